@@ -1,0 +1,179 @@
+import { IANAZone } from "luxon";
+import { z } from "zod";
+import { cronExpressionIssues } from "./cron/validate";
+import { durationSchema } from "./duration";
+
+/** Largest target body we accept: queue messages are 128 KB and carry headers besides. */
+export const MAX_TARGET_BODY_BYTES = 100 * 1024;
+export const MAX_BUFFERED_RUNS = 100;
+
+const instant = z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" });
+
+export const dstPolicySchema = z.strictObject({
+  gap: z.enum(["shift", "skip"]).default("shift"),
+  overlap: z.enum(["first", "last", "both"]).default("first"),
+});
+
+export const cronScheduleSchema = z
+  .strictObject({
+    type: z.literal("cron"),
+    expr: z.string().min(1).max(256),
+    timezone: z.string().refine((tz) => IANAZone.isValidZone(tz), {
+      message: "must be an IANA time zone such as Europe/Berlin or UTC",
+    }),
+    dst: dstPolicySchema.optional(),
+  })
+  .superRefine((schedule, ctx) => {
+    if (!IANAZone.isValidZone(schedule.timezone)) return;
+    for (const message of cronExpressionIssues(schedule.expr, schedule.timezone)) {
+      ctx.addIssue({ code: "custom", path: ["expr"], message });
+    }
+  });
+
+export const intervalScheduleSchema = z.strictObject({
+  type: z.literal("interval"),
+  every: durationSchema({ minMs: 1_000 }),
+  anchor: instant.optional(),
+});
+
+export const onceScheduleSchema = z
+  .strictObject({
+    type: z.literal("once"),
+    at: instant.optional(),
+    delay: durationSchema().optional(),
+  })
+  .superRefine((schedule, ctx) => {
+    if ((schedule.at === undefined) === (schedule.delay === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["at"], message: "give exactly one of `at` or `delay`" });
+    }
+  });
+
+export const scheduleSchema = z.discriminatedUnion("type", [
+  cronScheduleSchema,
+  intervalScheduleSchema,
+  onceScheduleSchema,
+]);
+
+export type DstPolicy = z.infer<typeof dstPolicySchema>;
+export type CronSchedule = z.infer<typeof cronScheduleSchema>;
+export type IntervalSchedule = z.infer<typeof intervalScheduleSchema>;
+export type OnceSchedule = z.infer<typeof onceScheduleSchema>;
+export type Schedule = z.infer<typeof scheduleSchema>;
+
+export const backoffPolicySchema = z.strictObject({
+  initial: durationSchema({ minMs: 0 }).default("30s"),
+  max: durationSchema({ minMs: 0 }).default("1h"),
+  multiplier: z.number().min(1).max(10).default(2),
+  jitter: z.enum(["full", "equal", "none"]).default("full"),
+});
+
+export const retryPolicySchema = z.strictObject({
+  max_attempts: z.number().int().min(1).max(100).default(3),
+  backoff: backoffPolicySchema.default({ initial: "30s", max: "1h", multiplier: 2, jitter: "full" }),
+  /** 4xx statuses that should retry anyway (408 and 429 always do). */
+  retry_on_status: z.array(z.number().int().min(400).max(499)).max(20).default([]),
+});
+
+export const misfirePolicySchema = z.strictObject({
+  policy: z.enum(["fire_now", "skip", "catch_up"]).default("fire_now"),
+  grace: durationSchema().default("60s"),
+  max_catch_up: z.number().int().min(1).max(1000).default(10),
+});
+
+export const overlapPolicySchema = z.enum(["allow", "skip", "buffer_one", "buffer_all"]);
+
+export type BackoffPolicy = z.infer<typeof backoffPolicySchema>;
+export type RetryPolicy = z.infer<typeof retryPolicySchema>;
+export type MisfirePolicy = z.infer<typeof misfirePolicySchema>;
+export type OverlapPolicy = z.infer<typeof overlapPolicySchema>;
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** Headers we set on every call, or that the runtime owns: a job may not override them. */
+const RESERVED_HEADERS = new Set([
+  "idempotency-key",
+  "host",
+  "content-length",
+  "connection",
+  "transfer-encoding",
+]);
+
+export const httpTargetSchema = z
+  .strictObject({
+    type: z.literal("http").default("http"),
+    url: z
+      .string()
+      .max(2048)
+      .refine((value) => URL.canParse(value), { message: "must be an absolute URL" })
+      .refine((value) => !URL.canParse(value) || ["http:", "https:"].includes(new URL(value).protocol), {
+        message: "must use http or https",
+      }),
+    method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
+    headers: z.record(z.string(), z.string().max(8192)).default({}),
+    body: z.unknown().optional(),
+  })
+  .superRefine((target, ctx) => {
+    for (const name of Object.keys(target.headers)) {
+      const lower = name.toLowerCase();
+      if (!HEADER_NAME.test(name)) {
+        ctx.addIssue({ code: "custom", path: ["headers", name], message: "is not a valid header name" });
+      } else if (RESERVED_HEADERS.has(lower) || lower.startsWith("edgecron-")) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["headers", name],
+          message: "is set by edgecron and cannot be overridden",
+        });
+      }
+    }
+    if (target.body !== undefined && serializedBodyBytes(target.body) > MAX_TARGET_BODY_BYTES) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["body"],
+        message: `must be at most ${MAX_TARGET_BODY_BYTES} bytes`,
+      });
+    }
+  });
+
+/** A string body is sent as is; anything else as JSON. */
+export function serializeTargetBody(body: unknown): string | undefined {
+  if (body === undefined || body === null) return undefined;
+  return typeof body === "string" ? body : JSON.stringify(body);
+}
+
+function serializedBodyBytes(body: unknown): number {
+  return new TextEncoder().encode(serializeTargetBody(body) ?? "").byteLength;
+}
+
+export const jobCreateSchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  schedule: scheduleSchema,
+  target: httpTargetSchema,
+  retry: retryPolicySchema.default({
+    max_attempts: 3,
+    backoff: { initial: "30s", max: "1h", multiplier: 2, jitter: "full" },
+    retry_on_status: [],
+  }),
+  misfire: misfirePolicySchema.default({ policy: "fire_now", grace: "60s", max_catch_up: 10 }),
+  overlap: overlapPolicySchema.default("allow"),
+  timeout: durationSchema({ minMs: 1_000, maxMs: 15 * 60_000 }).default("30s"),
+  start_at: instant.nullable().default(null),
+  end_at: instant.nullable().default(null),
+  max_runs: z.number().int().min(1).max(1_000_000_000).nullable().default(null),
+  /** Spread each fire time by a deterministic offset in [0, jitter) per (job, instant). */
+  jitter: durationSchema({ maxMs: 3_600_000 }).nullable().default(null),
+  pause_after_failures: z.number().int().min(1).max(1000).nullable().default(null),
+  on_failure: z
+    .string()
+    .max(2048)
+    .refine((value) => URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol), {
+      message: "must be an absolute http(s) URL",
+    })
+    .nullable()
+    .default(null),
+  alert_after: durationSchema({ minMs: 1_000 }).default("2m"),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+});
+
+export type JobCreate = z.input<typeof jobCreateSchema>;
+/** A validated job definition with defaults filled in: what D1 stores and shards execute. */
+export type JobSpec = z.output<typeof jobCreateSchema>;
+export type HttpTarget = JobSpec["target"];

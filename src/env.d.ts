@@ -1,0 +1,9 @@
+// Bindings that exist only in some environments, so `wrangler types` cannot see them.
+declare namespace Cloudflare {
+  interface Env {
+    /** "1" enables test-only hooks and fault switches; unset in every real deployment. */
+    EDGECRON_TEST_HOOKS?: string;
+    /** Present only inside the vitest workers pool (test/apply-migrations.ts). */
+    TEST_MIGRATIONS?: import("cloudflare:test").D1Migration[];
+  }
+}

@@ -1,0 +1,85 @@
+// The contract between the Worker (API, consumers, maintenance) and the ShardScheduler Durable
+// Object. Plain data only: these values cross the RPC boundary.
+import type { JobSpec } from "../core/job-spec";
+import type { TargetOutcome } from "../core/outcome";
+
+export type JobStatus = "ACTIVE" | "PAUSED" | "COMPLETED" | "DELETED";
+
+/**
+ * What a shard holds of a job. D1 is the source of truth; the shard keeps the latest version it
+ * was sent and ignores older ones, so re-sending (the outbox sweep) is always safe.
+ * Every change to a job (edit, pause, resume, delete) bumps `version`.
+ */
+export interface ShardJob {
+  jobId: string;
+  tenantId: string;
+  version: number;
+  status: JobStatus;
+  /** Normalized: once+delay is stored as once+at; interval.anchor defaults to the job's start. */
+  spec: JobSpec;
+  createdAtMs: number;
+}
+
+/** One message on the dispatch queue: a run handed to the execution path. */
+export interface DispatchMessage {
+  run_id: string;
+  job_id: string;
+  tenant: string;
+  shard: number;
+  scheduled_at: number;
+  attempt: number;
+  fence: number;
+  version: number;
+}
+
+/** A run's last state, sent to the dead-letter queue for the dead-letter consumer to record. */
+export interface DeadLetterMessage {
+  kind: "dead_letter";
+  run_id: string;
+  job_id: string;
+  tenant: string;
+  shard: number;
+  scheduled_at: number;
+  attempt: number;
+  reason: "exhausted" | "permanent" | "lease_expired";
+  last_error: string | null;
+  target_status: number | null;
+  payload: { method: string; url: string; headers: Record<string, string>; body: unknown };
+}
+
+export interface ClaimRequest {
+  runId: string;
+  fence: number;
+}
+
+export type ClaimRejection =
+  | "unknown_run"
+  | "duplicate"
+  | "stale_fence"
+  | "stale_version"
+  | "job_paused"
+  | "job_deleted";
+
+export type ClaimResult =
+  | {
+      ok: true;
+      runId: string;
+      jobId: string;
+      tenantId: string;
+      attempt: number;
+      scheduledAtMs: number;
+      idempotencyKey: string;
+      target: JobSpec["target"];
+      timeoutMs: number;
+    }
+  | { ok: false; runId: string; code: ClaimRejection };
+
+export interface OutcomeReport {
+  runId: string;
+  fence: number;
+  outcome: TargetOutcome;
+}
+
+export type OutcomeResult =
+  | { ok: true; runId: string; state: "SUCCEEDED" | "RETRYING" | "DEAD_LETTERED"; nextAttemptAtMs?: number }
+  | { ok: false; runId: string; code: "unknown_run" | "stale_fence" | "not_running" };

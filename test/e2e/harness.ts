@@ -1,0 +1,223 @@
+// Shared e2e plumbing: `wrangler dev` as a real process (own process group, SIGKILL-able) and a
+// real local HTTP server as the job target that records every call.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+export const ADMIN_TOKEN = "e2e-admin-token";
+const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
+const QUIET_ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `probe` until it returns a value other than undefined/false, or throws at the deadline. */
+export async function waitUntil<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  { timeoutMs = 30_000, intervalMs = 100, what = "condition" } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ""}`,
+  );
+}
+
+export interface SchedulerProcess {
+  baseUrl: string;
+  port: number;
+  stateDir: string;
+  log: () => string;
+  /** Graceful stop (SIGTERM to the process group). */
+  stop: () => Promise<void>;
+  /** SIGKILL the whole process group: wrangler and its workerd children. */
+  kill: () => Promise<void>;
+}
+
+export interface StartOptions {
+  /** Reuse a state directory to restart "the same server" after a kill. */
+  stateDir?: string;
+  port?: number;
+  vars?: Record<string, string>;
+}
+
+/** Applies migrations to a state dir and starts `wrangler dev` on it; resolves when it answers. */
+export async function startScheduler(options: StartOptions = {}): Promise<SchedulerProcess> {
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "edgecron-e2e-"));
+  const port = options.port ?? (await freePort());
+  const envFile = join(stateDir, "dev.vars");
+  writeFileSync(envFile, `EDGECRON_ADMIN_TOKEN=${ADMIN_TOKEN}\n`);
+  const migrate = spawnSync(
+    WRANGLER,
+    ["d1", "migrations", "apply", "DB", "--local", "--persist-to", join(stateDir, "state")],
+    { cwd: ROOT, env: QUIET_ENV, encoding: "utf8" },
+  );
+  if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stdout}${migrate.stderr}`);
+  const vars = { ALLOW_PRIVATE_TARGETS: "true", ...options.vars };
+  const args = [
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    join(stateDir, "state"),
+    "--env-file",
+    envFile,
+    "--show-interactive-dev-session=false",
+    "--test-scheduled",
+    ...Object.entries(vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
+  ];
+  const child: ChildProcess = spawn(WRANGLER, args, {
+    cwd: ROOT,
+    env: QUIET_ENV,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const signalGroup = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      process.kill(-(child.pid as number), signal);
+    } catch {}
+    await exited;
+  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`wrangler exited: ${output.slice(-2000)}`);
+        const res = await fetch(`${baseUrl}/healthz`);
+        return res.ok;
+      },
+      { timeoutMs: 60_000, intervalMs: 200, what: "wrangler dev to answer /healthz" },
+    );
+  } catch (error) {
+    await signalGroup("SIGKILL");
+    throw new Error(`${String(error)}\n${output.slice(-3000)}`);
+  }
+  return {
+    baseUrl,
+    port,
+    stateDir,
+    log: () => output,
+    stop: () => signalGroup("SIGTERM"),
+    kill: () => signalGroup("SIGKILL"),
+  };
+}
+
+export function removeState(stateDir: string): void {
+  rmSync(stateDir, { recursive: true, force: true });
+}
+
+export interface ReceivedCall {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  receivedAtMs: number;
+}
+
+export interface TargetServer {
+  url: string;
+  calls: ReceivedCall[];
+  /** Decide the response per call; default 200. */
+  respond: (handler: (call: ReceivedCall) => { status: number; headers?: Record<string, string> }) => void;
+  close: () => Promise<void>;
+}
+
+/** A local HTTP target recording every call it receives. */
+export async function startTarget(): Promise<TargetServer> {
+  const calls: ReceivedCall[] = [];
+  let handler: (call: ReceivedCall) => { status: number; headers?: Record<string, string> } = () => ({
+    status: 200,
+  });
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => {
+      body += chunk;
+    });
+    req.on("end", () => {
+      const call: ReceivedCall = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body,
+        receivedAtMs: Date.now(),
+      };
+      calls.push(call);
+      const { status, headers } = handler(call);
+      res.writeHead(status, { "content-type": "text/plain", ...headers });
+      res.end("ok");
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    respond: (next) => {
+      handler = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A JSON client for the API with a bearer token. */
+export function apiClient(baseUrl: string, token: string) {
+  return async function call<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: T; headers: Headers }> {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  };
+}
