@@ -69,16 +69,3 @@ export async function retryRun(env: Env, shard: number, runId: string): Promise<
   void runId;
   throw new Error("retryRun: not implemented yet");
 }
-
-export interface ShardStats {
-  runsByState: Record<string, number>;
-  perMinute: { minuteMs: number; triggers: number; failures: number }[];
-  latenessMs: { p50: number | null; p90: number | null; p99: number | null; count: number };
-}
-
-/** Run counts, per-minute triggers/failures and lateness percentiles over the last hour, all shards. */
-export async function clusterStats(env: Env, tenantId: string): Promise<ShardStats> {
-  void env;
-  void tenantId;
-  throw new Error("clusterStats: not implemented yet");
-}
