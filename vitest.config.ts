@@ -34,6 +34,7 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts"],
+      globalSetup: ["./test/global-setup.ts"],
       setupFiles: ["./test/apply-migrations.ts"],
       // cron-parser 5 is CommonJS (require("luxon")); the pool's CJS shim leaves luxon
       // undefined unless Vite pre-bundles it.

@@ -1,4 +1,210 @@
 import { DurableObject } from "cloudflare:workers";
+import { raisePauseAlerts } from "../src/alerts";
+import type { BackfillResult, RetryResult, TriggerResult } from "../src/shard/client";
+import type {
+  ClaimRequest,
+  ClaimResult,
+  OutcomeReport,
+  OutcomeResult,
+  ShardJob,
+} from "../src/shard/protocol";
+import { claimRun, type OutcomeEffects, reportOutcome } from "./shard/execution";
+import { flushToD1 } from "./shard/history";
+import { applyJobSnapshot } from "./shard/job-sync";
+import { backfill, retryRunNow, triggerNow } from "./shard/operations";
+import { runTick } from "./shard/tick";
+import { deadLetterPoisonRun, type WatchdogReport, watchdogScan } from "./shard/watchdog";
+import { migrateShardSchema } from "./shard-schema";
 
-/** One shard's timing wheel: the single writer of its jobs' timers and in-flight runs. */
-export class ShardScheduler extends DurableObject<Env> {}
+/** How soon unwritten history reaches D1 after a change. */
+const FLUSH_DELAY_MS = 250;
+/** A pass that left work behind (bounded batches, backpressure) comes back this soon. */
+const BUSY_RETRY_MS = 50;
+
+/** Test-only fault switches; ignored unless the EDGECRON_TEST_HOOKS binding is "1". */
+export interface ShardFaults {
+  alarmThrowAfterJobs?: number;
+  failSendBatch?: boolean;
+  failClaims?: boolean;
+}
+
+/**
+ * One shard's timing wheel: the single writer of its jobs' timers and in-flight runs. Exactly one
+ * instance exists per shard name, so it is the natural fence: only it can claim a run.
+ */
+export class ShardScheduler extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  private shard = -1;
+  private armedAtMs: number | null = null;
+  private faults: ShardFaults = {};
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    ctx.blockConcurrencyWhile(async () => {
+      migrateShardSchema(this.sql);
+      const row = this.sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'shard'").toArray()[0];
+      this.shard = row?.value ?? -1;
+      this.armedAtMs = await ctx.storage.getAlarm();
+      if (this.testHooksEnabled()) this.faults = (await ctx.storage.get<ShardFaults>("faults")) ?? {};
+    });
+  }
+
+  async upsertJobs(shard: number, jobs: ShardJob[]): Promise<{ ok: true; confirmed: string[] }> {
+    this.rememberShard(shard);
+    const nowMs = Date.now();
+    const confirmed = jobs.filter((job) => applyJobSnapshot(this.sql, job, nowMs)).map((job) => job.jobId);
+    await this.armAlarm();
+    return { ok: true, confirmed };
+  }
+
+  async trigger(shard: number, jobId: string): Promise<TriggerResult> {
+    this.rememberShard(shard);
+    const result = triggerNow(this.sql, jobId, Date.now());
+    await this.armAlarm();
+    return result;
+  }
+
+  async backfill(shard: number, jobId: string, fromMs: number, toMs: number): Promise<BackfillResult> {
+    this.rememberShard(shard);
+    const result = backfill(this.sql, jobId, fromMs, toMs, Date.now());
+    await this.armAlarm();
+    return result;
+  }
+
+  async retryRun(shard: number, runId: string): Promise<RetryResult> {
+    this.rememberShard(shard);
+    const result = retryRunNow(this.sql, runId, Date.now());
+    await this.armAlarm();
+    return result;
+  }
+
+  /** The authoritative dedup: one claim per fence; stale fences, old versions, paused jobs refused. */
+  async claimRuns(shard: number, claims: ClaimRequest[]): Promise<ClaimResult[]> {
+    this.rememberShard(shard);
+    if (this.faults.failClaims && this.testHooksEnabled()) throw new Error("fault injected: shard RPC fails");
+    const nowMs = Date.now();
+    const results = claims.map((claim) => claimRun(this.sql, claim, nowMs));
+    await this.armAlarm();
+    return results;
+  }
+
+  async reportOutcomes(shard: number, reports: OutcomeReport[]): Promise<OutcomeResult[]> {
+    this.rememberShard(shard);
+    const nowMs = Date.now();
+    const effects: OutcomeEffects = { pausedJobs: [] };
+    const results = reports.map((report) => reportOutcome(this.sql, report, nowMs, effects, Math.random));
+    await this.armAlarm();
+    return results;
+  }
+
+  /** A dispatch message the queue gave up on (the consumer kept failing): dead-letter its run. */
+  async deadLetterPoison(shard: number, runId: string, fence: number, reason: string): Promise<boolean> {
+    this.rememberShard(shard);
+    const done = deadLetterPoisonRun(this.sql, runId, fence, reason, Date.now());
+    await this.armAlarm();
+    return done;
+  }
+
+  /** Maintenance: re-arm a missing alarm, report overdue jobs, prune old terminal runs. */
+  async watchdog(shard: number, retentionMs: number): Promise<WatchdogReport> {
+    this.rememberShard(shard);
+    const nowMs = Date.now();
+    const alarmAtMs = await this.ctx.storage.getAlarm();
+    const report = watchdogScan(this.sql, nowMs, retentionMs, alarmAtMs);
+    this.armedAtMs = alarmAtMs;
+    await this.armAlarm();
+    report.alarmRearmed = alarmAtMs === null && this.armedAtMs !== null;
+    return report;
+  }
+
+  override async alarm(): Promise<void> {
+    this.armedAtMs = null;
+    let busy = false;
+    try {
+      const summary = await runTick(this.sql, this.tickSettings(), Date.now());
+      busy = summary.more;
+      const flushed = await flushToD1(this.sql, this.env, this.shard);
+      if (flushed.pausedJobs.length > 0) await raisePauseAlerts(this.env, flushed.pausedJobs);
+    } catch (error) {
+      // Never lose timers: everything written before the throw is durable and the finally below
+      // re-arms for whatever is still due. Swallowing keeps the runtime's own 6 retries for
+      // failures we cannot see (a crash mid-pass).
+      console.error(JSON.stringify({ event: "shard_alarm_failed", shard: this.shard, error: String(error) }));
+    } finally {
+      await this.armAlarm(busy ? Date.now() + BUSY_RETRY_MS : undefined);
+    }
+  }
+
+  // --- test hooks: inert unless the EDGECRON_TEST_HOOKS binding is "1" ---
+
+  async testSetFaults(faults: ShardFaults): Promise<void> {
+    if (!this.testHooksEnabled()) throw new Error("test hooks are disabled");
+    this.faults = faults;
+    await this.ctx.storage.put("faults", faults);
+  }
+
+  async testDeleteAlarm(): Promise<void> {
+    if (!this.testHooksEnabled()) throw new Error("test hooks are disabled");
+    await this.ctx.storage.deleteAlarm();
+    this.armedAtMs = null;
+  }
+
+  async testQuery(query: string): Promise<Record<string, SqlStorageValue>[]> {
+    if (!this.testHooksEnabled()) throw new Error("test hooks are disabled");
+    return this.sql.exec(query).toArray();
+  }
+
+  private testHooksEnabled(): boolean {
+    return this.env.EDGECRON_TEST_HOOKS === "1";
+  }
+
+  private tickSettings() {
+    const hooks = this.testHooksEnabled();
+    return {
+      shard: this.shard,
+      leaseMs: Number(this.env.DISPATCH_LEASE_MS) || 30_000,
+      maxUnclaimed: 2_000,
+      queue: this.env.DISPATCH_QUEUE,
+      throwAfterJobs: hooks ? this.faults.alarmThrowAfterJobs : undefined,
+      failSendBatch: hooks ? this.faults.failSendBatch : undefined,
+    };
+  }
+
+  private rememberShard(shard: number): void {
+    if (this.shard === shard) return;
+    this.shard = shard;
+    this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('shard', ?)", shard);
+  }
+
+  /** Keeps the alarm at the earliest thing due: a job's fire time, a run's timer, or a flush. */
+  private async armAlarm(atLeastBy?: number): Promise<void> {
+    const nowMs = Date.now();
+    const row = this.sql
+      .exec<{ job_ms: number | null; run_ms: number | null; dirty: number }>(
+        `SELECT
+           (SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL) AS job_ms,
+           (SELECT MIN(due_at_ms) FROM runs WHERE due_at_ms IS NOT NULL) AS run_ms,
+           (EXISTS (SELECT 1 FROM runs WHERE dirty = 1 OR dlq_pending = 1)
+              OR EXISTS (SELECT 1 FROM jobs WHERE status_dirty = 1)) AS dirty`,
+      )
+      .one();
+    const candidates = [
+      row.job_ms,
+      row.run_ms,
+      row.dirty ? nowMs + FLUSH_DELAY_MS : null,
+      atLeastBy ?? null,
+    ].filter((value): value is number => value !== null);
+    if (candidates.length === 0) {
+      if (this.armedAtMs !== null) await this.ctx.storage.deleteAlarm();
+      this.armedAtMs = null;
+      return;
+    }
+    const atMs = Math.min(...candidates);
+    if (this.armedAtMs === atMs) return;
+    // An alarm already set earlier stays: it will re-arm for the rest when it runs.
+    if (this.armedAtMs !== null && this.armedAtMs <= atMs && this.armedAtMs > nowMs) return;
+    await this.ctx.storage.setAlarm(atMs);
+    this.armedAtMs = atMs;
+  }
+}

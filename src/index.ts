@@ -1,8 +1,52 @@
 import { app } from "./api/app";
+import { runMaintenancePass } from "./maintenance/pass";
+import { handleDeadLetterBatch } from "./queue/dead-letter-consumer";
+import { handleDispatchBatch } from "./queue/dispatch-consumer";
+import type { DeadLetterMessage, DispatchMessage } from "./shard/protocol";
+import { testHooks } from "./test-hooks";
 
 export { Maintenance } from "../durable-objects/maintenance";
 export { ShardScheduler } from "../durable-objects/shard-scheduler";
 
+const DISPATCH_QUEUE_NAME = "edgecron-dispatch";
+const DEAD_LETTER_QUEUE_NAME = "edgecron-dead-letters";
+
+// Once per isolate: make sure the maintenance alarm is armed (it re-arms itself from then on).
+let maintenanceEnsured = false;
+function ensureMaintenance(env: Env, ctx: ExecutionContext): void {
+  if (maintenanceEnsured) return;
+  maintenanceEnsured = true;
+  ctx.waitUntil(
+    env.MAINTENANCE.getByName("maintenance")
+      .ensureScheduled()
+      .catch(() => {
+        maintenanceEnsured = false;
+      }),
+  );
+}
+
 export default {
-  fetch: app.fetch,
+  fetch(request, env, ctx) {
+    ensureMaintenance(env, ctx);
+    if (env.EDGECRON_TEST_HOOKS === "1" && new URL(request.url).pathname.startsWith("/__test/")) {
+      return testHooks.fetch(request, env, ctx);
+    }
+    return app.fetch(request, env, ctx);
+  },
+
+  async queue(batch, env, ctx) {
+    ensureMaintenance(env, ctx);
+    if (batch.queue === DISPATCH_QUEUE_NAME) {
+      return handleDispatchBatch(batch as MessageBatch<DispatchMessage>, env, ctx);
+    }
+    if (batch.queue === DEAD_LETTER_QUEUE_NAME) {
+      return handleDeadLetterBatch(batch as MessageBatch<DeadLetterMessage | DispatchMessage>, env);
+    }
+    console.error(JSON.stringify({ event: "unknown_queue", queue: batch.queue }));
+    batch.retryAll();
+  },
+
+  async scheduled(_controller, env, ctx) {
+    ctx.waitUntil(runMaintenancePass(env, Date.now()));
+  },
 } satisfies ExportedHandler<Env>;

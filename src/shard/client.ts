@@ -21,9 +21,25 @@ export function shardStub(env: Env, shard: number) {
  * sweep to re-send.
  */
 export async function pushJobs(env: Env, jobs: ShardJob[]): Promise<Set<string>> {
-  void env;
-  void jobs;
-  return new Set();
+  const byShard = new Map<number, ShardJob[]>();
+  for (const job of jobs) {
+    const shard = shardOfJob(env, job.jobId);
+    byShard.set(shard, [...(byShard.get(shard) ?? []), job]);
+  }
+  const confirmed = new Set<string>();
+  await Promise.all(
+    [...byShard].map(async ([shard, group]) => {
+      try {
+        const result = await shardStub(env, shard).upsertJobs(shard, group);
+        for (const jobId of result.confirmed) confirmed.add(jobId);
+      } catch (error) {
+        console.error(
+          JSON.stringify({ event: "shard_push_failed", shard, jobs: group.length, error: String(error) }),
+        );
+      }
+    }),
+  );
+  return confirmed;
 }
 
 export type TriggerResult =
@@ -32,10 +48,7 @@ export type TriggerResult =
 
 /** Runs the job now, outside its schedule (its own idempotency key: the trigger instant). */
 export async function triggerJob(env: Env, shard: number, jobId: string): Promise<TriggerResult> {
-  void env;
-  void shard;
-  void jobId;
-  throw new Error("triggerJob: not implemented yet");
+  return shardStub(env, shard).trigger(shard, jobId);
 }
 
 export type BackfillResult =
@@ -50,12 +63,7 @@ export async function backfillJob(
   fromMs: number,
   toMs: number,
 ): Promise<BackfillResult> {
-  void env;
-  void shard;
-  void jobId;
-  void fromMs;
-  void toMs;
-  throw new Error("backfillJob: not implemented yet");
+  return shardStub(env, shard).backfill(shard, jobId, fromMs, toMs);
 }
 
 export type RetryResult =
@@ -64,8 +72,5 @@ export type RetryResult =
 
 /** Manual retry or redrive of a FAILED / DEAD_LETTERED run: a new attempt, same idempotency key. */
 export async function retryRun(env: Env, shard: number, runId: string): Promise<RetryResult> {
-  void env;
-  void shard;
-  void runId;
-  throw new Error("retryRun: not implemented yet");
+  return shardStub(env, shard).retryRun(shard, runId);
 }

@@ -41,7 +41,7 @@ export interface DeadLetterMessage {
   shard: number;
   scheduled_at: number;
   attempt: number;
-  reason: "exhausted" | "permanent" | "lease_expired";
+  reason: "exhausted" | "permanent" | "lease_expired" | "poison";
   last_error: string | null;
   target_status: number | null;
   payload: { method: string; url: string; headers: Record<string, string>; body: unknown };

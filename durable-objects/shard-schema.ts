@@ -1,0 +1,83 @@
+// Versioned schema of a shard's SQLite storage. Append a migration; never edit one that shipped.
+// Runs inside blockConcurrencyWhile, so no request sees a half-migrated shard.
+
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE jobs (
+    job_id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    spec_json TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    -- the schedule's next instant, and when it fires (instant + deterministic jitter)
+    next_scheduled_ms INTEGER,
+    next_fire_ms INTEGER,
+    run_count INTEGER NOT NULL DEFAULT 0,
+    consecutive_failures INTEGER NOT NULL DEFAULT 0,
+    paused_at_ms INTEGER,
+    -- set when the shard itself paused the job (pause_after_failures)
+    pause_reason TEXT,
+    -- COMPLETED decided here must reach D1
+    status_dirty INTEGER NOT NULL DEFAULT 0,
+    last_missed_alert_ms INTEGER
+  );
+  CREATE INDEX jobs_due ON jobs(next_fire_ms) WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL;
+  CREATE INDEX jobs_status_dirty ON jobs(status_dirty) WHERE status_dirty = 1;
+
+  CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL,
+    tenant_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    scheduled_at_ms INTEGER NOT NULL,
+    fire_at_ms INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    max_attempts INTEGER NOT NULL,
+    fence INTEGER,
+    job_version INTEGER NOT NULL,
+    -- when this run next needs the wheel: dispatch (SCHEDULED, RETRYING) or lease expiry
+    -- (ACQUIRED, DISPATCHED, RUNNING). NULL: terminal, or waiting (see waiting).
+    due_at_ms INTEGER,
+    waiting TEXT,
+    dispatch_count INTEGER NOT NULL DEFAULT 0,
+    target_status INTEGER,
+    error TEXT,
+    lateness_ms INTEGER,
+    duration_ms INTEGER,
+    next_attempt_at_ms INTEGER,
+    events_json TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL,
+    -- history not yet written to D1; rev guards against clearing a newer change
+    dirty INTEGER NOT NULL DEFAULT 1,
+    rev INTEGER NOT NULL DEFAULT 1,
+    dlq_pending INTEGER NOT NULL DEFAULT 0,
+    dlq_reason TEXT,
+    UNIQUE (job_id, scheduled_at_ms)
+  );
+  CREATE INDEX runs_due ON runs(due_at_ms) WHERE due_at_ms IS NOT NULL;
+  CREATE INDEX runs_job_state ON runs(job_id, state);
+  CREATE INDEX runs_dirty ON runs(dirty) WHERE dirty = 1;
+  CREATE INDEX runs_dlq ON runs(dlq_pending) WHERE dlq_pending = 1;
+  CREATE INDEX runs_waiting ON runs(job_id, waiting, scheduled_at_ms) WHERE waiting IS NOT NULL;
+  CREATE INDEX runs_terminal_age ON runs(updated_at_ms) WHERE due_at_ms IS NULL AND waiting IS NULL;
+
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+  INSERT INTO meta (key, value) VALUES ('fence_seq', 0);
+  `,
+];
+
+/** Applies every migration newer than the stored schema version. */
+export function migrateShardSchema(sql: SqlStorage): void {
+  sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+  const row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
+  let version = row?.version ?? 0;
+  if (!row) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
+  while (version < MIGRATIONS.length) {
+    sql.exec(MIGRATIONS[version] as string);
+    version += 1;
+    sql.exec("UPDATE schema_version SET version = ?", version);
+  }
+}

@@ -1,0 +1,187 @@
+// Claims and outcomes: the authoritative side of at-most-once execution per fence, and the
+// decision after every attempt (succeeded, retry later in this same wheel, or dead-letter).
+import { retryDelayMs } from "../../src/core/backoff";
+import { durationMs } from "../../src/core/duration";
+import type { TargetOutcome } from "../../src/core/outcome";
+import { TERMINAL_STATES } from "../../src/core/run-state";
+import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
+import { cancelPendingRuns } from "./job-sync";
+import { getJob, type ShardJobRow, specOf } from "./job-store";
+import { countInFlight, getRun, moveRun, patchRun, type RunRow } from "./run-store";
+
+/** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
+export const RUNNING_LEASE_GRACE_MS = 15_000;
+
+const TERMINAL = new Set<string>(TERMINAL_STATES);
+
+export function claimRun(sql: SqlStorage, claim: ClaimRequest, nowMs: number): ClaimResult {
+  const run = getRun(sql, claim.runId);
+  if (!run) return { ok: false, runId: claim.runId, code: "unknown_run" };
+  if (run.fence !== claim.fence) return { ok: false, runId: run.run_id, code: "stale_fence" };
+  if (run.state === "RUNNING" || TERMINAL.has(run.state))
+    return { ok: false, runId: run.run_id, code: "duplicate" };
+  if (run.state !== "ACQUIRED" && run.state !== "DISPATCHED") {
+    return { ok: false, runId: run.run_id, code: "stale_fence" };
+  }
+  const job = getJob(sql, run.job_id);
+  if (!job || job.status === "DELETED") {
+    moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
+    return { ok: false, runId: run.run_id, code: "job_deleted" };
+  }
+  if (job.status === "PAUSED") {
+    moveRun(sql, run, "CANCELLED", "job paused", nowMs, { due_at_ms: null });
+    return { ok: false, runId: run.run_id, code: "job_paused" };
+  }
+  if (run.job_version !== job.version) {
+    moveRun(
+      sql,
+      run,
+      "CANCELLED",
+      `job edited (run stamped v${run.job_version}, job is v${job.version})`,
+      nowMs,
+      {
+        due_at_ms: null,
+      },
+    );
+    return { ok: false, runId: run.run_id, code: "stale_version" };
+  }
+  const spec = specOf(job);
+  const timeoutMs = durationMs(spec.timeout);
+  moveRun(sql, run, "RUNNING", "claimed by a consumer", nowMs, {
+    due_at_ms: nowMs + timeoutMs + RUNNING_LEASE_GRACE_MS,
+    lateness_ms: run.lateness_ms ?? Math.max(0, nowMs - run.fire_at_ms),
+  });
+  return {
+    ok: true,
+    runId: run.run_id,
+    jobId: run.job_id,
+    tenantId: run.tenant_id,
+    attempt: run.attempt,
+    scheduledAtMs: run.scheduled_at_ms,
+    idempotencyKey: `${run.job_id}:${new Date(run.scheduled_at_ms).toISOString()}`,
+    target: spec.target,
+    timeoutMs,
+  };
+}
+
+export interface OutcomeEffects {
+  /** Jobs this outcome paused (pause_after_failures reached). */
+  pausedJobs: string[];
+}
+
+export function reportOutcome(
+  sql: SqlStorage,
+  report: OutcomeReport,
+  nowMs: number,
+  effects: OutcomeEffects,
+  random: () => number,
+): OutcomeResult {
+  const run = getRun(sql, report.runId);
+  if (!run) return { ok: false, runId: report.runId, code: "unknown_run" };
+  if (run.fence !== report.fence) return { ok: false, runId: run.run_id, code: "stale_fence" };
+  if (run.state !== "RUNNING") return { ok: false, runId: run.run_id, code: "not_running" };
+  const job = getJob(sql, run.job_id);
+  const { outcome } = report;
+  if (outcome.kind === "success") {
+    moveRun(sql, run, "SUCCEEDED", `target answered ${outcome.status}`, nowMs, {
+      due_at_ms: null,
+      target_status: outcome.status,
+      duration_ms: outcome.durationMs,
+      error: null,
+      next_attempt_at_ms: null,
+    });
+    if (job && job.consecutive_failures !== 0) {
+      job.consecutive_failures = 0;
+      sql.exec("UPDATE jobs SET consecutive_failures = 0 WHERE job_id = ?", job.job_id);
+    }
+    releaseBuffered(sql, run.job_id, nowMs);
+    return { ok: true, runId: run.run_id, state: "SUCCEEDED" };
+  }
+  return applyFailure(sql, job, run, outcome, nowMs, effects, random);
+}
+
+/** One failed attempt: retry later as a timer in this wheel, or dead-letter. */
+export function applyFailure(
+  sql: SqlStorage,
+  job: ShardJobRow | null,
+  run: RunRow,
+  outcome: Exclude<TargetOutcome, { kind: "success" }>,
+  nowMs: number,
+  effects: OutcomeEffects = { pausedJobs: [] },
+  random: () => number = Math.random,
+): OutcomeResult {
+  moveRun(sql, run, "FAILED", outcome.error, nowMs, {
+    due_at_ms: null,
+    target_status: outcome.status,
+    duration_ms: outcome.durationMs,
+    error: outcome.error,
+  });
+  const jobGone = !job || job.status === "DELETED";
+  if (outcome.kind === "permanent" || run.attempt >= run.max_attempts || jobGone) {
+    const reason = outcome.kind === "permanent" ? "permanent" : "exhausted";
+    moveRun(sql, run, "DEAD_LETTERED", describeDeadLetter(reason, run), nowMs, {
+      dlq_pending: 1,
+      dlq_reason: reason,
+      next_attempt_at_ms: null,
+    });
+    if (job) countDeadLetter(sql, job, nowMs, effects);
+    releaseBuffered(sql, run.job_id, nowMs);
+    return { ok: true, runId: run.run_id, state: "DEAD_LETTERED" };
+  }
+  const spec = specOf(job);
+  const delayMs = retryDelayMs(run.attempt, spec.retry.backoff, random, outcome.retryAfterMs);
+  moveRun(
+    sql,
+    run,
+    "RETRYING",
+    `attempt ${run.attempt} of ${run.max_attempts} failed; retry in ${delayMs} ms`,
+    nowMs,
+    {
+      due_at_ms: nowMs + delayMs,
+      next_attempt_at_ms: nowMs + delayMs,
+    },
+  );
+  return { ok: true, runId: run.run_id, state: "RETRYING", nextAttemptAtMs: nowMs + delayMs };
+}
+
+function describeDeadLetter(reason: "permanent" | "exhausted", run: RunRow): string {
+  return reason === "permanent"
+    ? "permanent failure: not retried"
+    : `attempts exhausted (${run.attempt} of ${run.max_attempts})`;
+}
+
+function countDeadLetter(sql: SqlStorage, job: ShardJobRow, nowMs: number, effects: OutcomeEffects): void {
+  job.consecutive_failures += 1;
+  sql.exec("UPDATE jobs SET consecutive_failures = ? WHERE job_id = ?", job.consecutive_failures, job.job_id);
+  const limit = specOf(job).pause_after_failures;
+  if (limit === null || job.consecutive_failures < limit || job.status !== "ACTIVE") return;
+  // The shard pauses at once (stops dispatch); the flush carries PAUSED and the new version to D1.
+  cancelPendingRuns(
+    sql,
+    job.job_id,
+    `job paused after ${job.consecutive_failures} consecutive dead-lettered runs`,
+    nowMs,
+  );
+  job.status = "PAUSED";
+  job.version += 1;
+  sql.exec(
+    "UPDATE jobs SET status = 'PAUSED', version = ?, paused_at_ms = ?, pause_reason = ?, status_dirty = 1 WHERE job_id = ?",
+    job.version,
+    nowMs,
+    `paused after ${job.consecutive_failures} consecutive dead-lettered runs`,
+    job.job_id,
+  );
+  effects.pausedJobs.push(job.job_id);
+}
+
+/** With buffer_one / buffer_all, the oldest waiting run starts once nothing else is in flight. */
+export function releaseBuffered(sql: SqlStorage, jobId: string, nowMs: number): void {
+  if (countInFlight(sql, jobId).inFlight > 0) return;
+  const next = sql
+    .exec<RunRow>(
+      "SELECT * FROM runs WHERE job_id = ? AND waiting = 'overlap' AND state = 'SCHEDULED' ORDER BY scheduled_at_ms LIMIT 1",
+      jobId,
+    )
+    .toArray()[0];
+  if (next) patchRun(sql, next, nowMs, { waiting: null, due_at_ms: nowMs });
+}

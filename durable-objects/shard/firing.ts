@@ -1,0 +1,177 @@
+// Turning due instants of a job into runs: misfire policy for instants found late, overlap policy
+// against runs still in flight, max_runs and the end of the schedule.
+import { durationMs } from "../../src/core/duration";
+import { MAX_BUFFERED_RUNS } from "../../src/core/job-spec";
+import { type JobFire, upcomingFires } from "../../src/core/job-timeline";
+import { misfireDecision, splitLateInstants } from "../../src/core/misfire";
+import { overlapDecision } from "../../src/core/overlap";
+import { type ShardJobRow, setJobTimer, specOf } from "./job-store";
+import { countInFlight, insertRun, type RunKind } from "./run-store";
+
+/** Instants enumerated in one pass; a longer outage jumps ahead (the rest count as skipped). */
+const MAX_INSTANTS_PER_PASS = 10_000;
+/** SKIPPED runs recorded per pass; beyond this only the count is kept (in the last one's reason). */
+const MAX_SKIPPED_RECORDS = 100;
+
+export interface FireSummary {
+  created: number;
+  skipped: number;
+}
+
+/**
+ * Fires every due instant of an ACTIVE job and advances its timer. `mode: "resume"` treats every
+ * due instant as missed (they passed while the job was paused), whatever the grace.
+ */
+export function fireDueJob(
+  sql: SqlStorage,
+  job: ShardJobRow,
+  nowMs: number,
+  mode: "tick" | "resume",
+): FireSummary {
+  const spec = specOf(job);
+  const due: JobFire[] = [];
+  let cursor: JobFire | null =
+    job.next_scheduled_ms === null || job.next_fire_ms === null
+      ? null
+      : { scheduledAtMs: job.next_scheduled_ms, fireAtMs: job.next_fire_ms };
+  while (cursor !== null && cursor.fireAtMs <= nowMs && due.length < MAX_INSTANTS_PER_PASS) {
+    due.push(cursor);
+    cursor = upcomingFires(spec, job.job_id, cursor.scheduledAtMs, 1)[0] ?? null;
+  }
+  let uncounted = 0;
+  if (cursor !== null && cursor.fireAtMs <= nowMs) {
+    uncounted = 1;
+    cursor = upcomingFires(spec, job.job_id, nowMs, 1)[0] ?? null;
+  }
+
+  const graceMs = durationMs(spec.misfire.grace);
+  const fireAts = due.map((fire) => fire.fireAtMs);
+  const { missed } = mode === "resume" ? { missed: fireAts } : splitLateInstants(fireAts, nowMs, graceMs);
+  const missedSet = new Set(missed);
+  const missedFires = due.filter((fire) => missedSet.has(fire.fireAtMs));
+  const onTime = due.filter((fire) => !missedSet.has(fire.fireAtMs));
+  const decision = misfireDecision({
+    missedInstantsMs: missedFires.map((fire) => fire.scheduledAtMs),
+    policy: spec.misfire,
+  });
+  const fireSet = new Set(decision.fire);
+
+  const summary: FireSummary = { created: 0, skipped: 0 };
+  const skippedFires = missedFires.filter((fire) => !fireSet.has(fire.scheduledAtMs));
+  recordSkipped(sql, job, skippedFires, uncounted, spec.misfire.policy, nowMs);
+  summary.skipped += skippedFires.length;
+
+  const missedKind: RunKind = spec.misfire.policy === "catch_up" ? "catch_up" : "schedule";
+  const toFire = [
+    ...missedFires
+      .filter((fire) => fireSet.has(fire.scheduledAtMs))
+      .map((fire) => ({
+        fire,
+        kind: missedKind,
+        reason: `misfire ${spec.misfire.policy}: fired late (${missedFires.length} missed)`,
+      })),
+    ...onTime.map((fire) => ({ fire, kind: "schedule" as RunKind, reason: "due" })),
+  ].sort((a, b) => a.fire.scheduledAtMs - b.fire.scheduledAtMs);
+
+  let completed = false;
+  for (const { fire, kind, reason } of toFire) {
+    if (spec.max_runs !== null && job.run_count >= spec.max_runs) {
+      completed = true;
+      break;
+    }
+    const outcome = startRun(sql, job, fire, kind, reason, nowMs);
+    if (outcome === "skipped") summary.skipped += 1;
+    if (outcome === "created") summary.created += 1;
+  }
+  if (spec.max_runs !== null && job.run_count >= spec.max_runs) completed = true;
+  setJobTimer(sql, job, completed ? null : cursor);
+  if (completed || cursor === null) markCompleted(sql, job);
+  sql.exec("UPDATE jobs SET run_count = ? WHERE job_id = ?", job.run_count, job.job_id);
+  return summary;
+}
+
+/** Creates one run for an instant, honouring the job's overlap policy. */
+export function startRun(
+  sql: SqlStorage,
+  job: ShardJobRow,
+  fire: JobFire,
+  kind: RunKind,
+  reason: string,
+  nowMs: number,
+): "created" | "buffered" | "skipped" | "duplicate" {
+  const spec = specOf(job);
+  let decision: "run" | "skip" | "buffer" = "run";
+  if (spec.overlap !== "allow" && kind !== "trigger") {
+    const counts = countInFlight(sql, job.job_id);
+    decision = overlapDecision({
+      policy: spec.overlap,
+      inFlightCount: counts.inFlight,
+      bufferedCount: counts.buffered,
+      maxBuffered: MAX_BUFFERED_RUNS,
+    });
+  }
+  const runId = insertRun(sql, {
+    jobId: job.job_id,
+    tenantId: job.tenant_id,
+    kind,
+    scheduledAtMs: fire.scheduledAtMs,
+    fireAtMs: fire.fireAtMs,
+    maxAttempts: spec.retry.max_attempts,
+    jobVersion: job.version,
+    state: decision === "skip" ? "SKIPPED" : "SCHEDULED",
+    dueAtMs: decision === "run" ? nowMs : null,
+    waiting: decision === "buffer" ? "overlap" : null,
+    reason:
+      decision === "skip"
+        ? `overlap ${spec.overlap}: previous run still in flight`
+        : decision === "buffer"
+          ? `overlap ${spec.overlap}: waiting for the previous run`
+          : reason,
+    nowMs,
+  });
+  if (runId === null) return "duplicate";
+  if (decision === "skip") return "skipped";
+  // Only the schedule's own instants count towards max_runs; manual triggers and backfills don't.
+  if (kind === "schedule" || kind === "catch_up") job.run_count += 1;
+  return decision === "buffer" ? "buffered" : "created";
+}
+
+function recordSkipped(
+  sql: SqlStorage,
+  job: ShardJobRow,
+  skipped: JobFire[],
+  uncounted: number,
+  policy: string,
+  nowMs: number,
+): void {
+  const recorded = skipped.slice(-MAX_SKIPPED_RECORDS);
+  const notRecorded = skipped.length - recorded.length;
+  recorded.forEach((fire, index) => {
+    const last = index === recorded.length - 1;
+    const more =
+      last && (notRecorded > 0 || uncounted > 0)
+        ? ` (${notRecorded} older missed instants not recorded${uncounted > 0 ? ", more beyond the pass limit" : ""})`
+        : "";
+    insertRun(sql, {
+      jobId: job.job_id,
+      tenantId: job.tenant_id,
+      kind: "schedule",
+      scheduledAtMs: fire.scheduledAtMs,
+      fireAtMs: fire.fireAtMs,
+      maxAttempts: specOf(job).retry.max_attempts,
+      jobVersion: job.version,
+      state: "SKIPPED",
+      dueAtMs: null,
+      waiting: null,
+      reason: `misfire ${policy}: instant missed beyond grace${more}`,
+      nowMs,
+    });
+  });
+}
+
+export function markCompleted(sql: SqlStorage, job: ShardJobRow): void {
+  if (job.status !== "ACTIVE") return;
+  job.status = "COMPLETED";
+  job.status_dirty = 1;
+  sql.exec("UPDATE jobs SET status = 'COMPLETED', status_dirty = 1 WHERE job_id = ?", job.job_id);
+}

@@ -1,0 +1,55 @@
+// A shard's copy of its jobs: the latest version D1 sent, plus the timing state only the shard
+// owns (next instant, run count, consecutive failures).
+import type { JobSpec } from "../../src/core/job-spec";
+import type { JobStatus } from "../../src/shard/protocol";
+
+export type ShardJobRow = {
+  job_id: string;
+  tenant_id: string;
+  version: number;
+  status: JobStatus;
+  spec_json: string;
+  created_at_ms: number;
+  next_scheduled_ms: number | null;
+  next_fire_ms: number | null;
+  run_count: number;
+  consecutive_failures: number;
+  paused_at_ms: number | null;
+  pause_reason: string | null;
+  status_dirty: number;
+  last_missed_alert_ms: number | null;
+};
+
+// Parsing a spec on every fire would dominate the tick; a version never changes its spec.
+const SPEC_CACHE_LIMIT = 20_000;
+const specCache = new Map<string, JobSpec>();
+
+export function specOf(job: Pick<ShardJobRow, "job_id" | "version" | "spec_json">): JobSpec {
+  const key = `${job.job_id}@${job.version}`;
+  let spec = specCache.get(key);
+  if (!spec) {
+    if (specCache.size >= SPEC_CACHE_LIMIT) specCache.clear();
+    spec = JSON.parse(job.spec_json) as JobSpec;
+    specCache.set(key, spec);
+  }
+  return spec;
+}
+
+export function getJob(sql: SqlStorage, jobId: string): ShardJobRow | null {
+  return sql.exec<ShardJobRow>("SELECT * FROM jobs WHERE job_id = ?", jobId).toArray()[0] ?? null;
+}
+
+export function setJobTimer(
+  sql: SqlStorage,
+  job: ShardJobRow,
+  next: { scheduledAtMs: number; fireAtMs: number } | null,
+): void {
+  job.next_scheduled_ms = next?.scheduledAtMs ?? null;
+  job.next_fire_ms = next?.fireAtMs ?? null;
+  sql.exec(
+    "UPDATE jobs SET next_scheduled_ms = ?, next_fire_ms = ? WHERE job_id = ?",
+    job.next_scheduled_ms,
+    job.next_fire_ms,
+    job.job_id,
+  );
+}

@@ -1,0 +1,66 @@
+// Operator actions that create or revive runs: trigger now, backfill a range, manual retry.
+// They only put runs on the wheel (due now); the alarm is the one path that dispatches.
+import { nextFireTimes } from "../../src/core/schedule";
+import type { BackfillResult, RetryResult, TriggerResult } from "../../src/shard/client";
+import { startRun } from "./firing";
+import { getJob, specOf } from "./job-store";
+import { getRun, moveRun, runIdFor } from "./run-store";
+
+export const MAX_BACKFILL_INSTANTS = 1_000;
+
+export function triggerNow(sql: SqlStorage, jobId: string, nowMs: number): TriggerResult {
+  const job = getJob(sql, jobId);
+  if (!job || job.status === "DELETED") return { ok: false, code: "job_not_found" };
+  if (job.status === "PAUSED") return { ok: false, code: "job_not_active" };
+  // The trigger instant is its idempotency key; never collide with an existing run's instant.
+  let scheduledAtMs = nowMs;
+  while (getRun(sql, runIdFor(jobId, scheduledAtMs))) scheduledAtMs += 1;
+  startRun(sql, job, { scheduledAtMs, fireAtMs: scheduledAtMs }, "trigger", "triggered manually", nowMs);
+  return { ok: true, runId: runIdFor(jobId, scheduledAtMs), scheduledAtMs };
+}
+
+export function backfill(
+  sql: SqlStorage,
+  jobId: string,
+  fromMs: number,
+  toMs: number,
+  nowMs: number,
+): BackfillResult {
+  const job = getJob(sql, jobId);
+  if (!job || job.status === "DELETED") return { ok: false, code: "job_not_found" };
+  if (job.status === "PAUSED") return { ok: false, code: "job_not_active" };
+  const instants = nextFireTimes(specOf(job).schedule, fromMs - 1, MAX_BACKFILL_INSTANTS + 1).filter(
+    (instantMs) => instantMs <= toMs,
+  );
+  if (instants.length > MAX_BACKFILL_INSTANTS) return { ok: false, code: "too_many_instants" };
+  const runIds: string[] = [];
+  let skipped = 0;
+  for (const scheduledAtMs of instants) {
+    const outcome = startRun(sql, job, { scheduledAtMs, fireAtMs: nowMs }, "backfill", "backfill", nowMs);
+    if (outcome === "created" || outcome === "buffered") runIds.push(runIdFor(jobId, scheduledAtMs));
+    else skipped += 1;
+  }
+  return { ok: true, created: runIds.length, skipped, runIds };
+}
+
+/** A new attempt of a FAILED or DEAD_LETTERED run, same idempotency key, a fresh retry budget. */
+export function retryRunNow(sql: SqlStorage, runId: string, nowMs: number): RetryResult {
+  const run = getRun(sql, runId);
+  if (!run) return { ok: false, code: "run_not_found" };
+  if (run.state !== "DEAD_LETTERED" && run.state !== "FAILED")
+    return { ok: false, code: "run_not_retryable" };
+  const job = getJob(sql, run.job_id);
+  if (!job || job.status === "DELETED" || job.status === "PAUSED")
+    return { ok: false, code: "job_not_active" };
+  const attempt = run.attempt + 1;
+  moveRun(sql, run, "SCHEDULED", "manual retry", nowMs, {
+    attempt,
+    max_attempts: attempt + specOf(job).retry.max_attempts - 1,
+    job_version: job.version,
+    due_at_ms: nowMs,
+    dispatch_count: 0,
+    dlq_pending: 0,
+    next_attempt_at_ms: null,
+  });
+  return { ok: true, runId, attempt };
+}

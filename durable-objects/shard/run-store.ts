@@ -1,0 +1,209 @@
+// A shard's runs: every state change goes through moveRun, which checks the transition table,
+// appends the event to the run's history and marks the run for the next D1 history flush.
+import { type RunState, transition } from "../../src/core/run-state";
+
+export type RunKind = "schedule" | "trigger" | "backfill" | "catch_up";
+
+export interface RunEvent {
+  state: RunState;
+  at_ms: number;
+  reason: string;
+  attempt: number;
+  fence?: number;
+  target_status?: number | null;
+}
+
+export type RunRow = {
+  run_id: string;
+  job_id: string;
+  tenant_id: string;
+  kind: RunKind;
+  scheduled_at_ms: number;
+  fire_at_ms: number;
+  state: RunState;
+  attempt: number;
+  max_attempts: number;
+  fence: number | null;
+  job_version: number;
+  due_at_ms: number | null;
+  waiting: "overlap" | null;
+  dispatch_count: number;
+  target_status: number | null;
+  error: string | null;
+  lateness_ms: number | null;
+  duration_ms: number | null;
+  next_attempt_at_ms: number | null;
+  events_json: string;
+  created_at_ms: number;
+  updated_at_ms: number;
+  dirty: number;
+  rev: number;
+  dlq_pending: number;
+  dlq_reason: string | null;
+};
+
+/** Deterministic: one run per (job, instant), so a re-fired tick collapses onto the same row. */
+export function runIdFor(jobId: string, scheduledAtMs: number): string {
+  return `run_${jobId.startsWith("job_") ? jobId.slice(4) : jobId}_${scheduledAtMs}`;
+}
+
+export interface NewRun {
+  jobId: string;
+  tenantId: string;
+  kind: RunKind;
+  scheduledAtMs: number;
+  fireAtMs: number;
+  maxAttempts: number;
+  jobVersion: number;
+  state: "SCHEDULED" | "SKIPPED";
+  dueAtMs: number | null;
+  waiting: "overlap" | null;
+  reason: string;
+  nowMs: number;
+}
+
+/** Inserts a run unless one exists for the same (job, instant). Returns the run id, or null. */
+export function insertRun(sql: SqlStorage, run: NewRun): string | null {
+  const runId = runIdFor(run.jobId, run.scheduledAtMs);
+  const events: RunEvent[] = [{ state: run.state, at_ms: run.nowMs, reason: run.reason, attempt: 1 }];
+  const cursor = sql.exec(
+    `INSERT OR IGNORE INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
+       max_attempts, job_version, due_at_ms, waiting, events_json, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
+    runId,
+    run.jobId,
+    run.tenantId,
+    run.kind,
+    run.scheduledAtMs,
+    run.fireAtMs,
+    run.state,
+    run.maxAttempts,
+    run.jobVersion,
+    run.dueAtMs,
+    run.waiting,
+    JSON.stringify(events),
+    run.nowMs,
+    run.nowMs,
+  );
+  return cursor.rowsWritten > 0 ? runId : null;
+}
+
+export function getRun(sql: SqlStorage, runId: string): RunRow | null {
+  return sql.exec<RunRow>("SELECT * FROM runs WHERE run_id = ?", runId).toArray()[0] ?? null;
+}
+
+/** Columns a state change may set besides the state itself. */
+export type RunPatch = Partial<
+  Pick<
+    RunRow,
+    | "attempt"
+    | "max_attempts"
+    | "fence"
+    | "job_version"
+    | "due_at_ms"
+    | "waiting"
+    | "dispatch_count"
+    | "target_status"
+    | "error"
+    | "lateness_ms"
+    | "duration_ms"
+    | "next_attempt_at_ms"
+    | "dlq_pending"
+    | "dlq_reason"
+  >
+>;
+
+const PATCHABLE = new Set<string>([
+  "attempt",
+  "max_attempts",
+  "fence",
+  "job_version",
+  "due_at_ms",
+  "waiting",
+  "dispatch_count",
+  "target_status",
+  "error",
+  "lateness_ms",
+  "duration_ms",
+  "next_attempt_at_ms",
+  "dlq_pending",
+  "dlq_reason",
+]);
+
+/**
+ * Moves a run to `to` (throws on an illegal transition: that is a bug), records the event with
+ * its reason, applies `patch`, and mutates `run` to match what was written.
+ */
+export function moveRun(
+  sql: SqlStorage,
+  run: RunRow,
+  to: RunState,
+  reason: string,
+  nowMs: number,
+  patch: RunPatch = {},
+): void {
+  transition(run.state, to);
+  Object.assign(run, patch);
+  const events = JSON.parse(run.events_json) as RunEvent[];
+  const event: RunEvent = { state: to, at_ms: nowMs, reason, attempt: run.attempt };
+  if (run.fence !== null) event.fence = run.fence;
+  if (patch.target_status !== undefined) event.target_status = patch.target_status;
+  events.push(event);
+  run.state = to;
+  run.events_json = JSON.stringify(events);
+  run.updated_at_ms = nowMs;
+  run.rev += 1;
+  run.dirty = 1;
+  writeRun(sql, run, Object.keys(patch));
+}
+
+/** Updates columns without a state change (e.g. re-arming a lease); still flushed to D1. */
+export function patchRun(sql: SqlStorage, run: RunRow, nowMs: number, patch: RunPatch): void {
+  Object.assign(run, patch);
+  run.updated_at_ms = nowMs;
+  run.rev += 1;
+  run.dirty = 1;
+  writeRun(sql, run, Object.keys(patch));
+}
+
+function writeRun(sql: SqlStorage, run: RunRow, patchedColumns: string[]): void {
+  const columns = ["state", "events_json", "updated_at_ms", "rev", "dirty", ...patchedColumns];
+  for (const column of patchedColumns) {
+    if (!PATCHABLE.has(column)) throw new Error(`run column ${column} is not patchable`);
+  }
+  const values = columns.map((column) => run[column as keyof RunRow]);
+  sql.exec(
+    `UPDATE runs SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE run_id = ?`,
+    ...values,
+    run.run_id,
+  );
+}
+
+/** Runs of a job that still need the wheel (not terminal, not running). */
+export function pendingRunsOfJob(sql: SqlStorage, jobId: string): RunRow[] {
+  return sql
+    .exec<RunRow>(
+      "SELECT * FROM runs WHERE job_id = ? AND state IN ('SCHEDULED', 'ACQUIRED', 'DISPATCHED', 'RETRYING', 'FAILED')",
+      jobId,
+    )
+    .toArray();
+}
+
+export function countInFlight(sql: SqlStorage, jobId: string): { inFlight: number; buffered: number } {
+  const row = sql
+    .exec<{ in_flight: number; buffered: number }>(
+      `SELECT
+         SUM(CASE WHEN waiting IS NULL AND state IN ('SCHEDULED', 'ACQUIRED', 'DISPATCHED', 'RUNNING', 'FAILED', 'RETRYING') THEN 1 ELSE 0 END) AS in_flight,
+         SUM(CASE WHEN waiting = 'overlap' THEN 1 ELSE 0 END) AS buffered
+       FROM runs WHERE job_id = ? AND state IN ('SCHEDULED', 'ACQUIRED', 'DISPATCHED', 'RUNNING', 'FAILED', 'RETRYING')`,
+      jobId,
+    )
+    .one();
+  return { inFlight: row.in_flight ?? 0, buffered: row.buffered ?? 0 };
+}
+
+export function nextFence(sql: SqlStorage): number {
+  return sql
+    .exec<{ value: number }>("UPDATE meta SET value = value + 1 WHERE key = 'fence_seq' RETURNING value")
+    .one().value;
+}

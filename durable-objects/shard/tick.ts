@@ -1,0 +1,225 @@
+// One pass of the timing wheel: fire due jobs, then act on due runs (dispatch, retry, expired
+// leases), then hand the dispatchable runs to the queue.
+import type { DispatchMessage } from "../../src/shard/protocol";
+import { applyFailure } from "./execution";
+import { fireDueJob } from "./firing";
+import { getJob, type ShardJobRow } from "./job-store";
+import { getRun, moveRun, nextFence, type RunRow } from "./run-store";
+
+const JOBS_PER_QUERY = 500;
+const MAX_JOBS_PER_TICK = 5_000;
+const MAX_RUNS_PER_TICK = 5_000;
+/** A run re-sent this many times without ever being claimed is dead-lettered (poison). */
+const MAX_DISPATCHES_PER_ATTEMPT = 5;
+const SEND_BATCH_SIZE = 100;
+const SENDS_IN_PARALLEL = 8;
+/** How soon a failed send is tried again. */
+const SEND_RETRY_MS = 1_000;
+
+export interface TickSettings {
+  shard: number;
+  leaseMs: number;
+  /** Dispatched-but-unclaimed runs allowed at once: backpressure on a slow consumer. */
+  maxUnclaimed: number;
+  queue: Queue;
+  /** Fault injection (tests only): throw after this many jobs were fired in this pass. */
+  throwAfterJobs?: number;
+  failSendBatch?: boolean;
+}
+
+export interface TickSummary {
+  firedJobs: number;
+  dispatched: number;
+  sendFailures: number;
+  more: boolean;
+}
+
+export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: number): Promise<TickSummary> {
+  const summary: TickSummary = { firedJobs: 0, dispatched: 0, sendFailures: 0, more: false };
+  summary.firedJobs = fireDueJobs(sql, settings, nowMs);
+  if (summary.firedJobs >= MAX_JOBS_PER_TICK) summary.more = true;
+  const toDispatch = collectDueRuns(sql, settings, nowMs);
+  if (toDispatch.length >= MAX_RUNS_PER_TICK) summary.more = true;
+  const sent = await dispatchRuns(sql, settings, toDispatch, nowMs);
+  summary.dispatched = sent.dispatched;
+  summary.sendFailures = sent.failed;
+  return summary;
+}
+
+function fireDueJobs(sql: SqlStorage, settings: TickSettings, nowMs: number): number {
+  let fired = 0;
+  while (fired < MAX_JOBS_PER_TICK) {
+    const jobs = sql
+      .exec<ShardJobRow>(
+        "SELECT * FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms <= ? ORDER BY next_fire_ms LIMIT ?",
+        nowMs,
+        JOBS_PER_QUERY,
+      )
+      .toArray();
+    if (jobs.length === 0) break;
+    for (const job of jobs) {
+      if (settings.throwAfterJobs !== undefined && fired >= settings.throwAfterJobs) {
+        throw new Error(`fault injected: alarm throws after ${fired} timers`);
+      }
+      fireDueJob(sql, job, nowMs, "tick");
+      fired += 1;
+    }
+  }
+  return fired;
+}
+
+/** Moves due runs along; returns the ones to send now, bounded by the unclaimed budget. */
+function collectDueRuns(sql: SqlStorage, settings: TickSettings, nowMs: number): RunRow[] {
+  const unclaimed = sql
+    .exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE state IN ('ACQUIRED', 'DISPATCHED')")
+    .one().n;
+  let budget = Math.max(0, settings.maxUnclaimed - unclaimed);
+  const runs = sql
+    .exec<RunRow>(
+      "SELECT * FROM runs WHERE due_at_ms <= ? ORDER BY due_at_ms LIMIT ?",
+      nowMs,
+      MAX_RUNS_PER_TICK,
+    )
+    .toArray();
+  const jobs = new Map<string, ShardJobRow | null>();
+  const jobOf = (jobId: string) => {
+    if (!jobs.has(jobId)) jobs.set(jobId, getJob(sql, jobId));
+    return jobs.get(jobId) ?? null;
+  };
+  const toDispatch: RunRow[] = [];
+  for (const run of runs) {
+    const job = jobOf(run.job_id);
+    switch (run.state) {
+      case "RUNNING":
+        applyFailure(
+          sql,
+          job,
+          run,
+          {
+            kind: "retryable",
+            status: null,
+            error: "no outcome within the run's timeout (lease expired)",
+            retryAfterMs: null,
+            durationMs: 0,
+          },
+          nowMs,
+        );
+        break;
+      case "ACQUIRED":
+      case "DISPATCHED":
+        if (run.dispatch_count >= MAX_DISPATCHES_PER_ATTEMPT) {
+          moveRun(sql, run, "DEAD_LETTERED", `never claimed after ${run.dispatch_count} dispatches`, nowMs, {
+            due_at_ms: null,
+            dlq_pending: 1,
+            dlq_reason: "lease_expired",
+          });
+          break;
+        }
+        moveRun(sql, run, "SCHEDULED", "dispatch lease expired before a claim", nowMs);
+        if (budget > 0 && isDispatchable(sql, job, run, nowMs)) {
+          toDispatch.push(run);
+          budget -= 1;
+        }
+        break;
+      case "RETRYING":
+        moveRun(sql, run, "SCHEDULED", "retry due", nowMs, { attempt: run.attempt + 1 });
+        if (budget > 0 && isDispatchable(sql, job, run, nowMs)) {
+          toDispatch.push(run);
+          budget -= 1;
+        }
+        break;
+      case "SCHEDULED":
+        if (budget > 0 && isDispatchable(sql, job, run, nowMs)) {
+          toDispatch.push(run);
+          budget -= 1;
+        }
+        break;
+      default:
+        // A terminal run with a timer left over: clear it so it never comes back.
+        sql.exec("UPDATE runs SET due_at_ms = NULL WHERE run_id = ?", run.run_id);
+    }
+  }
+  return toDispatch;
+}
+
+/** Cancels a due run whose job is gone or paused; true when it may be dispatched. */
+function isDispatchable(sql: SqlStorage, job: ShardJobRow | null, run: RunRow, nowMs: number): boolean {
+  if (job === null || job.status === "DELETED") {
+    moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
+    return false;
+  }
+  if (job.status === "PAUSED") {
+    moveRun(sql, run, "CANCELLED", "job paused", nowMs, { due_at_ms: null });
+    return false;
+  }
+  return true;
+}
+
+async function dispatchRuns(
+  sql: SqlStorage,
+  settings: TickSettings,
+  runs: RunRow[],
+  nowMs: number,
+): Promise<{ dispatched: number; failed: number }> {
+  const messages: DispatchMessage[] = [];
+  for (const run of runs) {
+    const job = getJob(sql, run.job_id);
+    const fence = nextFence(sql);
+    moveRun(
+      sql,
+      run,
+      "ACQUIRED",
+      run.dispatch_count === 0 ? "acquired for dispatch" : "re-acquired for dispatch",
+      nowMs,
+      {
+        fence,
+        job_version: job?.version ?? run.job_version,
+        due_at_ms: nowMs + settings.leaseMs,
+        dispatch_count: run.dispatch_count + 1,
+      },
+    );
+    messages.push({
+      run_id: run.run_id,
+      job_id: run.job_id,
+      tenant: run.tenant_id,
+      shard: settings.shard,
+      scheduled_at: run.scheduled_at_ms,
+      attempt: run.attempt,
+      fence,
+      version: run.job_version,
+    });
+  }
+  const chunks: DispatchMessage[][] = [];
+  for (let i = 0; i < messages.length; i += SEND_BATCH_SIZE)
+    chunks.push(messages.slice(i, i + SEND_BATCH_SIZE));
+  let dispatched = 0;
+  let failed = 0;
+  for (let i = 0; i < chunks.length; i += SENDS_IN_PARALLEL) {
+    const group = chunks.slice(i, i + SENDS_IN_PARALLEL);
+    const results = await Promise.allSettled(
+      group.map((chunk) => {
+        if (settings.failSendBatch) return Promise.reject(new Error("fault injected: sendBatch throws"));
+        return settings.queue.sendBatch(chunk.map((body) => ({ body, contentType: "json" as const })));
+      }),
+    );
+    const afterSendMs = Date.now();
+    results.forEach((result, index) => {
+      for (const message of group[index] ?? []) {
+        // Re-read: a claim may have raced ahead of this bookkeeping during the await.
+        const run = getRun(sql, message.run_id);
+        if (!run || run.state !== "ACQUIRED" || run.fence !== message.fence) continue;
+        if (result.status === "fulfilled") {
+          moveRun(sql, run, "DISPATCHED", "sent to the dispatch queue", afterSendMs);
+          dispatched += 1;
+        } else {
+          moveRun(sql, run, "SCHEDULED", `queue send failed: ${String(result.reason)}`, afterSendMs, {
+            due_at_ms: afterSendMs + SEND_RETRY_MS,
+            dispatch_count: run.dispatch_count - 1,
+          });
+          failed += 1;
+        }
+      }
+    });
+  }
+  return { dispatched, failed };
+}

@@ -1,0 +1,80 @@
+// The shard's side of maintenance: overdue jobs (missed-run detection), poison messages, and
+// pruning terminal runs whose history already reached D1.
+import { durationMs } from "../../src/core/duration";
+import { type ShardJobRow, specOf } from "./job-store";
+import { getRun, moveRun } from "./run-store";
+
+const OVERDUE_SCAN_LIMIT = 200;
+const PRUNE_BATCH = 5_000;
+/** One missed-run alert per job per this long, however many instants it keeps missing. */
+const MISSED_ALERT_REPEAT_MS = 10 * 60_000;
+
+export interface OverdueJob {
+  jobId: string;
+  tenantId: string;
+  scheduledAtMs: number;
+  overdueMs: number;
+}
+
+export interface WatchdogReport {
+  alarmAtMs: number | null;
+  alarmRearmed: boolean;
+  overdue: OverdueJob[];
+  pruned: number;
+}
+
+export function watchdogScan(
+  sql: SqlStorage,
+  nowMs: number,
+  retentionMs: number,
+  alarmAtMs: number | null,
+): WatchdogReport {
+  const candidates = sql
+    .exec<ShardJobRow>(
+      "SELECT * FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms < ? ORDER BY next_fire_ms LIMIT ?",
+      nowMs - 1_000,
+      OVERDUE_SCAN_LIMIT,
+    )
+    .toArray();
+  const overdue: OverdueJob[] = [];
+  for (const job of candidates) {
+    const overdueMs = nowMs - (job.next_fire_ms ?? nowMs);
+    if (overdueMs <= durationMs(specOf(job).alert_after)) continue;
+    if (job.last_missed_alert_ms !== null && nowMs - job.last_missed_alert_ms < MISSED_ALERT_REPEAT_MS)
+      continue;
+    sql.exec("UPDATE jobs SET last_missed_alert_ms = ? WHERE job_id = ?", nowMs, job.job_id);
+    overdue.push({
+      jobId: job.job_id,
+      tenantId: job.tenant_id,
+      scheduledAtMs: job.next_scheduled_ms ?? job.next_fire_ms ?? nowMs,
+      overdueMs,
+    });
+  }
+  const pruned = sql.exec(
+    `DELETE FROM runs WHERE run_id IN (
+       SELECT run_id FROM runs WHERE due_at_ms IS NULL AND waiting IS NULL AND dirty = 0 AND dlq_pending = 0
+         AND state IN ('SUCCEEDED', 'DEAD_LETTERED', 'SKIPPED', 'CANCELLED') AND updated_at_ms < ? LIMIT ?)`,
+    nowMs - retentionMs,
+    PRUNE_BATCH,
+  ).rowsWritten;
+  return { alarmAtMs, alarmRearmed: false, overdue, pruned };
+}
+
+/** The queue gave up on a dispatch message: dead-letter the run if that dispatch is still current. */
+export function deadLetterPoisonRun(
+  sql: SqlStorage,
+  runId: string,
+  fence: number,
+  reason: string,
+  nowMs: number,
+): boolean {
+  const run = getRun(sql, runId);
+  if (!run || run.fence !== fence) return false;
+  if (run.state !== "ACQUIRED" && run.state !== "DISPATCHED") return false;
+  moveRun(sql, run, "DEAD_LETTERED", reason, nowMs, {
+    due_at_ms: null,
+    dlq_pending: 1,
+    dlq_reason: "poison",
+  });
+  return true;
+}

@@ -1,0 +1,102 @@
+// The maintenance pass. The Maintenance DO's alarm runs it every MAINTENANCE_INTERVAL_MS (Cron
+// Triggers never fire locally) and the Cron Trigger runs it in production as the backstop: the
+// same code either way, and every step is idempotent, so overlapping passes are harmless.
+import { deliverPending, raiseAlerts } from "../alerts";
+import { pushJobs, shardCount, shardStub } from "../shard/client";
+import { type JobSnapshotRow, jobRowToSnapshot, markSynced } from "../shard/snapshot";
+
+const OUTBOX_BATCH = 500;
+const RETENTION_BATCH = 5_000;
+/** Terminal runs stay in a shard (for late-duplicate detection) this long after reaching D1. */
+const SHARD_RUN_RETENTION_MS = 24 * 3_600_000;
+const WATCHDOG_PARALLELISM = 16;
+
+export interface MaintenanceSummary {
+  resynced: number;
+  unsynced: number;
+  alarmsRearmed: number;
+  missedRunAlerts: number;
+  historyPruned: number;
+  alertsDelivered: number;
+}
+
+export async function runMaintenancePass(env: Env, nowMs: number): Promise<MaintenanceSummary> {
+  const summary: MaintenanceSummary = {
+    resynced: 0,
+    unsynced: 0,
+    alarmsRearmed: 0,
+    missedRunAlerts: 0,
+    historyPruned: 0,
+    alertsDelivered: 0,
+  };
+  await sweepOutbox(env, summary);
+  await watchShards(env, summary);
+  summary.historyPruned = await pruneHistory(env, nowMs);
+  summary.alertsDelivered = await deliverPending(env, null);
+  console.log(JSON.stringify({ event: "maintenance_pass", ...summary }));
+  return summary;
+}
+
+/** Jobs whose latest version no shard confirmed (a failed push, a crash after the D1 write). */
+async function sweepOutbox(env: Env, summary: MaintenanceSummary): Promise<void> {
+  const { results } = await env.DB.prepare(
+    `SELECT id, tenant_id, version, status, spec_json, created_at_ms FROM jobs
+     WHERE synced_version < version ORDER BY updated_at_ms LIMIT ?`,
+  )
+    .bind(OUTBOX_BATCH)
+    .all<JobSnapshotRow>();
+  if (results.length === 0) return;
+  const confirmed = await pushJobs(env, results.map(jobRowToSnapshot));
+  const synced = results
+    .filter((row) => confirmed.has(row.id))
+    .map((row) => ({ jobId: row.id, version: row.version }));
+  await markSynced(env.DB, synced);
+  summary.resynced = synced.length;
+  summary.unsynced = results.length - synced.length;
+}
+
+/** Every shard: alarm armed if it has work, overdue jobs reported, old terminal runs pruned. */
+async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void> {
+  const shards = Array.from({ length: shardCount(env) }, (_, shard) => shard);
+  for (let i = 0; i < shards.length; i += WATCHDOG_PARALLELISM) {
+    const reports = await Promise.all(
+      shards.slice(i, i + WATCHDOG_PARALLELISM).map(async (shard) => {
+        try {
+          return await shardStub(env, shard).watchdog(shard, SHARD_RUN_RETENTION_MS);
+        } catch (error) {
+          console.error(JSON.stringify({ event: "watchdog_failed", shard, error: String(error) }));
+          return null;
+        }
+      }),
+    );
+    for (const report of reports) {
+      if (!report) continue;
+      if (report.alarmRearmed) summary.alarmsRearmed += 1;
+      summary.missedRunAlerts += report.overdue.length;
+      await raiseAlerts(
+        env,
+        report.overdue.map((job) => ({
+          tenantId: job.tenantId,
+          jobId: job.jobId,
+          runId: null,
+          kind: "missed_run" as const,
+          dedupKey: `missed:${job.jobId}:${job.scheduledAtMs}`,
+          message: `Job ${job.jobId} missed its instant ${new Date(job.scheduledAtMs).toISOString()} by ${Math.round(job.overdueMs / 1000)} s`,
+          details: { scheduled_at: new Date(job.scheduledAtMs).toISOString(), overdue_ms: job.overdueMs },
+        })),
+      );
+    }
+  }
+}
+
+async function pruneHistory(env: Env, nowMs: number): Promise<number> {
+  const days = Number(env.HISTORY_RETENTION_DAYS) || 30;
+  const result = await env.DB.prepare(
+    `DELETE FROM runs WHERE id IN (
+       SELECT id FROM runs WHERE updated_at_ms < ? AND state IN ('SUCCEEDED', 'DEAD_LETTERED', 'SKIPPED', 'CANCELLED')
+       LIMIT ?)`,
+  )
+    .bind(nowMs - days * 86_400_000, RETENTION_BATCH)
+    .run();
+  return result.meta.changes ?? 0;
+}

@@ -1,0 +1,14 @@
+import type { TestProject } from "vitest/node";
+import { startRecordingTarget } from "./target-server";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    targetUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const target = await startRecordingTarget();
+  project.provide("targetUrl", target.url);
+  return () => new Promise<void>((resolve) => target.server.close(() => resolve()));
+}
