@@ -25,6 +25,8 @@ const BUSY_RETRY_MS = 50;
 export interface ShardFaults {
   alarmThrowAfterJobs?: number;
   failSendBatch?: boolean;
+  /** sendBatch "succeeds" but nothing is sent: a queue that lost the messages. */
+  dropDispatches?: boolean;
   failClaims?: boolean;
 }
 
@@ -37,6 +39,8 @@ export class ShardScheduler extends DurableObject<Env> {
   private shard = -1;
   private armedAtMs: number | null = null;
   private faults: ShardFaults = {};
+  /** Test hook: the alarm stays lost (nothing re-arms it, the watchdog included) until then. */
+  private alarmLostUntilMs = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -144,10 +148,12 @@ export class ShardScheduler extends DurableObject<Env> {
     await this.ctx.storage.put("faults", faults);
   }
 
-  async testDeleteAlarm(): Promise<void> {
+  /** Simulates a lost alarm that nothing re-arms for `lostForMs` (then the watchdog repairs it). */
+  async testDeleteAlarm(lostForMs = 0): Promise<void> {
     if (!this.testHooksEnabled()) throw new Error("test hooks are disabled");
     await this.ctx.storage.deleteAlarm();
     this.armedAtMs = null;
+    this.alarmLostUntilMs = Date.now() + lostForMs;
   }
 
   async testQuery(query: string): Promise<Record<string, SqlStorageValue>[]> {
@@ -168,6 +174,7 @@ export class ShardScheduler extends DurableObject<Env> {
       queue: this.env.DISPATCH_QUEUE,
       throwAfterJobs: hooks ? this.faults.alarmThrowAfterJobs : undefined,
       failSendBatch: hooks ? this.faults.failSendBatch : undefined,
+      dropDispatches: hooks ? this.faults.dropDispatches : undefined,
     };
   }
 
@@ -180,6 +187,7 @@ export class ShardScheduler extends DurableObject<Env> {
   /** Keeps the alarm at the earliest thing due: a job's fire time, a run's timer, or a flush. */
   private async armAlarm(atLeastBy?: number): Promise<void> {
     const nowMs = Date.now();
+    if (nowMs < this.alarmLostUntilMs) return;
     const row = this.sql
       .exec<{ job_ms: number | null; run_ms: number | null; dirty: number }>(
         `SELECT

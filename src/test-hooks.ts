@@ -23,7 +23,8 @@ testHooks.post("/__test/maintenance", async (c) => {
 
 testHooks.post("/__test/shards/:shard/delete-alarm", async (c) => {
   const shard = Number(c.req.param("shard"));
-  await shardStub(c.env, shard).testDeleteAlarm();
+  const lostForMs = Number(c.req.query("lost_for_ms") ?? 0);
+  await shardStub(c.env, shard).testDeleteAlarm(lostForMs);
   return c.json({ ok: true });
 });
 

@@ -32,7 +32,13 @@ export async function startRecordingTarget(): Promise<{ url: string; server: Ser
         res.end(JSON.stringify(calls.filter((call) => call.path.startsWith(prefix))));
         return;
       }
-      calls.push({ method: req.method ?? "", path: url.pathname, headers: req.headers, body, receivedAtMs: Date.now() });
+      calls.push({
+        method: req.method ?? "",
+        path: url.pathname,
+        headers: req.headers,
+        body,
+        receivedAtMs: Date.now(),
+      });
       const count = (seen.get(url.pathname) ?? 0) + 1;
       seen.set(url.pathname, count);
       const [, kind, arg] = url.pathname.split("/");
@@ -40,7 +46,8 @@ export async function startRecordingTarget(): Promise<{ url: string; server: Ser
         res.writeHead(status, { "content-type": "text/plain", ...headers });
         res.end(String(status));
       };
-      if (kind === "status") return reply(Number(arg), Number(arg) === 429 || Number(arg) === 503 ? { "retry-after": "0" } : {});
+      if (kind === "status")
+        return reply(Number(arg), Number(arg) === 429 || Number(arg) === 503 ? { "retry-after": "0" } : {});
       if (kind === "flaky") return reply(count <= Number(arg) ? 503 : 200);
       if (kind === "slow") {
         setTimeout(() => reply(200), Number(arg));

@@ -25,6 +25,7 @@ export interface TickSettings {
   /** Fault injection (tests only): throw after this many jobs were fired in this pass. */
   throwAfterJobs?: number;
   failSendBatch?: boolean;
+  dropDispatches?: boolean;
 }
 
 export interface TickSummary {
@@ -199,6 +200,7 @@ async function dispatchRuns(
     const results = await Promise.allSettled(
       group.map((chunk) => {
         if (settings.failSendBatch) return Promise.reject(new Error("fault injected: sendBatch throws"));
+        if (settings.dropDispatches) return Promise.resolve();
         return settings.queue.sendBatch(chunk.map((body) => ({ body, contentType: "json" as const })));
       }),
     );

@@ -1,0 +1,116 @@
+// A few hundred jobs of all three kinds through a real `wrangler dev` and a real local target:
+// each instant arrives once, within a second, signed and with the documented headers.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ADMIN_TOKEN,
+  apiClient,
+  removeState,
+  type SchedulerProcess,
+  startScheduler,
+  startTarget,
+  type TargetServer,
+  waitUntil,
+} from "./harness";
+import { signatureVerifies } from "./verify-signature";
+
+interface Tenant {
+  id: string;
+  signing_secret: string;
+}
+interface Job {
+  id: string;
+  next_fire_times: string[];
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+describe("e2e: jobs of every kind fire on time through wrangler dev", () => {
+  let server: SchedulerProcess;
+  let target: TargetServer;
+  let api: ReturnType<typeof apiClient>;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    target = await startTarget();
+    server = await startScheduler();
+    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
+    tenant = (await admin<Tenant>("POST", "/v1/tenants", { name: "e2e-scheduling" })).body;
+    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.id });
+    api = apiClient(server.baseUrl, key.body.key);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await target?.close();
+    if (server) removeState(server.stateDir);
+  });
+
+  it("fires 300 once/interval/cron jobs within 1 s of their instants, each instant once", async () => {
+    const startMs = Math.ceil((Date.now() + 6_000) / 1000) * 1000;
+    const jobs = [
+      ...Array.from({ length: 100 }, (_, i) => ({
+        name: `once-${i}`,
+        schedule: { type: "once", at: new Date(startMs + (i % 10) * 500).toISOString() },
+        target: { url: `${target.url}/once/${i}`, body: { i } },
+      })),
+      ...Array.from({ length: 100 }, (_, i) => ({
+        name: `interval-${i}`,
+        schedule: { type: "interval", every: "3s", anchor: new Date(startMs).toISOString() },
+        target: { url: `${target.url}/interval/${i}`, method: "PUT", headers: { "x-kind": "interval" } },
+        max_runs: 2,
+      })),
+      ...Array.from({ length: 100 }, (_, i) => ({
+        name: `cron-${i}`,
+        schedule: { type: "cron", expr: "*/4 * * * * *", timezone: "Europe/Berlin" },
+        target: { url: `${target.url}/cron/${i}`, method: "GET" },
+        max_runs: 2,
+      })),
+    ];
+    const created = await api<{ created: number; results: { status: number; job?: Job }[] }>(
+      "POST",
+      "/v1/jobs/batch",
+      {
+        jobs,
+      },
+    );
+    expect(created.status).toBe(200);
+    expect(created.body.created).toBe(300);
+
+    // Every job fires twice except the one-shots: 100 + 200 + 200 instants.
+    await waitUntil(() => target.calls.length >= 500, { timeoutMs: 60_000, what: "500 target calls" });
+    const keys = target.calls.map((call) => call.headers["idempotency-key"]);
+    expect(new Set(keys).size).toBe(keys.length);
+
+    const latenessMs = target.calls
+      .map((call) => call.receivedAtMs - Date.parse(String(call.headers["edgecron-scheduled-at"])))
+      .sort((a, b) => a - b);
+    const summary = {
+      calls: latenessMs.length,
+      p50: percentile(latenessMs, 50),
+      p90: percentile(latenessMs, 90),
+      p99: percentile(latenessMs, 99),
+      max: latenessMs.at(-1),
+    };
+    console.log(`[e2e] lateness ms (scheduled -> target receipt): ${JSON.stringify(summary)}`);
+    expect(latenessMs[0]).toBeGreaterThanOrEqual(0);
+    expect(summary.max).toBeLessThan(1_000);
+
+    for (const call of target.calls) {
+      expect(
+        signatureVerifies(call.headers["edgecron-signature"] as string, call.body, [tenant.signing_secret]),
+      ).toBe(true);
+      expect(call.headers["edgecron-job-id"]).toMatch(/^job_/);
+      expect(call.headers["edgecron-run-id"]).toMatch(/^run_/);
+      expect(call.headers["edgecron-attempt"]).toBe("1");
+      expect(call.headers["idempotency-key"]).toBe(
+        `${call.headers["edgecron-job-id"]}:${call.headers["edgecron-scheduled-at"]}`,
+      );
+    }
+    const interval = target.calls.find((call) => call.path.startsWith("/interval/"));
+    expect(interval?.method).toBe("PUT");
+    expect(interval?.headers["x-kind"]).toBe("interval");
+    const once = target.calls.find((call) => call.path === "/once/7");
+    expect(JSON.parse(once?.body ?? "{}")).toEqual({ i: 7 });
+  });
+});

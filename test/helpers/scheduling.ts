@@ -1,0 +1,107 @@
+// Helpers for workers-pool tests that drive shards directly (below the HTTP API).
+import { env, inject, runInDurableObject } from "cloudflare:test";
+import { type JobCreate, jobCreateSchema, type JobSpec } from "../../src/core/job-spec";
+import { pushJobs, shardOfJob, shardStub } from "../../src/shard/client";
+import type { ShardJob } from "../../src/shard/protocol";
+
+export const TENANT_ID = "ten_scheduling_tests";
+export const SIGNING_SECRET = "a".repeat(64);
+
+export async function seedTenant(tenantId = TENANT_ID, secret = SIGNING_SECRET): Promise<void> {
+  await env.DB.prepare(
+    "INSERT OR IGNORE INTO tenants (id, name, signing_secret, created_at_ms) VALUES (?, ?, ?, ?)",
+  )
+    .bind(tenantId, tenantId, secret, Date.now())
+    .run();
+}
+
+let counter = 0;
+export function uniqueJobId(label: string): string {
+  counter += 1;
+  return `job_${label}_${Date.now().toString(36)}_${counter}`;
+}
+
+export function targetUrl(path: string): string {
+  return `${inject("targetUrl")}${path}`;
+}
+
+export function spec(overrides: Partial<JobCreate> & Pick<JobCreate, "schedule" | "target">): JobSpec {
+  return jobCreateSchema.parse({ name: "test", ...overrides });
+}
+
+export function snapshot(
+  jobId: string,
+  jobSpec: JobSpec,
+  version = 1,
+  status: ShardJob["status"] = "ACTIVE",
+): ShardJob {
+  return { jobId, tenantId: TENANT_ID, version, status, spec: jobSpec, createdAtMs: Date.now() };
+}
+
+/** Puts the job on its shard (as the API does after writing D1) and returns the shard. */
+export async function placeJob(job: ShardJob): Promise<number> {
+  const confirmed = await pushJobs(env, [job]);
+  if (!confirmed.has(job.jobId)) throw new Error(`shard did not confirm ${job.jobId}`);
+  return shardOfJob(env, job.jobId);
+}
+
+export function stubFor(jobId: string) {
+  return shardStub(env, shardOfJob(env, jobId));
+}
+
+/** Makes a job due right now without touching its alarm (so runDurableObjectAlarm is deterministic). */
+export async function makeJobDue(jobId: string, atMs = Date.now()): Promise<void> {
+  await runInDurableObject(stubFor(jobId), (_instance, state) => {
+    state.storage.sql.exec(
+      "UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ? WHERE job_id = ?",
+      atMs,
+      atMs,
+      jobId,
+    );
+  });
+}
+
+export async function shardRows<T>(
+  jobId: string,
+  query: string,
+  ...bindings: (string | number | null)[]
+): Promise<T[]> {
+  return runInDurableObject(
+    stubFor(jobId),
+    (_instance, state) => state.storage.sql.exec(query, ...bindings).toArray() as T[],
+  );
+}
+
+export interface TargetCall {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  receivedAtMs: number;
+}
+
+export async function targetCalls(prefix: string): Promise<TargetCall[]> {
+  const res = await fetch(`${inject("targetUrl")}/__calls?prefix=${encodeURIComponent(prefix)}`);
+  return res.json<TargetCall[]>();
+}
+
+export interface HistoryRow {
+  id: string;
+  state: string;
+  attempt: number;
+  events_json: string;
+  target_status: number | null;
+  error: string | null;
+  fence: number | null;
+}
+
+export async function historyOf(jobId: string): Promise<HistoryRow[]> {
+  const { results } = await env.DB.prepare("SELECT * FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms")
+    .bind(jobId)
+    .all<HistoryRow>();
+  return results;
+}
+
+export function statesOf(row: HistoryRow): string[] {
+  return (JSON.parse(row.events_json) as { state: string }[]).map((event) => event.state);
+}
