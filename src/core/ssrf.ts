@@ -32,7 +32,8 @@ const PARSED_V4_RANGES = PRIVATE_V4_RANGES.map(({ cidr, label }) => {
   const [address = "", bits = "0"] = cidr.split("/");
   const prefixBits = Number(bits);
   const mask = prefixBits === 0 ? 0 : (~0 << (32 - prefixBits)) >>> 0;
-  return { base: (parseDottedV4(address) ?? 0) & mask, mask, label };
+  // `>>> 0` keeps both sides unsigned: `&` yields a signed int32 for addresses >= 128.0.0.0.
+  return { base: ((parseDottedV4(address) ?? 0) & mask) >>> 0, mask, label };
 });
 
 /** Host names that only ever mean "this machine" or "the provider's internal network". */
