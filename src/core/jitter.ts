@@ -22,10 +22,18 @@ export function hash32(text: string): number {
 /** FNV-1a 32-bit over the UTF-8 bytes of `text`. @example fnv1a32("a") === 0xe40c292c */
 export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(text)) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // Ids are ASCII: hash code units directly (same bytes as UTF-8), without allocating.
+    if (code >= 0x80) return fnv1a32Bytes(new TextEncoder().encode(text));
+    hash = Math.imul(hash ^ code, 0x01000193);
   }
+  return hash >>> 0;
+}
+
+function fnv1a32Bytes(bytes: Uint8Array): number {
+  let hash = 0x811c9dc5;
+  for (const byte of bytes) hash = Math.imul(hash ^ byte, 0x01000193);
   return hash >>> 0;
 }
 

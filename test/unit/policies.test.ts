@@ -237,6 +237,8 @@ describe("hash32, fireJitterMs and shardForJob", () => {
     expect(fnv1a32("")).toBe(0x811c9dc5);
     expect(fnv1a32("a")).toBe(0xe40c292c);
     expect(fnv1a32("foobar")).toBe(0xbf9cf968);
+    // Non-ASCII goes through UTF-8: "é" is the bytes c3 a9.
+    expect(fnv1a32("é")).toBe(Math.imul(Math.imul(0x811c9dc5 ^ 0xc3, 0x01000193) ^ 0xa9, 0x01000193) >>> 0);
   });
 
   it("is deterministic and 32-bit unsigned", () => {
@@ -441,6 +443,10 @@ describe("targetAddressProblem", () => {
     ["http://[::127.0.0.1]/", /embeds 127\.0\.0\.1/],
     ["http://[64:ff9b::192.168.0.1]/", /embeds 192\.168\.0\.1/],
     ["http://[2002:7f00:1::]/", /embeds 127\.0\.0\.1/],
+    ["http://[::ffff:0:0]/", /embeds 0\.0\.0\.0/],
+    ["http://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ/", /localhost is a private name/], // IDNA maps it to localhost
+    ["http://%6c%6f%63%61%6c%68%6f%73%74/", /localhost/], // percent-encoded host
+    ["http://127.0.0.1:80@evil.com/", /credentials/], // userinfo trick
   ];
   it.each(refused)("refuses %s", (url, message) => {
     const problem = targetAddressProblem(url, { allowPrivate: false });
@@ -464,6 +470,7 @@ describe("targetAddressProblem", () => {
     "https://localhost.example.com/", // a public name that merely starts with localhost
     "https://internal.example.com/",
     "http://127.0.0.1.nip.io/", // DNS names are not resolved (documented limit)
+    "http://evil.com#@127.0.0.1/", // the host is evil.com; the rest is a fragment
   ];
   it.each(allowed)("allows %s", (url) => {
     expect(targetAddressProblem(url, { allowPrivate: false })).toBeNull();
