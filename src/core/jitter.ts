@@ -1,27 +1,68 @@
 /**
- * FNV-1a 32-bit: a fast, stable, non-cryptographic hash. Used for shard placement and
- * deterministic fire-time jitter, so both survive restarts and agree across isolates.
- * `hash32("job_1") === hash32("job_1")`.
+ * A fast, stable, non-cryptographic 32-bit hash: FNV-1a over the UTF-8 bytes, then the
+ * murmur3 `fmix32` finalizer. Plain FNV-1a's low bits depend only on the low bits of each
+ * input byte (the last step is a multiply), so `hash % 16` or `% 256` over ids that differ
+ * in a few characters clusters; the finalizer mixes every input bit into every output bit.
+ *
+ * Never change this function: shard numbers and fire-time jitter derived from it are stored
+ * (jobs keep their shard) or must agree across isolates and restarts.
+ *
+ * @example hash32("job_1") === hash32("job_1") // an integer in [0, 2^32)
  */
 export function hash32(text: string): number {
+  let hash = fnv1a32(text);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return hash >>> 0;
+}
+
+/** FNV-1a 32-bit over the UTF-8 bytes of `text`. @example fnv1a32("a") === 0xe40c292c */
+export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
+    const code = text.charCodeAt(i);
+    // Ids are ASCII: hash code units directly (same bytes as UTF-8), without allocating.
+    if (code >= 0x80) return fnv1a32Bytes(new TextEncoder().encode(text));
+    hash = Math.imul(hash ^ code, 0x01000193);
   }
   return hash >>> 0;
 }
 
-/** The shard that owns a job: `hash(job_id) mod shardCount`, stored on the job at create. */
+function fnv1a32Bytes(bytes: Uint8Array): number {
+  let hash = 0x811c9dc5;
+  for (const byte of bytes) hash = Math.imul(hash ^ byte, 0x01000193);
+  return hash >>> 0;
+}
+
+/**
+ * The shard that owns a job: `hash32(jobId) mod shardCount`. Computed once at create and
+ * stored on the job, so changing SHARD_COUNT later moves nobody.
+ *
+ * @example shardForJob("job_01HZX", 16) // an integer in [0, 16)
+ */
 export function shardForJob(jobId: string, shardCount: number): number {
+  if (!Number.isInteger(shardCount) || shardCount < 1) {
+    throw new RangeError(`shardCount must be a positive integer, got ${shardCount}`);
+  }
   return hash32(jobId) % shardCount;
 }
 
 /**
- * A deterministic offset in [0, jitterMs) for one (job, scheduled instant): the same instant
- * always fires at the same spread-out moment, so retries of a tick never move it.
+ * A deterministic offset in [0, jitterMs) for one (job, scheduled instant), to spread jobs
+ * that share a cron instant (the top-of-the-minute and midnight bursts). The same instant
+ * always maps to the same offset, so a re-run alarm pass or a re-dispatch never moves it.
+ * The idempotency key stays `(job_id, scheduled_at)` with the un-jittered instant.
+ *
+ * @example fireJitterMs("job_1", Date.UTC(2026, 11, 1), 60_000) // integer in [0, 60_000), same every call
  */
 export function fireJitterMs(jobId: string, scheduledAtMs: number, jitterMs: number): number {
-  if (jitterMs <= 0) return 0;
-  return hash32(`${jobId}:${scheduledAtMs}`) % jitterMs;
+  if (!(jitterMs >= 1)) return 0;
+  // Scale instead of `%`: uses the high bits and needs no integer jitterMs.
+  return Math.min(
+    Math.floor((hash32(`${jobId}:${scheduledAtMs}`) / 2 ** 32) * jitterMs),
+    Math.ceil(jitterMs) - 1,
+  );
 }

@@ -1,0 +1,95 @@
+/** Every state a run can be in. The order is the happy path, then the side exits. */
+export const RUN_STATES = [
+  "SCHEDULED",
+  "ACQUIRED",
+  "DISPATCHED",
+  "RUNNING",
+  "SUCCEEDED",
+  "FAILED",
+  "RETRYING",
+  "DEAD_LETTERED",
+  "SKIPPED",
+  "CANCELLED",
+] as const;
+
+export type RunState = (typeof RUN_STATES)[number];
+
+/**
+ * The run state machine (DESIGN.md), as the one table every writer consults.
+ * A state missing from a row's list cannot be reached from it.
+ */
+const TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
+  // The shard picks the due timer (ACQUIRED), or misfire/overlap skip it, or the job is deleted.
+  SCHEDULED: ["ACQUIRED", "SKIPPED", "CANCELLED"],
+  // Queue send succeeded (DISPATCHED) or failed (back to SCHEDULED, retried next tick).
+  ACQUIRED: ["DISPATCHED", "SCHEDULED", "CANCELLED"],
+  // Claimed by a consumer (RUNNING); lease expired unclaimed (re-dispatch); poison message.
+  DISPATCHED: ["RUNNING", "ACQUIRED", "CANCELLED", "DEAD_LETTERED"],
+  // One attempt ended. A lease expiry without an outcome is a FAILED attempt.
+  RUNNING: ["SUCCEEDED", "FAILED"],
+  // Attempts remain and the failure is retryable (RETRYING), else dead-letter; or manual retry.
+  FAILED: ["RETRYING", "DEAD_LETTERED", "SCHEDULED"],
+  // The backoff timer re-enters the wheel as a new SCHEDULED timer.
+  RETRYING: ["SCHEDULED", "CANCELLED"],
+  // Manual retry / redrive.
+  DEAD_LETTERED: ["SCHEDULED"],
+  SUCCEEDED: [],
+  SKIPPED: [],
+  CANCELLED: [],
+};
+
+/**
+ * States in which the system does nothing more with a run by itself. DEAD_LETTERED is terminal
+ * although an operator may redrive it (DEAD_LETTERED -> SCHEDULED).
+ */
+export const TERMINAL_STATES: readonly RunState[] = ["SUCCEEDED", "DEAD_LETTERED", "SKIPPED", "CANCELLED"];
+
+/**
+ * States in which the shard holds a lease on the run (acquired, on the queue, or executing).
+ * These count as "in flight" for the overlap policy and are what the watchdog re-drives.
+ */
+export const IN_FLIGHT_STATES: readonly RunState[] = ["ACQUIRED", "DISPATCHED", "RUNNING"];
+
+/** Job status (DESIGN.md). COMPLETED: one-shot done, end_at or max_runs reached. */
+export const JOB_STATUSES = ["ACTIVE", "PAUSED", "COMPLETED", "DELETED"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** A transition the table does not allow: always a bug in the caller, never user input. */
+export class IllegalTransitionError extends Error {
+  override readonly name = "IllegalTransitionError";
+  constructor(
+    readonly from: RunState,
+    readonly to: RunState,
+  ) {
+    super(`illegal run transition ${from} -> ${to}`);
+  }
+}
+
+/** @example canTransition("RUNNING", "SUCCEEDED") === true; canTransition("SUCCEEDED", "RUNNING") === false */
+export function canTransition(from: RunState, to: RunState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** The states reachable from `from` in one step. @example nextStates("RETRYING") // ["SCHEDULED", "CANCELLED"] */
+export function nextStates(from: RunState): readonly RunState[] {
+  return TRANSITIONS[from];
+}
+
+/**
+ * Returns `to` if the move is legal, else throws IllegalTransitionError.
+ * @example const state = transition(run.state, "DISPATCHED");
+ */
+export function transition(from: RunState, to: RunState): RunState {
+  if (!canTransition(from, to)) throw new IllegalTransitionError(from, to);
+  return to;
+}
+
+/** @example isTerminalState("SKIPPED") === true */
+export function isTerminalState(state: RunState): boolean {
+  return TERMINAL_STATES.includes(state);
+}
+
+/** Narrows a string read from storage. @example isRunState("RUNNING") === true */
+export function isRunState(value: string): value is RunState {
+  return (RUN_STATES as readonly string[]).includes(value);
+}

@@ -1,0 +1,37 @@
+/**
+ * Runs `fn` over `items` with at most `concurrency` calls in flight; results keep the order of
+ * `items`. Never rejects because one item failed: each result is settled like
+ * Promise.allSettled's, so one bad target cannot sink a whole queue batch.
+ *
+ * Why a pool at all: under `wrangler dev` every outbound fetch is proxied through wrangler's
+ * Node process and holds several sockets for seconds; thousands at once exhaust file
+ * descriptors (docs/TOOLCHAIN.md). The consumer sends every target call through here.
+ *
+ * @example
+ * const results = await runPool(messages, 16, (message) => callTarget(...));
+ * for (const result of results) if (result.status === "rejected") console.error(result.reason);
+ */
+export async function runPool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+  }
+  const results = new Array<PromiseSettledResult<R>>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      try {
+        // `await` inside try also catches a synchronous throw from fn.
+        results[index] = { status: "fulfilled", value: await fn(items[index] as T, index) };
+      } catch (reason) {
+        results[index] = { status: "rejected", reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}

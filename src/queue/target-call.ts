@@ -1,0 +1,186 @@
+// Executes one run against its HTTP target: the only place edgecron calls user URLs.
+import type { HttpTarget } from "../core/job-spec";
+import { serializeTargetBody } from "../core/job-spec";
+import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
+import { targetAddressProblem } from "../core/ssrf";
+
+export const USER_AGENT = "edgecron/0.1";
+/** How much of a failed response's body we keep in the run's error, for the user to read. */
+const ERROR_BODY_SNIPPET_BYTES = 256;
+const BODYLESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
+
+export interface CallTargetInput {
+  target: HttpTarget;
+  runId: string;
+  jobId: string;
+  scheduledAtMs: number;
+  attempt: number;
+  /** `{job_id}:{scheduled_at}`: the same for every attempt of one instant. */
+  idempotencyKey: string;
+  /** The tenant's active signing secrets, current first. Empty: no signature header. */
+  secrets: readonly string[];
+  timeoutMs: number;
+  /** Local development only: lets targets on loopback/private addresses through. */
+  allowPrivate: boolean;
+  /** The call's start time: the signature timestamp `t`, and the base for a Retry-After date. */
+  nowMs: number;
+  /** Retry classification: 4xx statuses the job wants retried (`retry.retry_on_status`). */
+  retryOnStatus?: readonly number[];
+  /** Defaults to the global fetch; tests route it to an in-process handler. */
+  fetchImpl?: typeof fetch;
+  /** Measures the call's duration; defaults to Date.now (advances across I/O in Workers). */
+  clockMs?: () => number;
+}
+
+/**
+ * Calls the target once and classifies the result. Never throws: every failure is a
+ * TargetOutcome (refused address and unbuildable request: permanent; timeout, network error:
+ * retryable; HTTP status: see classifyTargetResponse). Redirects are not followed.
+ *
+ * @example
+ * const outcome = await callTarget({ target, runId, jobId, scheduledAtMs, attempt: 1,
+ *   idempotencyKey: `${jobId}:${scheduledAtMs}`, secrets: [secret], timeoutMs: 30_000,
+ *   allowPrivate: false, nowMs: Date.now() });
+ */
+export async function callTarget(input: CallTargetInput): Promise<TargetOutcome> {
+  const problem = targetAddressProblem(input.target.url, { allowPrivate: input.allowPrivate });
+  if (problem !== null) return { kind: "permanent", status: null, error: problem, durationMs: 0 };
+
+  const clockMs = input.clockMs ?? Date.now;
+  const fetchImpl = input.fetchImpl ?? fetch;
+  let request: Request;
+  try {
+    request = await buildRequest(input);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      kind: "permanent",
+      status: null,
+      error: `request could not be built: ${message}`,
+      durationMs: 0,
+    };
+  }
+
+  const startedMs = clockMs();
+  let response: Response;
+  try {
+    response = await fetchImpl(request);
+  } catch (error) {
+    return classifyTargetError(error, clockMs() - startedMs);
+  }
+  const durationMs = clockMs() - startedMs;
+  const outcome = classifyTargetResponse({
+    status: response.status,
+    retryAfterHeader: response.headers.get("retry-after"),
+    retryOnStatus: input.retryOnStatus ?? [],
+    durationMs,
+    nowMs: input.nowMs + durationMs,
+  });
+  if (outcome.kind === "success") {
+    await discardBody(response);
+    return outcome;
+  }
+  const snippet = await readSnippet(response, ERROR_BODY_SNIPPET_BYTES);
+  return snippet === "" ? outcome : { ...outcome, error: `${outcome.error}: ${snippet}` };
+}
+
+/** The request the target receives (DESIGN.md "What the target receives"). */
+export async function buildRequest(input: CallTargetInput): Promise<Request> {
+  const { target } = input;
+  const sendsBody = !BODYLESS_METHODS.has(target.method);
+  const body = sendsBody ? (serializeTargetBody(target.body) ?? "") : "";
+  const headers = new Headers(target.headers);
+  if (sendsBody && body !== "" && typeof target.body !== "string" && !headers.has("content-type")) {
+    headers.set("content-type", "application/json");
+  }
+  if (!headers.has("user-agent")) headers.set("user-agent", USER_AGENT);
+  headers.set("idempotency-key", input.idempotencyKey);
+  headers.set("edgecron-job-id", input.jobId);
+  headers.set("edgecron-run-id", input.runId);
+  headers.set("edgecron-scheduled-at", new Date(input.scheduledAtMs).toISOString());
+  headers.set("edgecron-attempt", String(input.attempt));
+  if (input.secrets.length > 0) {
+    headers.set(
+      "edgecron-signature",
+      await signatureHeader(input.secrets, Math.floor(input.nowMs / 1000), body),
+    );
+  }
+  return new Request(target.url, {
+    method: target.method,
+    headers,
+    body: sendsBody && body !== "" ? body : null,
+    redirect: "manual",
+    signal: AbortSignal.timeout(input.timeoutMs),
+  });
+}
+
+/**
+ * Hex HMAC-SHA256 of `${timestampSec}.${body}` keyed with the UTF-8 bytes of `secret`.
+ * @example await signPayload("whsec_x", 1764403200, '{"a":1}') // 64 hex characters
+ */
+export async function signPayload(secret: string, timestampSec: number, body: string): Promise<string> {
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestampSec}.${body}`));
+  return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * `t=<unix seconds>,v1=<hex>[,v1=<hex>...]`: one v1 per active secret, current first, so during
+ * a rotation receivers holding either the old or the new secret can verify. Receivers should
+ * accept if any v1 matches and reject a `t` too far from their clock (replay).
+ *
+ * @example await signatureHeader(["new", "old"], 1764403200, "{}") // "t=1764403200,v1=…,v1=…"
+ */
+export async function signatureHeader(
+  secrets: readonly string[],
+  timestampSec: number,
+  body: string,
+): Promise<string> {
+  const unique = [...new Set(secrets)];
+  const signatures = await Promise.all(unique.map((secret) => signPayload(secret, timestampSec, body)));
+  return [`t=${timestampSec}`, ...signatures.map((signature) => `v1=${signature}`)].join(",");
+}
+
+/** Releases the connection without reading a body we do not need. */
+async function discardBody(response: Response): Promise<void> {
+  try {
+    await response.body?.cancel();
+  } catch {
+    // The body may already be closed or errored; nothing to release.
+  }
+}
+
+/** The first `maxBytes` of a body as trimmed text, then cancels the rest. Never throws. */
+async function readSnippet(response: Response, maxBytes: number): Promise<string> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (total < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      total += value.byteLength;
+    }
+  } catch {
+    // A body that fails mid-read (timeout, reset) still leaves the status to report.
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(Math.min(total, maxBytes));
+  let offset = 0;
+  for (const chunk of chunks) {
+    const part = chunk.subarray(0, bytes.length - offset);
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return new TextDecoder().decode(bytes).replace(/\s+/g, " ").trim();
+}
