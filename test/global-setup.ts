@@ -1,12 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { startRecordingTarget } from "./target-server";
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    targetUrl: string;
-  }
-}
-
 export default async function setup(project: TestProject) {
   const target = await startRecordingTarget();
   project.provide("targetUrl", target.url);

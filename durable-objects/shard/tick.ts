@@ -209,7 +209,7 @@ async function dispatchRuns(
       for (const message of group[index] ?? []) {
         // Re-read: a claim may have raced ahead of this bookkeeping during the await.
         const run = getRun(sql, message.run_id);
-        if (!run || run.state !== "ACQUIRED" || run.fence !== message.fence) continue;
+        if (run?.state !== "ACQUIRED" || run.fence !== message.fence) continue;
         if (result.status === "fulfilled") {
           moveRun(sql, run, "DISPATCHED", "sent to the dispatch queue", afterSendMs);
           dispatched += 1;

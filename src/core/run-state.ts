@@ -21,10 +21,12 @@ export type RunState = (typeof RUN_STATES)[number];
 const TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
   // The shard picks the due timer (ACQUIRED), or misfire/overlap skip it, or the job is deleted.
   SCHEDULED: ["ACQUIRED", "SKIPPED", "CANCELLED"],
-  // Queue send succeeded (DISPATCHED) or failed (back to SCHEDULED, retried next tick).
-  ACQUIRED: ["DISPATCHED", "SCHEDULED", "CANCELLED"],
-  // Claimed by a consumer (RUNNING); lease expired unclaimed (re-dispatch); poison message.
-  DISPATCHED: ["RUNNING", "ACQUIRED", "CANCELLED", "DEAD_LETTERED"],
+  // Queue send succeeded (DISPATCHED) or failed or its lease expired (back to SCHEDULED, retried
+  // next tick); a consumer's claim may land before the DISPATCHED bookkeeping (RUNNING); never
+  // claimed after repeated dispatches (DEAD_LETTERED).
+  ACQUIRED: ["DISPATCHED", "RUNNING", "SCHEDULED", "CANCELLED", "DEAD_LETTERED"],
+  // Claimed by a consumer (RUNNING); lease expired unclaimed (back to the wheel); poison message.
+  DISPATCHED: ["RUNNING", "SCHEDULED", "CANCELLED", "DEAD_LETTERED"],
   // One attempt ended. A lease expiry without an outcome is a FAILED attempt.
   RUNNING: ["SUCCEEDED", "FAILED"],
   // Attempts remain and the failure is retryable (RETRYING), else dead-letter; or manual retry.

@@ -46,6 +46,7 @@ export async function handleDispatchBatch(
       idempotencyKey: run.idempotencyKey,
       secrets: secrets.get(run.tenantId) ?? [],
       timeoutMs: run.timeoutMs,
+      retryOnStatus: run.retryOnStatus,
       allowPrivate,
       nowMs: Date.now(),
     }),

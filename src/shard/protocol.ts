@@ -71,6 +71,8 @@ export type ClaimResult =
       idempotencyKey: string;
       target: JobSpec["target"];
       timeoutMs: number;
+      /** 4xx statuses the job retries anyway (classification happens in the consumer). */
+      retryOnStatus: number[];
     }
   | { ok: false; runId: string; code: ClaimRejection };
 

@@ -1,5 +1,6 @@
 // Helpers for workers-pool tests that drive shards directly (below the HTTP API).
-import { env, inject, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
+import { inject } from "vitest";
 import { type JobCreate, jobCreateSchema, type JobSpec } from "../../src/core/job-spec";
 import { pushJobs, shardOfJob, shardStub } from "../../src/shard/client";
 import type { ShardJob } from "../../src/shard/protocol";

@@ -9,7 +9,7 @@ import {
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { shardOfJob } from "../../src/shard/client";
-import type { DispatchMessage } from "../../src/shard/protocol";
+import type { ClaimResult, DispatchMessage } from "../../src/shard/protocol";
 import {
   historyOf,
   makeJobDue,
@@ -243,7 +243,11 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     await runInDurableObject(stub, (_instance, state) => {
       state.storage.sql.exec("UPDATE jobs SET version = 2 WHERE job_id = ?", jobId);
     });
-    const [claim] = await stub.claimRuns(shardOfJob(env, jobId), [{ runId: run!.run_id, fence: run!.fence }]);
+    // RPC typing turns the `unknown` target body into `never`: name the real type.
+    const claims: ClaimResult[] = await stub.claimRuns(shardOfJob(env, jobId), [
+      { runId: run!.run_id, fence: run!.fence },
+    ]);
+    const [claim] = claims;
     expect(claim).toEqual({ ok: false, runId: run!.run_id, code: "stale_version" });
     const [after] = await shardRows<{ state: string }>(
       jobId,

@@ -1,0 +1,8 @@
+// Values vitest's globalSetup (Node) provides to the workers-pool tests.
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Base URL of the real local HTTP target (test/target-server.ts). */
+    targetUrl: string;
+  }
+}
+export {};
