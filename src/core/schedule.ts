@@ -8,7 +8,8 @@ import type { IntervalSchedule, OnceSchedule, Schedule } from "./job-spec";
  * schedule ends (a one-shot) or can never fire again.
  *
  * - cron: wall-clock time in the schedule's IANA zone, with the DST rules of DESIGN.md.
- * - interval: elapsed time, `anchor + k * every`; without an anchor, anchored at `afterMs`.
+ * - interval: elapsed time, `anchor + k * every` for k >= 0 (a future anchor is the first
+ *   fire); without an anchor, anchored at `afterMs` (the first fire is `afterMs + every`).
  * - once: `at` (or `afterMs + delay` when only a delay is given) if it is after `afterMs`.
  *
  * @example nextFireTimes({ type: "cron", expr: "0 9 * * *", timezone: "Europe/Berlin" },
@@ -33,8 +34,8 @@ function intervalFireTimes(schedule: IntervalSchedule, afterMs: number, count: n
   const everyMs = durationMs(schedule.every);
   if (everyMs <= 0) return [];
   const anchorMs = schedule.anchor === undefined ? afterMs : Date.parse(schedule.anchor);
-  // The first k with anchor + k * every > afterMs (k may be negative for a future anchor).
-  const firstIndex = Math.floor((afterMs - anchorMs) / everyMs) + 1;
+  // The first k >= 0 with anchor + k * every > afterMs: a future anchor is the first fire.
+  const firstIndex = Math.max(0, Math.floor((afterMs - anchorMs) / everyMs) + 1);
   return Array.from({ length: count }, (_, i) => anchorMs + (firstIndex + i) * everyMs);
 }
 
