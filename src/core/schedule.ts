@@ -1,12 +1,50 @@
-import type { Schedule } from "./job-spec";
+import { cronSpecOf } from "./cron/cache";
+import { cronFireTimes } from "./cron/next";
+import { durationMs } from "./duration";
+import type { IntervalSchedule, OnceSchedule, Schedule } from "./job-spec";
 
 /**
- * The next `count` fire instants (epoch ms, ascending) strictly after `afterMs`.
- * TEMPORARY signature holder: the full engine (cron DST rules, intervals, once) replaces this.
+ * The next `count` fire instants (epoch ms, ascending) strictly after `afterMs`. Fewer when the
+ * schedule ends (a one-shot) or can never fire again.
+ *
+ * - cron: wall-clock time in the schedule's IANA zone, with the DST rules of DESIGN.md.
+ * - interval: elapsed time, `anchor + k * every` for k >= 0 (a future anchor is the first
+ *   fire); without an anchor, anchored at `afterMs` (the first fire is `afterMs + every`).
+ * - once: `at` (or `afterMs + delay` when only a delay is given) if it is after `afterMs`.
+ *
+ * @example nextFireTimes({ type: "cron", expr: "0 9 * * *", timezone: "Europe/Berlin" },
+ *   Date.parse("2026-07-01T00:00:00Z"), 2)
+ * // [Date.parse("2026-07-01T07:00:00Z"), Date.parse("2026-07-02T07:00:00Z")]
+ * @example nextFireTimes({ type: "interval", every: "15m", anchor: "2026-01-01T00:00:00Z" },
+ *   Date.parse("2026-01-01T00:20:00Z"), 1) // [Date.parse("2026-01-01T00:30:00Z")]
  */
 export function nextFireTimes(schedule: Schedule, afterMs: number, count: number): number[] {
-  void schedule;
-  void afterMs;
-  void count;
-  throw new Error("nextFireTimes: not implemented yet");
+  if (count <= 0) return [];
+  switch (schedule.type) {
+    case "cron":
+      return cronFireTimes(cronSpecOf(schedule.expr), schedule.timezone, schedule.dst, afterMs, count);
+    case "interval":
+      return intervalFireTimes(schedule, afterMs, count);
+    case "once":
+      return onceFireTimes(schedule, afterMs);
+  }
+}
+
+function intervalFireTimes(schedule: IntervalSchedule, afterMs: number, count: number): number[] {
+  const everyMs = durationMs(schedule.every);
+  if (everyMs <= 0) return [];
+  const anchorMs = schedule.anchor === undefined ? afterMs : Date.parse(schedule.anchor);
+  // The first k >= 0 with anchor + k * every > afterMs: a future anchor is the first fire.
+  const firstIndex = Math.max(0, Math.floor((afterMs - anchorMs) / everyMs) + 1);
+  return Array.from({ length: count }, (_, i) => anchorMs + (firstIndex + i) * everyMs);
+}
+
+function onceFireTimes(schedule: OnceSchedule, afterMs: number): number[] {
+  const atMs =
+    schedule.at !== undefined
+      ? Date.parse(schedule.at)
+      : schedule.delay !== undefined
+        ? afterMs + durationMs(schedule.delay)
+        : Number.NaN;
+  return atMs > afterMs ? [atMs] : [];
 }

@@ -1,14 +1,31 @@
-import { CronExpressionParser } from "cron-parser";
+import { IANAZone } from "luxon";
+import { parseCronCached } from "./cache";
+import { nextMatchingWall } from "./match";
+
+/** Any month/day pattern recurs within one 400-year Gregorian cycle. */
+const CYCLE_START_WALL_MS = Date.UTC(2000, 0, 1);
+const CYCLE_LAST_YEAR = 2399;
 
 /**
  * Problems with a cron expression in a zone, as messages a user can act on; empty when valid.
- * TEMPORARY: replaced by the full engine's validation (src/core/cron/).
+ * An expression whose day and month fields can never coincide is an error, not a silent job.
+ *
+ * @example cronExpressionIssues("0 9 * * MON-FRI", "Europe/Berlin") // []
+ * @example cronExpressionIssues("0 0 30 2 *", "UTC") // ["expression can never fire (e.g. 30 February): ..."]
+ * @example cronExpressionIssues("61 * * JAN FOO", "UTC")
+ * // ["field minute: 61 is out of range 0-59", 'field day-of-week: unknown day name "FOO"']
  */
 export function cronExpressionIssues(expr: string, timezone: string): string[] {
-  try {
-    CronExpressionParser.parse(expr, { tz: timezone });
-    return [];
-  } catch (error) {
-    return [error instanceof Error ? error.message : String(error)];
+  const issues: string[] = [];
+  if (!IANAZone.isValidZone(timezone)) {
+    issues.push(`unknown time zone "${timezone}": use an IANA name such as Europe/Berlin or UTC`);
   }
+  const parsed = parseCronCached(expr);
+  if (!parsed.ok) return [...issues, ...parsed.issues];
+  if (nextMatchingWall(parsed.spec, CYCLE_START_WALL_MS, CYCLE_LAST_YEAR) === null) {
+    issues.push(
+      "expression can never fire (e.g. 30 February): no date matches its day-of-month, month and day-of-week fields",
+    );
+  }
+  return issues;
 }

@@ -1,0 +1,80 @@
+import { IANAZone } from "luxon";
+import { DAY_MS, MINUTE_MS } from "./calendar";
+
+/** UTC offsets of one IANA zone at given instants. */
+export interface ZoneOffsets {
+  offsetMs(atMs: number): number;
+}
+
+/**
+ * How a wall time maps to instants in a zone. Offsets are sampled a day either side, which
+ * assumes at most one transition within two days (true of every zone in the tz database).
+ */
+export type WallResolution =
+  | { readonly kind: "single"; readonly atMs: number; readonly maxOffsetMs: number }
+  /** The wall time does not exist; `shiftedAtMs` is it read with the offset before the gap. */
+  | { readonly kind: "gap"; readonly shiftedAtMs: number; readonly maxOffsetMs: number }
+  /** The wall time occurs twice. */
+  | {
+      readonly kind: "overlap";
+      readonly firstMs: number;
+      readonly secondMs: number;
+      readonly maxOffsetMs: number;
+    };
+
+const UTC_OFFSETS: ZoneOffsets = { offsetMs: () => 0 };
+const UTC_NAMES = new Set(["UTC", "ETC/UTC", "ETC/UCT", "UCT", "ETC/GMT", "GMT", "ETC/ZULU", "ZULU"]);
+const zoneCache = new Map<string, ZoneOffsets>();
+
+/** Offsets for an IANA zone name (cached). Throws on an unknown zone: validate first. */
+export function zoneOffsets(timezone: string): ZoneOffsets {
+  const cached = zoneCache.get(timezone);
+  if (cached) return cached;
+  let zone: ZoneOffsets = UTC_OFFSETS;
+  if (!UTC_NAMES.has(timezone.toUpperCase())) {
+    const iana = IANAZone.create(timezone);
+    if (!iana.isValid) throw new Error(`unknown time zone ${JSON.stringify(timezone)}`);
+    zone = { offsetMs: (atMs) => Math.round(iana.offset(atMs) * MINUTE_MS) };
+  }
+  if (zoneCache.size > 1_000) zoneCache.clear();
+  zoneCache.set(timezone, zone);
+  return zone;
+}
+
+/** The local wall time (see calendar.ts) of an instant. */
+export function wallTimeAt(zone: ZoneOffsets, atMs: number): number {
+  return atMs + zone.offsetMs(atMs);
+}
+
+/** The largest change of offset within a day either side of an instant (0 away from transitions). */
+export function offsetChangeNear(zone: ZoneOffsets, atMs: number): number {
+  return Math.abs(zone.offsetMs(atMs + DAY_MS) - zone.offsetMs(atMs - DAY_MS));
+}
+
+/**
+ * Resolves a wall time to the instants at which it occurs.
+ *
+ * @example resolveWallTime(zoneOffsets("America/New_York"), Date.UTC(2026, 2, 8, 2, 30))
+ * // { kind: "gap", shiftedAtMs: Date.parse("2026-03-08T07:30:00Z"), ... } (02:30 EST = 03:30 EDT)
+ */
+export function resolveWallTime(zone: ZoneOffsets, wallMs: number): WallResolution {
+  const offsetBeforeMs = zone.offsetMs(wallMs - DAY_MS);
+  const offsetAfterMs = zone.offsetMs(wallMs + DAY_MS);
+  const maxOffsetMs = Math.max(offsetBeforeMs, offsetAfterMs);
+  if (offsetBeforeMs === offsetAfterMs) return { kind: "single", atMs: wallMs - offsetBeforeMs, maxOffsetMs };
+  const beforeMs = wallMs - offsetBeforeMs;
+  const afterMs = wallMs - offsetAfterMs;
+  const beforeValid = zone.offsetMs(beforeMs) === offsetBeforeMs;
+  const afterValid = zone.offsetMs(afterMs) === offsetAfterMs;
+  if (beforeValid && afterValid) {
+    return {
+      kind: "overlap",
+      firstMs: Math.min(beforeMs, afterMs),
+      secondMs: Math.max(beforeMs, afterMs),
+      maxOffsetMs,
+    };
+  }
+  if (beforeValid || afterValid)
+    return { kind: "single", atMs: beforeValid ? beforeMs : afterMs, maxOffsetMs };
+  return { kind: "gap", shiftedAtMs: beforeMs, maxOffsetMs };
+}
