@@ -18,6 +18,8 @@ import { migrateShardSchema } from "./shard-schema";
 
 /** How soon unwritten history reaches D1 after a change. */
 const FLUSH_DELAY_MS = 250;
+/** An alarm overdue by more than this, with none armed, was lost (not merely about to run). */
+const ALARM_LOSS_THRESHOLD_MS = 5_000;
 /** A pass that left work behind (bounded batches, backpressure) comes back this soon. */
 const BUSY_RETRY_MS = 50;
 
@@ -41,6 +43,8 @@ export class ShardScheduler extends DurableObject<Env> {
   private faults: ShardFaults = {};
   /** Test hook: the alarm stays lost (nothing re-arms it, the watchdog included) until then. */
   private alarmLostUntilMs = 0;
+  /** While alarm() runs, getAlarm() reports none: the watchdog must not mistake that for a loss. */
+  private alarmRunning = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -116,14 +120,22 @@ export class ShardScheduler extends DurableObject<Env> {
     const nowMs = Date.now();
     const alarmAtMs = await this.ctx.storage.getAlarm();
     const report = watchdogScan(this.sql, nowMs, retentionMs, alarmAtMs);
+    if (this.alarmRunning) return report;
     this.armedAtMs = alarmAtMs;
     await this.armAlarm();
-    report.alarmRearmed = alarmAtMs === null && this.armedAtMs !== null;
+    // A due alarm waiting to run also reads as none: only a timer in the future, or one overdue
+    // by more than a few seconds, proves the alarm was really lost (a pending flush proves nothing).
+    const { timerMs } = this.nextWork();
+    report.alarmRearmed =
+      alarmAtMs === null &&
+      timerMs !== null &&
+      (timerMs > nowMs || timerMs < nowMs - ALARM_LOSS_THRESHOLD_MS);
     return report;
   }
 
   override async alarm(): Promise<void> {
     this.armedAtMs = null;
+    this.alarmRunning = true;
     let busy = false;
     try {
       const summary = await runTick(this.sql, this.tickSettings(), Date.now());
@@ -136,6 +148,7 @@ export class ShardScheduler extends DurableObject<Env> {
       // failures we cannot see (a crash mid-pass).
       console.error(JSON.stringify({ event: "shard_alarm_failed", shard: this.shard, error: String(error) }));
     } finally {
+      this.alarmRunning = false;
       await this.armAlarm(busy ? Date.now() + BUSY_RETRY_MS : undefined);
     }
   }
@@ -184,10 +197,29 @@ export class ShardScheduler extends DurableObject<Env> {
     this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('shard', ?)", shard);
   }
 
-  /** Keeps the alarm at the earliest thing due: a job's fire time, a run's timer, or a flush. */
+  /** Keeps the alarm at the earliest thing due (or sooner: `atLeastBy`). */
   private async armAlarm(atLeastBy?: number): Promise<void> {
     const nowMs = Date.now();
     if (nowMs < this.alarmLostUntilMs) return;
+    const { timerMs, flushPending } = this.nextWork();
+    const candidates = [timerMs, flushPending ? nowMs + FLUSH_DELAY_MS : null, atLeastBy ?? null].filter(
+      (value): value is number => value !== null,
+    );
+    const atMs = candidates.length === 0 ? null : Math.min(...candidates);
+    if (atMs === null) {
+      if (this.armedAtMs !== null) await this.ctx.storage.deleteAlarm();
+      this.armedAtMs = null;
+      return;
+    }
+    if (this.armedAtMs === atMs) return;
+    // An alarm already set earlier stays: it re-arms for the rest when it runs.
+    if (this.armedAtMs !== null && this.armedAtMs <= atMs && this.armedAtMs > nowMs) return;
+    await this.ctx.storage.setAlarm(atMs);
+    this.armedAtMs = atMs;
+  }
+
+  /** The earliest timer (a job's fire time or a run's), and whether history awaits a flush. */
+  private nextWork(): { timerMs: number | null; flushPending: boolean } {
     const row = this.sql
       .exec<{ job_ms: number | null; run_ms: number | null; dirty: number }>(
         `SELECT
@@ -197,22 +229,7 @@ export class ShardScheduler extends DurableObject<Env> {
               OR EXISTS (SELECT 1 FROM jobs WHERE status_dirty = 1)) AS dirty`,
       )
       .one();
-    const candidates = [
-      row.job_ms,
-      row.run_ms,
-      row.dirty ? nowMs + FLUSH_DELAY_MS : null,
-      atLeastBy ?? null,
-    ].filter((value): value is number => value !== null);
-    if (candidates.length === 0) {
-      if (this.armedAtMs !== null) await this.ctx.storage.deleteAlarm();
-      this.armedAtMs = null;
-      return;
-    }
-    const atMs = Math.min(...candidates);
-    if (this.armedAtMs === atMs) return;
-    // An alarm already set earlier stays: it will re-arm for the rest when it runs.
-    if (this.armedAtMs !== null && this.armedAtMs <= atMs && this.armedAtMs > nowMs) return;
-    await this.ctx.storage.setAlarm(atMs);
-    this.armedAtMs = atMs;
+    const timers = [row.job_ms, row.run_ms].filter((value): value is number => value !== null);
+    return { timerMs: timers.length === 0 ? null : Math.min(...timers), flushPending: row.dirty === 1 };
   }
 }

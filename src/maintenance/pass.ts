@@ -71,7 +71,10 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
     );
     for (const report of reports) {
       if (!report) continue;
-      if (report.alarmRearmed) summary.alarmsRearmed += 1;
+      if (report.alarmRearmed) {
+        summary.alarmsRearmed += 1;
+        console.warn(JSON.stringify({ event: "shard_alarm_rearmed", alarm_missing_with_work: true }));
+      }
       summary.missedRunAlerts += report.overdue.length;
       await raiseAlerts(
         env,
