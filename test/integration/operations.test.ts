@@ -1,0 +1,326 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { retryRun, shardOfJob, triggerJob } from "../../src/shard/client";
+import {
+  historyOf,
+  makeJobDue,
+  placeJob,
+  seedTenant,
+  shardRows,
+  snapshot,
+  spec,
+  statesOf,
+  stubFor,
+  targetCalls,
+  targetUrl,
+  uniqueJobId,
+} from "../helpers/scheduling";
+
+const WAIT = { timeout: 20_000, interval: 100 };
+
+interface ShardRun {
+  run_id: string;
+  state: string;
+  kind: string;
+  scheduled_at_ms: number;
+  events_json: string;
+}
+
+async function shardRuns(jobId: string): Promise<ShardRun[]> {
+  return shardRows<ShardRun>(jobId, "SELECT * FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms", jobId);
+}
+
+/** A paused every-second job whose timer sits 5 s in the past, as if it was paused 5 s ago. */
+async function jobPausedFiveSecondsAgo(
+  label: string,
+  misfire: { policy: "fire_now" | "skip" | "catch_up"; max_catch_up?: number },
+) {
+  const jobId = uniqueJobId(label);
+  const anchorMs = Date.now() - 5_000;
+  const jobSpec = spec({
+    schedule: { type: "interval", every: "1s", anchor: new Date(anchorMs).toISOString() },
+    target: { url: targetUrl(`/ok/${jobId}`) },
+    misfire: { policy: misfire.policy, grace: "60s", max_catch_up: misfire.max_catch_up ?? 10 },
+  });
+  await placeJob(snapshot(jobId, jobSpec, 1, "PAUSED"));
+  await makeJobDue(jobId, anchorMs);
+  return { jobId, jobSpec };
+}
+
+describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts", () => {
+  beforeAll(() => seedTenant());
+
+  describe("resume applies the misfire policy to what was missed while paused", () => {
+    it("fire_now fires once, for the most recent missed instant, and records the rest as SKIPPED", async () => {
+      const { jobId, jobSpec } = await jobPausedFiveSecondsAgo("fire-now", { policy: "fire_now" });
+      await placeJob(snapshot(jobId, jobSpec, 2, "ACTIVE"));
+      const runs = await shardRuns(jobId);
+      const fired = runs.filter((run) => run.state !== "SKIPPED");
+      const skipped = runs.filter((run) => run.state === "SKIPPED");
+      expect(runs.length).toBeGreaterThanOrEqual(5);
+      expect(fired).toHaveLength(1);
+      expect(fired[0]!.scheduled_at_ms).toBe(Math.max(...runs.map((run) => run.scheduled_at_ms)));
+      expect(skipped[0]!.events_json).toContain("misfire fire_now");
+      await vi.waitFor(async () => expect(await targetCalls(`/ok/${jobId}`)).not.toHaveLength(0), WAIT);
+      await placeJob(snapshot(jobId, jobSpec, 3, "PAUSED"));
+    });
+
+    it("skip fires none of the missed instants", async () => {
+      const { jobId, jobSpec } = await jobPausedFiveSecondsAgo("skip", { policy: "skip" });
+      const resumedAtMs = Date.now();
+      await placeJob(snapshot(jobId, jobSpec, 2, "ACTIVE"));
+      const runs = await shardRuns(jobId);
+      expect(runs.length).toBeGreaterThanOrEqual(5);
+      expect(runs.every((run) => run.state === "SKIPPED")).toBe(true);
+      await placeJob(snapshot(jobId, jobSpec, 3, "PAUSED"));
+      const calls = await targetCalls(`/ok/${jobId}`);
+      expect(
+        calls.filter((call) => Date.parse(call.headers["edgecron-scheduled-at"]!) <= resumedAtMs),
+      ).toHaveLength(0);
+    });
+
+    it("catch_up fires each missed instant up to max_catch_up, the most recent ones", async () => {
+      const { jobId, jobSpec } = await jobPausedFiveSecondsAgo("catch-up", {
+        policy: "catch_up",
+        max_catch_up: 3,
+      });
+      await placeJob(snapshot(jobId, jobSpec, 2, "ACTIVE"));
+      const runs = await shardRuns(jobId);
+      const fired = runs.filter((run) => run.state !== "SKIPPED");
+      expect(fired).toHaveLength(3);
+      expect(fired.every((run) => run.kind === "catch_up")).toBe(true);
+      const newest = runs.map((run) => run.scheduled_at_ms).slice(-3);
+      expect(fired.map((run) => run.scheduled_at_ms)).toEqual(newest);
+      await vi.waitFor(
+        async () => expect((await targetCalls(`/ok/${jobId}`)).length).toBeGreaterThanOrEqual(3),
+        WAIT,
+      );
+      await placeJob(snapshot(jobId, jobSpec, 3, "PAUSED"));
+    });
+  });
+
+  it("pause stops dispatch within one tick and a message already in flight is refused", async () => {
+    const jobId = uniqueJobId("pause");
+    const jobSpec = spec({
+      schedule: { type: "interval", every: "1h", anchor: new Date(Date.now() + 3_600_000).toISOString() },
+      target: { url: targetUrl(`/ok/${jobId}`) },
+    });
+    await placeJob(snapshot(jobId, jobSpec));
+    const stub = stubFor(jobId);
+    await stub.testSetFaults({ dropDispatches: true });
+    await makeJobDue(jobId);
+    await runDurableObjectAlarm(stub);
+    await stub.testSetFaults({});
+    const [inFlight] = await shardRows<{ run_id: string; fence: number }>(
+      jobId,
+      "SELECT run_id, fence FROM runs WHERE job_id = ?",
+      jobId,
+    );
+    await placeJob(snapshot(jobId, jobSpec, 2, "PAUSED"));
+    const claims = await stub.claimRuns(shardOfJob(env, jobId), [
+      { runId: inFlight!.run_id, fence: inFlight!.fence },
+    ]);
+    expect(claims[0]).toMatchObject({ ok: false, code: "duplicate" });
+    await makeJobDue(jobId);
+    await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now() + 60_000));
+    await runDurableObjectAlarm(stub);
+    const runs = await shardRuns(jobId);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.state).toBe("CANCELLED");
+    expect(runs[0]!.events_json).toContain("job paused");
+    expect(await targetCalls(`/ok/${jobId}`)).toHaveLength(0);
+  });
+
+  it("overlap buffer_one waits for the running instant, skips the next, and never overlaps calls", async () => {
+    const jobId = uniqueJobId("buffer");
+    const jobSpec = spec({
+      schedule: {
+        type: "interval",
+        every: "1s",
+        anchor: new Date(Math.ceil(Date.now() / 1000) * 1000).toISOString(),
+      },
+      target: { url: targetUrl(`/slow/2200/${jobId}`) },
+      overlap: "buffer_one",
+    });
+    await placeJob(snapshot(jobId, jobSpec));
+    await vi.waitFor(
+      async () => expect((await targetCalls(`/slow/2200/${jobId}`)).length).toBeGreaterThanOrEqual(2),
+      {
+        timeout: 15_000,
+        interval: 200,
+      },
+    );
+    await placeJob(snapshot(jobId, jobSpec, 2, "PAUSED"));
+    const runs = await shardRuns(jobId);
+    expect(
+      runs.some((run) => run.state === "SKIPPED" && run.events_json.includes("overlap buffer_one")),
+    ).toBe(true);
+    const calls = await targetCalls(`/slow/2200/${jobId}`);
+    for (let i = 1; i < calls.length; i++) {
+      expect(calls[i]!.receivedAtMs - calls[i - 1]!.receivedAtMs).toBeGreaterThanOrEqual(2_100);
+    }
+  });
+
+  it("backfill runs every instant in the range once, and a repeated backfill adds nothing", async () => {
+    const jobId = uniqueJobId("backfill");
+    const jobSpec = spec({
+      schedule: { type: "cron", expr: "0 * * * *", timezone: "UTC" },
+      target: { url: targetUrl(`/ok/${jobId}`) },
+    });
+    await placeJob(snapshot(jobId, jobSpec));
+    const shard = shardOfJob(env, jobId);
+    const hourMs = 3_600_000;
+    const toMs = Math.floor(Date.now() / hourMs) * hourMs - hourMs;
+    const fromMs = toMs - 4 * hourMs;
+    const first = await stubFor(jobId).backfill(shard, jobId, fromMs, toMs);
+    expect(first).toMatchObject({ ok: true, created: 5, skipped: 0 });
+    const again = await stubFor(jobId).backfill(shard, jobId, fromMs, toMs);
+    expect(again).toMatchObject({ ok: true, created: 0, skipped: 5 });
+    const tooMany = await stubFor(jobId).backfill(shard, jobId, toMs - 2_000 * hourMs, toMs);
+    expect(tooMany).toEqual({ ok: false, code: "too_many_instants" });
+    await vi.waitFor(async () => expect(await targetCalls(`/ok/${jobId}`)).toHaveLength(5), WAIT);
+    const keys = (await targetCalls(`/ok/${jobId}`))
+      .map((call) => call.headers["edgecron-scheduled-at"])
+      .sort();
+    expect(keys).toEqual([0, 1, 2, 3, 4].map((i) => new Date(fromMs + i * hourMs).toISOString()));
+  });
+
+  it("jitter spreads the fire time deterministically within the window", async () => {
+    const jobId = uniqueJobId("jitter");
+    const jobSpec = spec({
+      schedule: { type: "cron", expr: "0 0 * * *", timezone: "UTC" },
+      target: { url: targetUrl(`/ok/${jobId}`) },
+      jitter: "30s",
+    });
+    await placeJob(snapshot(jobId, jobSpec));
+    const [job] = await shardRows<{ next_scheduled_ms: number; next_fire_ms: number }>(
+      jobId,
+      "SELECT next_scheduled_ms, next_fire_ms FROM jobs WHERE job_id = ?",
+      jobId,
+    );
+    const offsetMs = job!.next_fire_ms - job!.next_scheduled_ms;
+    expect(offsetMs).toBeGreaterThanOrEqual(0);
+    expect(offsetMs).toBeLessThan(30_000);
+    await placeJob(snapshot(jobId, jobSpec, 2, "PAUSED"));
+  });
+
+  it("pauses a job after N consecutive dead-lettered runs and raises an alert", async () => {
+    const jobId = uniqueJobId("autopause");
+    const jobSpec = spec({
+      schedule: { type: "interval", every: "1s", anchor: new Date(Date.now()).toISOString() },
+      target: { url: targetUrl(`/status/404/${jobId}`) },
+      pause_after_failures: 2,
+    });
+    const nowMs = Date.now();
+    await env.DB.prepare(
+      `INSERT INTO jobs (id, tenant_id, name, spec_json, status, version, shard, synced_version, created_at_ms, updated_at_ms)
+       VALUES (?, 'ten_scheduling_tests', 'autopause', ?, 'ACTIVE', 1, ?, 1, ?, ?)`,
+    )
+      .bind(jobId, JSON.stringify(jobSpec), shardOfJob(env, jobId), nowMs, nowMs)
+      .run();
+    await placeJob(snapshot(jobId, jobSpec));
+    const row = await vi.waitFor(async () => {
+      const job = await env.DB.prepare("SELECT status, version FROM jobs WHERE id = ?")
+        .bind(jobId)
+        .first<{ status: string; version: number }>();
+      expect(job?.status).toBe("PAUSED");
+      return job!;
+    }, WAIT);
+    expect(row.version).toBe(2);
+    const alert = await vi.waitFor(async () => {
+      const found = await env.DB.prepare(
+        "SELECT kind, message FROM alerts WHERE job_id = ? AND kind = 'paused_after_failures'",
+      )
+        .bind(jobId)
+        .first<{ kind: string; message: string }>();
+      expect(found).not.toBeNull();
+      return found!;
+    }, WAIT);
+    expect(alert.message).toContain("2 consecutive");
+    const deadLettered = (await historyOf(jobId)).filter((run) => run.state === "DEAD_LETTERED");
+    expect(deadLettered.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("raises a missed-run alert for a shard whose alarm was lost, then the watchdog recovers it", async () => {
+    const jobId = uniqueJobId("missed");
+    const jobSpec = spec({
+      schedule: { type: "interval", every: "1h", anchor: new Date(Date.now() + 3_600_000).toISOString() },
+      target: { url: targetUrl(`/ok/${jobId}`) },
+      alert_after: "1m",
+    });
+    await placeJob(snapshot(jobId, jobSpec));
+    const stub = stubFor(jobId);
+    // The instant passed 5 minutes ago and the shard's alarm is gone (nothing re-arms it yet).
+    const missedAtMs = Date.now() - 5 * 60_000;
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.sql.exec(
+        "UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ? WHERE job_id = ?",
+        missedAtMs,
+        missedAtMs,
+        jobId,
+      );
+    });
+    await stub.testDeleteAlarm(0);
+    const summary = await env.MAINTENANCE.getByName("maintenance").runNow();
+    expect(summary.missedRunAlerts).toBeGreaterThanOrEqual(1);
+    expect(summary.alarmsRearmed).toBeGreaterThanOrEqual(1);
+    const alert = await env.DB.prepare("SELECT kind, details_json FROM alerts WHERE job_id = ?")
+      .bind(jobId)
+      .first<{ kind: string; details_json: string }>();
+    expect(alert?.kind).toBe("missed_run");
+    expect(JSON.parse(alert!.details_json).scheduled_at).toBe(new Date(missedAtMs).toISOString());
+    // Recovered: the missed instant fires (late, through the misfire policy), once.
+    await vi.waitFor(async () => expect(await targetCalls(`/ok/${jobId}`)).toHaveLength(1), WAIT);
+    const [run] = await historyOf(jobId);
+    expect(run?.events_json).toContain("misfire fire_now");
+    await placeJob(snapshot(jobId, jobSpec, 2, "PAUSED"));
+  });
+
+  it("triggers a job now with its own idempotency key, and refuses a paused one", async () => {
+    const jobId = uniqueJobId("trigger");
+    const jobSpec = spec({
+      schedule: { type: "cron", expr: "0 0 1 1 *", timezone: "UTC" },
+      target: { url: targetUrl(`/ok/${jobId}`) },
+    });
+    const shard = await placeJob(snapshot(jobId, jobSpec));
+    const result = await triggerJob(env, shard, jobId);
+    expect(result.ok).toBe(true);
+    const [call] = await vi.waitFor(async () => {
+      const calls = await targetCalls(`/ok/${jobId}`);
+      expect(calls).toHaveLength(1);
+      return calls;
+    }, WAIT);
+    expect(call!.headers["idempotency-key"]).toBe(
+      `${jobId}:${new Date(result.ok ? result.scheduledAtMs : 0).toISOString()}`,
+    );
+    await placeJob(snapshot(jobId, jobSpec, 2, "PAUSED"));
+    expect(await triggerJob(env, shard, jobId)).toEqual({ ok: false, code: "job_not_active" });
+    expect(await triggerJob(env, shard, "job_missing")).toEqual({ ok: false, code: "job_not_found" });
+  });
+
+  it("manually retries a dead-lettered run: a new attempt with the same idempotency key", async () => {
+    const jobId = uniqueJobId("manual");
+    const jobSpec = spec({
+      schedule: { type: "once", at: new Date(Date.now() - 100).toISOString() },
+      target: { url: targetUrl(`/flaky/1/${jobId}`) },
+      retry: { max_attempts: 1 },
+    });
+    const shard = await placeJob(snapshot(jobId, jobSpec));
+    const dead = await vi.waitFor(async () => {
+      const [run] = await historyOf(jobId);
+      expect(run?.state).toBe("DEAD_LETTERED");
+      return run!;
+    }, WAIT);
+    expect(await retryRun(env, shard, dead.id)).toEqual({ ok: true, runId: dead.id, attempt: 2 });
+    const done = await vi.waitFor(async () => {
+      const [run] = await historyOf(jobId);
+      expect(run?.state).toBe("SUCCEEDED");
+      return run!;
+    }, WAIT);
+    expect(statesOf(done)).toContain("DEAD_LETTERED");
+    const calls = await targetCalls(`/flaky/1/${jobId}`);
+    expect(calls.map((call) => call.headers["edgecron-attempt"])).toEqual(["1", "2"]);
+    expect(calls[0]!.headers["idempotency-key"]).toBe(calls[1]!.headers["idempotency-key"]);
+    expect(await retryRun(env, shard, dead.id)).toEqual({ ok: false, code: "run_not_retryable" });
+  });
+});
