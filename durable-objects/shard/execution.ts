@@ -61,6 +61,7 @@ export function claimRun(sql: SqlStorage, claim: ClaimRequest, nowMs: number): C
     idempotencyKey: `${run.job_id}:${new Date(run.scheduled_at_ms).toISOString()}`,
     target: spec.target,
     timeoutMs,
+    latenessMs: Math.max(0, nowMs - run.fire_at_ms),
     retryOnStatus: spec.retry.retry_on_status,
   };
 }

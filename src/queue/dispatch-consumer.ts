@@ -4,6 +4,7 @@
 import type { TargetOutcome } from "../core/outcome";
 import { shardStub } from "../shard/client";
 import type { ClaimResult, DispatchMessage, OutcomeReport } from "../shard/protocol";
+import { recordDispatch, recordOutcome } from "./metrics";
 import { runPool } from "./pool";
 import { callTarget } from "./target-call";
 import { tenantSecrets } from "./tenant-secrets";
@@ -36,6 +37,7 @@ export async function handleDispatchBatch(
     Date.now(),
   );
   const allowPrivate = env.ALLOW_PRIVATE_TARGETS === "true";
+  for (const run of claimed) recordDispatch(env.ANALYTICS, pointOf(run));
   const outcomes = await runPool(claimed, TARGET_CONCURRENCY, (run) =>
     callTarget({
       target: run.target,
@@ -52,6 +54,7 @@ export async function handleDispatchBatch(
     }),
   );
   const reports = claimed.map((run, index) => ({ run, outcome: settledOutcome(outcomes[index]) }));
+  for (const { run, outcome } of reports) recordOutcome(env.ANALYTICS, { ...pointOf(run), outcome });
   await reportAll(reports, env, ctx);
 }
 
@@ -68,7 +71,7 @@ async function dropKnownDone(messages: readonly Message<DispatchMessage>[], env:
 }
 
 async function claimAll(messages: Message<DispatchMessage>[], env: Env): Promise<Claimed[]> {
-  const byShard = groupByShard(messages);
+  const byShard = groupBy(messages, (message) => message.body.shard);
   const claimed: Claimed[] = [];
   await Promise.all(
     [...byShard].map(async ([shard, group]) => {
@@ -147,12 +150,15 @@ async function withRetries<T>(call: () => Promise<T>, attempts = 3): Promise<T> 
   throw lastError;
 }
 
-function groupByShard(messages: Message<DispatchMessage>[]): Map<number, Message<DispatchMessage>[]> {
-  const byShard = new Map<number, Message<DispatchMessage>[]>();
-  for (const message of messages) {
-    byShard.set(message.body.shard, [...(byShard.get(message.body.shard) ?? []), message]);
+function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
   }
-  return byShard;
+  return groups;
 }
 
 function settledOutcome(
@@ -166,4 +172,8 @@ function settledOutcome(
       : { kind: "retryable", status: null, error: String(result.reason), retryAfterMs: null, durationMs: 0 };
   }
   return result as TargetOutcome;
+}
+
+function pointOf(run: Claimed) {
+  return { tenantId: run.tenantId, jobId: run.jobId, attempt: run.attempt, latenessMs: run.latenessMs };
 }

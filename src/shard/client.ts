@@ -24,7 +24,9 @@ export async function pushJobs(env: Env, jobs: ShardJob[]): Promise<Set<string>>
   const byShard = new Map<number, ShardJob[]>();
   for (const job of jobs) {
     const shard = shardOfJob(env, job.jobId);
-    byShard.set(shard, [...(byShard.get(shard) ?? []), job]);
+    const group = byShard.get(shard);
+    if (group) group.push(job);
+    else byShard.set(shard, [job]);
   }
   const confirmed = new Set<string>();
   await Promise.all(

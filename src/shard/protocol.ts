@@ -71,6 +71,8 @@ export type ClaimResult =
       idempotencyKey: string;
       target: JobSpec["target"];
       timeoutMs: number;
+      /** Claim time minus the instant's fire time: the trigger lateness of this attempt. */
+      latenessMs: number;
       /** 4xx statuses the job retries anyway (classification happens in the consumer). */
       retryOnStatus: number[];
     }
