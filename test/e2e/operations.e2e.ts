@@ -1,0 +1,153 @@
+// Operations through a real `wrangler dev`: pause/resume of every-second jobs under each misfire
+// policy, and a shard whose alarm is lost raising a missed-run alert before the watchdog heals it.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ADMIN_TOKEN,
+  apiClient,
+  type ReceivedCall,
+  removeState,
+  type SchedulerProcess,
+  startScheduler,
+  startTarget,
+  type TargetServer,
+  waitUntil,
+} from "./harness";
+
+interface Job {
+  id: string;
+  shard: number;
+}
+interface Run {
+  state: string;
+  kind: string;
+  scheduled_at: string;
+  events: { state: string; reason: string }[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("e2e: operations", () => {
+  let server: SchedulerProcess;
+  let target: TargetServer;
+  let api: ReturnType<typeof apiClient>;
+  let admin: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    target = await startTarget();
+    server = await startScheduler({ vars: { EDGECRON_TEST_HOOKS: "1", MAINTENANCE_INTERVAL_MS: "1000" } });
+    admin = apiClient(server.baseUrl, ADMIN_TOKEN);
+    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "e2e-operations" });
+    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
+    api = apiClient(server.baseUrl, key.body.key);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await target?.close();
+    if (server) removeState(server.stateDir);
+  });
+
+  const callsOf = (jobId: string): ReceivedCall[] =>
+    target.calls.filter((call) => call.headers["edgecron-job-id"] === jobId);
+
+  it("an every-second job paused for 5 s fires once more under fire_now, never under skip, each missed second under catch_up", async () => {
+    const policies = ["fire_now", "skip", "catch_up"] as const;
+    const jobs: Record<string, Job> = {};
+    for (const policy of policies) {
+      const res = await api<Job>("POST", "/v1/jobs", {
+        name: `pause-${policy}`,
+        schedule: { type: "cron", expr: "* * * * * *", timezone: "UTC" },
+        target: { url: `${target.url}/pause/${policy}` },
+        misfire: { policy, grace: "60s", max_catch_up: 10 },
+      });
+      expect(res.status).toBe(201);
+      jobs[policy] = res.body;
+    }
+    await waitUntil(() => policies.every((policy) => callsOf(jobs[policy]!.id).length >= 2), {
+      what: "first fires",
+    });
+    for (const policy of policies)
+      expect((await api("POST", `/v1/jobs/${jobs[policy]!.id}/pause`)).status).toBe(200);
+    const pausedAtMs = Date.now();
+    await sleep(5_000);
+    for (const policy of policies)
+      expect((await api("POST", `/v1/jobs/${jobs[policy]!.id}/resume`)).status).toBe(200);
+    const resumedAtMs = Date.now();
+    await sleep(2_500);
+    for (const policy of policies) await api("POST", `/v1/jobs/${jobs[policy]!.id}/pause`);
+    await sleep(1_000);
+
+    const missedFired = async (policy: string) => {
+      const runs = await api<{ data: Run[] }>("GET", `/v1/jobs/${jobs[policy]!.id}/runs?limit=100`);
+      const missed = runs.body.data.filter((run) => {
+        const atMs = Date.parse(run.scheduled_at);
+        return atMs > pausedAtMs && atMs <= resumedAtMs - 1_000;
+      });
+      return {
+        fired: missed.filter((run) => run.state !== "SKIPPED" && run.state !== "CANCELLED"),
+        skipped: missed.filter((run) => run.state === "SKIPPED"),
+      };
+    };
+    const fireNow = await missedFired("fire_now");
+    const skip = await missedFired("skip");
+    const catchUp = await missedFired("catch_up");
+    console.log(
+      `[e2e] missed instants fired: fire_now=${fireNow.fired.length} skip=${skip.fired.length} catch_up=${catchUp.fired.length}`,
+    );
+    expect(fireNow.fired.length).toBeLessThanOrEqual(1);
+    expect(fireNow.fired.length + fireNow.skipped.length).toBeGreaterThanOrEqual(3);
+    expect(skip.fired).toHaveLength(0);
+    expect(skip.skipped.length).toBeGreaterThanOrEqual(3);
+    expect(catchUp.skipped).toHaveLength(0);
+    expect(catchUp.fired.length).toBeGreaterThanOrEqual(4);
+    expect(catchUp.fired.length).toBeLessThanOrEqual(6);
+    // fire_now fired exactly one late run for the whole pause (the most recent missed instant).
+    const lateFireNow = callsOf(jobs.fire_now!.id).filter(
+      (call) =>
+        Date.parse(String(call.headers["edgecron-scheduled-at"])) < resumedAtMs - 1_000 &&
+        call.receivedAtMs >= resumedAtMs - 200,
+    );
+    expect(lateFireNow).toHaveLength(1);
+    const lateSkip = callsOf(jobs.skip!.id).filter(
+      (call) =>
+        Date.parse(String(call.headers["edgecron-scheduled-at"])) < resumedAtMs - 1_000 &&
+        call.receivedAtMs >= resumedAtMs - 200,
+    );
+    expect(lateSkip).toHaveLength(0);
+  });
+
+  it("a shard whose alarm is lost raises a missed-run alert, then the watchdog recovers the job", async () => {
+    const res = await api<Job>("POST", "/v1/jobs", {
+      name: "lost-alarm",
+      schedule: { type: "cron", expr: "* * * * * *", timezone: "UTC" },
+      target: { url: `${target.url}/lost-alarm` },
+      alert_after: "2s",
+    });
+    expect(res.status).toBe(201);
+    const job = res.body;
+    await waitUntil(() => callsOf(job.id).length >= 1, { what: "first fire" });
+    const hook = await fetch(`${server.baseUrl}/__test/shards/${job.shard}/delete-alarm?lost_for_ms=5000`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(hook.status).toBe(200);
+    const lostAtMs = Date.now();
+    const alert = await waitUntil(
+      async () => {
+        const alerts = await api<{ data: { kind: string; job_id: string; created_at: string }[] }>(
+          "GET",
+          "/v1/alerts",
+        );
+        return alerts.body.data.find((found) => found.kind === "missed_run" && found.job_id === job.id);
+      },
+      { timeoutMs: 20_000, what: "a missed_run alert" },
+    );
+    console.log(
+      `[e2e] missed-run alert ${Date.parse(alert.created_at) - lostAtMs} ms after the alarm was lost`,
+    );
+    await waitUntil(() => callsOf(job.id).some((call) => call.receivedAtMs > Date.parse(alert.created_at)), {
+      timeoutMs: 20_000,
+      what: "the job to fire again after the watchdog",
+    });
+    await api("POST", `/v1/jobs/${job.id}/pause`);
+  });
+});
