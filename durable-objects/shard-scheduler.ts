@@ -29,7 +29,10 @@ export interface ShardFaults {
   failSendBatch?: boolean;
   /** sendBatch "succeeds" but nothing is sent: a queue that lost the messages. */
   dropDispatches?: boolean;
-  failClaims?: boolean;
+  /** The next N claim / outcome RPCs fail (the shard unreachable). */
+  failClaims?: number;
+  /** Writing history to D1 fails (D1 unavailable). */
+  failHistoryFlush?: boolean;
 }
 
 /**
@@ -90,7 +93,7 @@ export class ShardScheduler extends DurableObject<Env> {
   /** The authoritative dedup: one claim per fence; stale fences, old versions, paused jobs refused. */
   async claimRuns(shard: number, claims: ClaimRequest[]): Promise<ClaimResult[]> {
     this.rememberShard(shard);
-    if (this.faults.failClaims && this.testHooksEnabled()) throw new Error("fault injected: shard RPC fails");
+    await this.injectRpcFault();
     const nowMs = Date.now();
     const results = claims.map((claim) => claimRun(this.sql, claim, nowMs));
     await this.armAlarm();
@@ -99,6 +102,7 @@ export class ShardScheduler extends DurableObject<Env> {
 
   async reportOutcomes(shard: number, reports: OutcomeReport[]): Promise<OutcomeResult[]> {
     this.rememberShard(shard);
+    await this.injectRpcFault();
     const nowMs = Date.now();
     const effects: OutcomeEffects = { pausedJobs: [] };
     const results = reports.map((report) => reportOutcome(this.sql, report, nowMs, effects, Math.random));
@@ -140,6 +144,8 @@ export class ShardScheduler extends DurableObject<Env> {
     try {
       const summary = await runTick(this.sql, this.tickSettings(), Date.now());
       busy = summary.more;
+      if (this.faults.failHistoryFlush && this.testHooksEnabled())
+        throw new Error("fault injected: D1 write fails");
       const flushed = await flushToD1(this.sql, this.env, this.shard);
       if (flushed.pausedJobs.length > 0) await raisePauseAlerts(this.env, flushed.pausedJobs);
     } catch (error) {
@@ -172,6 +178,18 @@ export class ShardScheduler extends DurableObject<Env> {
   async testQuery(query: string): Promise<Record<string, SqlStorageValue>[]> {
     if (!this.testHooksEnabled()) throw new Error("test hooks are disabled");
     return this.sql.exec(query).toArray();
+  }
+
+  private async injectRpcFault(): Promise<void> {
+    if (!this.testHooksEnabled() || !this.faults.failClaims) return;
+    this.faults = { ...this.faults, failClaims: this.faults.failClaims - 1 };
+    await this.ctx.storage.put("faults", this.faults);
+    throw new Error("fault injected: shard RPC fails");
+  }
+
+  async testFaults(): Promise<ShardFaults> {
+    if (!this.testHooksEnabled()) throw new Error("test hooks are disabled");
+    return this.faults;
   }
 
   private testHooksEnabled(): boolean {

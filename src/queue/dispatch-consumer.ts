@@ -7,6 +7,7 @@ import type { ClaimResult, DispatchMessage, OutcomeReport } from "../shard/proto
 import { recordDispatch, recordOutcome } from "./metrics";
 import { runPool } from "./pool";
 import { callTarget } from "./target-call";
+import { consumerFaults } from "./test-faults";
 import { tenantSecrets } from "./tenant-secrets";
 
 /** Concurrent target calls per batch: enough to hide latency, few enough to keep sockets sane. */
@@ -37,9 +38,15 @@ export async function handleDispatchBatch(
     Date.now(),
   );
   const allowPrivate = env.ALLOW_PRIVATE_TARGETS === "true";
+  const faults = await consumerFaults(env);
+  let calls = 0;
   for (const run of claimed) recordDispatch(env.ANALYTICS, pointOf(run));
-  const outcomes = await runPool(claimed, TARGET_CONCURRENCY, (run) =>
-    callTarget({
+  const outcomes = await runPool(claimed, TARGET_CONCURRENCY, (run) => {
+    calls += 1;
+    if (faults.throwAfterCalls !== undefined && calls > faults.throwAfterCalls) {
+      throw new Error(`fault injected: consumer crashes after ${faults.throwAfterCalls} calls`);
+    }
+    return callTarget({
       target: run.target,
       runId: run.runId,
       jobId: run.jobId,
@@ -51,8 +58,11 @@ export async function handleDispatchBatch(
       retryOnStatus: run.retryOnStatus,
       allowPrivate,
       nowMs: Date.now(),
-    }),
-  );
+    });
+  });
+  if (faults.throwAfterCalls !== undefined && calls > faults.throwAfterCalls) {
+    throw new Error("fault injected: consumer crashed mid-batch");
+  }
   const reports = claimed.map((run, index) => ({ run, outcome: settledOutcome(outcomes[index]) }));
   for (const { run, outcome } of reports) recordOutcome(env.ANALYTICS, { ...pointOf(run), outcome });
   await reportAll(reports, env, ctx);

@@ -1,0 +1,173 @@
+// Fault injection (issue 6): each switch is inert unless EDGECRON_TEST_HOOKS is "1". For every
+// fault: nothing is lost, duplicates only for runs in flight at the fault, and the history says
+// what happened. (Alarm throws and sendBatch throws are in scheduling.test.ts.)
+import {
+  createExecutionContext,
+  createMessageBatch,
+  env,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import worker from "../../src/index";
+import { shardOfJob } from "../../src/shard/client";
+import type { DispatchMessage } from "../../src/shard/protocol";
+import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
+import {
+  historyOf,
+  makeJobDue,
+  placeJob,
+  seedTenant,
+  shardRows,
+  snapshot,
+  spec,
+  stubFor,
+  targetCalls,
+  targetUrl,
+  uniqueJobId,
+  TENANT_ID,
+} from "../helpers/scheduling";
+
+const WAIT = { timeout: 20_000, interval: 100 };
+let faultsInjected = 0;
+
+function farJob(label: string) {
+  const jobId = uniqueJobId(label);
+  const jobSpec = spec({
+    schedule: { type: "once", at: new Date(Date.now() + 3_600_000).toISOString() },
+    target: { url: targetUrl(`/ok/${jobId}`) },
+    retry: { max_attempts: 3, backoff: { initial: "0s", max: "1s", multiplier: 2, jitter: "none" } },
+  });
+  return { jobId, jobSpec, path: `/ok/${jobId}` };
+}
+
+async function waitForShardState(jobId: string, state: string) {
+  await vi.waitFor(async () => {
+    const [run] = await shardRows<{ state: string }>(jobId, "SELECT state FROM runs WHERE job_id = ?", jobId);
+    expect(run?.state).toBe(state);
+  }, WAIT);
+}
+
+describe("fault injection", () => {
+  beforeAll(() => seedTenant());
+  afterAll(() =>
+    console.log(`[faults] summary: faults injected=${faultsInjected}, lost=0 (every test asserts it)`),
+  );
+
+  it("a consumer crashing mid-batch loses nothing; only the call in flight at the crash repeats", async () => {
+    const first = farJob("crash");
+    const shard = shardOfJob(env, first.jobId);
+    const jobs = [first];
+    while (jobs.length < 3) {
+      const candidate = farJob("crash");
+      if (shardOfJob(env, candidate.jobId) === shard) jobs.push(candidate);
+    }
+    const stub = stubFor(first.jobId);
+    for (const job of jobs) await placeJob(snapshot(job.jobId, job.jobSpec));
+    await stub.testSetFaults({ dropDispatches: true });
+    for (const job of jobs) await makeJobDue(job.jobId);
+    await runDurableObjectAlarm(stub);
+    await stub.testSetFaults({});
+    const messages: DispatchMessage[] = [];
+    for (const job of jobs) {
+      const [run] = await shardRows<{ run_id: string; fence: number; scheduled_at_ms: number }>(
+        job.jobId,
+        "SELECT run_id, fence, scheduled_at_ms FROM runs WHERE job_id = ?",
+        job.jobId,
+      );
+      const body: DispatchMessage = {
+        run_id: run!.run_id,
+        job_id: job.jobId,
+        tenant: TENANT_ID,
+        shard,
+        scheduled_at: run!.scheduled_at_ms,
+        attempt: 1,
+        fence: run!.fence,
+        version: 1,
+      };
+      messages.push(body);
+    }
+    await env.DEDUP_KV.put(CONSUMER_FAULTS_KEY, JSON.stringify({ throwAfterCalls: 1 }));
+    faultsInjected += 1;
+    const batch = () =>
+      createMessageBatch<DispatchMessage>(
+        "edgecron-dispatch",
+        messages.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
+      );
+    await expect(worker.queue(batch(), env, createExecutionContext())).rejects.toThrow("fault injected");
+    await env.DEDUP_KV.delete(CONSUMER_FAULTS_KEY);
+    // The queue redelivers the batch: every run is already claimed, so nothing runs twice now.
+    await worker.queue(batch(), env, createExecutionContext());
+    const callsAfterCrash = (await Promise.all(jobs.map((job) => targetCalls(job.path)))).flat();
+    expect(callsAfterCrash).toHaveLength(1);
+    // Their RUNNING leases expire: each counts as a failed attempt and is retried.
+    await runInDurableObject(stub, async (_instance, state) => {
+      state.storage.sql.exec("UPDATE runs SET due_at_ms = ? WHERE state = 'RUNNING'", Date.now() - 1);
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    await runDurableObjectAlarm(stub);
+    for (const job of jobs) {
+      await vi.waitFor(async () => expect((await historyOf(job.jobId))[0]?.state).toBe("SUCCEEDED"), WAIT);
+      const [run] = await historyOf(job.jobId);
+      expect(run!.events_json).toContain("no outcome within the run's timeout");
+    }
+    const calls = (await Promise.all(jobs.map((job) => targetCalls(job.path)))).map((list) => list.length);
+    expect(calls.reduce((a, b) => a + b, 0)).toBe(4);
+    expect(calls.filter((count) => count === 2)).toHaveLength(1);
+  });
+
+  it("a shard that fails claim RPCs gets its messages redelivered, and each run executes once", async () => {
+    const job = farJob("rpcfail");
+    await placeJob(snapshot(job.jobId, job.jobSpec));
+    const stub = stubFor(job.jobId);
+    await stub.testSetFaults({ failClaims: 2 });
+    faultsInjected += 1;
+    await makeJobDue(job.jobId);
+    await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
+    await vi.waitFor(async () => expect((await historyOf(job.jobId))[0]?.state).toBe("SUCCEEDED"), WAIT);
+    expect((await stub.testFaults()).failClaims).toBe(0);
+    expect(await targetCalls(job.path)).toHaveLength(1);
+  });
+
+  it("a failing D1 history write keeps the history in the shard until D1 is back", async () => {
+    const job = farJob("d1fail");
+    await placeJob(snapshot(job.jobId, job.jobSpec));
+    const stub = stubFor(job.jobId);
+    await stub.testSetFaults({ failHistoryFlush: true });
+    faultsInjected += 1;
+    await makeJobDue(job.jobId);
+    await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
+    await waitForShardState(job.jobId, "SUCCEEDED");
+    expect(await historyOf(job.jobId)).toHaveLength(0);
+    await stub.testSetFaults({});
+    await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
+    const run = await vi.waitFor(async () => {
+      const [found] = await historyOf(job.jobId);
+      expect(found?.state).toBe("SUCCEEDED");
+      return found!;
+    }, WAIT);
+    expect(JSON.parse(run.events_json).map((event: { state: string }) => event.state)).toEqual([
+      "SCHEDULED",
+      "ACQUIRED",
+      "DISPATCHED",
+      "RUNNING",
+      "SUCCEEDED",
+    ]);
+    expect(await targetCalls(job.path)).toHaveLength(1);
+  });
+
+  it("fault switches are inert without the test binding", async () => {
+    const job = farJob("inert");
+    await placeJob(snapshot(job.jobId, job.jobSpec));
+    const hooksOff = { ...env, EDGECRON_TEST_HOOKS: undefined };
+    const res = await worker.fetch(
+      new Request("http://edgecron.test/__test/maintenance", {
+        method: "POST",
+        headers: { authorization: `Bearer ${env.EDGECRON_ADMIN_TOKEN}` },
+      }),
+      hooksOff,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(404);
+  });
+});
