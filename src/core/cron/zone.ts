@@ -1,5 +1,5 @@
 import { IANAZone } from "luxon";
-import { DAY_MS, MINUTE_MS } from "./calendar";
+import { DAY_MS, MINUTE_MS, SECOND_MS } from "./calendar";
 
 /** UTC offsets of one IANA zone at given instants. */
 export interface ZoneOffsets {
@@ -34,11 +34,58 @@ export function zoneOffsets(timezone: string): ZoneOffsets {
   if (!UTC_NAMES.has(timezone.toUpperCase())) {
     const iana = IANAZone.create(timezone);
     if (!iana.isValid) throw new Error(`unknown time zone ${JSON.stringify(timezone)}`);
-    zone = { offsetMs: (atMs) => Math.round(iana.offset(atMs) * MINUTE_MS) };
+    zone = memoizedOffsets((atMs) => Math.round(iana.offset(atMs) * MINUTE_MS));
   }
   if (zoneCache.size > 1_000) zoneCache.clear();
   zoneCache.set(timezone, zone);
   return zone;
+}
+
+/** What one day-long bucket of time holds: one offset, or one transition between two. */
+interface Bucket {
+  readonly beforeMs: number;
+  readonly afterMs: number;
+  /** First instant (whole second) with `afterMs`; Infinity when the offset is constant. */
+  readonly transitionAtMs: number;
+}
+
+const MAX_BUCKETS_PER_ZONE = 4_096;
+
+/**
+ * Offsets through a cache of day-long buckets: asking Intl (through luxon) costs ~20 us a call and
+ * the alarm tick asks several times per fire. A bucket whose ends share an offset is constant
+ * (the tz database never changes twice within a day); otherwise its transition is found once by
+ * bisection to the second.
+ */
+function memoizedOffsets(offsetAt: (atMs: number) => number): ZoneOffsets {
+  const buckets = new Map<number, Bucket>();
+  const load = (index: number): Bucket => {
+    const startMs = index * DAY_MS;
+    const beforeMs = offsetAt(startMs);
+    const afterMs = offsetAt(startMs + DAY_MS - SECOND_MS);
+    let transitionAtMs = Number.POSITIVE_INFINITY;
+    if (beforeMs !== afterMs) {
+      let lowMs = startMs; // offset here is beforeMs
+      let highMs = startMs + DAY_MS - SECOND_MS; // offset here is afterMs
+      while (highMs - lowMs > SECOND_MS) {
+        const midMs = lowMs + Math.floor((highMs - lowMs) / 2 / SECOND_MS) * SECOND_MS;
+        if (offsetAt(midMs) === beforeMs) lowMs = midMs;
+        else highMs = midMs;
+      }
+      transitionAtMs = highMs;
+    }
+    if (buckets.size >= MAX_BUCKETS_PER_ZONE) buckets.clear();
+    const bucket = { beforeMs, afterMs, transitionAtMs };
+    buckets.set(index, bucket);
+    return bucket;
+  };
+  return {
+    offsetMs(atMs) {
+      const index = Math.floor(atMs / DAY_MS);
+      const bucket = buckets.get(index) ?? load(index);
+      return atMs < bucket.transitionAtMs ? bucket.beforeMs : bucket.afterMs;
+    },
+  };
 }
 
 /** The local wall time (see calendar.ts) of an instant. */
