@@ -43,9 +43,9 @@ export function zoneOffsets(timezone: string): ZoneOffsets {
 
 /** What one day-long bucket of time holds: one offset, or one transition between two. */
 interface Bucket {
-  readonly beforeMs: number;
-  readonly afterMs: number;
-  /** First instant (whole second) with `afterMs`; Infinity when the offset is constant. */
+  readonly offsetBeforeMs: number;
+  readonly offsetAfterMs: number;
+  /** First instant (whole second) with `offsetAfterMs`; Infinity when the offset is constant. */
   readonly transitionAtMs: number;
 }
 
@@ -61,31 +61,34 @@ function memoizedOffsets(offsetAt: (atMs: number) => number): ZoneOffsets {
   const buckets = new Map<number, Bucket>();
   const load = (index: number): Bucket => {
     const startMs = index * DAY_MS;
-    const beforeMs = offsetAt(startMs);
-    const afterMs = offsetAt(startMs + DAY_MS - SECOND_MS);
-    let transitionAtMs = Number.POSITIVE_INFINITY;
-    if (beforeMs !== afterMs) {
-      let lowMs = startMs; // offset here is beforeMs
-      let highMs = startMs + DAY_MS - SECOND_MS; // offset here is afterMs
-      while (highMs - lowMs > SECOND_MS) {
-        const midMs = lowMs + Math.floor((highMs - lowMs) / 2 / SECOND_MS) * SECOND_MS;
-        if (offsetAt(midMs) === beforeMs) lowMs = midMs;
-        else highMs = midMs;
-      }
-      transitionAtMs = highMs;
-    }
+    const endMs = startMs + DAY_MS - SECOND_MS;
+    const bucket = bucketBetween(offsetAt, startMs, endMs);
     if (buckets.size >= MAX_BUCKETS_PER_ZONE) buckets.clear();
-    const bucket = { beforeMs, afterMs, transitionAtMs };
     buckets.set(index, bucket);
     return bucket;
   };
   return {
     offsetMs(atMs) {
-      const index = Math.floor(atMs / DAY_MS);
-      const bucket = buckets.get(index) ?? load(index);
-      return atMs < bucket.transitionAtMs ? bucket.beforeMs : bucket.afterMs;
+      const bucket = buckets.get(Math.floor(atMs / DAY_MS)) ?? load(Math.floor(atMs / DAY_MS));
+      return atMs < bucket.transitionAtMs ? bucket.offsetBeforeMs : bucket.offsetAfterMs;
     },
   };
+}
+
+function bucketBetween(offsetAt: (atMs: number) => number, startMs: number, endMs: number): Bucket {
+  const offsetBeforeMs = offsetAt(startMs);
+  const offsetAfterMs = offsetAt(endMs);
+  if (offsetBeforeMs === offsetAfterMs) {
+    return { offsetBeforeMs, offsetAfterMs, transitionAtMs: Number.POSITIVE_INFINITY };
+  }
+  let lowMs = startMs; // still offsetBeforeMs here
+  let highMs = endMs; // already offsetAfterMs here
+  while (highMs - lowMs > SECOND_MS) {
+    const midMs = lowMs + Math.floor((highMs - lowMs) / 2 / SECOND_MS) * SECOND_MS;
+    if (offsetAt(midMs) === offsetBeforeMs) lowMs = midMs;
+    else highMs = midMs;
+  }
+  return { offsetBeforeMs, offsetAfterMs, transitionAtMs: highMs };
 }
 
 /** The local wall time (see calendar.ts) of an instant. */
