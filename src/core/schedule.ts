@@ -19,6 +19,8 @@ import type { IntervalSchedule, OnceSchedule, Schedule } from "./job-spec";
  *   Date.parse("2026-01-01T00:20:00Z"), 1) // [Date.parse("2026-01-01T00:30:00Z")]
  */
 export function nextFireTimes(schedule: Schedule, afterMs: number, count: number): number[] {
+  if (!Number.isFinite(afterMs))
+    throw new RangeError(`nextFireTimes: afterMs must be finite, got ${afterMs}`);
   if (count <= 0) return [];
   switch (schedule.type) {
     case "cron":

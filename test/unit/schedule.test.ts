@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { cronExpressionIssues } from "../../src/core/cron/validate";
+import { IANAZone } from "luxon";
+import { cronExpressionIssues, isWildcardHourCron } from "../../src/core/cron/validate";
+import { zoneOffsets } from "../../src/core/cron/zone";
 import { type DstPolicy, scheduleSchema } from "../../src/core/job-spec";
 import { nextFireTimes } from "../../src/core/schedule";
 
@@ -375,6 +377,47 @@ describe("cronExpressionIssues", () => {
   });
 });
 
+describe("isWildcardHourCron", () => {
+  it.each([
+    ["* * * * *", true],
+    ["0 */2 * * *", true],
+    ["@hourly", true],
+    ["0 0-23 * * *", false],
+    ["0 9 * * *", false],
+    ["@daily", false],
+    ["not cron", false],
+  ])("%s -> %s", (expr, expected) => {
+    expect(isWildcardHourCron(expr)).toBe(expected);
+  });
+});
+
+describe("zoneOffsets (cached per day, transitions found by bisection)", () => {
+  it.each([
+    "America/New_York",
+    "Australia/Lord_Howe",
+    "America/Santiago",
+    "Antarctica/Troll",
+    "Pacific/Apia",
+  ])("agrees with luxon in %s", (timezone) => {
+    const iana = IANAZone.create(timezone);
+    const cached = zoneOffsets(timezone);
+    const startMs = Date.parse(timezone === "Pacific/Apia" ? "2011-01-01T00:00:00Z" : "2026-01-01T00:00:00Z");
+    const mismatches: string[] = [];
+    // A step of 97 minutes (plus a second) lands on every minute-of-day phase over the year.
+    for (let atMs = startMs; atMs < startMs + 366 * 86_400_000; atMs += 97 * 60_000 + 1_000) {
+      if (cached.offsetMs(atMs) !== iana.offset(atMs) * 60_000) mismatches.push(new Date(atMs).toISOString());
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it("switches offset exactly at the transition instant", () => {
+    const newYork = zoneOffsets("America/New_York");
+    const springMs = Date.parse("2026-03-08T07:00:00Z");
+    expect(newYork.offsetMs(springMs - 1)).toBe(-5 * 3_600_000);
+    expect(newYork.offsetMs(springMs)).toBe(-4 * 3_600_000);
+  });
+});
+
 describe("nextFireTimes for interval schedules", () => {
   const at = (iso: string) => Date.parse(iso);
 
@@ -425,6 +468,10 @@ describe("nextFireTimes for one-shot schedules", () => {
     expect(nextFireTimes({ type: "once", delay: "2h" }, at("2026-01-01T00:00:00Z"), 1)).toEqual([
       at("2026-01-01T02:00:00Z"),
     ]);
+  });
+
+  it("rejects a non-finite afterMs (a caller bug) instead of returning NaN times", () => {
+    expect(() => nextFireTimes({ type: "once", delay: "2h" }, Number.NaN, 1)).toThrow(RangeError);
   });
 
   it("returns nothing for a count of 0", () => {

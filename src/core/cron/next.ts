@@ -30,7 +30,8 @@ export function cronFireTimes(
 ): number[] {
   if (count <= 0) return [];
   const zone = zoneOffsets(timezone);
-  const mode = spec.wildcardHour ? "elapsed" : (policy ?? DEFAULT_DST_POLICY);
+  // Stored specs may omit a default; the schema fills both fields but rows can predate that.
+  const mode = spec.wildcardHour ? "elapsed" : { ...DEFAULT_DST_POLICY, ...policy };
   // Start early enough to see wall times before `afterMs`'s own that still fire after it.
   let cursorWallMs = wallTimeAt(zone, afterMs) - offsetChangeNear(zone, afterMs);
   const found: number[] = [];

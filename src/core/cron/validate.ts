@@ -29,3 +29,15 @@ export function cronExpressionIssues(expr: string, timezone: string): string[] {
   }
   return issues;
 }
+
+/**
+ * True when the hour field is `*` or `*\/n`: such a job runs on elapsed time (gap wall times do
+ * not fire, repeated ones fire twice) and its `dst` option has no effect. False if invalid.
+ *
+ * @example isWildcardHourCron("*\/5 * * * *") // true
+ * @example isWildcardHourCron("0 9 * * *") // false
+ */
+export function isWildcardHourCron(expr: string): boolean {
+  const parsed = parseCronCached(expr);
+  return parsed.ok && parsed.spec.wildcardHour;
+}

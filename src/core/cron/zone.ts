@@ -1,5 +1,5 @@
 import { IANAZone } from "luxon";
-import { DAY_MS, MINUTE_MS } from "./calendar";
+import { DAY_MS, MINUTE_MS, SECOND_MS } from "./calendar";
 
 /** UTC offsets of one IANA zone at given instants. */
 export interface ZoneOffsets {
@@ -34,11 +34,61 @@ export function zoneOffsets(timezone: string): ZoneOffsets {
   if (!UTC_NAMES.has(timezone.toUpperCase())) {
     const iana = IANAZone.create(timezone);
     if (!iana.isValid) throw new Error(`unknown time zone ${JSON.stringify(timezone)}`);
-    zone = { offsetMs: (atMs) => Math.round(iana.offset(atMs) * MINUTE_MS) };
+    zone = memoizedOffsets((atMs) => Math.round(iana.offset(atMs) * MINUTE_MS));
   }
   if (zoneCache.size > 1_000) zoneCache.clear();
   zoneCache.set(timezone, zone);
   return zone;
+}
+
+/** What one day-long bucket of time holds: one offset, or one transition between two. */
+interface Bucket {
+  readonly offsetBeforeMs: number;
+  readonly offsetAfterMs: number;
+  /** First instant (whole second) with `offsetAfterMs`; Infinity when the offset is constant. */
+  readonly transitionAtMs: number;
+}
+
+const MAX_BUCKETS_PER_ZONE = 4_096;
+
+/**
+ * Offsets through a cache of day-long buckets: asking Intl (through luxon) costs ~20 us a call and
+ * the alarm tick asks several times per fire. A bucket whose ends share an offset is constant
+ * (the tz database never changes twice within a day); otherwise its transition is found once by
+ * bisection to the second.
+ */
+function memoizedOffsets(offsetAt: (atMs: number) => number): ZoneOffsets {
+  const buckets = new Map<number, Bucket>();
+  const load = (index: number): Bucket => {
+    const startMs = index * DAY_MS;
+    const endMs = startMs + DAY_MS - SECOND_MS;
+    const bucket = bucketBetween(offsetAt, startMs, endMs);
+    if (buckets.size >= MAX_BUCKETS_PER_ZONE) buckets.clear();
+    buckets.set(index, bucket);
+    return bucket;
+  };
+  return {
+    offsetMs(atMs) {
+      const bucket = buckets.get(Math.floor(atMs / DAY_MS)) ?? load(Math.floor(atMs / DAY_MS));
+      return atMs < bucket.transitionAtMs ? bucket.offsetBeforeMs : bucket.offsetAfterMs;
+    },
+  };
+}
+
+function bucketBetween(offsetAt: (atMs: number) => number, startMs: number, endMs: number): Bucket {
+  const offsetBeforeMs = offsetAt(startMs);
+  const offsetAfterMs = offsetAt(endMs);
+  if (offsetBeforeMs === offsetAfterMs) {
+    return { offsetBeforeMs, offsetAfterMs, transitionAtMs: Number.POSITIVE_INFINITY };
+  }
+  let lowMs = startMs; // still offsetBeforeMs here
+  let highMs = endMs; // already offsetAfterMs here
+  while (highMs - lowMs > SECOND_MS) {
+    const midMs = lowMs + Math.floor((highMs - lowMs) / 2 / SECOND_MS) * SECOND_MS;
+    if (offsetAt(midMs) === offsetBeforeMs) lowMs = midMs;
+    else highMs = midMs;
+  }
+  return { offsetBeforeMs, offsetAfterMs, transitionAtMs: highMs };
 }
 
 /** The local wall time (see calendar.ts) of an instant. */
