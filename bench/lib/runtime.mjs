@@ -1,0 +1,230 @@
+// Starting what the bench measures: the production bundle under Miniflare (no wrangler dev proxy
+// on outbound fetches: docs/TOOLCHAIN.md), a tiny bench worker in the same workerd process for
+// the ceiling, and the HTTP target as a separate Node process.
+import { execFileSync, fork } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Miniflare } from "miniflare";
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+export const ADMIN_TOKEN = "bench-admin-token";
+export const DISPATCH_QUEUE = "edgecron-dispatch";
+export const DEAD_LETTER_QUEUE = "edgecron-dead-letters";
+
+/** `wrangler deploy --dry-run --outdir dist`: the same bundle a deploy would upload. */
+export function buildBundle() {
+  execFileSync(
+    join(ROOT, "node_modules", ".bin", "wrangler"),
+    ["deploy", "--dry-run", "--outdir", "dist"],
+    {
+      cwd: ROOT,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  return join(ROOT, "dist", "index.js");
+}
+
+/** Reads the [vars] of wrangler.toml (flat `KEY = "value"` lines are all it holds). */
+export function wranglerVars() {
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  const section = toml.split(/^\[vars\]\s*$/m)[1]?.split(/^\[/m)[0] ?? "";
+  const vars = {};
+  for (const match of section.matchAll(/^([A-Z_]+)\s*=\s*"([^"]*)"/gm)) vars[match[1]] = match[2];
+  return vars;
+}
+
+/**
+ * The ceiling worker: sendBatch(100) into its own queues as fast as the in-flight cap allows;
+ * `bench-noop` is consumed by a consumer that only acks, `bench-fetch` by one that calls the
+ * target through a pool of `concurrency` like the dispatch consumer. Counters are globals: one
+ * isolate holds both the fetch handler and the consumer.
+ */
+const BENCH_WORKER = `
+let consumed = 0;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function pool(items, n, fn) {
+  let next = 0;
+  const worker = async () => { while (next < items.length) { const i = next++; try { await fn(items[i]); } catch {} } };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    if (url.pathname === "/count") return Response.json({ consumed });
+    if (url.pathname === "/reset") { consumed = 0; return Response.json({ ok: true }); }
+    const n = Number(url.searchParams.get("n"));
+    const cap = Number(url.searchParams.get("cap") ?? 8000);
+    const kind = url.searchParams.get("kind");
+    const target = url.searchParams.get("target");
+    const queue = kind === "fetch" ? env.BENCH_FETCH : env.BENCH_NOOP;
+    const start = consumed;
+    let sent = 0;
+    while (sent < n) {
+      if (sent - (consumed - start) + 100 > cap) { await sleep(2); continue; }
+      const size = Math.min(100, n - sent);
+      const batch = [];
+      for (let i = 0; i < size; i++) batch.push({ body: { i: sent + i, url: target }, contentType: "json" });
+      await queue.sendBatch(batch);
+      sent += size;
+    }
+    return Response.json({ sent });
+  },
+  async queue(batch, env) {
+    if (batch.queue === "bench-fetch") {
+      const c = Number(env.CONCURRENCY);
+      await pool(batch.messages, c, async (m) => {
+        const res = await fetch(m.body.url + "/" + m.body.i, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+        await res.body?.cancel();
+      });
+    }
+    consumed += batch.messages.length;
+    batch.ackAll();
+  },
+};
+`;
+
+/** Starts Miniflare with every binding of wrangler.toml plus the bench worker. */
+export async function startScheduler({ scriptPath, varsOverride = {}, targetConcurrency = 32 }) {
+  const persistDir = mkdtempSync(join(tmpdir(), "edgecron-bench-"));
+  const vars = {
+    ...wranglerVars(),
+    EDGECRON_ADMIN_TOKEN: ADMIN_TOKEN,
+    ALLOW_PRIVATE_TARGETS: "true",
+    ...varsOverride,
+  };
+  const mf = new Miniflare({
+    host: "127.0.0.1",
+    port: 0,
+    d1Persist: join(persistDir, "d1"),
+    kvPersist: join(persistDir, "kv"),
+    durableObjectsPersist: join(persistDir, "do"),
+    workers: [
+      {
+        name: "edgecron",
+        modules: true,
+        scriptPath,
+        compatibilityDate: "2026-04-20",
+        compatibilityFlags: ["nodejs_compat"],
+        bindings: vars,
+        d1Databases: { DB: "00000000-0000-0000-0000-000000000001" },
+        kvNamespaces: { DEDUP_KV: "00000000000000000000000000000002" },
+        durableObjects: {
+          SHARD_SCHEDULER: { className: "ShardScheduler", useSQLite: true },
+          MAINTENANCE: { className: "Maintenance", useSQLite: true },
+        },
+        queueProducers: { DISPATCH_QUEUE: DISPATCH_QUEUE, DEAD_LETTER_QUEUE: DEAD_LETTER_QUEUE },
+        queueConsumers: {
+          [DISPATCH_QUEUE]: {
+            maxBatchSize: 100,
+            maxBatchTimeout: 0,
+            maxRetries: 3,
+            deadLetterQueue: DEAD_LETTER_QUEUE,
+          },
+          [DEAD_LETTER_QUEUE]: { maxBatchSize: 100, maxBatchTimeout: 1 },
+        },
+        analyticsEngineDatasets: { ANALYTICS: { dataset: "edgecron_events" } },
+      },
+      {
+        name: "bench",
+        modules: true,
+        script: BENCH_WORKER,
+        compatibilityDate: "2026-04-20",
+        bindings: { CONCURRENCY: String(targetConcurrency) },
+        queueProducers: { BENCH_NOOP: "bench-noop", BENCH_FETCH: "bench-fetch" },
+        queueConsumers: {
+          "bench-noop": { maxBatchSize: 100, maxBatchTimeout: 0 },
+          "bench-fetch": { maxBatchSize: 100, maxBatchTimeout: 0 },
+        },
+      },
+    ],
+  });
+  const url = await mf.ready;
+  const db = await mf.getD1Database("DB");
+  for (const file of readdirSync(join(ROOT, "migrations"))
+    .filter((f) => f.endsWith(".sql"))
+    .sort()) {
+    const sql = readFileSync(join(ROOT, "migrations", file), "utf8").replace(/--.*$/gm, "");
+    for (const statement of sql
+      .split(";")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      await db.prepare(statement).run();
+    }
+  }
+  const benchWorker = await mf.getWorker("bench");
+  return {
+    mf,
+    url: url.toString().replace(/\/$/, ""),
+    db,
+    benchWorker,
+    async dispose() {
+      await mf.dispose();
+      rmSync(persistDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Forks bench/target.mjs; `ask` sends an IPC request and resolves with its answer. */
+export async function startTarget() {
+  const child = fork(join(import.meta.dirname, "..", "target.mjs"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const port = await new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.on("message", (msg) => {
+      if (msg.type === "ready") resolve(msg.port);
+    });
+  });
+  let nextId = 1;
+  const pending = new Map();
+  child.on("message", (msg) => {
+    const resolve = pending.get(msg.id);
+    if (resolve) {
+      pending.delete(msg.id);
+      resolve(msg);
+    }
+  });
+  const ask = (request) =>
+    new Promise((resolve) => {
+      const id = nextId++;
+      pending.set(id, resolve);
+      child.send({ ...request, id });
+    });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    ask,
+    stop() {
+      child.kill("SIGTERM");
+    },
+  };
+}
+
+/** The workerd processes Miniflare started (children of this Node process), with their RSS. */
+export function workerdMemory() {
+  const result = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      const name = status.match(/^Name:\s+(\S+)/m)?.[1];
+      const ppid = Number(status.match(/^PPid:\s+(\d+)/m)?.[1]);
+      if (name !== "workerd" || ppid !== process.pid) continue;
+      const kb = (key) => Number(status.match(new RegExp(`^${key}:\\s+(\\d+)`, "m"))?.[1] ?? 0);
+      result.push({ pid: Number(entry), rssMb: kb("VmRSS") / 1024, peakRssMb: kb("VmHWM") / 1024 });
+    } catch {
+      // The process went away between readdir and read.
+    }
+  }
+  return result;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+export function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}

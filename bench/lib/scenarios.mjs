@@ -1,0 +1,303 @@
+// The bench scenarios. Each takes the context (API client, target, runtime) and its size, and
+// returns the JSON that goes into latest.json under its name.
+import { cpuSeconds, workerdMemory } from "./runtime.mjs";
+import { percentiles } from "./report.mjs";
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const BATCH = 1_000;
+
+/** API client for one tenant (created with the admin token). */
+export async function apiClient(baseUrl, adminToken) {
+  const call = async (method, path, body, token) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${text.slice(0, 500)}`);
+    return JSON.parse(text);
+  };
+  const tenant = await call("POST", "/v1/tenants", { name: "bench" }, adminToken);
+  const key = await call("POST", "/v1/api-keys", { tenant_id: tenant.id, name: "bench" }, adminToken);
+  return {
+    tenantId: tenant.id,
+    call: (method, path, body) => call(method, path, body, key.key),
+  };
+}
+
+/**
+ * Creates `total` jobs through POST /v1/jobs/batch, `inFlight` requests at a time, 1,000 per request.
+ * `jobAt(i)` builds job i. Returns the ids and the wall time.
+ */
+export async function createJobs(api, total, jobAt, { inFlight = 4, onProgress } = {}) {
+  const ids = new Array(total);
+  let next = 0;
+  let failed = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < total) {
+      const from = next;
+      const to = Math.min(total, from + BATCH);
+      next = to;
+      const jobs = [];
+      for (let i = from; i < to; i++) jobs.push(jobAt(i));
+      const result = await api.call("POST", "/v1/jobs/batch", { jobs });
+      failed += result.failed;
+      if (result.failed > 0 && failed === result.failed) {
+        const bad = result.results.find((r) => r.status !== 201);
+        console.error("batch item failed:", JSON.stringify(bad).slice(0, 600));
+      }
+      for (const r of result.results) if (r.job) ids[from + r.index] = r.job.id;
+      onProgress?.(to);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return { ids, seconds, failed };
+}
+
+/** Waits until the target saw `expected` calls for `scenario`, or progress stalls for `stallMs`. */
+async function waitForCalls(ctx, scenario, expected, { stallMs = 20_000, deadlineMs = 600_000 } = {}) {
+  const deadline = Date.now() + deadlineMs;
+  let last = -1;
+  let lastChangeMs = Date.now();
+  for (;;) {
+    const { calls } = await ctx.target.ask({ type: "count", scenario });
+    if (calls >= expected) return calls;
+    if (calls !== last) {
+      last = calls;
+      lastChangeMs = Date.now();
+    } else if (Date.now() - lastChangeMs > stallMs || Date.now() > deadline) {
+      return calls;
+    }
+    await sleep(100);
+  }
+}
+
+/** CPU seconds of workerd, the target and this process over a scenario: who was busy. */
+function cpuMeter(ctx) {
+  const pids = { workerd: workerdMemory().map((w) => w.pid), target: [ctx.target.pid], bench: [process.pid] };
+  const read = () =>
+    Object.fromEntries(
+      Object.entries(pids).map(([name, list]) => [name, list.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0)]),
+    );
+  const before = read();
+  const t0 = performance.now();
+  return () => {
+    const after = read();
+    const wallS = (performance.now() - t0) / 1000;
+    return Object.fromEntries(
+      Object.entries(after).map(([name, s]) => [
+        `${name}_cpu_pct`,
+        Math.round(((s - before[name]) / wallS) * 100),
+      ]),
+    );
+  };
+}
+
+/** Raw queue ceiling, and the fetch ceiling (same target, same pool shape as the consumer). */
+export async function ceiling(ctx, { msgs }) {
+  const runOne = async (kind) => {
+    await ctx.runtime.benchWorker.fetch("http://bench/reset");
+    await ctx.target.ask({ type: "reset", scenario: "ceiling" });
+    const t0 = performance.now();
+    const sender = ctx.runtime.benchWorker.fetch(
+      `http://bench/send?n=${msgs}&kind=${kind}&cap=8000&target=${encodeURIComponent(`${ctx.target.url}/ceiling`)}`,
+    );
+    for (;;) {
+      const { consumed } = await (await ctx.runtime.benchWorker.fetch("http://bench/count")).json();
+      if (consumed >= msgs) break;
+      await sleep(20);
+    }
+    await sender;
+    return Math.round(msgs / ((performance.now() - t0) / 1000));
+  };
+  const meter = cpuMeter(ctx);
+  const noop = await runOne("noop");
+  const noopCpu = meter();
+  const meter2 = cpuMeter(ctx);
+  const withFetch = await runOne("fetch");
+  const { calls } = await ctx.target.ask({ type: "count", scenario: "ceiling" });
+  return {
+    msgs,
+    msgs_per_s: noop,
+    fetch_msgs_per_s: withFetch,
+    fetch_target_calls: calls,
+    fetch_concurrency: ctx.targetConcurrency,
+    cpu_noop: noopCpu,
+    cpu_fetch: meter2(),
+  };
+}
+
+/** POST /v1/jobs/batch throughput: one-shot jobs a day ahead (they do not fire during the bench). */
+export async function create(ctx, { jobs }) {
+  const atIso = new Date(Date.now() + 86_400_000).toISOString();
+  const meter = cpuMeter(ctx);
+  const result = await createJobs(ctx.api, jobs, (i) => ({
+    name: `create-${i}`,
+    schedule: { type: "once", at: atIso },
+    target: { type: "http", url: `${ctx.target.url}/create/${i}`, method: "POST" },
+  }));
+  return {
+    jobs,
+    failed: result.failed,
+    seconds: round(result.seconds, 2),
+    jobs_per_s: Math.round(jobs / result.seconds),
+    batch_size: BATCH,
+    requests_in_flight: 4,
+    cpu: meter(),
+  };
+}
+
+/** `jobs` one-shot jobs due at the same instant, created ahead with the batch API. */
+export async function burst(ctx, { jobs }) {
+  const leadMs = Math.max(6_000, jobs * 0.4 + 4_000);
+  const atMs = Math.ceil((Date.now() + leadMs) / 1000) * 1000;
+  const atIso = new Date(atMs).toISOString();
+  const created = await createJobs(ctx.api, jobs, (i) => ({
+    name: `burst-${i}`,
+    schedule: { type: "once", at: atIso },
+    target: { type: "http", url: `${ctx.target.url}/burst/${i}`, method: "POST", body: { i } },
+  }));
+  const createdBeforeMs = atMs - Date.now();
+  const meter = cpuMeter(ctx);
+  await waitForCalls(ctx, "burst", jobs);
+  await sleep(2_000); // late duplicates, if any
+  const stats = await ctx.target.ask({ type: "stats", scenario: "burst", withLateness: true });
+  const drainS = (stats.lastMs - atMs) / 1000;
+  return {
+    jobs,
+    drain_jobs_per_s: Math.round(stats.uniqueKeys / drainS),
+    drain_seconds: round(drainS, 2),
+    // first receipt to last: the rate once the pipeline is full
+    sustained_jobs_per_s: Math.round(stats.uniqueKeys / ((stats.lastMs - stats.firstMs) / 1000 || 1)),
+    first_receipt_ms: stats.firstMs - atMs,
+    lateness_ms: percentiles(stats.lateness),
+    missed: jobs - stats.uniqueKeys,
+    duplicates: stats.duplicates,
+    create_failed: created.failed,
+    create_seconds: round(created.seconds, 2),
+    created_ms_before_instant: createdBeforeMs,
+    fraction_of_fetch_ceiling_pct: ctx.results.ceiling?.fetch_msgs_per_s
+      ? round((100 * stats.uniqueKeys) / drainS / ctx.results.ceiling.fetch_msgs_per_s, 1)
+      : null,
+    cpu: meter(),
+    _lateness: stats.lateness,
+  };
+}
+
+/**
+ * `jobs` cron jobs with a seconds field, each firing every 10 s; job i fires at second i mod 10
+ * of each 10 s, so the load is an even jobs/10 triggers per second. Runs for `seconds`.
+ */
+export async function steady(ctx, { jobs, seconds }) {
+  const leadMs = Math.max(8_000, jobs * 0.4 + 5_000);
+  const startMs = Math.ceil((Date.now() + leadMs) / 10_000) * 10_000;
+  const endMs = startMs + seconds * 1000;
+  const created = await createJobs(ctx.api, jobs, (i) => ({
+    name: `steady-${i}`,
+    schedule: { type: "cron", expr: `${i % 10}/10 * * * * *`, timezone: "UTC" },
+    target: { type: "http", url: `${ctx.target.url}/steady/${i}`, method: "POST", body: { i } },
+    start_at: new Date(startMs).toISOString(),
+    end_at: new Date(endMs - 500).toISOString(),
+  }));
+  const createdBeforeMs = startMs - Date.now();
+  const expected = (jobs * seconds) / 10;
+  await sleep(Math.max(0, startMs - Date.now()));
+  const meter = cpuMeter(ctx);
+  await sleep(Math.max(0, endMs - Date.now()));
+  const cpu = meter();
+  await waitForCalls(ctx, "steady", expected, { stallMs: 10_000 });
+  await sleep(2_000);
+  const stats = await ctx.target.ask({ type: "stats", scenario: "steady", withLateness: true });
+  return {
+    jobs,
+    seconds,
+    triggers_per_s: jobs / 10,
+    expected,
+    received: stats.calls,
+    lateness_ms: percentiles(stats.lateness),
+    missed: expected - stats.uniqueKeys,
+    duplicates: stats.duplicates,
+    create_failed: created.failed,
+    created_ms_before_start: createdBeforeMs,
+    cpu,
+    _lateness: stats.lateness,
+  };
+}
+
+/**
+ * `jobs` active jobs (daily intervals) in one instance: creation time, workerd RSS, and the
+ * lateness of one-shot probe jobs (due 2 s after their creation) fired meanwhile and after.
+ */
+export async function scale(ctx, { jobs }) {
+  const probeLateness = [];
+  let probeIndex = 0;
+  let creating = true;
+  const probe = async () => {
+    const k = probeIndex++;
+    await ctx.api.call("POST", "/v1/jobs", {
+      name: `probe-${k}`,
+      schedule: { type: "once", at: new Date(Date.now() + 2_000).toISOString() },
+      target: { type: "http", url: `${ctx.target.url}/probe/${k}`, method: "POST" },
+    });
+  };
+  const prober = (async () => {
+    while (creating) {
+      await probe().catch((error) => console.error("probe failed:", String(error)));
+      await sleep(2_000);
+    }
+  })();
+  let lastLog = 0;
+  const meter = cpuMeter(ctx);
+  const created = await createJobs(
+    ctx.api,
+    jobs,
+    (i) => ({
+      name: `scale-${i}`,
+      schedule: { type: "interval", every: "1d" },
+      target: { type: "http", url: `${ctx.target.url}/scale/${i}`, method: "POST" },
+    }),
+    {
+      onProgress: (done) => {
+        if (done - lastLog >= 100_000) {
+          lastLog = done;
+          const rss = workerdMemory().reduce((sum, w) => sum + w.rssMb, 0);
+          console.log(`  scale: ${done} jobs created, workerd RSS ${Math.round(rss)} MB`);
+        }
+      },
+    },
+  );
+  const cpu = meter();
+  creating = false;
+  await prober;
+  // A few probes with all jobs in place, the instance otherwise idle.
+  for (let i = 0; i < 3; i++) {
+    await probe();
+    await sleep(2_000);
+  }
+  await waitForCalls(ctx, "probe", probeIndex, { stallMs: 15_000 });
+  const stats = await ctx.target.ask({ type: "stats", scenario: "probe", withLateness: true });
+  probeLateness.push(...stats.lateness);
+  const memory = workerdMemory();
+  return {
+    jobs,
+    create_failed: created.failed,
+    create_seconds: round(created.seconds, 1),
+    jobs_per_s: Math.round(jobs / created.seconds),
+    rss_mb: Math.round(memory.reduce((sum, w) => sum + w.rssMb, 0)),
+    peak_rss_mb: Math.round(memory.reduce((sum, w) => sum + w.peakRssMb, 0)),
+    workerd_processes: memory.length,
+    probes: probeIndex,
+    probes_received: stats.uniqueKeys,
+    probe_lateness_ms: percentiles(probeLateness),
+    cpu,
+    _lateness: probeLateness,
+  };
+}
+
+function round(value, digits) {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}

@@ -1,0 +1,139 @@
+// npm run bench [-- --quick] [-- --scenario burst[,steady...]] [-- --no-build]
+//
+// Builds the production bundle (wrangler deploy --dry-run), runs it under Miniflare started from
+// this process (wrangler dev proxies every outbound fetch through its own Node process and manages
+// only ~550 target calls/s: docs/TOOLCHAIN.md), forks a keep-alive HTTP target, runs the
+// scenarios and writes bench/results/<timestamp>.json, latest.json, latest.md and the lateness SVG.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { latenessSvg, markdownSummary } from "./lib/report.mjs";
+import { ADMIN_TOKEN, buildBundle, startScheduler, startTarget, workerdMemory } from "./lib/runtime.mjs";
+import * as scenarios from "./lib/scenarios.mjs";
+
+const ORDER = ["ceiling", "create", "burst", "steady", "scale"];
+const SIZES = {
+  full: {
+    ceiling: { msgs: 20_000 },
+    create: { jobs: 50_000 },
+    burst: { jobs: 20_000 },
+    steady: { jobs: 10_000, seconds: 60 },
+    scale: { jobs: 1_000_000 },
+  },
+  quick: {
+    ceiling: { msgs: 5_000 },
+    create: { jobs: 5_000 },
+    burst: { jobs: 2_000 },
+    steady: { jobs: 1_000, seconds: 20 },
+    scale: { jobs: 20_000 },
+  },
+};
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    scenario: { type: "string", multiple: true },
+    "no-build": { type: "boolean", default: false },
+    concurrency: { type: "string" },
+    jobs: { type: "string" },
+  },
+});
+const mode = values.quick ? "quick" : "full";
+const selected = values.scenario ? values.scenario.flatMap((s) => s.split(",")) : ORDER;
+for (const name of selected) if (!ORDER.includes(name)) throw new Error(`unknown scenario ${name}; one of ${ORDER.join(", ")}`);
+
+const resultsDir = join(import.meta.dirname, "results");
+mkdirSync(resultsDir, { recursive: true });
+const startedAt = new Date();
+const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
+
+console.log(`edgecron bench (${mode}): ${selected.join(", ")}`);
+if (!values["no-build"]) {
+  const t = Date.now();
+  buildBundle();
+  console.log(`bundle built in ${Date.now() - t} ms`);
+}
+const target = await startTarget();
+const targetConcurrency = 32;
+const runtime = await startScheduler({ scriptPath: join(import.meta.dirname, "..", "dist", "index.js"), targetConcurrency });
+console.log(`Miniflare at ${runtime.url}; target at ${target.url}; workerd ${JSON.stringify(workerdMemory())}`);
+
+const results = {
+  meta: {
+    started_at: startedAt.toISOString(),
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
+    mode,
+    machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+    runtime: "Miniflare (workerd) from Node on the wrangler deploy --dry-run bundle; target: keep-alive Node HTTP server in a child process",
+    sizes: Object.fromEntries(selected.map((name) => [name, SIZES[mode][name]])),
+  },
+  notes: [],
+};
+const ctx = { runtime, target, targetConcurrency, results, api: null };
+let exitCode = 0;
+try {
+  if (selected.some((name) => name !== "ceiling")) ctx.api = await scenarios.apiClient(runtime.url, ADMIN_TOKEN);
+  for (const name of ORDER.filter((n) => selected.includes(n))) {
+    const size = SIZES[mode][name];
+    if (values.jobs && name !== "ceiling") size.jobs = Number(values.jobs);
+    console.log(`\n== ${name} ${JSON.stringify(size)}`);
+    const t = Date.now();
+    try {
+      results[name] = await scenarios[name](ctx, size);
+      const { _lateness, ...shown } = results[name];
+      console.log(JSON.stringify(shown, null, 1));
+    } catch (error) {
+      exitCode = 1;
+      results[name] = { error: String(error?.stack ?? error) };
+      console.error(`${name} failed: ${error?.stack ?? error}`);
+    }
+    console.log(`(${name}: ${Math.round((Date.now() - t) / 1000)} s)`);
+  }
+} finally {
+  await runtime.dispose().catch(() => {});
+  target.stop();
+}
+
+const series = ["burst", "steady", "scale"]
+  .filter((name) => results[name]?._lateness)
+  .map((name) => ({ name: name === "scale" ? "scale probes" : name, values: results[name]._lateness }));
+for (const name of ORDER) if (results[name]) delete results[name]._lateness;
+annotate(results);
+
+const json = JSON.stringify(results, null, 2);
+writeFileSync(join(resultsDir, `${stamp}.json`), json);
+writeFileSync(join(resultsDir, "latest.json"), json);
+if (series.length > 0) {
+  const svg = latenessSvg(series, `edgecron lateness at target receipt — ${mode} — ${startedAt.toISOString()}`);
+  writeFileSync(join(resultsDir, `${stamp}-lateness.svg`), svg);
+  writeFileSync(join(resultsDir, "latest-lateness.svg"), svg);
+}
+const md = markdownSummary(results, series.length > 0 ? "latest-lateness.svg" : null);
+writeFileSync(join(resultsDir, "latest.md"), md);
+console.log(`\n${md}\nwrote bench/results/latest.json, latest.md${series.length > 0 ? ", latest-lateness.svg" : ""}`);
+process.exit(exitCode);
+
+/** Targets from issue 7, checked against this run. */
+function annotate(r) {
+  const check = (ok, text) => r.notes.push(`${ok ? "met" : "NOT met"}: ${text}`);
+  const ceilingRate = r.ceiling?.fetch_msgs_per_s;
+  if (r.burst?.drain_jobs_per_s) {
+    check(r.burst.drain_jobs_per_s >= 3_000, `burst drain ≥ 3,000 jobs/s (BullMQ with HTTP): ${r.burst.drain_jobs_per_s}`);
+    if (ceilingRate)
+      check(
+        r.burst.drain_jobs_per_s >= 0.8 * ceilingRate,
+        `burst drain ≥ 80 % of the fetch ceiling (${ceilingRate}): ${r.burst.fraction_of_fetch_ceiling_pct} %`,
+      );
+    if (r.burst.lateness_ms?.p99 !== null)
+      check(r.burst.lateness_ms.p99 <= 6_500, `burst p99 ≤ 6.5 s (BullMQ with HTTP): ${r.burst.lateness_ms.p99} ms`);
+  }
+  if (r.steady?.lateness_ms)
+    check(
+      r.steady.lateness_ms.p99 < 100 && r.steady.missed === 0 && r.steady.duplicates === 0,
+      `steady p99 < 100 ms, 0 missed, 0 duplicates: p99 ${r.steady.lateness_ms.p99} ms, missed ${r.steady.missed}, duplicates ${r.steady.duplicates}`,
+    );
+  if (r.create?.jobs_per_s) check(r.create.jobs_per_s >= 10_000, `create ≥ 10,000 jobs/s: ${r.create.jobs_per_s}`);
+  if (r.scale?.rss_mb && r.scale.jobs >= 1_000_000)
+    check(r.scale.peak_rss_mb < 1024, `1 M active jobs under 1 GiB: peak RSS ${r.scale.peak_rss_mb} MB`);
+}
