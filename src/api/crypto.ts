@@ -38,6 +38,7 @@ function canonicalize(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonicalize);
   if (typeof value !== "object" || value === null) return value;
   const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) sorted[key] = canonicalize((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value).sort())
+    sorted[key] = canonicalize((value as Record<string, unknown>)[key]);
   return sorted;
 }

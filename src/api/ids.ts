@@ -1,4 +1,4 @@
-import { ApiError } from "./problem";
+import type { ApiError } from "./problem";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
@@ -14,7 +14,9 @@ export function newId(prefix: string, nowMs: number): string {
     time = CROCKFORD.charAt(remaining % 32) + time;
     remaining = Math.floor(remaining / 32);
   }
-  const random = Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => CROCKFORD.charAt(byte % 32)).join("");
+  const random = Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) =>
+    CROCKFORD.charAt(byte % 32),
+  ).join("");
   return `${prefix}_${time}${random}`;
 }
 

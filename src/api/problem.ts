@@ -65,12 +65,16 @@ export function problemResponse(problem: Problem, headers: Record<string, string
 }
 
 /** Every zod issue as a field error; unknown keys become one error per key, at that key. */
-export function fieldErrorsOf(issues: readonly z.core.$ZodIssue[], prefix: (string | number)[] = []): FieldError[] {
+export function fieldErrorsOf(
+  issues: readonly z.core.$ZodIssue[],
+  prefix: (string | number)[] = [],
+): FieldError[] {
   const errors: FieldError[] = [];
   for (const issue of issues) {
     const path = [...prefix, ...issue.path.map((part) => String(part))];
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) errors.push({ path: joinPath([...path, key]), message: "is not a known field" });
+      for (const key of issue.keys)
+        errors.push({ path: joinPath([...path, key]), message: "is not a known field" });
     } else {
       errors.push({ path: joinPath(path), message: issue.message });
     }
@@ -84,7 +88,12 @@ export function joinPath(parts: (string | number)[]): string {
 
 export function validationError(errors: FieldError[], detail?: string): ApiError {
   const fields = [...new Set(errors.map((error) => error.path || "(body)"))].join(", ");
-  return new ApiError(400, "validation_failed", detail ?? `The request has invalid fields: ${fields}`, errors);
+  return new ApiError(
+    400,
+    "validation_failed",
+    detail ?? `The request has invalid fields: ${fields}`,
+    errors,
+  );
 }
 
 /** Duck-typed domain errors (ours or core's EdgecronError): anything with a code and an HTTP status. */

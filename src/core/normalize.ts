@@ -30,11 +30,13 @@ function utcIsoOrNull(instant: string | null): string | null {
 export function normalizeSchedule(schedule: Schedule, nowMs: number, defaultAnchorMs: number): Schedule {
   switch (schedule.type) {
     case "once": {
-      const atMs = schedule.at !== undefined ? Date.parse(schedule.at) : nowMs + durationMs(schedule.delay ?? 0);
+      const atMs =
+        schedule.at !== undefined ? Date.parse(schedule.at) : nowMs + durationMs(schedule.delay ?? 0);
       return { type: "once", at: new Date(atMs).toISOString() };
     }
     case "interval": {
-      const anchor = schedule.anchor !== undefined ? utcIso(schedule.anchor) : new Date(defaultAnchorMs).toISOString();
+      const anchor =
+        schedule.anchor !== undefined ? utcIso(schedule.anchor) : new Date(defaultAnchorMs).toISOString();
       return { type: "interval", every: schedule.every, anchor };
     }
     case "cron":
@@ -48,7 +50,11 @@ export function normalizeSchedule(schedule: Schedule, nowMs: number, defaultAnch
  * `normalizeJobSpec(spec, Date.parse("2026-01-01T00:00:00Z"))` -> `{ok: true, spec}` or
  * `{ok: false, issues: [{path: "schedule.at", message: "..."}]}`.
  */
-export function normalizeJobSpec(spec: JobSpec, nowMs: number, options: NormalizeOptions = {}): NormalizeResult {
+export function normalizeJobSpec(
+  spec: JobSpec,
+  nowMs: number,
+  options: NormalizeOptions = {},
+): NormalizeResult {
   const issues: SpecIssue[] = [];
   const startAt = utcIsoOrNull(spec.start_at);
   const endAt = utcIsoOrNull(spec.end_at);
@@ -61,7 +67,10 @@ export function normalizeJobSpec(spec: JobSpec, nowMs: number, options: Normaliz
     const graceMs = durationMs(spec.misfire.grace);
     if (Date.parse(schedule.at) < nowMs - graceMs) {
       issues.push({
-        path: spec.schedule.type === "once" && spec.schedule.delay !== undefined ? "schedule.delay" : "schedule.at",
+        path:
+          spec.schedule.type === "once" && spec.schedule.delay !== undefined
+            ? "schedule.delay"
+            : "schedule.at",
         message: `is in the past by more than the misfire grace (${String(spec.misfire.grace)})`,
       });
     }

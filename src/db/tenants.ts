@@ -26,7 +26,14 @@ export async function insertTenant(db: D1Database, row: TenantRow): Promise<void
       `INSERT INTO tenants (id, name, signing_secret, signing_secret_next, alert_webhook_url, created_at_ms)
        VALUES (?, ?, ?, ?, ?, ?)`,
     )
-    .bind(row.id, row.name, row.signing_secret, row.signing_secret_next, row.alert_webhook_url, row.created_at_ms)
+    .bind(
+      row.id,
+      row.name,
+      row.signing_secret,
+      row.signing_secret_next,
+      row.alert_webhook_url,
+      row.created_at_ms,
+    )
     .run();
 }
 

@@ -61,7 +61,11 @@ export const tenantScope = createMiddleware<AppEnv>(async (c, next) => {
   }
   const named = c.req.header("edgecron-tenant")?.trim();
   if (!named) {
-    throw new ApiError(400, "tenant_required", "The admin token must name a tenant with `Edgecron-Tenant: <id>`");
+    throw new ApiError(
+      400,
+      "tenant_required",
+      "The admin token must name a tenant with `Edgecron-Tenant: <id>`",
+    );
   }
   if ((await findTenant(c.env.DB, named)) === null) {
     throw new ApiError(404, "tenant_not_found", `No tenant ${named}`);

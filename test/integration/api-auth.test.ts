@@ -1,0 +1,174 @@
+import { env, SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { app } from "../../src/api/app";
+import { api, BASE, createTenantWithKey } from "../helpers/api";
+
+describe("auth", () => {
+  it("refuses a request without a token with a 401 problem", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/me`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    const problem = (await res.json()) as Record<string, unknown>;
+    expect(problem).toMatchObject({ status: 401, code: "unauthorized", title: "Unauthorized" });
+    expect(typeof problem.type).toBe("string");
+    expect(typeof problem.detail).toBe("string");
+  });
+
+  it("refuses a wrong admin token and a made-up key", async () => {
+    expect((await api("GET", "/v1/me", { token: "nope" })).status).toBe(401);
+    expect((await api("GET", "/v1/me", { token: `ek_${"0".repeat(64)}` })).status).toBe(401);
+    expect((await api("GET", "/v1/me", { token: "test-admin-token-x" })).status).toBe(401);
+  });
+
+  it("answers /v1/me for the admin and for a tenant key", async () => {
+    expect((await api("GET", "/v1/me")).body).toEqual({ role: "admin", tenant_id: null });
+    const tenant = await createTenantWithKey();
+    expect((await api("GET", "/v1/me", { token: tenant.key })).body).toEqual({
+      role: "tenant",
+      tenant_id: tenant.tenantId,
+    });
+  });
+
+  it("refuses a revoked key", async () => {
+    const tenant = await createTenantWithKey();
+    const revoked = await api<{ id: string; revoked_at: string }>("DELETE", `/v1/api-keys/${tenant.keyId}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.id).toBe(tenant.keyId);
+    expect(Date.parse(revoked.body.revoked_at)).toBeGreaterThan(0);
+    const res = await api("GET", "/v1/me", { token: tenant.key });
+    expect(res.status).toBe(401);
+  });
+
+  it("fails closed when the admin secret is empty or unset", async () => {
+    const tenant = await createTenantWithKey();
+    for (const token of ["", undefined]) {
+      const configured = { ...env, EDGECRON_ADMIN_TOKEN: token as string };
+      const asAdmin = await app.request("/v1/me", { headers: { authorization: "Bearer " } }, configured);
+      expect(asAdmin.status).toBe(401);
+      const asTenant = await app.request(
+        "/v1/me",
+        { headers: { authorization: `Bearer ${tenant.key}` } },
+        configured,
+      );
+      expect(asTenant.status).toBe(401);
+      expect((await app.request("/healthz", {}, configured)).status).toBe(200);
+      expect((await app.request("/v1/openapi.json", {}, configured)).status).toBe(200);
+    }
+  });
+
+  it("keeps tenant keys away from admin routes", async () => {
+    const tenant = await createTenantWithKey();
+    const res = await api("POST", "/v1/tenants", { token: tenant.key, body: { name: "x" } });
+    expect(res.status).toBe(403);
+    expect((await api("GET", "/v1/tenants", { token: tenant.key })).status).toBe(403);
+    expect(
+      (await api("POST", "/v1/api-keys", { token: tenant.key, body: { tenant_id: tenant.tenantId } })).status,
+    ).toBe(403);
+  });
+
+  it("stores keys only as SHA-256 hashes", async () => {
+    const tenant = await createTenantWithKey();
+    const row = await env.DB.prepare("SELECT * FROM api_keys WHERE id = ?")
+      .bind(tenant.keyId)
+      .first<Record<string, unknown>>();
+    expect(row).not.toBeNull();
+    expect(JSON.stringify(row)).not.toContain(tenant.key);
+    expect(JSON.stringify(row)).not.toContain(tenant.key.slice(3));
+    expect(row?.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(tenant.key).toMatch(/^ek_[0-9a-f]{64}$/);
+    expect(row?.key_prefix).toBe(tenant.key.slice(0, 11));
+  });
+
+  it("asks the admin to name a tenant on tenant routes", async () => {
+    const res = await api("GET", "/v1/jobs");
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("tenant_required");
+    const unknown = await api("GET", "/v1/jobs", { headers: { "edgecron-tenant": "ten_nope" } });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("tenants", () => {
+  it("creates, reads, lists and edits a tenant", async () => {
+    const created = await api<Record<string, string | null>>("POST", "/v1/tenants", {
+      body: { name: "acme", alert_webhook_url: "https://hooks.example.com/a" },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: "acme", alert_webhook_url: "https://hooks.example.com/a" });
+    expect(created.body.signing_secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(created.body.signing_secret_next).toBeNull();
+    const id = created.body.id as string;
+    expect((await api("GET", `/v1/tenants/${id}`)).body).toEqual(created.body);
+    const list = await api<{ data: { id: string }[] }>("GET", "/v1/tenants");
+    expect(list.body.data.map((t) => t.id)).toContain(id);
+    const patched = await api("PATCH", `/v1/tenants/${id}`, {
+      body: { name: "acme-2", alert_webhook_url: null },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ name: "acme-2", alert_webhook_url: null });
+  });
+
+  it("rotates and promotes the signing secret", async () => {
+    const created = await api<Record<string, string>>("POST", "/v1/tenants", { body: { name: "rot" } });
+    const id = created.body.id;
+    const early = await api("POST", `/v1/tenants/${id}/signing-secret/promote`);
+    expect(early.status).toBe(409);
+    const rotated = await api<Record<string, string>>("POST", `/v1/tenants/${id}/signing-secret/rotate`);
+    expect(rotated.body.signing_secret).toBe(created.body.signing_secret);
+    expect(rotated.body.signing_secret_next).toMatch(/^[0-9a-f]{64}$/);
+    const promoted = await api<Record<string, string | null>>(
+      "POST",
+      `/v1/tenants/${id}/signing-secret/promote`,
+    );
+    expect(promoted.body.signing_secret).toBe(rotated.body.signing_secret_next);
+    expect(promoted.body.signing_secret_next).toBeNull();
+  });
+
+  it("lets a tenant read itself but not another tenant", async () => {
+    const a = await createTenantWithKey("a");
+    const b = await createTenantWithKey("b");
+    expect((await api("GET", `/v1/tenants/${a.tenantId}`, { token: a.key })).status).toBe(200);
+    expect((await api("GET", `/v1/tenants/${b.tenantId}`, { token: a.key })).status).toBe(404);
+  });
+
+  it("validates tenant and key bodies", async () => {
+    const bad = await api<{ errors: { path: string }[] }>("POST", "/v1/tenants", {
+      body: { name: "", alert_webhook_url: "ftp://x", extra: true },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e) => e.path).sort()).toEqual(["alert_webhook_url", "extra", "name"]);
+    const noTenant = await api("POST", "/v1/api-keys", { body: { tenant_id: "ten_missing" } });
+    expect(noTenant.status).toBe(404);
+    expect((await api("GET", "/v1/tenants/not-an-id")).status).toBe(404);
+    expect((await api("DELETE", "/v1/api-keys/%27;DROP")).status).toBe(404);
+  });
+});
+
+describe("request handling", () => {
+  it("answers 400 invalid_json for malformed and truncated JSON", async () => {
+    for (const body of ["{", '{"name": "x",', "not json", ""]) {
+      const res = await api("POST", "/v1/tenants", { body });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe("invalid_json");
+    }
+  });
+
+  it("answers 415 for a non-JSON content type", async () => {
+    const res = await api("POST", "/v1/tenants", {
+      body: '{"name": "x"}',
+      headers: { "content-type": "text/plain" },
+    });
+    expect(res.status).toBe(415);
+  });
+
+  it("answers 413 for a body over 1 MB", async () => {
+    const res = await api("POST", "/v1/tenants", { body: JSON.stringify({ name: "x".repeat(1_100_000) }) });
+    expect(res.status).toBe(413);
+  });
+
+  it("answers unknown routes with a 404 problem", async () => {
+    const res = await api("GET", "/v1/nothing-here");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+  });
+});
