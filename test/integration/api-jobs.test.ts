@@ -22,7 +22,9 @@ interface ProblemBody {
 const paths = (problem: ProblemBody) => (problem.errors ?? []).map((e) => e.path).sort();
 
 async function jobCount(tenantId: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT COUNT(*) AS n FROM jobs WHERE tenant_id = ?").bind(tenantId).first<{ n: number }>();
+  const row = await env.DB.prepare("SELECT COUNT(*) AS n FROM jobs WHERE tenant_id = ?")
+    .bind(tenantId)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
@@ -37,14 +39,25 @@ describe("POST /v1/jobs", () => {
     expect(res.status).toBe(201);
     const job = res.body;
     expect(job.id).toMatch(/^job_[0-9A-HJKMNP-TV-Z]{26}$/);
-    expect(job).toMatchObject({ name: "renew-1", status: "ACTIVE", version: 1, overlap: "allow", timeout: "30s" });
+    expect(job).toMatchObject({
+      name: "renew-1",
+      status: "ACTIVE",
+      version: 1,
+      overlap: "allow",
+      timeout: "30s",
+    });
     expect(job.schedule.type).toBe("once");
     expect(job.schedule.delay).toBeUndefined();
     const atMs = Date.parse(job.schedule.at as string);
     expect(atMs).toBeGreaterThanOrEqual(before + 7_200_000);
     expect(atMs).toBeLessThan(Date.now() + 7_200_000 + 1);
     expect(job.schedule.at).toBe(new Date(atMs).toISOString());
-    expect(job.target).toEqual({ type: "http", url: "https://example.com/hook", method: "POST", headers: {} });
+    expect(job.target).toEqual({
+      type: "http",
+      url: "https://example.com/hook",
+      method: "POST",
+      headers: {},
+    });
     expect(Array.isArray(job.next_fire_times)).toBe(true);
     expect(job.shard).toBeGreaterThanOrEqual(0);
     expect(job.shard).toBeLessThan(16);
@@ -59,7 +72,11 @@ describe("POST /v1/jobs", () => {
       body: jobBody({ schedule: { type: "interval", every: "15m" }, start_at: start }),
     });
     expect(withStart.status).toBe(201);
-    expect(withStart.body.schedule).toEqual({ type: "interval", every: "15m", anchor: "2029-12-31T22:00:00.000Z" });
+    expect(withStart.body.schedule).toEqual({
+      type: "interval",
+      every: "15m",
+      anchor: "2029-12-31T22:00:00.000Z",
+    });
     expect(withStart.body.start_at).toBe("2029-12-31T22:00:00.000Z");
     const before = Date.now();
     const plain = await api<Job>("POST", "/v1/jobs", {
@@ -75,7 +92,9 @@ describe("POST /v1/jobs", () => {
     const t = await createTenantWithKey();
     const res = await api<Job>("POST", "/v1/jobs", { token: t.key, body: jobBody() });
     expect(res.status).toBe(201);
-    const row = await env.DB.prepare("SELECT * FROM jobs WHERE id = ?").bind(res.body.id).first<Record<string, unknown>>();
+    const row = await env.DB.prepare("SELECT * FROM jobs WHERE id = ?")
+      .bind(res.body.id)
+      .first<Record<string, unknown>>();
     expect(row).toMatchObject({ tenant_id: t.tenantId, version: 1, synced_version: 0, status: "ACTIVE" });
     expect(JSON.parse(row?.spec_json as string).name).toBe(res.body.name);
   });
@@ -111,7 +130,10 @@ describe("POST /v1/jobs", () => {
       [jobBody({ colour: "red" }), ["colour"]],
       [jobBody({ target: { url: "https://x.test", extra: 1 } }), ["target.extra"]],
       [jobBody({ max_runs: "ten", overlap: 3 }), ["max_runs", "overlap"]],
-      [jobBody({ schedule: { type: "cron", expr: "0 9 * * *", timezone: "Mars/Olympus" } }), ["schedule.timezone"]],
+      [
+        jobBody({ schedule: { type: "cron", expr: "0 9 * * *", timezone: "Mars/Olympus" } }),
+        ["schedule.timezone"],
+      ],
       [jobBody({ schedule: { type: "cron", expr: "not a cron", timezone: "UTC" } }), ["schedule.expr"]],
       [jobBody({ schedule: { type: "interval", every: "10ms" } }), ["schedule.every"]],
       [jobBody({ schedule: { type: "weekly" } }), ["schedule.type"]],
@@ -154,7 +176,12 @@ describe("POST /v1/jobs", () => {
     expect(first.status).toBe(201);
     expect(first.headers.get("idempotent-replayed")).toBeNull();
     // Same body with keys in another order is the same request.
-    const reordered = { metadata: { b: 2, a: 1 }, target: body.target, schedule: body.schedule, name: body.name };
+    const reordered = {
+      metadata: { b: 2, a: 1 },
+      target: body.target,
+      schedule: body.schedule,
+      name: body.name,
+    };
     const again = await api<Job>("POST", "/v1/jobs", { token: t.key, body: reordered, headers });
     expect(again.status).toBe(201);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
@@ -176,7 +203,10 @@ describe("POST /v1/jobs", () => {
 
   it("lets the admin act for a tenant with Edgecron-Tenant", async () => {
     const t = await createTenantWithKey();
-    const res = await api<Job>("POST", "/v1/jobs", { body: jobBody(), headers: { "edgecron-tenant": t.tenantId } });
+    const res = await api<Job>("POST", "/v1/jobs", {
+      body: jobBody(),
+      headers: { "edgecron-tenant": t.tenantId },
+    });
     expect(res.status).toBe(201);
     expect((await api("GET", `/v1/jobs/${res.body.id}`, { token: t.key })).status).toBe(200);
   });
@@ -236,9 +266,13 @@ describe("GET /v1/jobs", () => {
     let pages = 0;
     do {
       const query: string = cursor ? `&cursor=${cursor}` : "";
-      const page = await api<{ data: Job[]; next_cursor: string | null }>("GET", `/v1/jobs?limit=50${query}`, {
-        token: t.key,
-      });
+      const page = await api<{ data: Job[]; next_cursor: string | null }>(
+        "GET",
+        `/v1/jobs?limit=50${query}`,
+        {
+          token: t.key,
+        },
+      );
       expect(page.status).toBe(200);
       seen.push(...page.body.data.map((j) => j.id));
       cursor = page.body.next_cursor;
