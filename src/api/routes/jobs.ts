@@ -13,6 +13,7 @@ import { readQuery } from "../query";
 import type { AppEnv } from "../types";
 import { jobBatch } from "./job-batch";
 import { jobOperations } from "./job-operations";
+import { jobRuns } from "./runs";
 
 export const jobStatusSchema = z.enum(["ACTIVE", "PAUSED", "COMPLETED", "DELETED"]);
 
@@ -78,6 +79,7 @@ jobs.get("/:id", async (c) => {
 });
 
 jobs.route("/", jobOperations);
+jobs.route("/", jobRuns);
 
 function readIdempotencyKey(c: Context<AppEnv>): string | null {
   const key = c.req.header("idempotency-key");
