@@ -306,3 +306,180 @@ describe("GET /v1/jobs", () => {
     expect([400, 404]).toContain(next.status);
   });
 });
+
+describe("PATCH /v1/jobs/{id}", () => {
+  async function created(key: string, overrides: Record<string, unknown> = {}): Promise<Job> {
+    const res = await api<Job>("POST", "/v1/jobs", { token: key, body: jobBody(overrides) });
+    expect(res.status).toBe(201);
+    return res.body;
+  }
+
+  it("merges a partial body, bumps the version and leaves synced_version for the outbox", async () => {
+    const t = await createTenantWithKey();
+    const job = await created(t.key, {
+      retry: { max_attempts: 5 },
+      metadata: { team: "billing", tier: 1 },
+      target: { url: "https://example.com/a", headers: { "x-a": "1" } },
+    });
+    const res = await api<Job>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: {
+        name: "renamed",
+        retry: { backoff: { initial: "10s" } },
+        metadata: { tier: null, region: "eu" },
+        target: { headers: { "x-b": "2" } },
+        jitter: "5s",
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: job.id, name: "renamed", version: 2, jitter: "5s" });
+    expect(res.body.retry).toMatchObject({ max_attempts: 5, backoff: { initial: "10s", max: "1h" } });
+    expect(res.body.metadata).toEqual({ team: "billing", region: "eu" });
+    expect(res.body.target).toMatchObject({
+      url: "https://example.com/a",
+      headers: { "x-a": "1", "x-b": "2" },
+    });
+    expect(res.body.schedule).toEqual(job.schedule);
+    const row = await env.DB.prepare("SELECT name, version, synced_version FROM jobs WHERE id = ?")
+      .bind(job.id)
+      .first();
+    expect(row).toEqual({ name: "renamed", version: 2, synced_version: 0 });
+    // null resets a nullable field to its default.
+    const reset = await api<Job>("PATCH", `/v1/jobs/${job.id}`, { token: t.key, body: { jitter: null } });
+    expect(reset.body).toMatchObject({ jitter: null, version: 3 });
+  });
+
+  it("replaces the schedule whole and re-normalizes it", async () => {
+    const t = await createTenantWithKey();
+    const job = await created(t.key);
+    const res = await api<Job>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: { schedule: { type: "cron", expr: "0 9 * * MON-FRI", timezone: "America/New_York" } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.schedule).toEqual({
+      type: "cron",
+      expr: "0 9 * * MON-FRI",
+      timezone: "America/New_York",
+      dst: { gap: "shift", overlap: "first" },
+    });
+  });
+
+  it("answers 409 version_conflict for a stale version field or If-Match header", async () => {
+    const t = await createTenantWithKey();
+    const job = await created(t.key);
+    const stale = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: { name: "x", version: 7 },
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe("version_conflict");
+    const ok = await api<Job>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: { name: "y" },
+      headers: { "if-match": '"1"' },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.version).toBe(2);
+    const again = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: { name: "z" },
+      headers: { "if-match": "1" },
+    });
+    expect(again.status).toBe(409);
+    const withVersion = await api<Job>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: { name: "z", version: 2 },
+    });
+    expect(withVersion.body).toMatchObject({ name: "z", version: 3 });
+  });
+
+  it("validates the merged job, naming every field, and stores nothing", async () => {
+    const t = await createTenantWithKey();
+    const job = await created(t.key);
+    const res = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: { name: "", target: { url: "gopher://x" }, unknown_field: 1, overlap: "sometimes" },
+    });
+    expect(res.status).toBe(400);
+    expect(paths(res.body)).toEqual(["name", "overlap", "target.url", "unknown_field"]);
+    const notObject = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, { token: t.key, body: "[1]" });
+    expect(notObject.status).toBe(400);
+    const badMatch = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: { name: "q" },
+      headers: { "if-match": "yesterday" },
+    });
+    expect(badMatch.status).toBe(400);
+    const unchanged = await api<Job>("GET", `/v1/jobs/${job.id}`, { token: t.key });
+    expect(unchanged.body).toMatchObject({ name: job.name, version: 1 });
+  });
+});
+
+describe("job operations", () => {
+  it("pauses, resumes and deletes with a version bump each time", async () => {
+    const t = await createTenantWithKey();
+    const job = (await api<Job>("POST", "/v1/jobs", { token: t.key, body: jobBody() })).body;
+    const paused = await api<Job>("POST", `/v1/jobs/${job.id}/pause`, { token: t.key });
+    expect(paused.body).toMatchObject({ status: "PAUSED", version: 2, next_fire_times: [] });
+    const pausedAgain = await api<Job>("POST", `/v1/jobs/${job.id}/pause`, { token: t.key });
+    expect(pausedAgain.body).toMatchObject({ status: "PAUSED", version: 2 });
+    const resumed = await api<Job>("POST", `/v1/jobs/${job.id}/resume`, { token: t.key });
+    expect(resumed.body).toMatchObject({ status: "ACTIVE", version: 3 });
+    const resumedAgain = await api<Job>("POST", `/v1/jobs/${job.id}/resume`, { token: t.key });
+    expect(resumedAgain.status).toBe(200);
+    expect(resumedAgain.body.version).toBe(3);
+    const deleted = await api<Job>("DELETE", `/v1/jobs/${job.id}`, { token: t.key });
+    expect(deleted.body).toMatchObject({ status: "DELETED", version: 4 });
+    expect((await api<Job>("DELETE", `/v1/jobs/${job.id}`, { token: t.key })).body.version).toBe(4);
+    for (const op of ["pause", "resume", "trigger"]) {
+      const res = await api<ProblemBody>("POST", `/v1/jobs/${job.id}/${op}`, { token: t.key });
+      expect(res.status, op).toBe(409);
+      expect(res.body.code).toBe("job_not_active");
+    }
+    const patch = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: { name: "back" },
+    });
+    expect(patch.status).toBe(409);
+    expect(patch.body.code).toBe("job_deleted");
+    const list = await api<{ data: Job[] }>("GET", "/v1/jobs", { token: t.key });
+    expect(list.body.data.map((j) => j.id)).not.toContain(job.id);
+    const deletedList = await api<{ data: Job[] }>("GET", "/v1/jobs?status=DELETED", { token: t.key });
+    expect(deletedList.body.data.map((j) => j.id)).toEqual([job.id]);
+    const row = await env.DB.prepare("SELECT status, version FROM jobs WHERE id = ?").bind(job.id).first();
+    expect(row).toEqual({ status: "DELETED", version: 4 });
+  });
+
+  it("validates a backfill range", async () => {
+    const t = await createTenantWithKey();
+    const job = (await api<Job>("POST", "/v1/jobs", { token: t.key, body: jobBody() })).body;
+    const backwards = await api<ProblemBody>("POST", `/v1/jobs/${job.id}/backfill`, {
+      token: t.key,
+      body: { from: "2026-02-01T00:00:00Z", to: "2026-01-01T00:00:00Z" },
+    });
+    expect(backwards.status).toBe(400);
+    expect(paths(backwards.body)).toEqual(["to"]);
+    const missing = await api<ProblemBody>("POST", `/v1/jobs/${job.id}/backfill`, { token: t.key, body: {} });
+    expect(paths(missing.body)).toEqual(["from", "to"]);
+  });
+
+  it.skipIf(!engineReady)(
+    "refuses a backfill of more than 1000 instants (needs the schedule engine)",
+    async () => {
+      const t = await createTenantWithKey();
+      const job = (
+        await api<Job>("POST", "/v1/jobs", {
+          token: t.key,
+          body: jobBody({ schedule: { type: "interval", every: "1m", anchor: "2026-01-01T00:00:00Z" } }),
+        })
+      ).body;
+      const res = await api<ProblemBody>("POST", `/v1/jobs/${job.id}/backfill`, {
+        token: t.key,
+        body: { from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z" },
+      });
+      expect(res.status).toBe(400);
+      expect(paths(res.body)).toEqual(["to"]);
+    },
+  );
+});
