@@ -2,6 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/api/app";
 import { api, BASE, createTenantWithKey } from "../helpers/api";
+import { engineReady } from "../helpers/engine";
 
 describe("auth", () => {
   it("refuses a request without a token with a 401 problem", async () => {
@@ -170,5 +171,97 @@ describe("request handling", () => {
     const res = await api("GET", "/v1/nothing-here");
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
+  });
+});
+
+describe("POST /v1/schedules/preview", () => {
+  const paths = (body: { errors?: { path: string }[] }) => (body.errors ?? []).map((e) => e.path).sort();
+
+  it("validates count, from and the schedule, naming each field", async () => {
+    const t = await createTenantWithKey();
+    const schedule = { type: "cron", expr: "0 9 * * *", timezone: "UTC" };
+    for (const count of [0, 1001, 2.5, "5"]) {
+      const res = await api<{ errors: { path: string }[] }>("POST", "/v1/schedules/preview", {
+        token: t.key,
+        body: { schedule, count },
+      });
+      expect(res.status, String(count)).toBe(400);
+      expect(paths(res.body)).toEqual(["count"]);
+    }
+    const bad = await api<{ errors: { path: string }[] }>("POST", "/v1/schedules/preview", {
+      body: {
+        schedule: { type: "cron", expr: "0 9 * * *", timezone: "Atlantis/Capital" },
+        from: "yesterday",
+        x: 1,
+      },
+    });
+    expect(bad.status).toBe(400);
+    expect(paths(bad.body)).toEqual(["from", "schedule.timezone", "x"]);
+    const noAuth = await api("POST", "/v1/schedules/preview", { token: null, body: { schedule } });
+    expect(noAuth.status).toBe(401);
+  });
+
+  it.skipIf(!engineReady)(
+    "returns fire times strictly after from, in UTC with ms (needs the schedule engine)",
+    async () => {
+      const t = await createTenantWithKey();
+      const res = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
+        token: t.key,
+        body: {
+          schedule: { type: "interval", every: "1h", anchor: "2026-01-01T00:00:00Z" },
+          from: "2026-01-01T00:00:00Z",
+          count: 3,
+        },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.fire_times).toEqual([
+        "2026-01-01T01:00:00.000Z",
+        "2026-01-01T02:00:00.000Z",
+        "2026-01-01T03:00:00.000Z",
+      ]);
+      const cron = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
+        body: {
+          schedule: { type: "cron", expr: "0 9 * * *", timezone: "UTC" },
+          from: "2026-01-01T09:00:00Z",
+        },
+      });
+      expect(cron.body.fire_times).toHaveLength(5);
+      expect(cron.body.fire_times[0]).toBe("2026-01-02T09:00:00.000Z");
+      const many = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
+        body: { schedule: { type: "interval", every: "1s" }, count: 1000 },
+      });
+      expect(many.body.fire_times).toHaveLength(1000);
+    },
+  );
+});
+
+describe("GET /v1/openapi.json", () => {
+  it("serves an OpenAPI 3.1 document without auth, listing every route", async () => {
+    const res = await api<{
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    }>("GET", "/v1/openapi.json", { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    for (const path of [
+      "/v1/jobs",
+      "/v1/jobs/batch",
+      "/v1/jobs/{id}",
+      "/v1/jobs/{id}/trigger",
+      "/v1/jobs/{id}/backfill",
+      "/v1/jobs/{id}/runs",
+      "/v1/runs/{id}/retry",
+      "/v1/dead-letters/{id}/redrive",
+      "/v1/schedules/preview",
+      "/v1/stats",
+      "/v1/tenants/{id}/signing-secret/rotate",
+      "/v1/api-keys/{id}",
+    ]) {
+      expect(res.body.paths[path], path).toBeDefined();
+    }
+    expect(Object.keys(res.body.paths["/v1/jobs/{id}"] ?? {}).sort()).toEqual(["delete", "get", "patch"]);
+    expect(Object.keys(res.body.components.schemas.JobCreate?.properties ?? {})).toContain("schedule");
+    expect(res.body.components.schemas.Job?.properties?.next_fire_times).toBeDefined();
   });
 });
