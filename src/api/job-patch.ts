@@ -26,9 +26,14 @@ function mergeAt(target: unknown, patch: unknown, path: string): unknown {
   const merged: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
-    else merged[key] = mergeAt(merged[key], value, path === "" ? key : `${path}.${key}`);
+    else setOwn(merged, key, mergeAt(merged[key], value, path === "" ? key : `${path}.${key}`));
   }
   return merged;
+}
+
+/** Assigns as an own property even for `__proto__`, so validation sees (and rejects) it. */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 const versionSchema = z.number().int().min(1);

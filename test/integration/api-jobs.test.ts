@@ -148,6 +148,11 @@ describe("POST /v1/jobs", () => {
     }
     const missing = await api<ProblemBody>("POST", "/v1/jobs", { token: t.key, body: {} });
     expect(paths(missing.body)).toEqual(["name", "schedule", "target"]);
+    const proto = await api<ProblemBody>("POST", "/v1/jobs", {
+      token: t.key,
+      body: JSON.stringify(jobBody()).replace("{", '{"__proto__": {"admin": true},'),
+    });
+    expect(paths(proto.body)).toEqual(["__proto__"]);
     const notObject = await api<ProblemBody>("POST", "/v1/jobs", { token: t.key, body: [1, 2] });
     expect(notObject.status).toBe(400);
     expect(await jobCount(t.tenantId)).toBe(0);
@@ -403,6 +408,12 @@ describe("PATCH /v1/jobs/{id}", () => {
     });
     expect(res.status).toBe(400);
     expect(paths(res.body)).toEqual(["name", "overlap", "target.url", "unknown_field"]);
+    const proto = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: '{"__proto__": {"name": "polluted"}, "target": {"__proto__": {"x": 1}}}',
+    });
+    expect(proto.status).toBe(400);
+    expect(paths(proto.body)).toEqual(["__proto__", "target.__proto__"]);
     const notObject = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, { token: t.key, body: "[1]" });
     expect(notObject.status).toBe(400);
     const badMatch = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, {
