@@ -167,6 +167,47 @@ describe("request handling", () => {
     expect(res.status).toBe(413);
   });
 
+  it("never answers 5xx to junk bodies on any body route", async () => {
+    const t = await createTenantWithKey();
+    const job = await api<{ id: string }>("POST", "/v1/jobs", {
+      token: t.key,
+      body: { name: "junk", schedule: { type: "once", delay: "1h" }, target: { url: "https://x.test" } },
+    });
+    const routes: [string, string][] = [
+      ["POST", "/v1/tenants"],
+      ["PATCH", `/v1/tenants/${t.tenantId}`],
+      ["POST", "/v1/api-keys"],
+      ["POST", "/v1/schedules/preview"],
+      ["POST", "/v1/jobs"],
+      ["POST", "/v1/jobs/batch"],
+      ["PATCH", `/v1/jobs/${job.body.id}`],
+      ["POST", `/v1/jobs/${job.body.id}/backfill`],
+    ];
+    const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+    const junk = [
+      "null",
+      "42",
+      '"text"',
+      "[]",
+      "{}",
+      '{"a":',
+      deep,
+      '{"schedule": null, "target": 7, "jobs": {}}',
+      '{"jobs": [null, 1, "x", {"schedule": {"type": "cron"}}]}',
+      '{"name": {"$gt": ""}, "count": 1e400}',
+      '{"from": "2026-13-45T99:99:99Z", "to": 5}',
+      '{"tenant_id": ["x"]}',
+      "\u0000",
+      "\ufeff{}",
+    ];
+    for (const [method, path] of routes) {
+      for (const body of junk) {
+        const res = await api(method, path, { body, headers: { "edgecron-tenant": t.tenantId } });
+        expect(res.status, `${method} ${path} ${body.slice(0, 40)}`).toBeLessThan(500);
+      }
+    }
+  });
+
   it("answers unknown routes with a 404 problem", async () => {
     const res = await api("GET", "/v1/nothing-here");
     expect(res.status).toBe(404);

@@ -120,7 +120,14 @@ describe("tenant isolation", () => {
       "/v1/runs/%F0%9F%92%A5",
       `/v1/runs/${"r".repeat(300)}`,
       "/v1/runs/run_missing",
+      "/v1/jobs/%E0%A4%A",
+      "/v1/runs/%ZZ",
+      "/v1/dead-letters/%ZZ/redrive",
     ]) {
+      if (path.endsWith("/redrive")) {
+        expect((await api("POST", path, { token: t.key })).status, path).toBe(404);
+        continue;
+      }
       expect((await api("GET", path, { token: t.key })).status, path).toBe(404);
     }
   });

@@ -26,15 +26,19 @@ async function resolveCaller(env: Env, token: string | null): Promise<Caller> {
     throw unauthorized("The API is not configured: set the EDGECRON_ADMIN_TOKEN secret");
   }
   if (token === null) throw unauthorized();
-  if (API_KEY.test(token)) {
-    const keyHash = await sha256Hex(token);
-    const key = await findApiKeyByHash(env.DB, keyHash);
-    if (key === null || !(await secretsEqual(keyHash, key.key_hash))) throw unauthorized();
-    if (key.revoked_at_ms !== null) throw unauthorized("This API key has been revoked");
-    return { role: "tenant", tenantId: key.tenant_id, keyId: key.id };
-  }
+  const tenantCaller = API_KEY.test(token) ? await callerOfApiKey(env.DB, token) : null;
+  if (tenantCaller !== null) return tenantCaller;
   if (await secretsEqual(token, adminToken)) return { role: "admin", tenantId: null, keyId: null };
   throw unauthorized();
+}
+
+/** Looks the key up by its SHA-256, then compares the hashes in constant time. Null when unknown. */
+async function callerOfApiKey(db: D1Database, token: string): Promise<Caller | null> {
+  const keyHash = await sha256Hex(token);
+  const key = await findApiKeyByHash(db, keyHash);
+  if (key === null || !(await secretsEqual(keyHash, key.key_hash))) return null;
+  if (key.revoked_at_ms !== null) throw unauthorized("This API key has been revoked");
+  return { role: "tenant", tenantId: key.tenant_id, keyId: key.id };
 }
 
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
