@@ -1,5 +1,7 @@
+import type { Context } from "hono";
 import { upcomingFires } from "../core/job-timeline";
 import type { StoredJob } from "../db/jobs";
+import type { AppEnv } from "./types";
 
 export const DEFAULT_NEXT_FIRES = 5;
 export const MAX_NEXT_FIRES = 100;
@@ -39,4 +41,18 @@ export function jobResource(job: StoredJob, nowMs: number, fireCount = DEFAULT_N
     created_at: new Date(job.createdAtMs).toISOString(),
     updated_at: new Date(job.updatedAtMs).toISOString(),
   };
+}
+
+/**
+ * One job as the response body, with `ETag: "<version>"` (usable as `If-Match` on PATCH) and, on
+ * create, `Location`.
+ */
+export function jobResponse(
+  c: Context<AppEnv>,
+  job: StoredJob,
+  options: { nowMs?: number; status?: 200 | 201; fireCount?: number } = {},
+): Response {
+  c.header("ETag", `"${job.version}"`);
+  if (options.status === 201) c.header("Location", `/v1/jobs/${job.id}`);
+  return c.json(jobResource(job, options.nowMs ?? Date.now(), options.fireCount), options.status ?? 200);
 }

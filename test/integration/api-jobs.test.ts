@@ -37,6 +37,8 @@ describe("POST /v1/jobs", () => {
       body: jobBody({ name: "renew-1", schedule: { type: "once", delay: "2h" } }),
     });
     expect(res.status).toBe(201);
+    expect(res.headers.get("location")).toBe(`/v1/jobs/${res.body.id}`);
+    expect(res.headers.get("etag")).toBe('"1"');
     const job = res.body;
     expect(job.id).toMatch(/^job_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(job).toMatchObject({
@@ -204,6 +206,18 @@ describe("POST /v1/jobs", () => {
     const elsewhere = await api<Job>("POST", "/v1/jobs", { token: other.key, body, headers });
     expect(elsewhere.status).toBe(201);
     expect(elsewhere.body.id).not.toBe(first.body.id);
+  });
+
+  it("creates one job for concurrent creates with one Idempotency-Key", async () => {
+    const t = await createTenantWithKey();
+    const body = jobBody();
+    const headers = { "idempotency-key": "concurrent-1" };
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => api<Job>("POST", "/v1/jobs", { token: t.key, body, headers })),
+    );
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    expect(await jobCount(t.tenantId)).toBe(1);
   });
 
   it("lets the admin act for a tenant with Edgecron-Tenant", async () => {

@@ -7,7 +7,7 @@ import { readBody, readJsonBody } from "../body";
 import { loadJob } from "../job-loader";
 import { expectedVersionOf, mergeJobPatch } from "../job-patch";
 import { checkJobInput, pushAndMarkSynced, saveJobVersion } from "../job-service";
-import { jobResource } from "../job-view";
+import { jobResponse } from "../job-view";
 import { ApiError, validationError } from "../problem";
 import { callShard, shardRefusal } from "../shard-calls";
 import type { AppEnv } from "../types";
@@ -35,30 +35,30 @@ jobOperations.patch("/:id", async (c) => {
     rejectPastOnce: "schedule" in patch,
   });
   if (!check.ok) throw validationError(check.errors);
-  return c.json(jobResource(await saveJobVersion(c.env, job, { spec: check.spec }, nowMs), nowMs));
+  return jobResponse(c, await saveJobVersion(c.env, job, { spec: check.spec }, nowMs));
 });
 
 jobOperations.delete("/:id", async (c) => {
   const job = await loadJob(c);
   const nowMs = Date.now();
-  if (job.status === "DELETED") return c.json(jobResource(job, nowMs));
-  return c.json(jobResource(await saveJobVersion(c.env, job, { status: "DELETED" }, nowMs), nowMs));
+  if (job.status === "DELETED") return jobResponse(c, job);
+  return jobResponse(c, await saveJobVersion(c.env, job, { status: "DELETED" }, nowMs));
 });
 
 jobOperations.post("/:id/pause", async (c) => {
   const job = await loadJob(c);
   const nowMs = Date.now();
-  if (job.status === "PAUSED") return c.json(jobResource(job, nowMs));
+  if (job.status === "PAUSED") return jobResponse(c, job);
   if (job.status !== "ACTIVE") throw notActive(job);
-  return c.json(jobResource(await saveJobVersion(c.env, job, { status: "PAUSED" }, nowMs), nowMs));
+  return jobResponse(c, await saveJobVersion(c.env, job, { status: "PAUSED" }, nowMs));
 });
 
 jobOperations.post("/:id/resume", async (c) => {
   const job = await loadJob(c);
   const nowMs = Date.now();
-  if (job.status === "ACTIVE") return c.json(jobResource(job, nowMs));
+  if (job.status === "ACTIVE") return jobResponse(c, job);
   if (job.status !== "PAUSED") throw notActive(job);
-  return c.json(jobResource(await saveJobVersion(c.env, job, { status: "ACTIVE" }, nowMs), nowMs));
+  return jobResponse(c, await saveJobVersion(c.env, job, { status: "ACTIVE" }, nowMs));
 });
 
 jobOperations.post("/:id/trigger", async (c) => {

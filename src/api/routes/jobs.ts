@@ -6,7 +6,7 @@ import { canonicalHash } from "../crypto";
 import { decodeCursor, encodeCursor, limitSchema, pageOf } from "../cursor";
 import { loadJob } from "../job-loader";
 import { checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
-import { jobResource, MAX_NEXT_FIRES } from "../job-view";
+import { jobResource, jobResponse, MAX_NEXT_FIRES } from "../job-view";
 import { tenantScope } from "../middleware/auth";
 import { ApiError, validationError } from "../problem";
 import { readQuery } from "../query";
@@ -55,7 +55,7 @@ jobs.post("/", async (c) => {
     throw error;
   }
   await pushAndMarkSynced(c.env, [job]);
-  return c.json(jobResource(job, nowMs), 201);
+  return jobResponse(c, job, { nowMs, status: 201 });
 });
 
 jobs.get("/", async (c) => {
@@ -75,7 +75,7 @@ jobs.get("/", async (c) => {
 jobs.get("/:id", async (c) => {
   const job = await loadJob(c);
   const query = readQuery(c, getQuerySchema);
-  return c.json(jobResource(job, Date.now(), query.next));
+  return jobResponse(c, job, { fireCount: query.next });
 });
 
 jobs.route("/", jobOperations);
@@ -106,5 +106,5 @@ async function replayIfKnown(
     );
   }
   c.header("Idempotent-Replayed", "true");
-  return c.json(jobResource(existing, Date.now()), 201);
+  return jobResponse(c, existing, { status: 201 });
 }
