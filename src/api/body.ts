@@ -1,0 +1,53 @@
+import type { Context } from "hono";
+import type { z } from "zod";
+import { ApiError, fieldErrorsOf, validationError } from "./problem";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const mediaType = value.split(";")[0]?.trim().toLowerCase() ?? "";
+  return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
+}
+
+/**
+ * Reads the body as JSON from its raw bytes: 415 for a non-JSON content type, 413 over 1 MB,
+ * 400 `invalid_json` for anything JSON.parse (or UTF-8) rejects. Never throws anything else.
+ */
+export async function readJsonBody(c: Context): Promise<unknown> {
+  if (!isJsonContentType(c.req.header("content-type"))) {
+    throw new ApiError(415, "unsupported_media_type", "Send the body as application/json");
+  }
+  const declaredBytes = Number(c.req.header("content-length") ?? "0");
+  if (declaredBytes > MAX_BODY_BYTES) throw tooLarge();
+  let bytes: ArrayBuffer;
+  try {
+    bytes = await c.req.arrayBuffer();
+  } catch {
+    throw new ApiError(400, "invalid_json", "The request body could not be read");
+  }
+  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    return JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : "unreadable";
+    throw new ApiError(400, "invalid_json", `The request body is not valid JSON: ${reason}`);
+  }
+}
+
+function tooLarge(): ApiError {
+  return new ApiError(413, "payload_too_large", `The request body must be at most ${MAX_BODY_BYTES} bytes`);
+}
+
+/** Validates a value against a schema, or throws 400 `validation_failed` listing every issue. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix: (string | number)[] = []) {
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(fieldErrorsOf(result.error.issues, prefix));
+  return result.data as z.output<S>;
+}
+
+/** readJsonBody + parseWith. */
+export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  return parseWith(schema, await readJsonBody(c));
+}

@@ -1,0 +1,17 @@
+import type { Context } from "hono";
+import { findJob, type StoredJob } from "../db/jobs";
+import { requireOwnId } from "./ids";
+import { ApiError } from "./problem";
+import type { AppEnv } from "./types";
+
+export function jobNotFound(id?: string): ApiError {
+  return new ApiError(404, "job_not_found", id === undefined ? "No such job" : `No job ${id}`);
+}
+
+/** The job named by `:id`, in the caller's tenant; anything else (malformed, other tenant) is 404. */
+export async function loadJob(c: Context<AppEnv>): Promise<StoredJob> {
+  const id = requireOwnId(c.req.param("id"), "job", jobNotFound());
+  const job = await findJob(c.env.DB, c.get("tenantId"), id);
+  if (job === null) throw jobNotFound(id);
+  return job;
+}

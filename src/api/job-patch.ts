@@ -1,0 +1,58 @@
+import type { Context } from "hono";
+import { z } from "zod";
+import type { JobSpec } from "../core/job-spec";
+import { parseWith } from "./body";
+import { validationError } from "./problem";
+import type { AppEnv } from "./types";
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Fields replaced as a whole rather than merged: a schedule is one unit, a target body is opaque. */
+const REPLACED_WHOLE = new Set(["schedule", "target.body"]);
+
+/**
+ * JSON Merge Patch (RFC 7396) of a partial job body onto the stored spec: objects merge, `null`
+ * removes a field (so a nullable field falls back to its default, null), everything else
+ * replaces. `schedule` and `target.body` are replaced whole.
+ */
+export function mergeJobPatch(spec: JobSpec, patch: Record<string, unknown>): Record<string, unknown> {
+  return mergeAt(spec, patch, "") as Record<string, unknown>;
+}
+
+function mergeAt(target: unknown, patch: unknown, path: string): unknown {
+  if (!isPlainObject(patch) || REPLACED_WHOLE.has(path)) return patch;
+  const merged: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else setOwn(merged, key, mergeAt(merged[key], value, path === "" ? key : `${path}.${key}`));
+  }
+  return merged;
+}
+
+/** Assigns as an own property even for `__proto__`, so validation sees (and rejects) it. */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+const versionSchema = z.number().int().min(1);
+
+/**
+ * The version the client expects to replace: the body's `version` field or `If-Match`
+ * (`3`, `"3"` or `W/"3"`). Null when the client sent neither (last write wins).
+ */
+export function expectedVersionOf(c: Context<AppEnv>, body: Record<string, unknown>): number | null {
+  const fromBody = body.version === undefined ? null : parseWith(versionSchema, body.version, ["version"]);
+  const header = c.req.header("if-match");
+  if (header === undefined) return fromBody;
+  const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
+  if (!match) {
+    throw validationError([{ path: "If-Match", message: 'must be the job\'s version, such as 3 or "3"' }]);
+  }
+  const fromHeader = Number(match[1]);
+  if (fromBody !== null && fromBody !== fromHeader) {
+    throw validationError([{ path: "version", message: "disagrees with the If-Match header" }]);
+  }
+  return fromHeader;
+}

@@ -1,0 +1,117 @@
+import { type JobSpec, jobCreateSchema } from "../core/job-spec";
+import { normalizeJobSpec } from "../core/normalize";
+import { insertJobs, markJobsSynced, type StoredJob, updateJobVersion } from "../db/jobs";
+import type { ShardJob } from "../shard/protocol";
+import { pushJobs, shardOfJob } from "../shard/client";
+import { newId } from "./ids";
+import { ApiError, type FieldError, fieldErrorsOf } from "./problem";
+
+export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: FieldError[] };
+
+/** jobCreateSchema, then the checks that need `now`; every issue with its path under `prefix`. */
+export function checkJobInput(
+  input: unknown,
+  nowMs: number,
+  prefix: (string | number)[] = [],
+  options: { rejectPastOnce?: boolean } = {},
+): SpecCheck {
+  const parsed = jobCreateSchema.safeParse(input);
+  if (!parsed.success) return { ok: false, errors: fieldErrorsOf(parsed.error.issues, prefix) };
+  const normalized = normalizeJobSpec(parsed.data, nowMs, options);
+  if (!normalized.ok) {
+    const head = prefix.map(String).join(".");
+    const errors = normalized.issues.map((issue) => ({
+      path: head === "" ? issue.path : `${head}.${issue.path}`,
+      message: issue.message,
+    }));
+    return { ok: false, errors };
+  }
+  return { ok: true, spec: normalized.spec };
+}
+
+export function newStoredJob(
+  env: Env,
+  tenantId: string,
+  spec: JobSpec,
+  nowMs: number,
+  idempotency: { key: string; requestHash: string } | null = null,
+): StoredJob {
+  const id = newId("job", nowMs);
+  return {
+    id,
+    tenantId,
+    spec,
+    status: "ACTIVE",
+    version: 1,
+    shard: shardOfJob(env, id),
+    syncedVersion: 0,
+    idempotencyKey: idempotency?.key ?? null,
+    requestHash: idempotency?.requestHash ?? null,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+  };
+}
+
+export function toShardJob(job: StoredJob): ShardJob {
+  return {
+    jobId: job.id,
+    tenantId: job.tenantId,
+    version: job.version,
+    status: job.status,
+    spec: job.spec,
+    createdAtMs: job.createdAtMs,
+  };
+}
+
+/**
+ * Sends the jobs to their shards in one pushJobs call and marks what was confirmed. Never fails
+ * the request: unconfirmed rows keep synced_version < version and the outbox sweep re-sends them.
+ */
+export async function pushAndMarkSynced(env: Env, jobs: readonly StoredJob[]): Promise<void> {
+  if (jobs.length === 0) return;
+  try {
+    const confirmed = await pushJobs(env, jobs.map(toShardJob));
+    const synced = jobs.filter((job) => confirmed.has(job.id));
+    await markJobsSynced(env.DB, synced);
+    for (const job of synced) job.syncedVersion = job.version;
+  } catch (error) {
+    console.error(
+      "shard push failed; the outbox sweep will retry",
+      error instanceof Error ? error.message : error,
+    );
+  }
+}
+
+/** Inserts new jobs (durable from here on), then pushes them. */
+export async function createJobs(env: Env, jobs: StoredJob[]): Promise<void> {
+  await insertJobs(env.DB, jobs);
+  await pushAndMarkSynced(env, jobs);
+}
+
+/**
+ * Writes the next version of a job (optimistic: 409 `version_conflict` if another write got
+ * there first), then pushes it.
+ */
+export async function saveJobVersion(
+  env: Env,
+  job: StoredJob,
+  change: { spec?: JobSpec; status?: StoredJob["status"] },
+  nowMs: number,
+): Promise<StoredJob> {
+  const next: StoredJob = {
+    ...job,
+    spec: change.spec ?? job.spec,
+    status: change.status ?? job.status,
+    version: job.version + 1,
+    updatedAtMs: nowMs,
+  };
+  if (!(await updateJobVersion(env.DB, next, job.version))) {
+    throw new ApiError(
+      409,
+      "version_conflict",
+      `Job ${job.id} was changed by another request; read it and retry`,
+    );
+  }
+  await pushAndMarkSynced(env, [next]);
+  return next;
+}

@@ -1,0 +1,58 @@
+import type { Context } from "hono";
+import { upcomingFires } from "../core/job-timeline";
+import type { StoredJob } from "../db/jobs";
+import type { AppEnv } from "./types";
+
+export const DEFAULT_NEXT_FIRES = 5;
+export const MAX_NEXT_FIRES = 100;
+
+/** Log an engine failure once per isolate, not once per job of a 1,000-job batch. */
+let warnedEngineFailure = false;
+
+/**
+ * The next fire instants (after jitter) of an ACTIVE job; empty for any other status. The row is
+ * already durable when this runs, so a schedule engine failure degrades to an empty list rather
+ * than failing the request.
+ */
+export function nextFireTimesOf(job: StoredJob, nowMs: number, count: number): string[] {
+  if (job.status !== "ACTIVE" || count <= 0) return [];
+  try {
+    return upcomingFires(job.spec, job.id, nowMs, count).map((fire) => new Date(fire.fireAtMs).toISOString());
+  } catch (error) {
+    if (!warnedEngineFailure) {
+      warnedEngineFailure = true;
+      console.error("next fire times unavailable:", error instanceof Error ? error.message : error);
+    }
+    return [];
+  }
+}
+
+/** The job resource of docs/API.md. */
+export function jobResource(job: StoredJob, nowMs: number, fireCount = DEFAULT_NEXT_FIRES) {
+  const { name, ...policies } = job.spec;
+  return {
+    id: job.id,
+    name,
+    status: job.status,
+    version: job.version,
+    shard: job.shard,
+    ...policies,
+    next_fire_times: nextFireTimesOf(job, nowMs, fireCount),
+    created_at: new Date(job.createdAtMs).toISOString(),
+    updated_at: new Date(job.updatedAtMs).toISOString(),
+  };
+}
+
+/**
+ * One job as the response body, with `ETag: "<version>"` (usable as `If-Match` on PATCH) and, on
+ * create, `Location`.
+ */
+export function jobResponse(
+  c: Context<AppEnv>,
+  job: StoredJob,
+  options: { nowMs?: number; status?: 200 | 201; fireCount?: number } = {},
+): Response {
+  c.header("ETag", `"${job.version}"`);
+  if (options.status === 201) c.header("Location", `/v1/jobs/${job.id}`);
+  return c.json(jobResource(job, options.nowMs ?? Date.now(), options.fireCount), options.status ?? 200);
+}

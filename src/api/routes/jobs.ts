@@ -1,0 +1,110 @@
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import { findJobByIdempotencyKey, insertJobs, listJobs, type StoredJob } from "../../db/jobs";
+import { parseWith, readJsonBody } from "../body";
+import { canonicalHash } from "../crypto";
+import { decodeCursor, encodeCursor, limitSchema, pageOf } from "../cursor";
+import { loadJob } from "../job-loader";
+import { checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
+import { jobResource, jobResponse, MAX_NEXT_FIRES } from "../job-view";
+import { tenantScope } from "../middleware/auth";
+import { ApiError, validationError } from "../problem";
+import { readQuery } from "../query";
+import type { AppEnv } from "../types";
+import { jobBatch } from "./job-batch";
+import { jobOperations } from "./job-operations";
+import { jobRuns } from "./runs";
+
+export const jobStatusSchema = z.enum(["ACTIVE", "PAUSED", "COMPLETED", "DELETED"]);
+
+const listQuerySchema = z.object({
+  status: jobStatusSchema.optional(),
+  name: z.string().max(200).optional(),
+  limit: limitSchema,
+  cursor: z.string().max(200).optional(),
+});
+
+const getQuerySchema = z.object({
+  next: z.coerce.number().int().min(0).max(MAX_NEXT_FIRES).default(5),
+});
+
+export const jobs = new Hono<AppEnv>();
+
+jobs.use("*", tenantScope);
+jobs.route("/batch", jobBatch);
+
+jobs.post("/", async (c) => {
+  const idempotencyKey = readIdempotencyKey(c);
+  const input = await readJsonBody(c);
+  const nowMs = Date.now();
+  const idempotency =
+    idempotencyKey === null ? null : { key: idempotencyKey, requestHash: await canonicalHash(input) };
+  if (idempotency !== null) {
+    const replay = await replayIfKnown(c, idempotency);
+    if (replay !== null) return replay;
+  }
+  const check = checkJobInput(input, nowMs);
+  if (!check.ok) throw validationError(check.errors);
+  const job = newStoredJob(c.env, c.get("tenantId"), check.spec, nowMs, idempotency);
+  try {
+    await insertJobs(c.env.DB, [job]);
+  } catch (error) {
+    // Two concurrent creates with one key: the unique index lets exactly one in.
+    const replay = idempotency === null ? null : await replayIfKnown(c, idempotency);
+    if (replay !== null) return replay;
+    throw error;
+  }
+  await pushAndMarkSynced(c.env, [job]);
+  return jobResponse(c, job, { nowMs, status: 201 });
+});
+
+jobs.get("/", async (c) => {
+  const query = readQuery(c, listQuerySchema);
+  const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
+  const rows = await listJobs(c.env.DB, c.get("tenantId"), {
+    status: query.status,
+    namePrefix: query.name,
+    beforeId,
+    limit: query.limit + 1,
+  });
+  const { page, nextCursor } = pageOf(rows, query.limit, (job) => encodeCursor([job.id]));
+  const nowMs = Date.now();
+  return c.json({ data: page.map((job) => jobResource(job, nowMs)), next_cursor: nextCursor });
+});
+
+jobs.get("/:id", async (c) => {
+  const job = await loadJob(c);
+  const query = readQuery(c, getQuerySchema);
+  return jobResponse(c, job, { fireCount: query.next });
+});
+
+jobs.route("/", jobOperations);
+jobs.route("/", jobRuns);
+
+function readIdempotencyKey(c: Context<AppEnv>): string | null {
+  const key = c.req.header("idempotency-key");
+  if (key === undefined) return null;
+  return parseWith(z.string().trim().min(1).max(255), key, ["Idempotency-Key"]);
+}
+
+/** Same key + same body: the stored job again; same key + another body: 422. */
+async function replayIfKnown(
+  c: Context<AppEnv>,
+  idempotency: { key: string; requestHash: string },
+): Promise<Response | null> {
+  const existing: StoredJob | null = await findJobByIdempotencyKey(
+    c.env.DB,
+    c.get("tenantId"),
+    idempotency.key,
+  );
+  if (existing === null) return null;
+  if (existing.requestHash !== idempotency.requestHash) {
+    throw new ApiError(
+      422,
+      "idempotency_conflict",
+      "This Idempotency-Key was already used with another request body",
+    );
+  }
+  c.header("Idempotent-Replayed", "true");
+  return jobResponse(c, existing, { status: 201 });
+}

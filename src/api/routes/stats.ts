@@ -1,0 +1,33 @@
+import { Hono } from "hono";
+import { summarizePercentiles } from "../../core/percentiles";
+import { jobsByStatus, perMinute, recentLatenessMs, runsByState } from "../../db/stats";
+import { tenantScope } from "../middleware/auth";
+import type { AppEnv } from "../types";
+
+export const stats = new Hono<AppEnv>();
+
+/**
+ * Stats come from D1 only. A tenant sees its own; the admin sees one tenant with
+ * `Edgecron-Tenant`, or every tenant together without it.
+ */
+stats.use("*", async (c, next) => {
+  if (c.get("caller").role === "admin" && !c.req.header("edgecron-tenant")?.trim()) return next();
+  return tenantScope(c, next);
+});
+
+stats.get("/", async (c) => {
+  const tenantId = c.get("tenantId") ?? null;
+  const nowMs = Date.now();
+  const [jobs, runs, minutes, lateness] = await Promise.all([
+    jobsByStatus(c.env.DB, tenantId),
+    runsByState(c.env.DB, tenantId),
+    perMinute(c.env.DB, tenantId, nowMs),
+    recentLatenessMs(c.env.DB, tenantId, nowMs),
+  ]);
+  return c.json({
+    jobs_by_status: jobs,
+    runs_by_state: runs,
+    per_minute: minutes,
+    lateness_ms: summarizePercentiles(lateness),
+  });
+});

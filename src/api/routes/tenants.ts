@@ -1,0 +1,101 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import {
+  findTenant,
+  insertTenant,
+  listTenants,
+  promoteSigningSecret,
+  setNextSigningSecret,
+  tenantResource,
+  updateTenant,
+} from "../../db/tenants";
+import { readBody } from "../body";
+import { randomHex } from "../crypto";
+import { newId, requireOwnId } from "../ids";
+import { requireAdmin } from "../middleware/auth";
+import { ApiError } from "../problem";
+import type { AppEnv } from "../types";
+
+const webhookUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol), {
+    message: "must be an absolute http(s) URL",
+  });
+
+export const tenantCreateSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  alert_webhook_url: webhookUrl.nullable().optional(),
+});
+
+export const tenantPatchSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  alert_webhook_url: webhookUrl.nullable().optional(),
+});
+
+/** HMAC signing secrets: 32 random bytes, hex. */
+function newSigningSecret(): string {
+  return randomHex(32);
+}
+
+export const tenants = new Hono<AppEnv>();
+
+tenants.post("/", requireAdmin, async (c) => {
+  const body = await readBody(c, tenantCreateSchema);
+  const row = {
+    id: newId("ten", Date.now()),
+    name: body.name,
+    signing_secret: newSigningSecret(),
+    signing_secret_next: null,
+    alert_webhook_url: body.alert_webhook_url ?? null,
+    created_at_ms: Date.now(),
+  };
+  await insertTenant(c.env.DB, row);
+  return c.json(tenantResource(row), 201);
+});
+
+tenants.get("/", requireAdmin, async (c) => {
+  const rows = await listTenants(c.env.DB);
+  return c.json({ data: rows.map(tenantResource) });
+});
+
+/** A tenant key may read its own tenant; every other tenant id is 404 to it. */
+tenants.get("/:id", async (c) => {
+  const caller = c.get("caller");
+  const id = c.req.param("id");
+  if (caller.role === "tenant" && caller.tenantId !== id) throw tenantNotFound();
+  return c.json(tenantResource(await loadTenant(c.env.DB, id)));
+});
+
+tenants.patch("/:id", requireAdmin, async (c) => {
+  const id = (await loadTenant(c.env.DB, c.req.param("id"))).id;
+  const body = await readBody(c, tenantPatchSchema);
+  await updateTenant(c.env.DB, id, body);
+  return c.json(tenantResource(await loadTenant(c.env.DB, id)));
+});
+
+tenants.post("/:id/signing-secret/rotate", requireAdmin, async (c) => {
+  const id = (await loadTenant(c.env.DB, c.req.param("id"))).id;
+  await setNextSigningSecret(c.env.DB, id, newSigningSecret());
+  return c.json(tenantResource(await loadTenant(c.env.DB, id)));
+});
+
+tenants.post("/:id/signing-secret/promote", requireAdmin, async (c) => {
+  const tenant = await loadTenant(c.env.DB, c.req.param("id"));
+  if (tenant.signing_secret_next === null) {
+    throw new ApiError(409, "no_next_signing_secret", "Rotate the signing secret before promoting it");
+  }
+  await promoteSigningSecret(c.env.DB, tenant.id);
+  return c.json(tenantResource(await loadTenant(c.env.DB, tenant.id)));
+});
+
+function tenantNotFound(id?: string): ApiError {
+  return new ApiError(404, "tenant_not_found", id === undefined ? "No such tenant" : `No tenant ${id}`);
+}
+
+async function loadTenant(db: D1Database, rawId: string) {
+  const id = requireOwnId(rawId, "ten", tenantNotFound());
+  const tenant = await findTenant(db, id);
+  if (tenant === null) throw tenantNotFound(id);
+  return tenant;
+}

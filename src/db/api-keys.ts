@@ -1,0 +1,50 @@
+import { iso, isoOrNull } from "./time";
+
+export interface ApiKeyRow {
+  id: string;
+  tenant_id: string;
+  key_hash: string;
+  key_prefix: string;
+  name: string | null;
+  created_at_ms: number;
+  revoked_at_ms: number | null;
+}
+
+/** The key resource; `key` (plaintext) only exists in the create response. */
+export function apiKeyResource(row: ApiKeyRow, key?: string) {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    name: row.name,
+    ...(key === undefined ? {} : { key }),
+    key_prefix: row.key_prefix,
+    created_at: iso(row.created_at_ms),
+    revoked_at: isoOrNull(row.revoked_at_ms),
+  };
+}
+
+export async function insertApiKey(db: D1Database, row: ApiKeyRow): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO api_keys (id, tenant_id, key_hash, key_prefix, name, created_at_ms, revoked_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, NULL)`,
+    )
+    .bind(row.id, row.tenant_id, row.key_hash, row.key_prefix, row.name, row.created_at_ms)
+    .run();
+}
+
+export async function findApiKeyByHash(db: D1Database, keyHash: string): Promise<ApiKeyRow | null> {
+  return db.prepare("SELECT * FROM api_keys WHERE key_hash = ?").bind(keyHash).first<ApiKeyRow>();
+}
+
+export async function findApiKey(db: D1Database, id: string): Promise<ApiKeyRow | null> {
+  return db.prepare("SELECT * FROM api_keys WHERE id = ?").bind(id).first<ApiKeyRow>();
+}
+
+/** Revokes once: a second revoke keeps the first instant. */
+export async function revokeApiKey(db: D1Database, id: string, nowMs: number): Promise<void> {
+  await db
+    .prepare("UPDATE api_keys SET revoked_at_ms = ? WHERE id = ? AND revoked_at_ms IS NULL")
+    .bind(nowMs, id)
+    .run();
+}

@@ -1,0 +1,201 @@
+import type { JobSpec } from "../core/job-spec";
+import type { JobStatus } from "../shard/protocol";
+import { chunk, parseJsonColumn } from "./time";
+
+export interface JobRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  spec_json: string;
+  status: JobStatus;
+  version: number;
+  shard: number;
+  synced_version: number;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
+/** A job as the API works with it: the row with its spec parsed. */
+export interface StoredJob {
+  id: string;
+  tenantId: string;
+  spec: JobSpec;
+  status: JobStatus;
+  version: number;
+  shard: number;
+  syncedVersion: number;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+export function rowToJob(row: JobRow): StoredJob {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    spec: parseJsonColumn<JobSpec>(row.spec_json, {} as JobSpec),
+    status: row.status,
+    version: row.version,
+    shard: row.shard,
+    syncedVersion: row.synced_version,
+    idempotencyKey: row.idempotency_key,
+    requestHash: row.request_hash,
+    createdAtMs: row.created_at_ms,
+    updatedAtMs: row.updated_at_ms,
+  };
+}
+
+const COLUMNS = [
+  "id",
+  "tenant_id",
+  "name",
+  "spec_json",
+  "status",
+  "version",
+  "shard",
+  "synced_version",
+  "idempotency_key",
+  "request_hash",
+  "created_at_ms",
+  "updated_at_ms",
+] as const;
+/** D1 binds at most 100 parameters per statement. */
+const ROWS_PER_INSERT = Math.floor(100 / COLUMNS.length);
+
+function jobValues(job: StoredJob): (string | number | null)[] {
+  return [
+    job.id,
+    job.tenantId,
+    job.spec.name,
+    JSON.stringify(job.spec),
+    job.status,
+    job.version,
+    job.shard,
+    job.syncedVersion,
+    job.idempotencyKey,
+    job.requestHash,
+    job.createdAtMs,
+    job.updatedAtMs,
+  ];
+}
+
+/** Inserts jobs with multi-row INSERTs in one D1 batch (one transaction). */
+export async function insertJobs(db: D1Database, jobs: readonly StoredJob[]): Promise<void> {
+  if (jobs.length === 0) return;
+  const rowSlots = `(${COLUMNS.map(() => "?").join(", ")})`;
+  const statements = chunk(jobs, ROWS_PER_INSERT).map((group) =>
+    db
+      .prepare(`INSERT INTO jobs (${COLUMNS.join(", ")}) VALUES ${group.map(() => rowSlots).join(", ")}`)
+      .bind(...group.flatMap(jobValues)),
+  );
+  await db.batch(statements);
+}
+
+export async function findJob(db: D1Database, tenantId: string, id: string): Promise<StoredJob | null> {
+  const row = await db
+    .prepare("SELECT * FROM jobs WHERE id = ? AND tenant_id = ?")
+    .bind(id, tenantId)
+    .first<JobRow>();
+  return row === null ? null : rowToJob(row);
+}
+
+export async function findJobByIdempotencyKey(
+  db: D1Database,
+  tenantId: string,
+  idempotencyKey: string,
+): Promise<StoredJob | null> {
+  const row = await db
+    .prepare("SELECT * FROM jobs WHERE tenant_id = ? AND idempotency_key = ?")
+    .bind(tenantId, idempotencyKey)
+    .first<JobRow>();
+  return row === null ? null : rowToJob(row);
+}
+
+export interface JobListFilter {
+  status?: JobStatus;
+  namePrefix?: string;
+  /** Only ids strictly older (smaller) than this one: the cursor. */
+  beforeId?: string;
+  limit: number;
+}
+
+/** Newest first. DELETED jobs only when asked for by status. The name prefix is a range, not LIKE. */
+export async function listJobs(
+  db: D1Database,
+  tenantId: string,
+  filter: JobListFilter,
+): Promise<StoredJob[]> {
+  const where = ["tenant_id = ?"];
+  const values: (string | number)[] = [tenantId];
+  if (filter.status !== undefined) {
+    where.push("status = ?");
+    values.push(filter.status);
+  } else {
+    where.push("status != 'DELETED'");
+  }
+  if (filter.namePrefix !== undefined && filter.namePrefix !== "") {
+    // U+10FFFF sorts after every character SQLite's binary collation can meet in a name.
+    where.push("name >= ? AND name < ?");
+    values.push(filter.namePrefix, `${filter.namePrefix}\u{10FFFF}`);
+  }
+  if (filter.beforeId !== undefined) {
+    where.push("id < ?");
+    values.push(filter.beforeId);
+  }
+  const { results } = await db
+    .prepare(`SELECT * FROM jobs WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?`)
+    .bind(...values, filter.limit)
+    .all<JobRow>();
+  return results.map(rowToJob);
+}
+
+/**
+ * Writes a new version of a job if nobody wrote one since `expectedVersion` (optimistic
+ * concurrency). Returns false when the row moved on.
+ */
+export async function updateJobVersion(
+  db: D1Database,
+  job: StoredJob,
+  expectedVersion: number,
+): Promise<boolean> {
+  const result = await db
+    .prepare(
+      `UPDATE jobs SET name = ?, spec_json = ?, status = ?, version = ?, updated_at_ms = ?
+       WHERE id = ? AND tenant_id = ? AND version = ?`,
+    )
+    .bind(
+      job.spec.name,
+      JSON.stringify(job.spec),
+      job.status,
+      job.version,
+      job.updatedAtMs,
+      job.id,
+      job.tenantId,
+      expectedVersion,
+    )
+    .run();
+  return result.meta.changes > 0;
+}
+
+/** Records that shards confirmed `version` of these jobs (never moves synced_version backwards). */
+export async function markJobsSynced(db: D1Database, confirmed: readonly { id: string; version: number }[]) {
+  const byVersion = new Map<number, string[]>();
+  for (const job of confirmed) byVersion.set(job.version, [...(byVersion.get(job.version) ?? []), job.id]);
+  const statements: D1PreparedStatement[] = [];
+  for (const [version, ids] of byVersion) {
+    for (const group of chunk(ids, 90)) {
+      statements.push(
+        db
+          .prepare(
+            `UPDATE jobs SET synced_version = ? WHERE synced_version < ? AND version >= ?
+             AND id IN (${group.map(() => "?").join(", ")})`,
+          )
+          .bind(version, version, version, ...group),
+      );
+    }
+  }
+  if (statements.length > 0) await db.batch(statements);
+}
