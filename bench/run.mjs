@@ -37,11 +37,13 @@ const { values } = parseArgs({
     "no-build": { type: "boolean", default: false },
     concurrency: { type: "string" },
     jobs: { type: "string" },
+    verbose: { type: "boolean", default: false },
   },
 });
 const mode = values.quick ? "quick" : "full";
 const selected = values.scenario ? values.scenario.flatMap((s) => s.split(",")) : ORDER;
-for (const name of selected) if (!ORDER.includes(name)) throw new Error(`unknown scenario ${name}; one of ${ORDER.join(", ")}`);
+for (const name of selected)
+  if (!ORDER.includes(name)) throw new Error(`unknown scenario ${name}; one of ${ORDER.join(", ")}`);
 
 const resultsDir = join(import.meta.dirname, "results");
 mkdirSync(resultsDir, { recursive: true });
@@ -56,8 +58,14 @@ if (!values["no-build"]) {
 }
 const target = await startTarget();
 const targetConcurrency = 32;
-const runtime = await startScheduler({ scriptPath: join(import.meta.dirname, "..", "dist", "index.js"), targetConcurrency });
-console.log(`Miniflare at ${runtime.url}; target at ${target.url}; workerd ${JSON.stringify(workerdMemory())}`);
+const runtime = await startScheduler({
+  scriptPath: join(import.meta.dirname, "..", "dist", "index.js"),
+  targetConcurrency,
+  verbose: values.verbose,
+});
+console.log(
+  `Miniflare at ${runtime.url}; target at ${target.url}; workerd ${JSON.stringify(workerdMemory())}`,
+);
 
 const results = {
   meta: {
@@ -65,7 +73,8 @@ const results = {
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
     mode,
     machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
-    runtime: "Miniflare (workerd) from Node on the wrangler deploy --dry-run bundle; target: keep-alive Node HTTP server in a child process",
+    runtime:
+      "Miniflare (workerd) from Node on the wrangler deploy --dry-run bundle; target: keep-alive Node HTTP server in a child process",
     sizes: Object.fromEntries(selected.map((name) => [name, SIZES[mode][name]])),
   },
   notes: [],
@@ -73,7 +82,8 @@ const results = {
 const ctx = { runtime, target, targetConcurrency, results, api: null };
 let exitCode = 0;
 try {
-  if (selected.some((name) => name !== "ceiling")) ctx.api = await scenarios.apiClient(runtime.url, ADMIN_TOKEN);
+  if (selected.some((name) => name !== "ceiling"))
+    ctx.api = await scenarios.apiClient(runtime.url, ADMIN_TOKEN);
   for (const name of ORDER.filter((n) => selected.includes(n))) {
     const size = SIZES[mode][name];
     if (values.jobs && name !== "ceiling") size.jobs = Number(values.jobs);
@@ -105,13 +115,18 @@ const json = JSON.stringify(results, null, 2);
 writeFileSync(join(resultsDir, `${stamp}.json`), json);
 writeFileSync(join(resultsDir, "latest.json"), json);
 if (series.length > 0) {
-  const svg = latenessSvg(series, `edgecron lateness at target receipt — ${mode} — ${startedAt.toISOString()}`);
+  const svg = latenessSvg(
+    series,
+    `edgecron lateness at target receipt — ${mode} — ${startedAt.toISOString()}`,
+  );
   writeFileSync(join(resultsDir, `${stamp}-lateness.svg`), svg);
   writeFileSync(join(resultsDir, "latest-lateness.svg"), svg);
 }
 const md = markdownSummary(results, series.length > 0 ? "latest-lateness.svg" : null);
 writeFileSync(join(resultsDir, "latest.md"), md);
-console.log(`\n${md}\nwrote bench/results/latest.json, latest.md${series.length > 0 ? ", latest-lateness.svg" : ""}`);
+console.log(
+  `\n${md}\nwrote bench/results/latest.json, latest.md${series.length > 0 ? ", latest-lateness.svg" : ""}`,
+);
 process.exit(exitCode);
 
 /** Targets from issue 7, checked against this run. */
@@ -119,21 +134,28 @@ function annotate(r) {
   const check = (ok, text) => r.notes.push(`${ok ? "met" : "NOT met"}: ${text}`);
   const ceilingRate = r.ceiling?.fetch_msgs_per_s;
   if (r.burst?.drain_jobs_per_s) {
-    check(r.burst.drain_jobs_per_s >= 3_000, `burst drain ≥ 3,000 jobs/s (BullMQ with HTTP): ${r.burst.drain_jobs_per_s}`);
+    check(
+      r.burst.drain_jobs_per_s >= 3_000,
+      `burst drain ≥ 3,000 jobs/s (BullMQ with HTTP): ${r.burst.drain_jobs_per_s}`,
+    );
     if (ceilingRate)
       check(
         r.burst.drain_jobs_per_s >= 0.8 * ceilingRate,
         `burst drain ≥ 80 % of the fetch ceiling (${ceilingRate}): ${r.burst.fraction_of_fetch_ceiling_pct} %`,
       );
     if (r.burst.lateness_ms?.p99 !== null)
-      check(r.burst.lateness_ms.p99 <= 6_500, `burst p99 ≤ 6.5 s (BullMQ with HTTP): ${r.burst.lateness_ms.p99} ms`);
+      check(
+        r.burst.lateness_ms.p99 <= 6_500,
+        `burst p99 ≤ 6.5 s (BullMQ with HTTP): ${r.burst.lateness_ms.p99} ms`,
+      );
   }
   if (r.steady?.lateness_ms)
     check(
       r.steady.lateness_ms.p99 < 100 && r.steady.missed === 0 && r.steady.duplicates === 0,
       `steady p99 < 100 ms, 0 missed, 0 duplicates: p99 ${r.steady.lateness_ms.p99} ms, missed ${r.steady.missed}, duplicates ${r.steady.duplicates}`,
     );
-  if (r.create?.jobs_per_s) check(r.create.jobs_per_s >= 10_000, `create ≥ 10,000 jobs/s: ${r.create.jobs_per_s}`);
+  if (r.create?.jobs_per_s)
+    check(r.create.jobs_per_s >= 10_000, `create ≥ 10,000 jobs/s: ${r.create.jobs_per_s}`);
   if (r.scale?.rss_mb && r.scale.jobs >= 1_000_000)
     check(r.scale.peak_rss_mb < 1024, `1 M active jobs under 1 GiB: peak RSS ${r.scale.peak_rss_mb} MB`);
 }

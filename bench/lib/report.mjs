@@ -74,7 +74,8 @@ export function latenessSvg(series, title) {
     // the CDF, downsampled to at most ~400 points
     const step = Math.max(1, Math.floor(sorted.length / 400));
     const points = [];
-    for (let i = 0; i < sorted.length; i += step) points.push(`${sx(sorted[i]).toFixed(1)},${sy((i + 1) / sorted.length).toFixed(1)}`);
+    for (let i = 0; i < sorted.length; i += step)
+      points.push(`${sx(sorted[i]).toFixed(1)},${sy((i + 1) / sorted.length).toFixed(1)}`);
     points.push(`${sx(sorted[sorted.length - 1]).toFixed(1)},${sy(1).toFixed(1)}`);
     parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${points.join(" ")}"/>`);
     // percentile markers
@@ -106,10 +107,18 @@ function formatMs(v) {
 }
 
 function escapeXml(text) {
-  return String(text).replace(/[<>&"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;" })[c]);
+  return String(text).replace(
+    /[<>&"]/g,
+    (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;" })[c],
+  );
 }
 
-const fmt = (v) => (v === null || v === undefined ? "–" : typeof v === "number" ? v.toLocaleString("en-US", { maximumFractionDigits: 1 }) : String(v));
+const fmt = (v) =>
+  v === null || v === undefined
+    ? "–"
+    : typeof v === "number"
+      ? v.toLocaleString("en-US", { maximumFractionDigits: 1 })
+      : String(v);
 
 function latenessRow(name, l) {
   return `| ${name} | ${fmt(l?.p50)} | ${fmt(l?.p90)} | ${fmt(l?.p99)} | ${fmt(l?.max)} |`;
@@ -132,7 +141,9 @@ export function markdownSummary(result, svgName) {
       `| ceiling | sendBatch -> no-op consumer **${fmt(r.ceiling.msgs_per_s)} msgs/s**; sendBatch -> consumer -> pooled fetch to the target **${fmt(r.ceiling.fetch_msgs_per_s)} msgs/s** (${fmt(r.ceiling.msgs)} msgs each) |`,
     );
   if (r.create)
-    lines.push(`| create | ${fmt(r.create.jobs)} jobs through POST /v1/jobs/batch: **${fmt(r.create.jobs_per_s)} jobs/s** |`);
+    lines.push(
+      `| create | ${fmt(r.create.jobs)} jobs through POST /v1/jobs/batch: **${fmt(r.create.jobs_per_s)} jobs/s** |`,
+    );
   if (r.burst)
     lines.push(
       `| burst | ${fmt(r.burst.jobs)} one-shot jobs due at one instant: drained at **${fmt(r.burst.drain_jobs_per_s)} jobs/s** (${fmt(r.burst.fraction_of_fetch_ceiling_pct)} % of the fetch ceiling), missed ${fmt(r.burst.missed)}, duplicates ${fmt(r.burst.duplicates)} |`,

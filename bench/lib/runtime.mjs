@@ -5,7 +5,7 @@ import { execFileSync, fork } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Miniflare } from "miniflare";
+import { Log, LogLevel, Miniflare } from "miniflare";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const ADMIN_TOKEN = "bench-admin-token";
@@ -14,15 +14,11 @@ export const DEAD_LETTER_QUEUE = "edgecron-dead-letters";
 
 /** `wrangler deploy --dry-run --outdir dist`: the same bundle a deploy would upload. */
 export function buildBundle() {
-  execFileSync(
-    join(ROOT, "node_modules", ".bin", "wrangler"),
-    ["deploy", "--dry-run", "--outdir", "dist"],
-    {
-      cwd: ROOT,
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
+  execFileSync(join(ROOT, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", "dist"], {
+    cwd: ROOT,
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   return join(ROOT, "dist", "index.js");
 }
 
@@ -76,7 +72,8 @@ export default {
       const c = Number(env.CONCURRENCY);
       await pool(batch.messages, c, async (m) => {
         const res = await fetch(m.body.url + "/" + m.body.i, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
-        await res.body?.cancel();
+        // Reading the (2-byte) body keeps the connection for reuse; cancel() closes it.
+        await res.arrayBuffer();
       });
     }
     consumed += batch.messages.length;
@@ -86,7 +83,12 @@ export default {
 `;
 
 /** Starts Miniflare with every binding of wrangler.toml plus the bench worker. */
-export async function startScheduler({ scriptPath, varsOverride = {}, targetConcurrency = 32 }) {
+export async function startScheduler({
+  scriptPath,
+  varsOverride = {},
+  targetConcurrency = 32,
+  verbose = false,
+}) {
   const persistDir = mkdtempSync(join(tmpdir(), "edgecron-bench-"));
   const vars = {
     ...wranglerVars(),
@@ -95,11 +97,12 @@ export async function startScheduler({ scriptPath, varsOverride = {}, targetConc
     ...varsOverride,
   };
   const mf = new Miniflare({
+    log: new Log(verbose ? LogLevel.DEBUG : LogLevel.WARN),
     host: "127.0.0.1",
     port: 0,
-    d1Persist: join(persistDir, "d1"),
-    kvPersist: join(persistDir, "kv"),
-    durableObjectsPersist: join(persistDir, "do"),
+    d1Persist: process.env.BENCH_MEMORY ? false : join(persistDir, "d1"),
+    kvPersist: process.env.BENCH_MEMORY ? false : join(persistDir, "kv"),
+    durableObjectsPersist: process.env.BENCH_MEMORY ? false : join(persistDir, "do"),
     workers: [
       {
         name: "edgecron",
@@ -168,7 +171,9 @@ export async function startScheduler({ scriptPath, varsOverride = {}, targetConc
 
 /** Forks bench/target.mjs; `ask` sends an IPC request and resolves with its answer. */
 export async function startTarget() {
-  const child = fork(join(import.meta.dirname, "..", "target.mjs"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(join(import.meta.dirname, "..", "target.mjs"), [], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const port = await new Promise((resolve, reject) => {
     child.once("error", reject);
     child.on("message", (msg) => {
