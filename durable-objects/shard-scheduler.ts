@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { raisePauseAlerts } from "../src/alerts";
-import type { BackfillResult, RetryResult, TriggerResult } from "../src/shard/client";
+import { type BackfillResult, type RetryResult, shardCount, type TriggerResult } from "../src/shard/client";
 import type {
   ClaimRequest,
   ClaimResult,
@@ -22,6 +22,16 @@ const FLUSH_DELAY_MS = 250;
 const ALARM_LOSS_THRESHOLD_MS = 5_000;
 /** A pass that left work behind (bounded batches, backpressure) comes back this soon. */
 const BUSY_RETRY_MS = 50;
+/**
+ * Dispatched-but-unclaimed runs allowed across all shards. Local queues refuse sends beyond
+ * 10,000 in-flight messages (docs/TOOLCHAIN.md), and 2,000 per shard x 16 shards let a 20,000-job
+ * burst hit that wall; ~8,000 is still ~3 s of the local consumer's throughput. Each shard gets an
+ * equal share, never under 100 (with 256 production shards: 25,600 in flight).
+ */
+const UNCLAIMED_BUDGET_TOTAL = 8_000;
+const UNCLAIMED_BUDGET_MIN_PER_SHARD = 100;
+/** A backpressured shard waits at most this long for claims to refill its budget. */
+const BACKPRESSURE_RETRY_MS = 250;
 
 /** Test-only fault switches; ignored unless the EDGECRON_TEST_HOOKS binding is "1". */
 export interface ShardFaults {
@@ -48,6 +58,8 @@ export class ShardScheduler extends DurableObject<Env> {
   private alarmLostUntilMs = 0;
   /** While alarm() runs, getAlarm() reports none: the watchdog must not mistake that for a loss. */
   private alarmRunning = false;
+  /** While the unclaimed budget is spent, the alarm is not armed before this instant. */
+  private backpressureUntilMs = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -96,6 +108,7 @@ export class ShardScheduler extends DurableObject<Env> {
     await this.injectRpcFault();
     const nowMs = Date.now();
     const results = claims.map((claim) => claimRun(this.sql, claim, nowMs));
+    if (this.backpressureUntilMs > nowMs && this.budgetRefilled()) this.backpressureUntilMs = 0;
     await this.armAlarm();
     return results;
   }
@@ -144,6 +157,10 @@ export class ShardScheduler extends DurableObject<Env> {
     try {
       const summary = await runTick(this.sql, this.tickSettings(), Date.now());
       busy = summary.more;
+      // Budget spent: come back when claims have freed half of it (claimRuns), or after a pause.
+      // Re-running every 50 ms instead (16 shards) starved local queue delivery entirely: a
+      // 10,000-job burst delivered nothing for 30 s; with this, it drains at ~1,000 jobs/s.
+      this.backpressureUntilMs = summary.backpressured ? Date.now() + BACKPRESSURE_RETRY_MS : 0;
       if (this.faults.failHistoryFlush && this.testHooksEnabled())
         throw new Error("fault injected: D1 write fails");
       const flushed = await flushToD1(this.sql, this.env, this.shard);
@@ -201,12 +218,23 @@ export class ShardScheduler extends DurableObject<Env> {
     return {
       shard: this.shard,
       leaseMs: Number(this.env.DISPATCH_LEASE_MS) || 30_000,
-      maxUnclaimed: 2_000,
+      maxUnclaimed: Math.max(
+        UNCLAIMED_BUDGET_MIN_PER_SHARD,
+        Math.floor(UNCLAIMED_BUDGET_TOTAL / shardCount(this.env)),
+      ),
       queue: this.env.DISPATCH_QUEUE,
       throwAfterJobs: hooks ? this.faults.alarmThrowAfterJobs : undefined,
       failSendBatch: hooks ? this.faults.failSendBatch : undefined,
       dropDispatches: hooks ? this.faults.dropDispatches : undefined,
     };
+  }
+
+  /** True once at most half of the unclaimed budget is in use. */
+  private budgetRefilled(): boolean {
+    const unclaimed = this.sql
+      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE state IN ('ACQUIRED', 'DISPATCHED')")
+      .one().n;
+    return unclaimed <= this.tickSettings().maxUnclaimed / 2;
   }
 
   private rememberShard(shard: number): void {
@@ -219,7 +247,9 @@ export class ShardScheduler extends DurableObject<Env> {
   private async armAlarm(atLeastBy?: number): Promise<void> {
     const nowMs = Date.now();
     if (nowMs < this.alarmLostUntilMs) return;
-    const { timerMs, flushPending } = this.nextWork();
+    const next = this.nextWork();
+    const { flushPending } = next;
+    const timerMs = next.timerMs === null ? null : Math.max(next.timerMs, this.backpressureUntilMs);
     const candidates = [timerMs, flushPending ? nowMs + FLUSH_DELAY_MS : null, atLeastBy ?? null].filter(
       (value): value is number => value !== null,
     );

@@ -33,14 +33,26 @@ export interface TickSummary {
   dispatched: number;
   sendFailures: number;
   more: boolean;
+  /** Due runs were left waiting because the unclaimed budget was spent. */
+  backpressured: boolean;
 }
 
+/** Rows read past the budget: expired leases and retries that need a state change, not a send. */
+const COLLECT_SLACK_ROWS = 100;
+
 export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: number): Promise<TickSummary> {
-  const summary: TickSummary = { firedJobs: 0, dispatched: 0, sendFailures: 0, more: false };
+  const summary: TickSummary = {
+    firedJobs: 0,
+    dispatched: 0,
+    sendFailures: 0,
+    more: false,
+    backpressured: false,
+  };
   summary.firedJobs = fireDueJobs(sql, settings, nowMs);
   if (summary.firedJobs >= MAX_JOBS_PER_TICK) summary.more = true;
-  const toDispatch = collectDueRuns(sql, settings, nowMs);
+  const { toDispatch, backpressured } = collectDueRuns(sql, settings, nowMs);
   if (toDispatch.length >= MAX_RUNS_PER_TICK) summary.more = true;
+  summary.backpressured = backpressured;
   const sent = await dispatchRuns(sql, settings, toDispatch, nowMs);
   summary.dispatched = sent.dispatched;
   summary.sendFailures = sent.failed;
@@ -70,18 +82,25 @@ function fireDueJobs(sql: SqlStorage, settings: TickSettings, nowMs: number): nu
 }
 
 /** Moves due runs along; returns the ones to send now, bounded by the unclaimed budget. */
-function collectDueRuns(sql: SqlStorage, settings: TickSettings, nowMs: number): RunRow[] {
+function collectDueRuns(
+  sql: SqlStorage,
+  settings: TickSettings,
+  nowMs: number,
+): { toDispatch: RunRow[]; backpressured: boolean } {
   const unclaimed = sql
     .exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE state IN ('ACQUIRED', 'DISPATCHED')")
     .one().n;
   let budget = Math.max(0, settings.maxUnclaimed - unclaimed);
+  // Reading 5,000 rows to send a few is what made a backpressured shard busy: read what the
+  // budget can send, plus some rows for leases and retries that only change state.
   const runs = sql
     .exec<RunRow>(
       "SELECT * FROM runs WHERE due_at_ms <= ? ORDER BY due_at_ms LIMIT ?",
       nowMs,
-      MAX_RUNS_PER_TICK,
+      Math.min(MAX_RUNS_PER_TICK, budget + COLLECT_SLACK_ROWS),
     )
     .toArray();
+  let backpressured = false;
   const jobs = new Map<string, ShardJobRow | null>();
   const jobOf = (jobId: string) => {
     if (!jobs.has(jobId)) jobs.set(jobId, getJob(sql, jobId));
@@ -117,20 +136,23 @@ function collectDueRuns(sql: SqlStorage, settings: TickSettings, nowMs: number):
           break;
         }
         moveRun(sql, run, "SCHEDULED", "dispatch lease expired before a claim", nowMs);
-        if (budget > 0 && isDispatchable(sql, job, run, nowMs)) {
+        if (budget === 0) backpressured = true;
+        else if (isDispatchable(sql, job, run, nowMs)) {
           toDispatch.push(run);
           budget -= 1;
         }
         break;
       case "RETRYING":
         moveRun(sql, run, "SCHEDULED", "retry due", nowMs, { attempt: run.attempt + 1 });
-        if (budget > 0 && isDispatchable(sql, job, run, nowMs)) {
+        if (budget === 0) backpressured = true;
+        else if (isDispatchable(sql, job, run, nowMs)) {
           toDispatch.push(run);
           budget -= 1;
         }
         break;
       case "SCHEDULED":
-        if (budget > 0 && isDispatchable(sql, job, run, nowMs)) {
+        if (budget === 0) backpressured = true;
+        else if (isDispatchable(sql, job, run, nowMs)) {
           toDispatch.push(run);
           budget -= 1;
         }
@@ -140,7 +162,7 @@ function collectDueRuns(sql: SqlStorage, settings: TickSettings, nowMs: number):
         sql.exec("UPDATE runs SET due_at_ms = NULL WHERE run_id = ?", run.run_id);
     }
   }
-  return toDispatch;
+  return { toDispatch, backpressured };
 }
 
 /** Cancels a due run whose job is gone or paused; true when it may be dispatched. */
