@@ -94,6 +94,8 @@ export async function startScheduler({
     ...wranglerVars(),
     EDGECRON_ADMIN_TOKEN: ADMIN_TOKEN,
     ALLOW_PRIVATE_TARGETS: "true",
+    ...(process.env.BENCH_TRACE ? { BENCH_TRACE: "1" } : {}),
+    ...(process.env.BENCH_BP_MS ? { BENCH_BP_MS: process.env.BENCH_BP_MS } : {}),
     ...varsOverride,
   };
   const mf = new Miniflare({
@@ -159,6 +161,7 @@ export async function startScheduler({
   const benchWorker = await mf.getWorker("bench");
   return {
     mf,
+    persistDir,
     url: url.toString().replace(/\/$/, ""),
     db,
     benchWorker,
@@ -222,6 +225,15 @@ export function workerdMemory() {
     }
   }
   return result;
+}
+
+/** Bytes under a directory (the persisted D1 / Durable Object SQLite files). */
+export function diskBytes(dir) {
+  try {
+    return Number(execFileSync("du", ["-sb", dir], { encoding: "utf8" }).split("\t")[0]);
+  } catch {
+    return null;
+  }
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */

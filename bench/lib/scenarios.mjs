@@ -1,6 +1,7 @@
 // The bench scenarios. Each takes the context (API client, target, runtime) and its size, and
 // returns the JSON that goes into latest.json under its name.
-import { cpuSeconds, workerdMemory } from "./runtime.mjs";
+import { join } from "node:path";
+import { cpuSeconds, diskBytes, workerdMemory } from "./runtime.mjs";
 import { percentiles } from "./report.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -58,10 +59,15 @@ export async function createJobs(api, total, jobAt, { inFlight = 4, onProgress }
 }
 
 /** Waits until the target saw `expected` calls for `scenario`, or progress stalls for `stallMs`. */
-async function waitForCalls(ctx, scenario, expected, { stallMs = 20_000, deadlineMs = 600_000 } = {}) {
+async function waitForCalls(
+  ctx,
+  scenario,
+  expected,
+  { stallMs = 30_000, deadlineMs = 900_000, fromMs = Date.now() } = {},
+) {
   const deadline = Date.now() + deadlineMs;
   let last = -1;
-  let lastChangeMs = Date.now();
+  let lastChangeMs = Math.max(Date.now(), fromMs);
   for (;;) {
     const { calls } = await ctx.target.ask({ type: "count", scenario });
     if (calls >= expected) return calls;
@@ -69,6 +75,7 @@ async function waitForCalls(ctx, scenario, expected, { stallMs = 20_000, deadlin
       last = calls;
       lastChangeMs = Date.now();
     } else if (Date.now() - lastChangeMs > stallMs || Date.now() > deadline) {
+      console.error(`  ${scenario}: no progress for ${stallMs} ms at ${calls}/${expected} calls; giving up`);
       return calls;
     }
     await sleep(100);
@@ -91,9 +98,9 @@ function cpuMeter(ctx) {
     const after = read();
     const wallS = (performance.now() - t0) / 1000;
     return Object.fromEntries(
-      Object.entries(after).map(([name, s]) => [
-        `${name}_cpu_pct`,
-        Math.round(((s - before[name]) / wallS) * 100),
+      Object.entries(after).flatMap(([name, s]) => [
+        [`${name}_cpu_pct`, Math.round(((s - before[name]) / wallS) * 100)],
+        [`${name}_cpu_s`, round(s - before[name], 2)],
       ]),
     );
   };
@@ -172,7 +179,7 @@ export async function burst(ctx, { jobs }) {
   }));
   const createdBeforeMs = atMs - Date.now();
   const meter = cpuMeter(ctx);
-  await waitForCalls(ctx, "burst", jobs);
+  await waitForCalls(ctx, "burst", jobs, { fromMs: atMs });
   await sleep(2_000); // late duplicates, if any
   const stats = await ctx.target.ask({ type: "stats", scenario: "burst", withLateness: true });
   const drainS = (stats.lastMs - atMs) / 1000;
@@ -291,7 +298,18 @@ export async function scale(ctx, { jobs }) {
   const stats = await ctx.target.ask({ type: "stats", scenario: "probe", withLateness: true });
   probeLateness.push(...stats.lateness);
   const memory = workerdMemory();
+  const doBytes = diskBytes(join(ctx.runtime.persistDir, "do"));
+  const d1Bytes = diskBytes(join(ctx.runtime.persistDir, "d1"));
   return {
+    do_sqlite_bytes: doBytes,
+    d1_sqlite_bytes: d1Bytes,
+    // every job created so far in this run (create + burst + steady + scale + probes)
+    jobs_in_instance:
+      (ctx.results.create?.jobs ?? 0) +
+      (ctx.results.burst?.jobs ?? 0) +
+      (ctx.results.steady?.jobs ?? 0) +
+      jobs +
+      probeIndex,
     jobs,
     create_failed: created.failed,
     create_seconds: round(created.seconds, 1),

@@ -1,0 +1,312 @@
+// npm run simulate [-- --input bench/results/latest.json] [-- --target-latency-ms 200] [-- --json]
+//
+// Capacity model for edgecron on Cloudflare: 10 M active jobs, 8,300 triggers/s average,
+// 50,000/s peak, a 333,000/s midnight burst. Inputs: the per-run costs the bench measured
+// (bench/results/latest.json, else the sample docs/bench-sample.json) and Cloudflare's published
+// limits (DESIGN.md). Prints the derived plan; docs/SCALING.md explains every line.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+
+const ROOT = join(import.meta.dirname, "..");
+const { values } = parseArgs({
+  options: {
+    input: { type: "string" },
+    jobs: { type: "string", default: "10000000" },
+    avg: { type: "string", default: "8300" },
+    peak: { type: "string", default: "50000" },
+    burst: { type: "string", default: "333000" },
+    "burst-seconds": { type: "string", default: "60" },
+    "target-latency-ms": { type: "string", default: "200" },
+    "bundle-size": { type: "string", default: "1" },
+    json: { type: "boolean", default: false },
+  },
+});
+
+/** Cloudflare's published limits (DESIGN.md "Scale on paper", Cloudflare docs). */
+export const LIMITS = {
+  queueMsgsPerS: 5_000, // per queue
+  queueBatchMax: 100, // messages per consumer batch and per sendBatch
+  queueConsumersMax: 250, // concurrent consumer invocations per queue
+  queueMessageBytes: 128 * 1024,
+  doSoftReqPerS: 1_000, // per Durable Object
+  doStorageBytes: 10 * 2 ** 30, // SQLite per Durable Object
+  d1StorageBytes: 10 * 2 ** 30, // per database
+  d1QueriesPerInvocation: 1_000,
+  workerConnections: 6, // simultaneous open outbound connections per invocation
+};
+
+/** Planning choices (not measured, not published): named so the output can be argued with. */
+const PLAN = {
+  shardUtilisation: 0.5, // a shard's thread may be busy this fraction of the time at peak
+  queueUtilisation: 0.8, // of 5,000 msg/s
+  historyRowBytes: 700, // one run's D1 history row with its events (measured locally: see bytesPerRun)
+  historyFlushesPerRun: 2, // a run is flushed ~2x (dispatch and outcome fall into different 250 ms flushes)
+  retentionDays: 30,
+  pipelineMs: { alarm: 20, sendBatch: 30, queueDelivery: 150, claim: 20 }, // production hop estimates
+};
+
+function loadBench() {
+  const candidates = [
+    values.input,
+    join(ROOT, "bench", "results", "latest.json"),
+    join(ROOT, "docs", "bench-sample.json"),
+  ];
+  for (const path of candidates) {
+    if (path && existsSync(path)) {
+      const data = JSON.parse(readFileSync(path, "utf8"));
+      if (data.burst?.drain_jobs_per_s || data.ceiling?.msgs_per_s) return { path, data };
+    }
+  }
+  throw new Error("no bench results: run `npm run bench` (or keep docs/bench-sample.json)");
+}
+
+/** Per-run costs the bench measured, in workerd CPU milliseconds (one process, one thread). */
+export function measuredCosts(bench) {
+  const burst = bench.burst ?? {};
+  const ceiling = bench.ceiling ?? {};
+  const perRunMs =
+    burst.cpu?.workerd_cpu_s && burst.jobs ? (burst.cpu.workerd_cpu_s * 1000) / burst.jobs : null;
+  const fetchMs =
+    ceiling.cpu_fetch?.workerd_cpu_s && ceiling.msgs
+      ? (ceiling.cpu_fetch.workerd_cpu_s * 1000) / ceiling.msgs
+      : null;
+  const queueMs =
+    ceiling.cpu_noop?.workerd_cpu_s && ceiling.msgs
+      ? (ceiling.cpu_noop.workerd_cpu_s * 1000) / ceiling.msgs
+      : null;
+  const createMs = bench.create?.cpu?.workerd_cpu_s
+    ? (bench.create.cpu.workerd_cpu_s * 1000) / bench.create.jobs
+    : null;
+  const scale = bench.scale ?? {};
+  const jobsInInstance = scale.jobs_in_instance ?? scale.jobs;
+  return {
+    source: "bench",
+    fullPathCpuMsPerRun: perRunMs,
+    consumerFetchCpuMsPerRun: fetchMs,
+    queueCpuMsPerMsg: queueMs,
+    // what the shard side (tick, claim, outcome, history flush, D1) adds to a run
+    shardCpuMsPerRun: perRunMs !== null && fetchMs !== null ? Math.max(0.05, perRunMs - fetchMs) : null,
+    createCpuMsPerJob: createMs,
+    doBytesPerJob: scale.do_sqlite_bytes && jobsInInstance ? scale.do_sqlite_bytes / jobsInInstance : null,
+    d1BytesPerJob: scale.d1_sqlite_bytes && jobsInInstance ? scale.d1_sqlite_bytes / jobsInInstance : null,
+    rssBytesPerJob: scale.rss_mb && jobsInInstance ? (scale.rss_mb * 2 ** 20) / jobsInInstance : null,
+    localDrainPerS: burst.drain_jobs_per_s ?? null,
+    localFetchCeilingPerS: ceiling.fetch_msgs_per_s ?? null,
+    localQueueCeilingPerS: ceiling.msgs_per_s ?? null,
+  };
+}
+
+const pow2 = (n) => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
+
+export function plan(costs, load) {
+  const shardCpuMs = costs.shardCpuMsPerRun ?? 0.5;
+  const perShardMaxPerS = 1000 / shardCpuMs; // one DO = one thread
+  const out = {};
+  // Shards: CPU at peak and in the burst, storage, and the ~1,000 req/s soft limit per object.
+  const shardsForPeakCpu = load.peak / (perShardMaxPerS * PLAN.shardUtilisation);
+  const shardsForBurstCpu = load.burst / (perShardMaxPerS * PLAN.shardUtilisation);
+  const shardsForStorage = (load.jobs * (costs.doBytesPerJob ?? 2_000) * 3) / LIMITS.doStorageBytes; // x3: runs kept 24 h
+  // Requests per shard: claim + outcome RPC per consumer batch that holds runs of that shard.
+  // With shards mapped to queues (shards/queue small), a batch of 100 hits few shards.
+  out.shards = {
+    per_shard_max_triggers_per_s: Math.round(perShardMaxPerS),
+    for_peak_cpu: Math.ceil(shardsForPeakCpu),
+    for_burst_cpu: Math.ceil(shardsForBurstCpu),
+    for_storage: Math.ceil(shardsForStorage),
+  };
+  out.shards.recommended = Math.max(256, pow2(Math.max(shardsForPeakCpu, shardsForStorage)));
+  out.shards.jobs_per_shard = Math.round(load.jobs / out.shards.recommended);
+  out.shards.burst_seconds_per_shard_at_recommended =
+    Math.round(
+      ((load.burst * load.burstSeconds) /
+        out.shards.recommended /
+        (perShardMaxPerS * PLAN.shardUtilisation)) *
+        10,
+    ) / 10;
+
+  // Queues: 5,000 msg/s each; bundling B runs per message divides the message rate by B.
+  const bundle = load.bundleSize;
+  const queueRate = LIMITS.queueMsgsPerS * PLAN.queueUtilisation;
+  out.queues = {
+    bundle_runs_per_message: bundle,
+    for_average: Math.ceil(load.avg / bundle / queueRate),
+    for_peak: Math.ceil(load.peak / bundle / queueRate),
+    for_burst: Math.ceil(load.burst / bundle / queueRate),
+  };
+  out.queues.recommended = out.queues.for_burst;
+  out.queues.shards_per_queue = Math.max(1, Math.round(out.shards.recommended / out.queues.recommended));
+
+  // Consumers: a batch of 100 runs makes its target calls 6 at a time (Workers' simultaneous
+  // connection limit), so one invocation moves ~6 / target latency runs per second.
+  const latencyS = load.targetLatencyMs / 1000;
+  const perInvocationPerS = LIMITS.workerConnections / latencyS;
+  const batchSeconds = Math.ceil(LIMITS.queueBatchMax / LIMITS.workerConnections) * latencyS;
+  const concurrency = (rate) => Math.ceil(rate / perInvocationPerS);
+  out.consumers = {
+    target_latency_ms: load.targetLatencyMs,
+    runs_per_s_per_invocation: Math.round(perInvocationPerS),
+    batch_seconds: Math.round(batchSeconds * 10) / 10,
+    concurrent_for_average: concurrency(load.avg),
+    concurrent_for_peak: concurrency(load.peak),
+    concurrent_for_burst: concurrency(load.burst),
+  };
+  out.consumers.per_queue_at_burst = Math.ceil(out.consumers.concurrent_for_burst / out.queues.recommended);
+  out.consumers.queues_needed_for_250_per_queue = Math.ceil(
+    out.consumers.concurrent_for_burst / LIMITS.queueConsumersMax,
+  );
+
+  // D1: run history rows and bytes.
+  const rowsPerS = (rate) => Math.round(rate * PLAN.historyFlushesPerRun);
+  const dailyRuns = load.avg * 86_400;
+  out.d1 = {
+    history_row_writes_per_s_average: rowsPerS(load.avg),
+    history_row_writes_per_s_peak: rowsPerS(load.peak),
+    history_row_writes_per_s_burst: rowsPerS(load.burst),
+    history_bytes_per_day: Math.round(dailyRuns * PLAN.historyRowBytes),
+    days_of_history_in_10_gb:
+      Math.round((LIMITS.d1StorageBytes / (dailyRuns * PLAN.historyRowBytes)) * 100) / 100,
+    definitions_bytes: Math.round(load.jobs * (costs.d1BytesPerJob ?? 600)),
+  };
+  out.d1.history_databases_for_retention = Math.ceil(PLAN.retentionDays / out.d1.days_of_history_in_10_gb);
+
+  // Lateness: the production pipeline's hops, plus queueing when arrivals exceed capacity.
+  const baseMs = Object.values(PLAN.pipelineMs).reduce((a, b) => a + b, 0) + load.targetLatencyMs;
+  const capacity = Math.min(
+    out.shards.recommended * perShardMaxPerS * PLAN.shardUtilisation * 2, // shards may run hot in a burst
+    out.queues.recommended * queueRate * bundle,
+    out.queues.recommended * LIMITS.queueConsumersMax * perInvocationPerS,
+  );
+  out.lateness = {
+    pipeline_ms: baseMs,
+    capacity_runs_per_s: Math.round(capacity),
+    p99_average_ms: Math.round(
+      baseMs + (LIMITS.queueBatchMax / LIMITS.workerConnections) * load.targetLatencyMs * 0.99,
+    ),
+    p99_peak_ms: simulateBurst(load.peak, 1, capacity, baseMs, batchSeconds).p99,
+    burst: simulateBurst(load.burst, load.burstSeconds, capacity, baseMs, batchSeconds),
+  };
+  return out;
+}
+
+/**
+ * Fluid queue model, 10 ms steps: `rate` runs/s arrive (all due at the start of each second,
+ * as at the top of the minute) for `seconds`; `capacity` runs/s leave; a run's lateness is its
+ * wait plus the pipeline and its position in a consumer batch.
+ */
+function simulateBurst(rate, seconds, capacity, baseMs, batchSeconds) {
+  const stepMs = 10;
+  let backlog = 0;
+  const latenesses = []; // [lateMs, count]
+  const queue = []; // [dueMs, count]
+  for (let t = 0; t < (seconds + 600) * 1000; t += stepMs) {
+    if (t % 1000 === 0 && t < seconds * 1000) {
+      queue.push([t, rate]);
+      backlog += rate;
+    }
+    let served = (capacity * stepMs) / 1000;
+    while (served > 0 && queue.length > 0) {
+      const head = queue[0];
+      const n = Math.min(head[1], served);
+      latenesses.push([t - head[0] + baseMs + (batchSeconds * 1000) / 2, n]);
+      head[1] -= n;
+      served -= n;
+      backlog -= n;
+      if (head[1] <= 1e-9) queue.shift();
+    }
+    if (queue.length === 0 && t >= seconds * 1000) break;
+  }
+  const total = latenesses.reduce((sum, [, n]) => sum + n, 0);
+  const quantile = (q) => {
+    let seen = 0;
+    for (const [ms, n] of latenesses) {
+      seen += n;
+      if (seen >= q * total) return Math.round(ms);
+    }
+    return null;
+  };
+  return { runs: Math.round(total), p50: quantile(0.5), p99: quantile(0.99), max: quantile(1) };
+}
+
+const isMain = import.meta.url === `file://${process.argv[1]}`;
+if (isMain) {
+  const { path, data } = loadBench();
+  const load = {
+    jobs: Number(values.jobs),
+    avg: Number(values.avg),
+    peak: Number(values.peak),
+    burst: Number(values.burst),
+    burstSeconds: Number(values["burst-seconds"]),
+    targetLatencyMs: Number(values["target-latency-ms"]),
+    bundleSize: Number(values["bundle-size"]),
+  };
+  const costs = measuredCosts(data);
+  const result = {
+    input: path,
+    bench_started_at: data.meta?.started_at,
+    load,
+    limits: LIMITS,
+    assumptions: PLAN,
+    measured: costs,
+    plan: plan(costs, load),
+  };
+  if (values.json) {
+    console.log(JSON.stringify(result, null, 2));
+  } else {
+    printPlan(result);
+  }
+}
+
+function printPlan(r) {
+  const f = (v, d = 0) =>
+    v === null || v === undefined ? "n/a" : Number(v).toLocaleString("en-US", { maximumFractionDigits: d });
+  const m = r.measured;
+  const p = r.plan;
+  console.log(`edgecron capacity plan — inputs: ${r.input} (bench of ${r.bench_started_at})`);
+  console.log(
+    `load: ${f(r.load.jobs)} active jobs; ${f(r.load.avg)}/s average, ${f(r.load.peak)}/s peak, ${f(r.load.burst)}/s for ${r.load.burstSeconds} s at midnight; target latency ${r.load.targetLatencyMs} ms\n`,
+  );
+  console.log("measured locally (npm run bench; workerd CPU per run, one thread):");
+  console.log(
+    `  full path ${f(m.fullPathCpuMsPerRun, 3)} ms/run = consumer+fetch ${f(m.consumerFetchCpuMsPerRun, 3)} + shard side ${f(m.shardCpuMsPerRun, 3)} ms; queue alone ${f(m.queueCpuMsPerMsg, 3)} ms/msg; create ${f(m.createCpuMsPerJob, 3)} ms/job`,
+  );
+  console.log(
+    `  storage: DO SQLite ${f(m.doBytesPerJob)} B/job, D1 ${f(m.d1BytesPerJob)} B/job; workerd RSS ${f(m.rssBytesPerJob)} B/job`,
+  );
+  console.log(
+    `  local rates: drain ${f(m.localDrainPerS)}/s, fetch ceiling ${f(m.localFetchCeilingPerS)}/s, queue ceiling ${f(m.localQueueCeilingPerS)}/s\n`,
+  );
+  console.log("shards (ShardScheduler Durable Objects):");
+  console.log(
+    `  one shard sustains ~${f(p.shards.per_shard_max_triggers_per_s)} triggers/s of CPU; at ${PLAN.shardUtilisation * 100} % utilisation: ${f(p.shards.for_peak_cpu)} for the peak, ${f(p.shards.for_burst_cpu)} for the burst, ${f(p.shards.for_storage)} for storage`,
+  );
+  console.log(
+    `  recommended SHARD_COUNT ${f(p.shards.recommended)} (${f(p.shards.jobs_per_shard)} jobs each); midnight work per shard ~${p.shards.burst_seconds_per_shard_at_recommended} s of its thread`,
+  );
+  console.log("dispatch queues:");
+  console.log(
+    `  ${f(p.queues.for_average)} for the average, ${f(p.queues.for_peak)} for the peak, ${f(p.queues.for_burst)} for the burst (${p.queues.bundle_runs_per_message} run/message, ${LIMITS.queueMsgsPerS}/s x ${PLAN.queueUtilisation})`,
+  );
+  console.log(`  recommended ${f(p.queues.recommended)} queues, ~${p.queues.shards_per_queue} shards each`);
+  console.log("consumers:");
+  console.log(
+    `  ${LIMITS.workerConnections} connections per invocation / ${r.load.targetLatencyMs} ms => ${f(p.consumers.runs_per_s_per_invocation)} runs/s per invocation; a batch of 100 takes ~${p.consumers.batch_seconds} s`,
+  );
+  console.log(
+    `  concurrent invocations: ${f(p.consumers.concurrent_for_average)} average, ${f(p.consumers.concurrent_for_peak)} peak, ${f(p.consumers.concurrent_for_burst)} burst (${f(p.consumers.per_queue_at_burst)} per queue; 250 max per queue => >= ${f(p.consumers.queues_needed_for_250_per_queue)} queues)`,
+  );
+  console.log("D1:");
+  console.log(
+    `  history row writes/s: ${f(p.d1.history_row_writes_per_s_average)} average, ${f(p.d1.history_row_writes_per_s_peak)} peak, ${f(p.d1.history_row_writes_per_s_burst)} burst`,
+  );
+  console.log(
+    `  history ${f(p.d1.history_bytes_per_day / 2 ** 30, 1)} GiB/day: ${p.d1.days_of_history_in_10_gb} days fit one 10 GB database; ${r.assumptions.retentionDays} days need ${f(p.d1.history_databases_for_retention)}; definitions ${f(p.d1.definitions_bytes / 2 ** 30, 1)} GiB`,
+  );
+  console.log("lateness (predicted):");
+  console.log(
+    `  pipeline ${p.lateness.pipeline_ms} ms (alarm, sendBatch, queue delivery, claim, target); capacity ${f(p.lateness.capacity_runs_per_s)} runs/s`,
+  );
+  console.log(
+    `  p99 average load ~${f(p.lateness.p99_average_ms)} ms; top-of-minute peak ~${f(p.lateness.p99_peak_ms)} ms; midnight burst p50 ${f(p.lateness.burst.p50)} ms, p99 ${f(p.lateness.burst.p99)} ms, max ${f(p.lateness.burst.max)} ms`,
+  );
+}
