@@ -63,6 +63,7 @@ export class ShardScheduler extends DurableObject<Env> {
 
   async upsertJobs(shard: number, jobs: ShardJob[]): Promise<{ ok: true; confirmed: string[] }> {
     this.rememberShard(shard);
+    await this.injectRpcFault();
     const nowMs = Date.now();
     const confirmed = jobs.filter((job) => applyJobSnapshot(this.sql, job, nowMs)).map((job) => job.jobId);
     await this.armAlarm();

@@ -1,3 +1,4 @@
+import { shardStub } from "../../src/shard/client";
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
@@ -90,9 +91,12 @@ describe("POST /v1/jobs", () => {
     expect(anchorMs).toBeLessThanOrEqual(Date.now());
   });
 
-  it("keeps the row in D1 with synced_version 0 when no shard confirms (the outbox state)", async () => {
+  it("answers 201 with the row in D1 at synced_version 0 when the shard is unreachable (the outbox state)", async () => {
     const t = await createTenantWithKey();
+    const shards = Array.from({ length: Number(env.SHARD_COUNT) }, (_, shard) => shardStub(env, shard));
+    await Promise.all(shards.map((stub) => stub.testSetFaults({ failClaims: 1 })));
     const res = await api<Job>("POST", "/v1/jobs", { token: t.key, body: jobBody() });
+    await Promise.all(shards.map((stub) => stub.testSetFaults({})));
     expect(res.status).toBe(201);
     const row = await env.DB.prepare("SELECT * FROM jobs WHERE id = ?")
       .bind(res.body.id)
@@ -333,7 +337,7 @@ describe("PATCH /v1/jobs/{id}", () => {
     return res.body;
   }
 
-  it("merges a partial body, bumps the version and leaves synced_version for the outbox", async () => {
+  it("merges a partial body, bumps the version and pushes it to the shard", async () => {
     const t = await createTenantWithKey();
     const job = await created(t.key, {
       retry: { max_attempts: 5 },
@@ -362,7 +366,7 @@ describe("PATCH /v1/jobs/{id}", () => {
     const row = await env.DB.prepare("SELECT name, version, synced_version FROM jobs WHERE id = ?")
       .bind(job.id)
       .first();
-    expect(row).toEqual({ name: "renamed", version: 2, synced_version: 0 });
+    expect(row).toEqual({ name: "renamed", version: 2, synced_version: 2 });
     // null resets a nullable field to its default.
     const reset = await api<Job>("PATCH", `/v1/jobs/${job.id}`, { token: t.key, body: { jitter: null } });
     expect(reset.body).toMatchObject({ jitter: null, version: 3 });
