@@ -7,6 +7,7 @@ export type { RetryPolicy } from "./retry";
 export type { CallOptions, FetchLike, RawResponse, RequestSpec } from "./transport";
 export type * from "./types";
 export {
+  type Secrets,
   type VerifyFailureReason,
   type VerifyOptions,
   type VerifyPartsInput,

@@ -23,9 +23,12 @@ export interface VerifyPartsInput extends VerifyOptions {
   header: string | null | undefined;
   /** The raw request body exactly as received: a string (UTF-8) or its bytes. */
   body: string | ArrayBuffer | Uint8Array;
-  /** Every secret that may sign: current and next during a rotation. */
-  secrets: string | readonly string[];
+  /** Every secret that may sign: current and next during a rotation (unset entries are skipped). */
+  secrets: Secrets;
 }
+
+/** One secret or several; `undefined`/empty entries are ignored so `[env.SECRET, env.SECRET_NEXT]` just works. */
+export type Secrets = string | readonly (string | null | undefined)[];
 
 export const SIGNATURE_HEADER = "edgecron-signature";
 
@@ -40,7 +43,7 @@ const encoder = new TextEncoder();
  */
 export async function verifySignature(
   request: Request,
-  secrets: string | readonly string[],
+  secrets: Secrets,
   options: VerifyOptions = {},
 ): Promise<VerifyResult> {
   const header = request.headers.get(SIGNATURE_HEADER);
@@ -55,9 +58,9 @@ export async function verifySignature(
  * @example await verifySignatureParts({ header, body: rawText, secrets: ["whsec_a", "whsec_b"] })
  */
 export async function verifySignatureParts(input: VerifyPartsInput): Promise<VerifyResult> {
-  const secrets = (typeof input.secrets === "string" ? [input.secrets] : input.secrets).filter(
-    (s) => s !== "",
-  );
+  const given: readonly (string | null | undefined)[] =
+    typeof input.secrets === "string" ? [input.secrets] : input.secrets;
+  const secrets = given.filter((secret): secret is string => typeof secret === "string" && secret !== "");
   if (secrets.length === 0) return { ok: false, reason: "no_secrets" };
   if (!input.header) return { ok: false, reason: "missing_header" };
   const parsed = parseSignatureHeader(input.header);

@@ -140,6 +140,20 @@ describe("verifySignatureParts", () => {
     ).toEqual({ ok: true });
   });
 
+  it("skips unset secrets, as in [env.SECRET, env.SECRET_NEXT] before a rotation", async () => {
+    const value = header(NOW_SEC, sign("whsec_a", NOW_SEC, BODY));
+    const secrets = ["whsec_a", undefined, null, ""];
+    expect(await verifySignatureParts({ header: value, body: BODY, secrets, nowSec: NOW_SEC })).toEqual({
+      ok: true,
+    });
+    expect(
+      await verifySignatureParts({ header: value, body: BODY, secrets: [undefined], nowSec: NOW_SEC }),
+    ).toEqual({
+      ok: false,
+      reason: "no_secrets",
+    });
+  });
+
   it("refuses to verify without a secret", async () => {
     const value = header(NOW_SEC, sign("", NOW_SEC, BODY));
     expect(await verifySignatureParts({ header: value, body: BODY, secrets: [], nowSec: NOW_SEC })).toEqual({
