@@ -304,7 +304,7 @@ describe("edgecron CLI", () => {
                   type: "about:blank",
                   title: "Invalid job",
                   status: 400,
-                  errors: [{ path: "schedule.every", message: "too short" }],
+                  errors: [{ path: `jobs.${index}.schedule.every`, message: "too short" }],
                 },
               }
             : { index, status: 201, job: sampleJob({ name: item.name }) },

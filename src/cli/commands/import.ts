@@ -39,6 +39,17 @@ export function parseJsonl(text: string): { jobs: ParsedLine[]; failures: Import
   return { jobs, failures };
 }
 
+/**
+ * Field paths of a batch item are rooted at the request (`jobs.3.schedule.every`, 3 being the
+ * index in the chunk); the line number already says which job, so paths start at the job.
+ */
+function lineErrors(item: { index: number; error: { errors?: FieldError[] } }): FieldError[] {
+  const prefix = `jobs.${item.index}.`;
+  return (item.error.errors ?? []).map((error) =>
+    error.path.startsWith(prefix) ? { ...error, path: error.path.slice(prefix.length) } : error,
+  );
+}
+
 /** Auth and connectivity failures stop the import: every later chunk would fail the same way. */
 function isFatal(error: unknown): boolean {
   return (
@@ -60,7 +71,7 @@ async function sendChunks(ctx: Context, jobs: ParsedLine[], chunkSize: number, f
           failures.push({
             line: chunk[item.index]?.line ?? 0,
             title: item.error.title,
-            errors: item.error.errors ?? [],
+            errors: lineErrors(item),
           });
       }
     } catch (error) {
