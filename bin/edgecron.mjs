@@ -14,5 +14,10 @@ if (isCliBundleStale()) {
     process.exit(1);
   }
 }
+// `edgecron jobs list | head` closes our stdout early: that is the reader's choice, not an error.
+process.stdout.on("error", (error) => {
+  if (/** @type {NodeJS.ErrnoException} */ (error).code === "EPIPE") process.exit(0);
+  throw error;
+});
 const { main } = await import(pathToFileURL(CLI_BUNDLE).href);
 process.exitCode = await main(process.argv.slice(2));

@@ -23,6 +23,8 @@ export interface EdgecronClientOptions {
   fetch?: FetchLike;
   /** Retries of idempotent calls: a count (default 3) or the whole policy. */
   retries?: number | Partial<RetryPolicy>;
+  /** Longest wait for one attempt (response and body) before it counts as a network error; default 30 s, 0 disables. */
+  timeoutMs?: number;
   /** For tests: randomness of the backoff jitter and the sleep between attempts. */
   random?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -55,6 +57,7 @@ export class EdgecronClient {
       tenant: options.tenant,
       fetch: fetchImpl,
       retry: retryPolicyFrom(options.retries),
+      timeoutMs: options.timeoutMs ?? 30_000,
       random: options.random ?? Math.random,
       sleep: options.sleep ?? sleepMs,
     });

@@ -27,13 +27,13 @@ export class EdgecronProblemError extends Error {
   }
 }
 
-/** The API could not be reached (DNS, refused connection, reset) after every retry. */
+/** No HTTP answer (DNS, refused or reset connection, timeout) after every retry: a write may or may not have happened. */
 export class EdgecronNetworkError extends Error {
   override readonly name = "EdgecronNetworkError";
   readonly url: string;
 
   constructor(url: string, cause: unknown) {
-    super(`cannot reach ${url}: ${describeCause(cause)}`, { cause });
+    super(`no answer from ${url}: ${describeCause(cause)}`, { cause });
     this.url = url;
   }
 }

@@ -12,6 +12,8 @@ export interface TransportConfig {
   tenant: string | undefined;
   fetch: FetchLike;
   retry: RetryPolicy;
+  /** Longest wait for one attempt's response and body; 0 waits forever. */
+  timeoutMs: number;
   random: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -54,33 +56,58 @@ export class Transport {
       method: spec.method,
       headers: this.headersFor(spec),
       ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
-      ...(spec.signal ? { signal: spec.signal } : {}),
     };
     const { retry, random, sleep } = this.config;
     for (let retryIndex = 0; ; retryIndex++) {
-      let response: Response;
-      try {
-        response = await this.config.fetch(url, init);
-      } catch (error) {
-        if (spec.signal?.aborted) throw error;
+      if (spec.signal?.aborted) throw spec.signal.reason;
+      const outcome = await this.attempt(url, init, spec.signal);
+      if ("error" in outcome) {
+        if (spec.signal?.aborted) throw outcome.error;
         const delayMs = spec.idempotent ? nextRetryDelayMs(retryIndex, null, retry, random) : null;
-        if (delayMs === null) throw new EdgecronNetworkError(url, error);
+        if (delayMs === null) throw new EdgecronNetworkError(url, outcome.error);
         await sleep(delayMs, spec.signal);
         continue;
       }
+      const { response, text } = outcome;
       if (response.ok)
-        return { status: response.status, headers: response.headers, body: await readBody<T>(response) };
+        return { status: response.status, headers: response.headers, body: parseBody<T>(text, response) };
       if (spec.idempotent && isRetryableStatus(response.status)) {
         const retryAfterMs = parseRetryAfterMs(response.headers.get("retry-after"), Date.now());
         const delayMs = nextRetryDelayMs(retryIndex, retryAfterMs, retry, random);
         if (delayMs !== null) {
-          await discard(response);
           await sleep(delayMs, spec.signal);
           continue;
         }
       }
-      const text = await response.text();
       throw new EdgecronProblemError(toProblem(response.status, response.statusText, text), response.headers);
+    }
+  }
+
+  /**
+   * One fetch and its body under the per-attempt timeout; a hung connection becomes an error the
+   * retry loop can handle. The caller's signal still cancels everything.
+   */
+  private async attempt(
+    url: string,
+    init: RequestInit,
+    signal: AbortSignal | undefined,
+  ): Promise<{ response: Response; text: string } | { error: unknown }> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const { timeoutMs } = this.config;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => controller.abort(new Error(`no response within ${timeoutMs} ms`)), timeoutMs)
+        : undefined;
+    try {
+      const response = await this.config.fetch(url, { ...init, signal: controller.signal });
+      return { response, text: await response.text() };
+    } catch (error) {
+      return { error: controller.signal.aborted && !signal?.aborted ? controller.signal.reason : error };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
     }
   }
 
@@ -102,8 +129,7 @@ export function buildUrl(baseUrl: string, path: string, query: Record<string, Qu
   return url.toString();
 }
 
-async function readBody<T>(response: Response): Promise<T> {
-  const text = await response.text();
+function parseBody<T>(text: string, response: Response): T {
   if (text === "") return undefined as T;
   try {
     return JSON.parse(text) as T;
@@ -111,15 +137,6 @@ async function readBody<T>(response: Response): Promise<T> {
     throw new Error(
       `expected JSON from ${response.url || "the API"} (HTTP ${response.status}), got: ${text.slice(0, 200)}`,
     );
-  }
-}
-
-/** Frees the connection of a response we will not read. */
-async function discard(response: Response): Promise<void> {
-  try {
-    await response.body?.cancel();
-  } catch {
-    // Already consumed or closed: nothing to free.
   }
 }
 

@@ -230,6 +230,42 @@ describe("EdgecronClient", () => {
       expect((error as Error).message).toContain("http://127.0.0.1:9/v1/jobs");
     });
 
+    it("abandons an attempt that hangs past timeoutMs and retries it", async () => {
+      const impatient = new EdgecronClient({
+        baseUrl: stub.url,
+        token: "t",
+        timeoutMs: 200,
+        sleep: async () => {},
+      });
+      stub.reply((_, index) =>
+        index === 0
+          ? { status: 200, delayMs: 2_000, body: { status: "late" } }
+          : { status: 200, body: { status: "ok" } },
+      );
+      const started = Date.now();
+      expect(await impatient.health()).toEqual({ status: "ok" });
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(stub.requests).toHaveLength(2);
+    });
+
+    it("reports a hung non-idempotent call as a network error without retrying", async () => {
+      const impatient = new EdgecronClient({ baseUrl: stub.url, token: "t", timeoutMs: 200 });
+      stub.reply(() => ({ status: 200, delayMs: 2_000, body: {} }));
+      const error = await impatient.jobs.pause("job_01").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(EdgecronNetworkError);
+      expect((error as Error).message).toContain("no response within 200 ms");
+      expect(stub.requests).toHaveLength(1);
+    });
+
+    it("stops when the caller aborts", async () => {
+      const controller = new AbortController();
+      stub.reply(() => ({ status: 200, delayMs: 2_000, body: {} }));
+      const pending = client.jobs.list({}, { signal: controller.signal });
+      setTimeout(() => controller.abort(new Error("user cancelled")), 100);
+      await expect(pending).rejects.toThrow("user cancelled");
+      expect(stub.requests).toHaveLength(1);
+    });
+
     it("honours retries: 0", async () => {
       const noRetry = new EdgecronClient({ baseUrl: stub.url, token: "t", retries: 0 });
       stub.reply(() => ({ status: 503, body: { title: "busy", status: 503 } }));

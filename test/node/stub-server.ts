@@ -1,6 +1,6 @@
 // A scripted local HTTP server standing in for the API in client-only tests: it records every
 // request and answers from a handler, so the tests exercise the client's behaviour, not ours.
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface StubRequest {
@@ -17,6 +17,8 @@ export interface StubReply {
   body?: unknown;
   /** Drop the connection without answering (a network error for the client). */
   destroy?: boolean;
+  /** Answer only after this long (a hung server). */
+  delayMs?: number;
 }
 
 export interface StubServer {
@@ -24,6 +26,21 @@ export interface StubServer {
   requests: StubRequest[];
   reply: (handler: (request: StubRequest, index: number) => StubReply) => void;
   close: () => Promise<void>;
+}
+
+function answer(res: ServerResponse, reply: StubReply): void {
+  if (res.destroyed) return;
+  const isProblem = reply.status >= 400 && typeof reply.body === "object";
+  const contentType =
+    typeof reply.body === "string"
+      ? "text/html"
+      : isProblem
+        ? "application/problem+json"
+        : "application/json";
+  const text =
+    reply.body === undefined ? "" : typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body);
+  res.writeHead(reply.status, { "content-type": contentType, ...reply.headers });
+  res.end(text);
 }
 
 export async function startStub(): Promise<StubServer> {
@@ -49,21 +66,7 @@ export async function startStub(): Promise<StubServer> {
         req.socket.destroy();
         return;
       }
-      const isProblem = reply.status >= 400 && typeof reply.body === "object";
-      const contentType =
-        typeof reply.body === "string"
-          ? "text/html"
-          : isProblem
-            ? "application/problem+json"
-            : "application/json";
-      res.writeHead(reply.status, { "content-type": contentType, ...reply.headers });
-      res.end(
-        reply.body === undefined
-          ? ""
-          : typeof reply.body === "string"
-            ? reply.body
-            : JSON.stringify(reply.body),
-      );
+      setTimeout(() => answer(res, reply), reply.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
