@@ -1,76 +1,87 @@
-// Charts are plain server-rendered SVG (no library, no script) with a text equivalent beside them.
+// Charts are plain server-rendered SVG (no library, no script). Shapes stretch with the card
+// (preserveAspectRatio="none") while every number and label is real HTML text, so charts stay
+// legible at 390 px and screen readers get the same figures.
 import { formatMs, formatUtcMinute } from "./format";
 import type { Stats } from "./types";
 
-const WIDTH = 600;
-const HEIGHT = 180;
-const PAD = { top: 12, right: 8, bottom: 28, left: 36 };
+const PLOT_WIDTH = 600;
+const PLOT_HEIGHT = 160;
 
 export function PerMinuteChart({ points }: { points: Stats["per_minute"] }) {
-  const plotWidth = WIDTH - PAD.left - PAD.right;
-  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const max = Math.max(1, ...points.map((point) => point.triggers));
-  const slot = plotWidth / Math.max(points.length, 1);
-  const barWidth = Math.max(1, slot * 0.75);
-  const y = (value: number) => PAD.top + plotHeight - (value / max) * plotHeight;
+  const slot = PLOT_WIDTH / Math.max(points.length, 1);
+  const barWidth = Math.max(1, slot * 0.72);
+  const y = (value: number) => PLOT_HEIGHT - (value / max) * PLOT_HEIGHT;
   const totalTriggers = points.reduce((sum, point) => sum + point.triggers, 0);
   const totalFailures = points.reduce((sum, point) => sum + point.failures, 0);
   const first = points[0];
   const last = points[points.length - 1];
+  const ticks = points.filter((_, index) => index % 15 === 0 || index === points.length - 1);
   const summary = `${totalTriggers} triggers and ${totalFailures} failures in the last ${points.length} minutes${
     first && last ? ` (${formatUtcMinute(first.minute)} to ${formatUtcMinute(last.minute)})` : ""
-  }; busiest minute ${max === 1 && totalTriggers === 0 ? 0 : max} triggers.`;
+  }; busiest minute: ${totalTriggers === 0 ? 0 : max} triggers.`;
   return (
-    <figure class="chart">
-      <svg
-        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-        role="img"
-        aria-labelledby="pm-title pm-desc"
-        data-chart="per-minute"
-      >
-        <title id="pm-title">Triggers and failures per minute</title>
-        <desc id="pm-desc">{summary}</desc>
-        <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(0)} y2={y(0)} class="axis" />
-        <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(max)} y2={y(max)} class="grid" />
-        <text x={PAD.left - 4} y={y(max) + 4} text-anchor="end" class="tick">
-          {max}
-        </text>
-        <text x={PAD.left - 4} y={y(0) + 4} text-anchor="end" class="tick">
-          0
-        </text>
-        {points.map((point, index) => {
-          const x = PAD.left + index * slot + (slot - barWidth) / 2;
-          return (
-            <g>
-              {point.triggers > 0 ? (
-                <rect
-                  x={x}
-                  y={y(point.triggers)}
-                  width={barWidth}
-                  height={y(0) - y(point.triggers)}
-                  class="bar-triggers"
-                >
-                  <title>{`${formatUtcMinute(point.minute)}: ${point.triggers} triggers, ${point.failures} failures`}</title>
-                </rect>
-              ) : null}
-              {point.failures > 0 ? (
-                <rect
-                  x={x}
-                  y={y(point.failures)}
-                  width={barWidth}
-                  height={y(0) - y(point.failures)}
-                  class="bar-failures"
-                />
-              ) : null}
-              {index % 15 === 0 || index === points.length - 1 ? (
-                <text x={x + barWidth / 2} y={HEIGHT - 8} text-anchor="middle" class="tick">
-                  {formatUtcMinute(point.minute).replace(" UTC", "")}
-                </text>
-              ) : null}
-            </g>
-          );
-        })}
-      </svg>
+    <figure class="chart" data-chart="per-minute" data-total-triggers={String(totalTriggers)}>
+      <div class="plot">
+        <div class="y-axis" aria-hidden="true">
+          <span>{totalTriggers === 0 ? 0 : max}</span>
+          <span>0</span>
+        </div>
+        <svg
+          viewBox={`0 0 ${PLOT_WIDTH} ${PLOT_HEIGHT}`}
+          preserveAspectRatio="none"
+          role="img"
+          aria-label={`Bar chart: ${summary}`}
+        >
+          <line
+            x1={0}
+            x2={PLOT_WIDTH}
+            y1={0.5}
+            y2={0.5}
+            class="gridline"
+            vector-effect="non-scaling-stroke"
+          />
+          {points.map((point, index) => {
+            const x = index * slot + (slot - barWidth) / 2;
+            return (
+              <g>
+                <title>{`${formatUtcMinute(point.minute)}: ${point.triggers} triggers, ${point.failures} failures`}</title>
+                {point.triggers > 0 ? (
+                  <rect
+                    x={x}
+                    y={y(point.triggers)}
+                    width={barWidth}
+                    height={PLOT_HEIGHT - y(point.triggers)}
+                    class="bar-triggers"
+                  />
+                ) : null}
+                {point.failures > 0 ? (
+                  <rect
+                    x={x}
+                    y={y(point.failures)}
+                    width={barWidth}
+                    height={PLOT_HEIGHT - y(point.failures)}
+                    class="bar-failures"
+                  />
+                ) : null}
+              </g>
+            );
+          })}
+          <line
+            x1={0}
+            x2={PLOT_WIDTH}
+            y1={PLOT_HEIGHT}
+            y2={PLOT_HEIGHT}
+            class="axis"
+            vector-effect="non-scaling-stroke"
+          />
+        </svg>
+        <div class="x-axis" aria-hidden="true">
+          {ticks.map((point) => (
+            <span>{formatUtcMinute(point.minute).replace(" UTC", "")}</span>
+          ))}
+        </div>
+      </div>
       <figcaption>
         <span class="legend legend-triggers">Triggers</span>{" "}
         <span class="legend legend-failures">Failures</span>{" "}
@@ -81,7 +92,7 @@ export function PerMinuteChart({ points }: { points: Stats["per_minute"] }) {
   );
 }
 
-/** Horizontal bars for a small set of labelled values (jobs by status, lateness percentiles). */
+/** Horizontal bars for a few labelled values: labels and figures are text, bars are SVG. */
 export function BarList({
   id,
   title,
@@ -94,45 +105,23 @@ export function BarList({
   format?: (value: number) => string;
 }) {
   const max = Math.max(1, ...rows.map((row) => row.value ?? 0));
-  const rowHeight = 26;
-  const labelWidth = 130;
-  const valueWidth = 80;
-  const barSpace = WIDTH - labelWidth - valueWidth;
-  const height = Math.max(rowHeight, rows.length * rowHeight);
   return (
-    <svg
-      viewBox={`0 0 ${WIDTH} ${height}`}
-      role="img"
-      aria-labelledby={`${id}-title`}
-      class="barlist"
-      data-chart={id}
-    >
-      <title id={`${id}-title`}>
-        {`${title}: ${rows.map((row) => `${row.label} ${row.value === null ? "n/a" : format(row.value)}`).join(", ")}`}
-      </title>
-      {rows.map((row, index) => {
-        const width = row.value ? Math.max(2, (row.value / max) * barSpace) : 0;
-        const top = index * rowHeight;
+    <ul class="barlist" aria-label={title} data-chart={id}>
+      {rows.map((row) => {
+        const percent = row.value ? Math.max(0.5, (row.value / max) * 100) : 0;
         return (
-          <g>
-            <text x={0} y={top + 17} class="label">
-              {row.label}
-            </text>
-            <rect x={labelWidth} y={top + 5} width={barSpace} height={16} class="track" />
-            <rect
-              x={labelWidth}
-              y={top + 5}
-              width={width}
-              height={16}
-              class={`bar tone-${row.tone ?? "default"}`}
-            />
-            <text x={WIDTH} y={top + 17} text-anchor="end" class="value">
-              {row.value === null ? "—" : format(row.value)}
-            </text>
-          </g>
+          <li>
+            <span class="bar-label">{row.label}</span>
+            <svg viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true" class="bar-track">
+              <rect x={0} y={0} width={100} height={10} class="track" />
+              <rect x={0} y={0} width={percent} height={10} class={`tone-${row.tone ?? "default"}`} />
+            </svg>
+            <span class="bar-value">{row.value === null ? "—" : format(row.value)}</span>
+          </li>
         );
       })}
-    </svg>
+      {rows.length === 0 ? <li class="muted">Nothing yet.</li> : null}
+    </ul>
   );
 }
 

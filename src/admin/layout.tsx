@@ -36,7 +36,7 @@ function TenantSwitch({
       <input type="hidden" name="_csrf" value={csrf} />
       <input type="hidden" name="next" value={currentPath} />
       <label for="tenant-select">Tenant</label>
-      <select id="tenant-select" name="tenant" data-autosubmit="">
+      <select id="tenant-select" name="tenant">
         <option value="" selected={!session.actingTenant}>
           (none)
         </option>
@@ -112,6 +112,7 @@ export function Layout(props: LayoutProps) {
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title>{`${props.title} · edgecron console`}</title>
+          <link rel="icon" href="data:," />
           <link rel="stylesheet" href={`${BASE}/assets/console.css`} />
           <script src={`${BASE}/assets/console.js`} defer></script>
         </head>

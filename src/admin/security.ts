@@ -109,6 +109,6 @@ export async function formField(c: ConsoleContext, name: string): Promise<string
 
 /** A same-site path inside the console, or the overview: never an open redirect. */
 export function safeNext(next: string | undefined): string {
-  if (next && next.startsWith(`${BASE}`) && !next.startsWith("//") && !next.includes("\\")) return next;
+  if (next?.startsWith(BASE) && !next.startsWith("//") && !next.includes("\\")) return next;
   return BASE;
 }

@@ -126,7 +126,7 @@ export async function verifyCsrf(
 ): Promise<boolean> {
   if (!token) return false;
   const signature = fromBase64Url(token);
-  if (!signature || signature.length !== 32) return false;
+  if (signature?.length !== 32) return false;
   const { mac } = await deriveKeys(secret);
   return crypto.subtle.verify("HMAC", mac, signature, encoder.encode(subject));
 }
