@@ -87,8 +87,8 @@ function Header({ session, csrf, tenants, currentPath, active }: LayoutProps) {
         ) : null}
       </div>
       {session ? (
-        <nav aria-label="Console">
-          <ul>
+        <nav aria-label="Console" class="nav">
+          <ul class="nav-list">
             {NAV.map((item) => (
               <li>
                 <a href={item.href} aria-current={item.key === active ? "page" : undefined}>

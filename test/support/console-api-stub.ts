@@ -155,6 +155,17 @@ const STATS = {
   lateness_ms: { p50: 14, p90: 62, p99: 240, count: 654 },
 };
 
+/** Just enough cron checking for the console's error paths: field count and minute/hour range. */
+function badCron(expr: string | undefined): boolean {
+  if (expr === undefined) return false;
+  const fields = expr.trim().split(/\s+/);
+  return (
+    fields.length < 5 ||
+    fields.length > 6 ||
+    fields.some((field) => /^\d+$/.test(field) && Number(field) > 59)
+  );
+}
+
 function whoIs(header: string | undefined, adminToken: string): "admin" | "tenant" | null {
   const token = header?.replace(/^Bearer /, "");
   if (token === adminToken) return "admin";
@@ -195,7 +206,7 @@ export function installApiStubIfMissing(app: Hono<{ Bindings: Env }>): boolean {
   app.get("/v1/alerts", (c) => c.json({ data: ALERTS, next_cursor: null }));
   app.post("/v1/schedules/preview", async (c) => {
     const { schedule } = await c.req.json<{ schedule: { expr?: string } }>();
-    if (schedule.expr !== undefined && schedule.expr.trim().split(/\s+/).length < 5) {
+    if (badCron(schedule.expr)) {
       return problem(400, "Invalid schedule", [
         { path: "schedule.expr", message: "must have 5 or 6 fields" },
       ]);
@@ -206,7 +217,7 @@ export function installApiStubIfMissing(app: Hono<{ Bindings: Env }>): boolean {
     const body = await c.req.json<{ name?: string; schedule?: { expr?: string } }>();
     const errors = [];
     if (!body.name) errors.push({ path: "name", message: "is required" });
-    if (body.schedule?.expr !== undefined && body.schedule.expr.trim().split(/\s+/).length < 5) {
+    if (badCron(body.schedule?.expr)) {
       errors.push({ path: "schedule.expr", message: "must have 5 or 6 fields" });
     }
     if (errors.length) return problem(400, "Invalid job", errors);

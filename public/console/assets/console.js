@@ -65,6 +65,22 @@
   const showKind = () => {
     for (const group of form.querySelectorAll(".kind-fields")) group.hidden = group.dataset.kind !== kindOf();
   };
+  // A schedule that now previews cleanly makes the last submit's schedule errors stale.
+  const clearScheduleErrors = () => {
+    for (const field of form.querySelectorAll('[name^="schedule."][aria-invalid]')) {
+      field.removeAttribute("aria-invalid");
+      document.getElementById(`${field.id}-error`)?.remove();
+      const rest = (field.getAttribute("aria-describedby") || "")
+        .split(" ")
+        .filter((id) => id !== `${field.id}-error`);
+      if (rest.length) field.setAttribute("aria-describedby", rest.join(" "));
+      else field.removeAttribute("aria-describedby");
+    }
+    const summary = document.getElementById("form-errors");
+    for (const link of summary?.querySelectorAll('a[href^="#f-schedule-"]') ?? [])
+      link.closest("li")?.remove();
+    if (summary && !summary.querySelector("li")) summary.remove();
+  };
   let timer;
   let sequence = 0;
   const refresh = async () => {
@@ -78,7 +94,10 @@
         credentials: "same-origin",
       });
       // The fragment is rendered (and escaped) by our own server.
-      if (mine === sequence) region.innerHTML = await response.text();
+      if (mine === sequence) {
+        region.innerHTML = await response.text();
+        if (!region.querySelector(".preview-errors")) clearScheduleErrors();
+      }
     } catch {
       if (mine === sequence) region.textContent = "Preview unavailable: the console could not be reached.";
     } finally {
