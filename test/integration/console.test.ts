@@ -24,8 +24,8 @@ async function api<T>(method: string, path: string, token: string, body?: unknow
 }
 
 /** A tenant key and one job of that tenant (real API: created; stub: fixtures). */
-async function fixtures(): Promise<{ tenantKey: string; jobId: string }> {
-  if (stubbed) return { tenantKey: STUB_TENANT_KEY, jobId: STUB_JOB.id };
+async function fixtures(): Promise<{ tenantId: string; tenantKey: string; jobId: string }> {
+  if (stubbed) return { tenantId: "tn_acme", tenantKey: STUB_TENANT_KEY, jobId: STUB_JOB.id };
   const tenant = await api<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "console-test" });
   const key = await api<{ key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, { tenant_id: tenant.id });
   const job = await api<{ id: string }>("POST", "/v1/jobs", key.key, {
@@ -33,10 +33,10 @@ async function fixtures(): Promise<{ tenantKey: string; jobId: string }> {
     schedule: { type: "cron", expr: "30 2 * * *", timezone: "America/New_York" },
     target: { url: "http://127.0.0.1:9/hook" },
   });
-  return { tenantKey: key.key, jobId: job.id };
+  return { tenantId: tenant.id, tenantKey: key.key, jobId: job.id };
 }
 
-let data: { tenantKey: string; jobId: string };
+let data: { tenantId: string; tenantKey: string; jobId: string };
 beforeAll(async () => {
   data = await fixtures();
 });
@@ -143,6 +143,8 @@ describe("console CSRF protection", () => {
     const done = await client.post(`/console/jobs/${data.jobId}/pause`, { _csrf: csrf, confirmed: "1" });
     expect(done.status).toBe(303);
     expect(done.headers.get("location")).toBe(`/console/jobs/${data.jobId}?notice=paused`);
+    const resumed = await client.post(`/console/jobs/${data.jobId}/resume`, { _csrf: csrf, confirmed: "1" });
+    expect(resumed.headers.get("location")).toBe(`/console/jobs/${data.jobId}?notice=resumed`);
   });
 });
 
@@ -217,6 +219,30 @@ describe("console pages", () => {
     const tenant = new ConsoleClient();
     await tenant.signIn(data.tenantKey);
     expect((await tenant.get("/console/jobs")).text).not.toContain("tenant-select");
+  });
+});
+
+describe("console tenant switch", () => {
+  it("lets the admin token act as a chosen tenant", async () => {
+    const admin = new ConsoleClient();
+    await admin.signIn(ADMIN_TOKEN);
+    const res = await admin.post("/console/tenant", {
+      _csrf: await admin.csrf(),
+      tenant: data.tenantId,
+      next: "/console/jobs",
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/console/jobs");
+    const page = await admin.get("/console/jobs");
+    expect(page.text).toContain(`<option value="${data.tenantId}" selected="">`);
+    expect(page.text).toContain(data.jobId);
+  });
+
+  it("refuses a tenant switch from a tenant key", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const res = await client.post("/console/tenant", { _csrf: await client.csrf(), tenant: "tn_other" });
+    expect(res.status).toBe(403);
   });
 });
 
