@@ -74,6 +74,7 @@ export async function callApi<T>(
     body = text ? JSON.parse(text) : null;
   } catch {}
   if (response.ok) return { ok: true, status: response.status, data: body as T };
+  if (response.status === 401 && options.token === undefined) c.set("keyRejected", true);
   return {
     ok: false,
     status: response.status,

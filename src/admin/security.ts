@@ -93,7 +93,18 @@ export const requireSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => 
   }
   c.set("session", session);
   c.set("csrf", await csrfToken(secret, subject));
-  return next();
+  await next();
+  // A key revoked after sign-in: end the session instead of showing 401s on every page.
+  if (c.get("keyRejected")) {
+    const secure = isSecureContext(c) ? "; Secure" : "";
+    const headers = new Headers({ location: `${BASE}/login` });
+    headers.append(
+      "set-cookie",
+      `${sessionCookieName(c)}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict${secure}`,
+    );
+    c.res = undefined;
+    c.res = new Response(null, { status: 303, headers });
+  }
 };
 
 /** Reads one field of an urlencoded or multipart body (Hono caches the parsed body for handlers). */

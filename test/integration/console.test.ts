@@ -1,7 +1,12 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../../src/api/app";
-import { installApiStubIfMissing, STUB_JOB, STUB_TENANT_KEY } from "../support/console-api-stub";
+import {
+  installApiStubIfMissing,
+  STUB_JOB,
+  STUB_REVOKED_KEY,
+  STUB_TENANT_KEY,
+} from "../support/console-api-stub";
 import { ConsoleClient, unlabelledControls } from "../support/console-client";
 
 // Before the API is merged the console is exercised against a contract-shaped stub; afterwards the
@@ -98,6 +103,30 @@ describe("console sign-in", () => {
     const sealed = client.jar.get("__Host-edgecron_console") ?? "";
     client.jar.set("__Host-edgecron_console", `${sealed.slice(0, -4)}AAAA`);
     expect((await client.get("/console")).status).toBe(303);
+  });
+});
+
+/** A key that signs in and is then revoked (real API) or refused after sign-in (stub). */
+async function keyRevokedAfterSignIn(client: ConsoleClient): Promise<void> {
+  if (stubbed) {
+    await client.signIn(STUB_REVOKED_KEY);
+    return;
+  }
+  const key = await api<{ id: string; key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, {
+    tenant_id: data.tenantId,
+  });
+  await client.signIn(key.key);
+  await api("DELETE", `/v1/api-keys/${key.id}`, ADMIN_TOKEN);
+}
+
+describe("console session end", () => {
+  it("signs out a session whose key the API stops accepting", async () => {
+    const client = new ConsoleClient();
+    await keyRevokedAfterSignIn(client);
+    const res = await client.get("/console/jobs");
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/console/login");
+    expect(res.cookies.find((line) => line.startsWith("__Host-edgecron_console="))).toMatch(/Max-Age=0/);
   });
 });
 

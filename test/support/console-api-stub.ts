@@ -5,6 +5,8 @@
 import type { Hono } from "hono";
 
 export const STUB_TENANT_KEY = "ek_stub_tenant_key";
+/** Accepted at sign-in (`/v1/me`) and refused afterwards, like a key revoked mid-session. */
+export const STUB_REVOKED_KEY = "ek_stub_revoked_key";
 const NOW_MS = Date.parse("2026-11-29T08:00:00.000Z");
 const iso = (offsetMs: number) => new Date(NOW_MS + offsetMs).toISOString();
 
@@ -177,6 +179,8 @@ export function installApiStubIfMissing(app: Hono<{ Bindings: Env }>): boolean {
   if (app.routes.some((route) => route.path.startsWith("/v1/"))) return false;
   app.use("/v1/*", async (c, next) => {
     const role = whoIs(c.req.header("authorization"), c.env.EDGECRON_ADMIN_TOKEN);
+    const revoked = c.req.header("authorization") === `Bearer ${STUB_REVOKED_KEY}`;
+    if (revoked && c.req.path === "/v1/me") return c.json({ role: "tenant", tenant_id: "tn_acme" });
     if (!role) return problem(401, "Unauthorized");
     await next();
   });
