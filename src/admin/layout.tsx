@@ -22,6 +22,8 @@ export interface LayoutProps {
   csrf?: string;
   tenants?: Tenant[];
   currentPath?: string;
+  /** Offer the "auto-refresh" switch (pages that show live run data). */
+  autoRefresh?: boolean;
   children?: Child;
 }
 
@@ -30,7 +32,7 @@ function TenantSwitch({
   csrf,
   tenants,
   currentPath,
-}: Required<Omit<LayoutProps, "children" | "active" | "title">>) {
+}: Required<Omit<LayoutProps, "children" | "active" | "title" | "autoRefresh">>) {
   return (
     <form method="post" action={`${BASE}/tenant`} class="tenant-switch">
       <input type="hidden" name="_csrf" value={csrf} />
@@ -122,7 +124,15 @@ export function Layout(props: LayoutProps) {
           </a>
           <Header {...props} />
           <main id="main" tabindex={-1}>
-            <h1>{props.title}</h1>
+            <div class="page-head">
+              <h1>{props.title}</h1>
+              {props.autoRefresh ? (
+                // Revealed by the script: without it there is nothing to switch.
+                <label class="inline autorefresh" hidden>
+                  <input type="checkbox" data-autorefresh="" /> Auto-refresh every 5 s
+                </label>
+              ) : null}
+            </div>
             {props.children}
           </main>
           <dialog id="confirm-dialog" aria-labelledby="confirm-title">

@@ -9,6 +9,7 @@ export interface PageOptions {
   title: string;
   active: NavKey;
   status?: 200 | 400 | 401 | 403 | 404 | 409 | 422 | 500 | 502 | 503;
+  autoRefresh?: boolean;
 }
 
 /** Renders a signed-in page inside the layout; admins also get the tenant list for the switcher. */
@@ -28,6 +29,7 @@ export async function renderPage(c: ConsoleContext, options: PageOptions, body: 
       csrf={c.get("csrf")}
       tenants={tenants}
       currentPath={url.pathname + url.search}
+      autoRefresh={options.autoRefresh}
     >
       {body}
     </Layout>,

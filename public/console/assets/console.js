@@ -54,6 +54,28 @@
     });
   }
 
+  // Auto-refresh for pages with live run data: off by default, remembered for the tab, and never
+  // while the operator is typing, reading a dead letter or answering a confirmation.
+  const auto = document.querySelector("input[data-autorefresh]");
+  if (auto) {
+    auto.closest(".autorefresh").hidden = false;
+    auto.checked = sessionStorage.getItem("edgecron.autorefresh") === "1";
+    let handle;
+    const busy = () =>
+      document.querySelector("dialog[open], details[open]") ||
+      (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement?.tagName) &&
+        document.activeElement !== auto);
+    const arm = () => {
+      clearTimeout(handle);
+      if (auto.checked) handle = setTimeout(() => (busy() ? arm() : location.reload()), 5000);
+    };
+    auto.addEventListener("change", () => {
+      sessionStorage.setItem("edgecron.autorefresh", auto.checked ? "1" : "0");
+      arm();
+    });
+    arm();
+  }
+
   // Move focus to a form's error summary so keyboard and screen-reader users land on it.
   document.getElementById("form-errors")?.focus();
 

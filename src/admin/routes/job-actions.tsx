@@ -21,7 +21,7 @@ jobActionRoutes.get("/jobs/:id", async (c) => {
   if (!job.ok) return renderProblem(c, "Job", "jobs", job.problem);
   return renderPage(
     c,
-    { title: job.data.name, active: "jobs" },
+    { title: job.data.name, active: "jobs", autoRefresh: true },
     <JobDetailPage
       job={job.data}
       runs={runs.ok ? runs.data.data : []}

@@ -20,7 +20,7 @@ overviewRoutes.get("/", async (c) => {
   const openAlerts = alerts.ok ? alerts.data.data.filter((alert) => !alert.resolved_at).slice(0, 10) : [];
   return renderPage(
     c,
-    { title: "Overview", active: "overview" },
+    { title: "Overview", active: "overview", autoRefresh: true },
     <OverviewPage stats={stats.ok ? stats.data : stats.problem} failures={failures} alerts={openAlerts} />,
   );
 });

@@ -21,7 +21,7 @@ runRoutes.get("/runs", async (c) => {
   );
   return renderPage(
     c,
-    { title: "Runs", active: "runs" },
+    { title: "Runs", active: "runs", autoRefresh: true },
     <RunsPage
       state={state}
       jobId={jobId}
@@ -52,7 +52,7 @@ runRoutes.get("/dead-letters", async (c) => {
   );
   return renderPage(
     c,
-    { title: "Dead letters", active: "dead-letters" },
+    { title: "Dead letters", active: "dead-letters", autoRefresh: true },
     <DeadLettersPage
       letters={result.ok ? result.data.data : []}
       nextCursor={result.ok ? result.data.next_cursor : null}
@@ -100,7 +100,7 @@ runRoutes.get("/alerts", async (c) => {
   );
   return renderPage(
     c,
-    { title: "Alerts", active: "alerts" },
+    { title: "Alerts", active: "alerts", autoRefresh: true },
     <AlertsPage
       kind={kind}
       alerts={result.ok ? result.data.data : []}
