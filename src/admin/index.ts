@@ -1,5 +1,6 @@
 // The admin console: server-rendered pages under /console that read and act through the API.
 import { Hono } from "hono";
+import { trimTrailingSlash } from "hono/trailing-slash";
 import type { ConsoleEnv } from "./env";
 import { authRoutes } from "./routes/auth";
 import { jobActionRoutes } from "./routes/job-actions";
@@ -10,7 +11,8 @@ import { requireSession, sameOriginOnly, securityHeaders } from "./security";
 
 export const consoleApp = new Hono<ConsoleEnv>();
 
-consoleApp.use("*", securityHeaders, sameOriginOnly);
+// `/console/` and friends redirect to the slash-less page (only when nothing else matched).
+consoleApp.use("*", trimTrailingSlash(), securityHeaders, sameOriginOnly);
 // Assets are served before the Worker runs; this only answers if a request reaches us anyway.
 consoleApp.get("/assets/*", (c) => c.env.ASSETS.fetch(c.req.raw));
 // Sign-in is registered before the session guard, so it is the only page reachable without one.

@@ -198,6 +198,14 @@ describe("console pages", () => {
     expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
   });
 
+  it("redirects /console/ to /console", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const res = await client.get("/console/");
+    expect(res.status).toBe(301);
+    expect(new URL(res.headers.get("location") ?? "", "https://edgecron.test").pathname).toBe("/console");
+  });
+
   it("shows a job's next 10 fire times in its zone and in UTC", async () => {
     const client = new ConsoleClient();
     await client.signIn(data.tenantKey);
