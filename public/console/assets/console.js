@@ -19,8 +19,9 @@
   document.addEventListener("submit", (event) => {
     const form = event.target;
     if (!(form instanceof HTMLFormElement)) return;
-    const message = form.dataset.confirm;
     const submitter = event.submitter;
+    // A button may carry its own question (one row's "Redrive" inside a multi-select form).
+    const message = submitter?.dataset.confirm || form.dataset.confirm;
     if (!message || form.dataset.confirmed === "1") return;
     event.preventDefault();
     const proceed = () => {

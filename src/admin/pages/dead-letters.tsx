@@ -141,6 +141,7 @@ export function DeadLettersPage(props: {
                           value={letter.id}
                           class="secondary small"
                           aria-label={`Redrive dead letter ${letter.id}`}
+                          data-confirm={`Redrive dead letter ${letter.id} of job ${letter.job_id}? It becomes a new attempt at its target.`}
                         >
                           Redrive
                         </button>
