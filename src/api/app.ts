@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { consoleApp } from "../admin";
 import { authenticate } from "./middleware/auth";
 import { asDomainError, problemOf, problemResponse } from "./problem";
 import { alerts } from "./routes/alerts";
@@ -17,6 +18,8 @@ import type { AppEnv } from "./types";
 export const app = new Hono<AppEnv>();
 
 app.get("/healthz", (c) => c.json({ status: "ok" }));
+// The console authenticates with its own session cookie, not the API's bearer token.
+app.route("/console", consoleApp);
 // Registered before the auth middleware: the document is public.
 app.route("/v1/openapi.json", openapi);
 
