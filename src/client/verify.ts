@@ -102,7 +102,7 @@ export function parseSignatureHeader(
   return timestampSec === null || signatures.length === 0 ? null : { timestampSec, signatures };
 }
 
-function signedMessage(timestampSec: number, body: VerifyPartsInput["body"]): Uint8Array {
+function signedMessage(timestampSec: number, body: VerifyPartsInput["body"]): Uint8Array<ArrayBuffer> {
   const prefix = encoder.encode(`${timestampSec}.`);
   const bodyBytes =
     typeof body === "string"
@@ -116,7 +116,7 @@ function signedMessage(timestampSec: number, body: VerifyPartsInput["body"]): Ui
   return message;
 }
 
-async function hmacSha256(secret: string, message: Uint8Array): Promise<Uint8Array> {
+async function hmacSha256(secret: string, message: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey(
     "raw",
     encoder.encode(secret),

@@ -1,17 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../../src/api/app";
-import {
-  installApiStubIfMissing,
-  STUB_JOB,
-  STUB_REVOKED_KEY,
-  STUB_TENANT_KEY,
-} from "../support/console-api-stub";
 import { ConsoleClient, unlabelledControls } from "../support/console-client";
 
-// Before the API is merged the console is exercised against a contract-shaped stub; afterwards the
-// same tests run against the real API (the stub installs itself only when /v1 is missing).
-const stubbed = installApiStubIfMissing(app);
 const ADMIN_TOKEN = env.EDGECRON_ADMIN_TOKEN;
 
 async function api<T>(method: string, path: string, token: string, body?: unknown): Promise<T> {
@@ -28,9 +19,8 @@ async function api<T>(method: string, path: string, token: string, body?: unknow
   return (await res.json()) as T;
 }
 
-/** A tenant key and one job of that tenant (real API: created; stub: fixtures). */
+/** A tenant key and one job of that tenant, created through the real API. */
 async function fixtures(): Promise<{ tenantId: string; tenantKey: string; jobId: string }> {
-  if (stubbed) return { tenantId: "tn_acme", tenantKey: STUB_TENANT_KEY, jobId: STUB_JOB.id };
   const tenant = await api<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "console-test" });
   const key = await api<{ key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, { tenant_id: tenant.id });
   const job = await api<{ id: string }>("POST", "/v1/jobs", key.key, {
@@ -106,12 +96,8 @@ describe("console sign-in", () => {
   });
 });
 
-/** A key that signs in and is then revoked (real API) or refused after sign-in (stub). */
+/** A key that signs in and is then revoked. */
 async function keyRevokedAfterSignIn(client: ConsoleClient): Promise<void> {
-  if (stubbed) {
-    await client.signIn(STUB_REVOKED_KEY);
-    return;
-  }
   const key = await api<{ id: string; key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, {
     tenant_id: data.tenantId,
   });
