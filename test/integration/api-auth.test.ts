@@ -218,7 +218,7 @@ describe("request handling", () => {
         expect(res.status, `${method} ${path} ${body.slice(0, 40)}`).toBeLessThan(500);
       }
     }
-  });
+  }, 30_000);
 
   it("answers unknown routes with a 404 problem", async () => {
     const res = await api("GET", "/v1/nothing-here");
