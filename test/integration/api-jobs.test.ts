@@ -259,7 +259,7 @@ describe("POST /v1/jobs/batch", () => {
     expect(await jobCount(t.tenantId)).toBe(197);
     const ids = res.body.results.flatMap((r) => (r.job ? [r.job.id] : []));
     expect(new Set(ids).size).toBe(197);
-  });
+  }, 30_000);
 
   it("refuses more than 1000 jobs naming `jobs`, and stores nothing", async () => {
     const t = await createTenantWithKey();
@@ -268,7 +268,7 @@ describe("POST /v1/jobs/batch", () => {
     expect(res.status).toBe(400);
     expect(paths(res.body)).toEqual(["jobs"]);
     expect(await jobCount(t.tenantId)).toBe(0);
-  });
+  }, 30_000);
 
   it("creates 1000 jobs in one call", async () => {
     const t = await createTenantWithKey();
@@ -276,7 +276,7 @@ describe("POST /v1/jobs/batch", () => {
     const res = await api<{ created: number }>("POST", "/v1/jobs/batch", { token: t.key, body: { jobs } });
     expect(res.body.created).toBe(1000);
     expect(await jobCount(t.tenantId)).toBe(1000);
-  });
+  }, 30_000);
 });
 
 describe("GET /v1/jobs", () => {
@@ -315,7 +315,7 @@ describe("GET /v1/jobs", () => {
     await api("POST", `/v1/jobs/${first.id}/pause`, { token: t.key });
     const paused = await api<{ data: Job[] }>("GET", "/v1/jobs?status=PAUSED", { token: t.key });
     expect(paused.body.data.map((j) => j.id)).toEqual([first.id]);
-  });
+  }, 30_000);
 
   it("validates list parameters", async () => {
     const t = await createTenantWithKey();
