@@ -48,8 +48,12 @@ export class JobsResource {
     });
   }
 
-  /** Creates up to 1000 jobs in one call; per-item results, never throws for an invalid item. */
-  createBatch(jobs: JobCreate[], options: CreateOptions = {}): Promise<BatchResult> {
+  /**
+   * Creates up to 1000 jobs in one call; per-item results, never throws for an invalid item.
+   * Not retried: the batch route has no idempotency key yet, so a retry after a lost response
+   * could create the jobs twice. Give each job a unique name and re-list to recover instead.
+   */
+  createBatch(jobs: JobCreate[], options: CallOptions = {}): Promise<BatchResult> {
     if (jobs.length > MAX_BATCH_SIZE) {
       throw new RangeError(`a batch holds at most ${MAX_BATCH_SIZE} jobs, got ${jobs.length}`);
     }
@@ -57,9 +61,9 @@ export class JobsResource {
       method: "POST",
       path: "/v1/jobs/batch",
       body: { jobs },
-      idempotent: true,
+      idempotent: false,
       signal: options.signal,
-      headers: { ...options.headers, "idempotency-key": options.idempotencyKey ?? crypto.randomUUID() },
+      headers: { ...options.headers },
     });
   }
 
