@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { logEvent } from "../log";
 import { HTTPException } from "hono/http-exception";
 import { consoleApp } from "../admin";
 import { authenticate } from "./middleware/auth";
@@ -46,6 +47,6 @@ app.onError((error) => {
   if (error instanceof HTTPException && error.status < 500) {
     return problemResponse(problemOf(error.status, "http_error", error.message || "Request refused"));
   }
-  console.error("unhandled error", error);
+  logEvent("api.unhandled_error", { error });
   return problemResponse(problemOf(500, "internal_error", "Something went wrong on our side"));
 });
