@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { logEvent } from "../src/log";
 import { type MaintenanceSummary, runMaintenancePass } from "../src/maintenance/pass";
 
 /**
@@ -22,7 +23,7 @@ export class Maintenance extends DurableObject<Env> {
     try {
       await runMaintenancePass(this.env, Date.now());
     } catch (error) {
-      console.error(JSON.stringify({ event: "maintenance_failed", error: String(error) }));
+      logEvent("maintenance.failed", { error });
     } finally {
       const intervalMs = this.intervalMs();
       if (intervalMs > 0) await this.ctx.storage.setAlarm(Date.now() + intervalMs);

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { logEvent } from "../src/log";
 import { raisePauseAlerts } from "../src/alerts";
 import { type BackfillResult, type RetryResult, shardCount, type TriggerResult } from "../src/shard/client";
 import type {
@@ -75,6 +76,7 @@ export class ShardScheduler extends DurableObject<Env> {
 
   async upsertJobs(shard: number, jobs: ShardJob[]): Promise<{ ok: true; confirmed: string[] }> {
     this.rememberShard(shard);
+    await this.injectRpcFault();
     const nowMs = Date.now();
     const confirmed = jobs.filter((job) => applyJobSnapshot(this.sql, job, nowMs)).map((job) => job.jobId);
     await this.armAlarm();
@@ -169,7 +171,7 @@ export class ShardScheduler extends DurableObject<Env> {
       // Never lose timers: everything written before the throw is durable and the finally below
       // re-arms for whatever is still due. Swallowing keeps the runtime's own 6 retries for
       // failures we cannot see (a crash mid-pass).
-      console.error(JSON.stringify({ event: "shard_alarm_failed", shard: this.shard, error: String(error) }));
+      logEvent("shard.alarm_failed", { shard: this.shard, error });
     } finally {
       this.alarmRunning = false;
       await this.armAlarm(busy ? Date.now() + BUSY_RETRY_MS : undefined);

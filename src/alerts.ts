@@ -2,6 +2,7 @@
 // tenant's alert webhook and, for a dead-lettered run, to the job's on_failure URL. Delivery is
 // best effort here; maintenance retries what was not delivered.
 import { targetAddressProblem } from "./core/ssrf";
+import { logEvent } from "./log";
 import { signatureHeader } from "./queue/target-call";
 
 export type AlertKind = "dead_lettered" | "paused_after_failures" | "missed_run";
@@ -23,6 +24,14 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 export async function raiseAlerts(env: Env, alerts: NewAlert[]): Promise<void> {
   if (alerts.length === 0) return;
   const nowMs = Date.now();
+  for (const alert of alerts) {
+    logEvent("alert.raised", {
+      tenant_id: alert.tenantId,
+      job_id: alert.jobId,
+      run_id: alert.runId,
+      kind: alert.kind,
+    });
+  }
   const rows = alerts.map((alert) => ({ ...alert, id: `alt_${crypto.randomUUID().replaceAll("-", "")}` }));
   await env.DB.prepare(
     `INSERT OR IGNORE INTO alerts (id, tenant_id, job_id, run_id, kind, dedup_key, message, details_json, created_at_ms)

@@ -1,4 +1,5 @@
 import { app } from "./api/app";
+import { logEvent } from "./log";
 import { runMaintenancePass } from "./maintenance/pass";
 import { handleDeadLetterBatch } from "./queue/dead-letter-consumer";
 import { handleDispatchBatch } from "./queue/dispatch-consumer";
@@ -42,7 +43,7 @@ export default {
     if (batch.queue === DEAD_LETTER_QUEUE_NAME) {
       return handleDeadLetterBatch(batch as MessageBatch<DeadLetterMessage | DispatchMessage>, env);
     }
-    console.error(JSON.stringify({ event: "unknown_queue", queue: batch.queue }));
+    logEvent("queue.unknown", { queue: batch.queue });
     batch.retryAll();
   },
 

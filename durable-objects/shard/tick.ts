@@ -9,8 +9,12 @@ import { getRun, moveRun, nextFence, type RunRow } from "./run-store";
 const JOBS_PER_QUERY = 500;
 const MAX_JOBS_PER_TICK = 5_000;
 const MAX_RUNS_PER_TICK = 5_000;
-/** A run re-sent this many times without ever being claimed is dead-lettered (poison). */
-const MAX_DISPATCHES_PER_ATTEMPT = 5;
+/**
+ * A run re-sent this many times without ever being claimed is dead-lettered (poison). With the
+ * lease doubling on every re-send (capped), that is about 17 minutes at the default 30 s lease.
+ */
+const MAX_DISPATCHES_PER_ATTEMPT = 8;
+const MAX_LEASE_MS = 10 * 60_000;
 const SEND_BATCH_SIZE = 100;
 const SENDS_IN_PARALLEL = 8;
 /** How soon a failed send is tried again. */
@@ -143,7 +147,7 @@ function collectDueRuns(
         }
         break;
       case "RETRYING":
-        moveRun(sql, run, "SCHEDULED", "retry due", nowMs, { attempt: run.attempt + 1 });
+        moveRun(sql, run, "SCHEDULED", "retry due", nowMs, { attempt: run.attempt + 1, dispatch_count: 0 });
         if (budget === 0) backpressured = true;
         else if (isDispatchable(sql, job, run, nowMs)) {
           toDispatch.push(run);
@@ -187,17 +191,23 @@ async function dispatchRuns(
   const messages: DispatchMessage[] = [];
   for (const run of runs) {
     const job = getJob(sql, run.job_id);
-    const fence = nextFence(sql);
+    // A re-send of the same attempt keeps its fence: the first copy to arrive claims it and the
+    // other is refused as a duplicate, so a message that was only slow is not wasted. A new
+    // attempt (or the first send) takes a new fence, which fences off every older message.
+    const resend = run.dispatch_count > 0 && run.fence !== null;
+    const fence = resend ? (run.fence as number) : nextFence(sql);
+    // Each re-send waits twice as long: a backlog is not mistaken for loss again and again.
+    const leaseMs = Math.min(MAX_LEASE_MS, settings.leaseMs * 2 ** run.dispatch_count);
     moveRun(
       sql,
       run,
       "ACQUIRED",
-      run.dispatch_count === 0 ? "acquired for dispatch" : "re-acquired for dispatch",
+      resend ? "re-sent after its lease expired" : "acquired for dispatch",
       nowMs,
       {
         fence,
         job_version: job?.version ?? run.job_version,
-        due_at_ms: nowMs + settings.leaseMs,
+        due_at_ms: nowMs + leaseMs,
         dispatch_count: run.dispatch_count + 1,
       },
     );

@@ -1,5 +1,7 @@
 import { Hono } from "hono";
+import { logEvent } from "../log";
 import { HTTPException } from "hono/http-exception";
+import { consoleApp } from "../admin";
 import { authenticate } from "./middleware/auth";
 import { asDomainError, problemOf, problemResponse } from "./problem";
 import { alerts } from "./routes/alerts";
@@ -17,6 +19,8 @@ import type { AppEnv } from "./types";
 export const app = new Hono<AppEnv>();
 
 app.get("/healthz", (c) => c.json({ status: "ok" }));
+// The console authenticates with its own session cookie, not the API's bearer token.
+app.route("/console", consoleApp);
 // Registered before the auth middleware: the document is public.
 app.route("/v1/openapi.json", openapi);
 
@@ -43,6 +47,6 @@ app.onError((error) => {
   if (error instanceof HTTPException && error.status < 500) {
     return problemResponse(problemOf(error.status, "http_error", error.message || "Request refused"));
   }
-  console.error("unhandled error", error);
+  logEvent("api.unhandled_error", { error });
   return problemResponse(problemOf(500, "internal_error", "Something went wrong on our side"));
 });

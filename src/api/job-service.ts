@@ -1,4 +1,5 @@
 import { type JobSpec, jobCreateSchema } from "../core/job-spec";
+import { logEvent } from "../log";
 import { normalizeJobSpec } from "../core/normalize";
 import { insertJobs, markJobsSynced, type StoredJob, updateJobVersion } from "../db/jobs";
 import type { ShardJob } from "../shard/protocol";
@@ -75,10 +76,18 @@ export async function pushAndMarkSynced(env: Env, jobs: readonly StoredJob[]): P
     await markJobsSynced(env.DB, synced);
     for (const job of synced) job.syncedVersion = job.version;
   } catch (error) {
-    console.error(
-      "shard push failed; the outbox sweep will retry",
-      error instanceof Error ? error.message : error,
-    );
+    logEvent("job.push_failed", { jobs: jobs.length, error, note: "the outbox sweep will re-send" });
+  }
+  for (const job of jobs) {
+    logEvent(job.version === 1 ? "job.created" : "job.updated", {
+      tenant_id: job.tenantId,
+      job_id: job.id,
+      version: job.version,
+      status: job.status,
+      shard: job.shard,
+      schedule_type: job.spec.schedule.type,
+      synced: job.syncedVersion === job.version,
+    });
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { logEvent } from "../log";
 import { upcomingFires } from "../core/job-timeline";
 import type { StoredJob } from "../db/jobs";
 import type { AppEnv } from "./types";
@@ -21,7 +22,7 @@ export function nextFireTimesOf(job: StoredJob, nowMs: number, count: number): s
   } catch (error) {
     if (!warnedEngineFailure) {
       warnedEngineFailure = true;
-      console.error("next fire times unavailable:", error instanceof Error ? error.message : error);
+      logEvent("api.next_fire_times_unavailable", { error });
     }
     return [];
   }

@@ -1,4 +1,5 @@
 import { ApiError } from "./problem";
+import { logEvent } from "../log";
 
 /**
  * Calls into src/shard/client.ts. Expected failures come back as values; a throw means the shard
@@ -8,7 +9,7 @@ export async function callShard<T>(what: string, call: () => Promise<T>): Promis
   try {
     return await call();
   } catch (error) {
-    console.error(`shard call failed: ${what}`, error instanceof Error ? error.message : error);
+    logEvent("api.shard_call_failed", { what, error });
     throw new ApiError(503, "shard_unavailable", `The scheduler shard could not ${what}; retry shortly`);
   }
 }

@@ -48,3 +48,12 @@ export async function revokeApiKey(db: D1Database, id: string, nowMs: number): P
     .bind(nowMs, id)
     .run();
 }
+
+/** A tenant's keys, newest first (hashes stay in the database: the resource never carries them). */
+export async function listApiKeys(db: D1Database, tenantId: string): Promise<ApiKeyRow[]> {
+  const { results } = await db
+    .prepare("SELECT * FROM api_keys WHERE tenant_id = ? ORDER BY id DESC LIMIT 1000")
+    .bind(tenantId)
+    .all<ApiKeyRow>();
+  return results;
+}

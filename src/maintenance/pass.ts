@@ -2,6 +2,7 @@
 // Triggers never fire locally) and the Cron Trigger runs it in production as the backstop: the
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
 import { deliverPending, raiseAlerts } from "../alerts";
+import { logEvent } from "../log";
 import { pushJobs, shardCount, shardStub } from "../shard/client";
 import { type JobSnapshotRow, jobRowToSnapshot, markSynced } from "../shard/snapshot";
 
@@ -33,7 +34,7 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
   await watchShards(env, summary);
   summary.historyPruned = await pruneHistory(env, nowMs);
   summary.alertsDelivered = await deliverPending(env, null);
-  console.log(JSON.stringify({ event: "maintenance_pass", ...summary }));
+  logEvent("maintenance.pass", { ...summary });
   return summary;
 }
 
@@ -64,7 +65,7 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
         try {
           return await shardStub(env, shard).watchdog(shard, SHARD_RUN_RETENTION_MS);
         } catch (error) {
-          console.error(JSON.stringify({ event: "watchdog_failed", shard, error: String(error) }));
+          logEvent("maintenance.watchdog_failed", { shard, error });
           return null;
         }
       }),
@@ -73,7 +74,7 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
       if (!report) continue;
       if (report.alarmRearmed) {
         summary.alarmsRearmed += 1;
-        console.warn(JSON.stringify({ event: "shard_alarm_rearmed", alarm_missing_with_work: true }));
+        logEvent("shard.alarm_rearmed", { note: "a shard had work due and no alarm" });
       }
       summary.missedRunAlerts += report.overdue.length;
       await raiseAlerts(

@@ -1,6 +1,7 @@
 // The only way the Worker talks to shards. Functions take the env first and return plain
 // results; expected failures are values, not exceptions.
 import { shardForJob } from "../core/jitter";
+import { logEvent } from "../log";
 import type { ShardJob } from "./protocol";
 
 export function shardCount(env: Env): number {
@@ -35,9 +36,7 @@ export async function pushJobs(env: Env, jobs: ShardJob[]): Promise<Set<string>>
         const result = await shardStub(env, shard).upsertJobs(shard, group);
         for (const jobId of result.confirmed) confirmed.add(jobId);
       } catch (error) {
-        console.error(
-          JSON.stringify({ event: "shard_push_failed", shard, jobs: group.length, error: String(error) }),
-        );
+        logEvent("shard.push_failed", { shard, jobs: group.length, error });
       }
     }),
   );

@@ -60,12 +60,31 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
   const restartedAtMs = Date.now();
   try {
     const mine = () => target.calls.filter((call) => call.path.startsWith(prefix));
-    await waitUntil(() => new Set(mine().map((call) => call.path)).size >= JOBS, {
-      timeoutMs: 120_000,
-      intervalMs: 500,
-      what: `all ${JOBS} jobs to reach the target`,
-    });
+    try {
+      await waitUntil(() => new Set(mine().map((call) => call.path)).size >= JOBS, {
+        timeoutMs: 120_000,
+        intervalMs: 500,
+        what: `all ${JOBS} jobs to reach the target`,
+      });
+    } catch (error) {
+      const stats = await api("GET", "/v1/stats");
+      const letters = await api<{ data: unknown[] }>("GET", "/v1/dead-letters?limit=5");
+      console.log(
+        `[crash] stuck: ${JSON.stringify(stats.body)} dead letters: ${JSON.stringify(letters.body.data)}`,
+      );
+      throw error;
+    }
     const recoveryMs = Date.now() - restartedAtMs;
+    // Runs that were RUNNING at the kill retry only when their lease expires: wait until nothing
+    // is in flight, so every duplicate the kill can cause has happened before we count.
+    const inFlightStates = ["SCHEDULED", "ACQUIRED", "DISPATCHED", "RUNNING", "FAILED", "RETRYING"];
+    await waitUntil(
+      async () => {
+        const stats = await api<{ runs_by_state: Record<string, number> }>("GET", "/v1/stats");
+        return inFlightStates.every((state) => (stats.body.runs_by_state[state] ?? 0) === 0);
+      },
+      { timeoutMs: 90_000, intervalMs: 1_000, what: "no run left in flight" },
+    );
     const byKey = new Map<string, number[]>();
     for (const call of mine()) {
       const keyHeader = String(call.headers["idempotency-key"]);

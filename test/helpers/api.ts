@@ -3,20 +3,6 @@ import { SELF } from "cloudflare:test";
 export const BASE = "http://edgecron.test";
 export const ADMIN_TOKEN = "test-admin-token";
 
-type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
-let fetcher: Fetcher = (url, init) => SELF.fetch(url, init);
-
-/**
- * Sends requests to an app object in this module graph instead of the worker (SELF runs its own
- * copy of the modules, so vi.mock does not reach it).
- */
-export function useApp(
-  app: { request: (url: string, init: RequestInit, env: Env) => Response | Promise<Response> },
-  env: Env,
-) {
-  fetcher = async (url, init) => app.request(url, init, env);
-}
-
 export interface JsonResponse<T = Record<string, unknown>> {
   status: number;
   headers: Headers;
@@ -43,7 +29,7 @@ export async function api<T = Record<string, unknown>>(
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
-  const res = await fetcher(`${BASE}${path}`, { method, headers, body });
+  const res = await SELF.fetch(`${BASE}${path}`, { method, headers, body });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as T };
 }

@@ -78,6 +78,18 @@ describe("auth", () => {
     expect(row?.key_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(tenant.key).toMatch(/^ek_[0-9a-f]{64}$/);
     expect(row?.key_prefix).toBe(tenant.key.slice(0, 11));
+    const listed = await api<{ data: Record<string, unknown>[] }>(
+      "GET",
+      `/v1/api-keys?tenant_id=${tenant.tenantId}`,
+    );
+    expect(listed.body.data).toHaveLength(1);
+    expect(listed.body.data[0]).toMatchObject({
+      id: tenant.keyId,
+      key_prefix: row?.key_prefix,
+      revoked_at: null,
+    });
+    expect(JSON.stringify(listed.body)).not.toContain(tenant.key);
+    expect(JSON.stringify(listed.body)).not.toContain(row?.key_hash as string);
   });
 
   it("asks the admin to name a tenant on tenant routes", async () => {
@@ -206,7 +218,7 @@ describe("request handling", () => {
         expect(res.status, `${method} ${path} ${body.slice(0, 40)}`).toBeLessThan(500);
       }
     }
-  });
+  }, 30_000);
 
   it("answers unknown routes with a 404 problem", async () => {
     const res = await api("GET", "/v1/nothing-here");

@@ -1,3 +1,4 @@
+import { shardStub } from "../../src/shard/client";
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
@@ -90,9 +91,12 @@ describe("POST /v1/jobs", () => {
     expect(anchorMs).toBeLessThanOrEqual(Date.now());
   });
 
-  it("keeps the row in D1 with synced_version 0 when no shard confirms (the outbox state)", async () => {
+  it("answers 201 with the row in D1 at synced_version 0 when the shard is unreachable (the outbox state)", async () => {
     const t = await createTenantWithKey();
+    const shards = Array.from({ length: Number(env.SHARD_COUNT) }, (_, shard) => shardStub(env, shard));
+    await Promise.all(shards.map((stub) => stub.testSetFaults({ failClaims: 1 })));
     const res = await api<Job>("POST", "/v1/jobs", { token: t.key, body: jobBody() });
+    await Promise.all(shards.map((stub) => stub.testSetFaults({})));
     expect(res.status).toBe(201);
     const row = await env.DB.prepare("SELECT * FROM jobs WHERE id = ?")
       .bind(res.body.id)
@@ -255,7 +259,7 @@ describe("POST /v1/jobs/batch", () => {
     expect(await jobCount(t.tenantId)).toBe(197);
     const ids = res.body.results.flatMap((r) => (r.job ? [r.job.id] : []));
     expect(new Set(ids).size).toBe(197);
-  });
+  }, 30_000);
 
   it("refuses more than 1000 jobs naming `jobs`, and stores nothing", async () => {
     const t = await createTenantWithKey();
@@ -264,7 +268,7 @@ describe("POST /v1/jobs/batch", () => {
     expect(res.status).toBe(400);
     expect(paths(res.body)).toEqual(["jobs"]);
     expect(await jobCount(t.tenantId)).toBe(0);
-  });
+  }, 30_000);
 
   it("creates 1000 jobs in one call", async () => {
     const t = await createTenantWithKey();
@@ -272,7 +276,7 @@ describe("POST /v1/jobs/batch", () => {
     const res = await api<{ created: number }>("POST", "/v1/jobs/batch", { token: t.key, body: { jobs } });
     expect(res.body.created).toBe(1000);
     expect(await jobCount(t.tenantId)).toBe(1000);
-  });
+  }, 30_000);
 });
 
 describe("GET /v1/jobs", () => {
@@ -311,7 +315,7 @@ describe("GET /v1/jobs", () => {
     await api("POST", `/v1/jobs/${first.id}/pause`, { token: t.key });
     const paused = await api<{ data: Job[] }>("GET", "/v1/jobs?status=PAUSED", { token: t.key });
     expect(paused.body.data.map((j) => j.id)).toEqual([first.id]);
-  });
+  }, 30_000);
 
   it("validates list parameters", async () => {
     const t = await createTenantWithKey();
@@ -333,7 +337,7 @@ describe("PATCH /v1/jobs/{id}", () => {
     return res.body;
   }
 
-  it("merges a partial body, bumps the version and leaves synced_version for the outbox", async () => {
+  it("merges a partial body, bumps the version and pushes it to the shard", async () => {
     const t = await createTenantWithKey();
     const job = await created(t.key, {
       retry: { max_attempts: 5 },
@@ -362,7 +366,7 @@ describe("PATCH /v1/jobs/{id}", () => {
     const row = await env.DB.prepare("SELECT name, version, synced_version FROM jobs WHERE id = ?")
       .bind(job.id)
       .first();
-    expect(row).toEqual({ name: "renamed", version: 2, synced_version: 0 });
+    expect(row).toEqual({ name: "renamed", version: 2, synced_version: 2 });
     // null resets a nullable field to its default.
     const reset = await api<Job>("PATCH", `/v1/jobs/${job.id}`, { token: t.key, body: { jitter: null } });
     expect(reset.body).toMatchObject({ jitter: null, version: 3 });

@@ -83,6 +83,14 @@ export const routeDocs: RouteDoc[] = [
     response: "ApiKey",
   },
   {
+    method: "get",
+    path: "/v1/api-keys",
+    summary: "List a tenant's API keys (admin)",
+    tag: "api-keys",
+    status: 200,
+    query: [["tenant_id", "string"]],
+  },
+  {
     method: "delete",
     path: "/v1/api-keys/{id}",
     summary: "Revoke an API key (admin)",

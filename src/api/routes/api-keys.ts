@@ -1,12 +1,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { apiKeyResource, findApiKey, insertApiKey, revokeApiKey } from "../../db/api-keys";
+import { apiKeyResource, findApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../../db/api-keys";
 import { findTenant } from "../../db/tenants";
 import { readBody } from "../body";
 import { randomHex, sha256Hex } from "../crypto";
 import { newId, requireOwnId } from "../ids";
 import { requireAdmin } from "../middleware/auth";
 import { ApiError } from "../problem";
+import { readQuery } from "../query";
 import type { AppEnv } from "../types";
 
 export const apiKeyCreateSchema = z.strictObject({
@@ -40,6 +41,13 @@ apiKeys.post("/", async (c) => {
   };
   await insertApiKey(c.env.DB, row);
   return c.json(apiKeyResource(row, key), 201);
+});
+
+/** Not in docs/API.md: lets the console show a tenant's keys (never the key itself). */
+apiKeys.get("/", async (c) => {
+  const query = readQuery(c, z.object({ tenant_id: z.string().min(1).max(100) }));
+  const rows = await listApiKeys(c.env.DB, query.tenant_id);
+  return c.json({ data: rows.map((row) => apiKeyResource(row)) });
 });
 
 apiKeys.delete("/:id", async (c) => {

@@ -1,0 +1,120 @@
+import type { Child } from "hono/jsx";
+import type { Problem } from "./types";
+
+export function ProblemBox({ problem }: { problem: Problem }) {
+  return (
+    <div class="callout error" role="alert">
+      <p>
+        <strong>{problem.title}</strong>{" "}
+        <span class="muted">
+          (HTTP {problem.status}
+          {problem.code ? `, ${problem.code}` : ""})
+        </span>
+      </p>
+      {problem.detail ? <p>{problem.detail}</p> : null}
+      {problem.errors?.length ? (
+        <ul>
+          {problem.errors.map((error) => (
+            <li>
+              <code>{error.path || "(body)"}</code> {error.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+export function Notice({ text }: { text: string | undefined }) {
+  if (!text) return null;
+  return (
+    <div class="callout success" role="status">
+      {text}
+    </div>
+  );
+}
+
+export function Badge({ value }: { value: string }) {
+  return <span class={`badge badge-${value.toLowerCase().replaceAll("_", "-")}`}>{value}</span>;
+}
+
+/** "Next page" link carrying the cursor and the current filters. */
+export function Pager({
+  base,
+  params,
+  cursor,
+}: {
+  base: string;
+  params: Record<string, string>;
+  cursor: string | null;
+}) {
+  if (!cursor) return null;
+  const search = new URLSearchParams({ ...params, cursor });
+  return (
+    <nav class="pager" aria-label="Pagination">
+      <a href={`${base}?${search.toString()}`} class="button secondary">
+        Next page →
+      </a>
+    </nav>
+  );
+}
+
+/**
+ * A one-button POST form. With `confirm`, the script asks first in a <dialog>; without script the
+ * server answers with a confirmation page (the `confirmed` field is what it checks).
+ */
+export function ActionForm(props: {
+  action: string;
+  csrf: string;
+  label: string;
+  confirm?: string;
+  variant?: "danger" | "secondary" | "primary";
+  hidden?: Record<string, string>;
+  /** Accessible name when the visible label alone is ambiguous (one button per table row). */
+  ariaLabel?: string;
+  children?: Child;
+}) {
+  return (
+    <form method="post" action={props.action} class="inline-form" data-confirm={props.confirm}>
+      <input type="hidden" name="_csrf" value={props.csrf} />
+      {Object.entries(props.hidden ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      {props.children}
+      <button
+        type="submit"
+        class={props.variant === "primary" ? undefined : (props.variant ?? "secondary")}
+        aria-label={props.ariaLabel}
+      >
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+export function fieldId(path: string): string {
+  return `f-${path.replaceAll(".", "-")}`;
+}
+
+export function FieldError({ path, errors }: { path: string; errors: Record<string, string[]> }) {
+  const messages = errors[path];
+  if (!messages?.length) return null;
+  return (
+    <p class="field-error" id={`${fieldId(path)}-error`}>
+      {messages.join("; ")}
+    </p>
+  );
+}
+
+export function Empty({ children }: { children?: Child }) {
+  return <p class="empty">{children}</p>;
+}
+
+/** Wraps a table so it scrolls sideways on narrow screens instead of breaking the layout. */
+export function TableWrap({ label, children }: { label: string; children?: Child }) {
+  return (
+    <section class="table-wrap" aria-label={label} tabindex={0}>
+      {children}
+    </section>
+  );
+}

@@ -1,0 +1,18 @@
+import type { Context } from "hono";
+import type { Session } from "./session";
+
+/** Hono environment of the console: the Worker bindings plus what the session middleware sets. */
+export interface ConsoleEnv {
+  Bindings: Env;
+  Variables: {
+    session: Session;
+    /** CSRF token every form of this session carries. */
+    csrf: string;
+    /** Set when the API refused the session's key (revoked, or the admin token rotated). */
+    keyRejected?: boolean;
+  };
+}
+
+export type ConsoleContext = Context<ConsoleEnv>;
+
+export const BASE = "/console";

@@ -1,0 +1,91 @@
+// Every timestamp the console shows names its zone: UTC always, and the job's IANA zone for fire times.
+
+const utcFormat = new Intl.DateTimeFormat("en-CA", {
+  timeZone: "UTC",
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23",
+});
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+function zoneFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = zoneFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+      timeZoneName: "short",
+    });
+    zoneFormats.set(timeZone, format);
+  }
+  return format;
+}
+
+function joinParts(parts: Intl.DateTimeFormatPart[]): string {
+  const get = (type: string) => parts.find((part) => part.type === type)?.value ?? "";
+  const zone = get("timeZoneName");
+  return `${get("year")}-${get("month")}-${get("day")} ${get("hour")}:${get("minute")}:${get("second")}${zone ? ` ${zone}` : ""}`;
+}
+
+/** "2026-12-01 14:00:00 UTC", or the input unchanged if it is not a timestamp. */
+export function formatUtc(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${joinParts(utcFormat.formatToParts(date))} UTC`;
+}
+
+/** "2026-12-01 09:00:00 EST (America/New_York)". */
+export function formatInZone(iso: string, timeZone: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  try {
+    return `${joinParts(zoneFormat(timeZone).formatToParts(date))} (${timeZone})`;
+  } catch {
+    return formatUtc(iso);
+  }
+}
+
+/** "14:05 UTC" for chart axes. */
+export function formatUtcMinute(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(11, 16)} UTC`;
+}
+
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <span class="muted">—</span>;
+  return <time datetime={iso}>{formatUtc(iso)}</time>;
+}
+
+export function ZonedTime({ iso, zone }: { iso: string; zone: string }) {
+  return <time datetime={iso}>{formatInZone(iso, zone)}</time>;
+}
+
+/** 12 -> "12 ms", 1500 -> "1.50 s". */
+export function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return "—";
+  if (Math.abs(ms) < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
+export function describeSchedule(schedule: { type: string; [key: string]: unknown }): string {
+  if (schedule.type === "cron") return `cron ${String(schedule.expr)} (${String(schedule.timezone)})`;
+  if (schedule.type === "interval") return `every ${String(schedule.every)}`;
+  if (schedule.type === "once" && schedule.at) return `once at ${formatUtc(String(schedule.at))}`;
+  return `once after ${String(schedule.delay ?? "?")}`;
+}
+
+export function scheduleZone(schedule: { type: string; timezone?: unknown }): string | null {
+  return schedule.type === "cron" && typeof schedule.timezone === "string" ? schedule.timezone : null;
+}

@@ -1,0 +1,27 @@
+// The admin console: server-rendered pages under /console that read and act through the API.
+import { Hono } from "hono";
+import { trimTrailingSlash } from "hono/trailing-slash";
+import type { ConsoleEnv } from "./env";
+import { authRoutes } from "./routes/auth";
+import { jobActionRoutes } from "./routes/job-actions";
+import { jobRoutes } from "./routes/jobs";
+import { overviewRoutes } from "./routes/overview";
+import { runRoutes } from "./routes/runs";
+import { requireSession, sameOriginOnly, securityHeaders } from "./security";
+
+export const consoleApp = new Hono<ConsoleEnv>();
+
+// `/console/` and friends redirect to the slash-less page (only when nothing else matched).
+consoleApp.use("*", trimTrailingSlash(), securityHeaders, sameOriginOnly);
+// Assets are served before the Worker runs; this only answers if a request reaches us anyway.
+consoleApp.get("/assets/*", (c) => c.env.ASSETS.fetch(c.req.raw));
+// Sign-in is registered before the session guard, so it is the only page reachable without one.
+consoleApp.route("/", authRoutes);
+
+const signedIn = new Hono<ConsoleEnv>();
+signedIn.use("*", requireSession);
+signedIn.route("/", overviewRoutes);
+signedIn.route("/", jobRoutes);
+signedIn.route("/", jobActionRoutes);
+signedIn.route("/", runRoutes);
+consoleApp.route("/", signedIn);

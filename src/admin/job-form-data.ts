@@ -1,0 +1,192 @@
+// Maps the job form to the API's JSON body and the API's problem+json `errors[].path` back to fields.
+import type { Job, Problem } from "./types";
+
+export type FormValues = Record<string, string>;
+export type FieldErrors = Record<string, string[]>;
+
+export const JOB_FIELDS = [
+  "name",
+  "schedule.type",
+  "schedule.expr",
+  "schedule.timezone",
+  "schedule.every",
+  "schedule.at",
+  "schedule.delay",
+  "target.url",
+  "target.method",
+  "target.headers",
+  "target.body",
+  "retry.max_attempts",
+  "retry.backoff.initial",
+  "timeout",
+  "overlap",
+  "misfire.policy",
+] as const;
+
+export const DEFAULT_VALUES: FormValues = {
+  "schedule.type": "cron",
+  "schedule.timezone": "UTC",
+  "target.method": "POST",
+  "retry.max_attempts": "3",
+  "retry.backoff.initial": "30s",
+  timeout: "30s",
+  overlap: "allow",
+  "misfire.policy": "fire_now",
+};
+
+/** Picks the job form's fields out of a parsed urlencoded body. */
+export function formValues(body: Record<string, unknown>): FormValues {
+  const values: FormValues = {};
+  for (const field of JOB_FIELDS) {
+    const value = body[field];
+    if (typeof value === "string") values[field] = value;
+  }
+  return values;
+}
+
+/** "30s" stays a string; "1500" becomes 1500 ms, as the API accepts both. */
+function duration(value: string): string | number {
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
+function integerOrRaw(value: string): number | string {
+  return /^-?\d+$/.test(value) ? Number(value) : value;
+}
+
+export function scheduleFrom(values: FormValues): Record<string, unknown> {
+  const type = values["schedule.type"] || "cron";
+  const get = (name: string) => (values[`schedule.${name}`] ?? "").trim();
+  if (type === "interval") return { type, every: duration(get("every")) };
+  if (type === "once")
+    return get("at") || !get("delay") ? { type, at: get("at") } : { type, delay: duration(get("delay")) };
+  return { type, expr: get("expr"), timezone: get("timezone") || "UTC" };
+}
+
+function parseJsonField(text: string, field: string, errors: FieldErrors): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    errors[field] = ["must be valid JSON"];
+    return undefined;
+  }
+}
+
+/** The create body; fields the form cannot express as JSON are reported locally. */
+export function jobBodyFrom(values: FormValues): { body: Record<string, unknown>; localErrors: FieldErrors } {
+  const localErrors: FieldErrors = {};
+  const target: Record<string, unknown> = {
+    type: "http",
+    url: (values["target.url"] ?? "").trim(),
+    method: values["target.method"] || "POST",
+  };
+  const headers = (values["target.headers"] ?? "").trim();
+  if (headers) {
+    const parsed = parseJsonField(headers, "target.headers", localErrors);
+    if (parsed !== undefined) target.headers = parsed;
+  }
+  const payload = values["target.body"] ?? "";
+  if (payload.trim()) {
+    try {
+      target.body = JSON.parse(payload);
+    } catch {
+      target.body = payload;
+    }
+  }
+  const body: Record<string, unknown> = {
+    name: (values.name ?? "").trim(),
+    schedule: scheduleFrom(values),
+    target,
+  };
+  const attempts = (values["retry.max_attempts"] ?? "").trim();
+  const initial = (values["retry.backoff.initial"] ?? "").trim();
+  if (attempts || initial) {
+    body.retry = {
+      ...(attempts ? { max_attempts: integerOrRaw(attempts) } : {}),
+      ...(initial ? { backoff: { initial: duration(initial) } } : {}),
+    };
+  }
+  if (values.timeout?.trim()) body.timeout = duration(values.timeout.trim());
+  if (values.overlap) body.overlap = values.overlap;
+  if (values["misfire.policy"]) body.misfire = { policy: values["misfire.policy"] };
+  return { body, localErrors };
+}
+
+/** An edit keeps what the form does not show (backoff cap, DST policy, ...) by merging over the job. */
+export function jobPatchFrom(
+  job: Job,
+  values: FormValues,
+): { body: Record<string, unknown>; localErrors: FieldErrors } {
+  const { body, localErrors } = jobBodyFrom(values);
+  const schedule = body.schedule as Record<string, unknown>;
+  if (job.schedule.type === "cron" && schedule.type === "cron" && job.schedule.dst)
+    schedule.dst = job.schedule.dst;
+  const formRetry = (body.retry ?? {}) as { max_attempts?: unknown; backoff?: Record<string, unknown> };
+  body.retry = {
+    ...job.retry,
+    ...(formRetry.max_attempts !== undefined ? { max_attempts: formRetry.max_attempts } : {}),
+    backoff: { ...job.retry.backoff, ...(formRetry.backoff ?? {}) },
+  };
+  body.target = { ...job.target, ...(body.target as Record<string, unknown>) };
+  if (!values["target.headers"]?.trim()) (body.target as Record<string, unknown>).headers = {};
+  if (!values["target.body"]?.trim()) delete (body.target as Record<string, unknown>).body;
+  body.misfire = { ...job.misfire, ...(body.misfire as Record<string, unknown>) };
+  body.version = job.version;
+  return { body, localErrors };
+}
+
+export function valuesFromJob(job: Job): FormValues {
+  const schedule = job.schedule as Record<string, unknown>;
+  const text = (value: unknown) => (value === undefined || value === null ? "" : String(value));
+  const body = job.target.body;
+  return {
+    name: job.name,
+    "schedule.type": job.schedule.type,
+    "schedule.expr": text(schedule.expr),
+    "schedule.timezone": text(schedule.timezone) || "UTC",
+    "schedule.every": text(schedule.every),
+    "schedule.at": text(schedule.at),
+    "schedule.delay": "",
+    "target.url": job.target.url,
+    "target.method": job.target.method,
+    "target.headers": Object.keys(job.target.headers ?? {}).length
+      ? JSON.stringify(job.target.headers, null, 2)
+      : "",
+    "target.body":
+      body === undefined || body === null
+        ? ""
+        : typeof body === "string"
+          ? body
+          : JSON.stringify(body, null, 2),
+    "retry.max_attempts": text(job.retry.max_attempts),
+    "retry.backoff.initial": text(job.retry.backoff?.initial),
+    timeout: text(job.timeout),
+    overlap: job.overlap,
+    "misfire.policy": job.misfire.policy,
+  };
+}
+
+/** Field that shows an API error: the exact path, else the longest field the path lies under. */
+export function fieldForPath(path: string): string | null {
+  if ((JOB_FIELDS as readonly string[]).includes(path)) return path;
+  if (path === "schedule" || path === "schedule.type") return "schedule.type";
+  const owner = [...JOB_FIELDS]
+    .filter((field) => path.startsWith(`${field}.`))
+    .sort((a, b) => b.length - a.length)[0];
+  return owner ?? null;
+}
+
+/** Field errors from the problem plus local ones; errors that name no field are returned apart. */
+export function mapErrors(
+  problem: Problem | null,
+  local: FieldErrors = {},
+): { fields: FieldErrors; other: string[] } {
+  const fields: FieldErrors = { ...local };
+  const other: string[] = [];
+  for (const error of problem?.errors ?? []) {
+    const field = fieldForPath(error.path);
+    if (field) fields[field] = [...(fields[field] ?? []), error.message];
+    else other.push(error.path ? `${error.path}: ${error.message}` : error.message);
+  }
+  if (problem && !problem.errors?.length) other.push(problem.detail ?? problem.title);
+  return { fields, other };
+}

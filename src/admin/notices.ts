@@ -1,0 +1,18 @@
+// Post/redirect/get: actions redirect with a notice code; only these fixed texts are ever shown.
+const NOTICES: Record<string, (count: string | undefined) => string> = {
+  created: () => "Job created. It is scheduled; its next fire times are below.",
+  updated: () => "Job saved: a new version is scheduled.",
+  paused: () => "Job paused: nothing fires until you resume it.",
+  resumed: () => "Job resumed.",
+  triggered: () => "Run triggered: it shows in the run history once dispatched.",
+  deleted: () => "Job deleted; its pending runs were cancelled.",
+  backfilled: (count) => `Backfill accepted: ${count ?? "some"} run(s) created.`,
+  retried: () => "Retry queued.",
+  redriven: (count) => `Redrive accepted for ${count ?? "the selected"} dead letter(s).`,
+};
+
+export function noticeText(code: string | undefined, count: string | undefined): string | undefined {
+  if (!code) return undefined;
+  const notice = NOTICES[code];
+  return notice ? notice(count && /^\d+$/.test(count) ? count : undefined) : undefined;
+}

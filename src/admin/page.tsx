@@ -1,0 +1,82 @@
+import type { Child } from "hono/jsx";
+import { callApi } from "./api";
+import { ProblemBox } from "./components";
+import type { ConsoleContext } from "./env";
+import { Layout, type NavKey } from "./layout";
+import type { Problem, Tenant } from "./types";
+
+export interface PageOptions {
+  title: string;
+  active: NavKey;
+  status?: 200 | 400 | 401 | 403 | 404 | 409 | 422 | 500 | 502 | 503;
+  autoRefresh?: boolean;
+}
+
+/** Renders a signed-in page inside the layout; admins also get the tenant list for the switcher. */
+export async function renderPage(c: ConsoleContext, options: PageOptions, body: Child): Promise<Response> {
+  const session = c.get("session");
+  let tenants: Tenant[] = [];
+  if (session.role === "admin") {
+    const result = await callApi<{ data: Tenant[] }>(c, "GET", "/v1/tenants", { tenant: null });
+    if (result.ok && Array.isArray(result.data?.data)) tenants = result.data.data;
+  }
+  const url = new URL(c.req.url);
+  return c.html(
+    <Layout
+      title={options.title}
+      active={options.active}
+      session={session}
+      csrf={c.get("csrf")}
+      tenants={tenants}
+      currentPath={url.pathname + url.search}
+      autoRefresh={options.autoRefresh}
+    >
+      {body}
+    </Layout>,
+    options.status ?? 200,
+  );
+}
+
+/** A page whose API call failed: the problem, with the API's status. */
+export function renderProblem(c: ConsoleContext, title: string, active: NavKey, problem: Problem) {
+  const status = ([400, 401, 403, 404, 409, 422, 500, 502, 503] as const).find(
+    (code) => code === problem.status,
+  );
+  return renderPage(c, { title, active, status: status ?? 502 }, <ProblemBox problem={problem} />);
+}
+
+/**
+ * No-script fallback for confirmations: the script sets `confirmed=1` after the <dialog>; a POST
+ * without it gets this page, which re-posts the same fields once the operator agrees.
+ */
+export async function confirmFirst(
+  c: ConsoleContext,
+  message: string,
+  back: string,
+): Promise<Response | null> {
+  const body = await c.req.parseBody({ all: true });
+  if (body.confirmed === "1") return null;
+  const fields: [string, string][] = [];
+  for (const [name, value] of Object.entries(body)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item === "string") fields.push([name, item]);
+    }
+  }
+  return renderPage(
+    c,
+    { title: "Please confirm", active: "none" },
+    <form method="post" action={new URL(c.req.url).pathname} class="card">
+      {fields.map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <input type="hidden" name="confirmed" value="1" />
+      <p>{message}</p>
+      <div class="actions">
+        <a href={back} class="button secondary">
+          Cancel
+        </a>
+        <button type="submit">Confirm</button>
+      </div>
+    </form>,
+  );
+}

@@ -1,0 +1,188 @@
+import { ActionForm, Badge, Empty, Notice, Pager, TableWrap } from "../components";
+import { BASE } from "../env";
+import { describeSchedule, scheduleZone, Time, ZonedTime } from "../format";
+import type { Job, Run } from "../types";
+import { RunsTable } from "./runs";
+
+function Definition({ job }: { job: Job }) {
+  const rows: [string, string][] = [
+    ["ID", job.id],
+    ["Status", job.status],
+    ["Version", String(job.version)],
+    ["Schedule", describeSchedule(job.schedule)],
+    ["Target", `${job.target.method} ${job.target.url}`],
+    [
+      "Retries",
+      `up to ${job.retry.max_attempts} attempts, first retry after ${String(job.retry.backoff?.initial ?? "?")}`,
+    ],
+    ["Timeout", String(job.timeout)],
+    ["Overlap", job.overlap],
+    ["Misfire", job.misfire.policy],
+  ];
+  return (
+    <dl class="definition">
+      {rows.map(([term, value]) => (
+        <>
+          <dt>{term}</dt>
+          <dd>{term === "Status" ? <Badge value={value} /> : value}</dd>
+        </>
+      ))}
+      <dt>Window</dt>
+      <dd>
+        {job.start_at ? <Time iso={job.start_at} /> : "now"} →{" "}
+        {job.end_at ? <Time iso={job.end_at} /> : "no end"}
+        {job.max_runs ? `, at most ${job.max_runs} runs` : ""}
+      </dd>
+      <dt>Created</dt>
+      <dd>
+        <Time iso={job.created_at} />
+      </dd>
+      <dt>Updated</dt>
+      <dd>
+        <Time iso={job.updated_at} />
+      </dd>
+    </dl>
+  );
+}
+
+function FireTimes({ job }: { job: Job }) {
+  const zone = scheduleZone(job.schedule);
+  if (!job.next_fire_times?.length) return <Empty>Nothing will fire (job {job.status.toLowerCase()}).</Empty>;
+  return (
+    <TableWrap label="Next fire times">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            {zone ? <th scope="col">Job zone ({zone})</th> : null}
+            <th scope="col">UTC</th>
+          </tr>
+        </thead>
+        <tbody>
+          {job.next_fire_times.map((iso, index) => (
+            <tr>
+              <td>{index + 1}</td>
+              {zone ? (
+                <td>
+                  <ZonedTime iso={iso} zone={zone} />
+                </td>
+              ) : null}
+              <td>
+                <Time iso={iso} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+function Actions({ job, csrf }: { job: Job; csrf: string }) {
+  const path = `${BASE}/jobs/${encodeURIComponent(job.id)}`;
+  if (job.status === "DELETED") return <Empty>This job is deleted.</Empty>;
+  return (
+    <div class="action-bar">
+      {job.status === "PAUSED" ? (
+        <ActionForm
+          action={`${path}/resume`}
+          csrf={csrf}
+          label="Resume"
+          variant="primary"
+          confirm={`Resume “${job.name}”? Missed fire times follow its misfire policy (${job.misfire.policy}).`}
+        />
+      ) : (
+        <ActionForm
+          action={`${path}/pause`}
+          csrf={csrf}
+          label="Pause"
+          confirm={`Pause “${job.name}”? No run fires until you resume it.`}
+        />
+      )}
+      <ActionForm
+        action={`${path}/trigger`}
+        csrf={csrf}
+        label="Trigger now"
+        confirm={`Run “${job.name}” now, outside its schedule?`}
+      />
+      <a class="button secondary" href={`${path}/edit`}>
+        Edit
+      </a>
+      <ActionForm
+        action={`${path}/delete`}
+        csrf={csrf}
+        label="Delete"
+        variant="danger"
+        confirm={`Delete “${job.name}”? Pending runs and retries are cancelled. This cannot be undone.`}
+      />
+    </div>
+  );
+}
+
+function Backfill({ job, csrf }: { job: Job; csrf: string }) {
+  return (
+    <form
+      method="post"
+      action={`${BASE}/jobs/${encodeURIComponent(job.id)}/backfill`}
+      class="backfill"
+      data-confirm={`Create a run for every fire time of “${job.name}” in this range?`}
+    >
+      <input type="hidden" name="_csrf" value={csrf} />
+      <div class="field">
+        <label for="backfill-from">From (UTC)</label>
+        <input id="backfill-from" name="from" type="datetime-local" step="1" required />
+      </div>
+      <div class="field">
+        <label for="backfill-to">To (UTC)</label>
+        <input id="backfill-to" name="to" type="datetime-local" step="1" required />
+      </div>
+      <div class="actions">
+        <button type="submit" class="secondary">
+          Backfill
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function JobDetailPage(props: {
+  job: Job;
+  runs: Run[];
+  nextCursor: string | null;
+  csrf: string;
+  notice?: string;
+}) {
+  const { job, csrf } = props;
+  return (
+    <>
+      <Notice text={props.notice} />
+      <Actions job={job} csrf={csrf} />
+      <div class="grid">
+        <section class="card" aria-labelledby="definition">
+          <h2 id="definition">Definition</h2>
+          <Definition job={job} />
+        </section>
+        <section class="card" aria-labelledby="fire-times">
+          <h2 id="fire-times">Next 10 fire times</h2>
+          <FireTimes job={job} />
+        </section>
+      </div>
+      <section class="card" aria-labelledby="run-history">
+        <h2 id="run-history">Run history</h2>
+        {props.runs.length ? (
+          <RunsTable runs={props.runs} csrf={csrf} showJob={false} />
+        ) : (
+          <Empty>No runs yet.</Empty>
+        )}
+        <Pager base={`${BASE}/jobs/${encodeURIComponent(job.id)}`} params={{}} cursor={props.nextCursor} />
+      </section>
+      {job.status !== "DELETED" ? (
+        <section class="card" aria-labelledby="backfill">
+          <h2 id="backfill">Backfill</h2>
+          <p class="muted">Runs every fire time of the schedule between two instants (at most 1,000).</p>
+          <Backfill job={job} csrf={csrf} />
+        </section>
+      ) : null}
+    </>
+  );
+}

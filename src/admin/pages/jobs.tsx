@@ -1,0 +1,107 @@
+import { Badge, Empty, Notice, Pager, ProblemBox, TableWrap } from "../components";
+import { BASE } from "../env";
+import { describeSchedule, scheduleZone, Time, ZonedTime } from "../format";
+import { JOB_STATUSES, type Job, type Problem } from "../types";
+
+export function JobsPage(props: {
+  status: string;
+  name: string;
+  jobs: Job[];
+  nextCursor: string | null;
+  problem?: Problem;
+  notice?: string;
+}) {
+  return (
+    <>
+      <Notice text={props.notice} />
+      <form method="get" action={`${BASE}/jobs`} class="filters" aria-label="Filter jobs">
+        <div class="field">
+          <label for="filter-status">Status</label>
+          <select id="filter-status" name="status">
+            <option value="">Any status</option>
+            {JOB_STATUSES.map((status) => (
+              <option value={status} selected={status === props.status}>
+                {status}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-name">Name starts with</label>
+          <input id="filter-name" name="name" type="search" value={props.name} autocomplete="off" />
+        </div>
+        <div class="actions">
+          <button type="submit">Filter</button>
+          <a class="button secondary" href={`${BASE}/jobs/new`}>
+            New job
+          </a>
+        </div>
+      </form>
+      {props.problem ? <ProblemBox problem={props.problem} /> : null}
+      {props.jobs.length === 0 && !props.problem ? (
+        <Empty>
+          No jobs match. <a href={`${BASE}/jobs/new`}>Create one</a>.
+        </Empty>
+      ) : null}
+      {props.jobs.length > 0 ? (
+        <TableWrap label="Jobs">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Schedule</th>
+                <th scope="col">Next fire</th>
+                <th scope="col">Target</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.jobs.map((job) => {
+                const next = job.next_fire_times?.[0];
+                const zone = scheduleZone(job.schedule);
+                return (
+                  <tr>
+                    <td>
+                      <a href={`${BASE}/jobs/${encodeURIComponent(job.id)}`}>{job.name}</a>
+                      <div class="muted mono">{job.id}</div>
+                    </td>
+                    <td>
+                      <Badge value={job.status} />
+                    </td>
+                    <td>{describeSchedule(job.schedule)}</td>
+                    <td>
+                      {next ? (
+                        <>
+                          <Time iso={next} />
+                          {zone && zone !== "UTC" ? (
+                            <div class="muted">
+                              <ZonedTime iso={next} zone={zone} />
+                            </div>
+                          ) : null}
+                        </>
+                      ) : (
+                        <span class="muted">none</span>
+                      )}
+                    </td>
+                    <td class="mono">
+                      {job.target.method} {job.target.url}
+                    </td>
+                    <td>
+                      <Time iso={job.updated_at} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableWrap>
+      ) : null}
+      <Pager
+        base={`${BASE}/jobs`}
+        params={{ status: props.status, name: props.name }}
+        cursor={props.nextCursor}
+      />
+    </>
+  );
+}

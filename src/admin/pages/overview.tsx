@@ -1,0 +1,132 @@
+import { BarList, LatenessChart, PerMinuteChart } from "../charts";
+import { Badge, Empty, ProblemBox, TableWrap } from "../components";
+import { BASE } from "../env";
+import { Time } from "../format";
+import { type Alert, JOB_STATUSES, type Problem, RUN_STATES, type Run, type Stats } from "../types";
+
+const RUN_TONES: Record<string, string> = {
+  SUCCEEDED: "good",
+  FAILED: "bad",
+  DEAD_LETTERED: "bad",
+  RETRYING: "warn",
+  SKIPPED: "muted",
+  CANCELLED: "muted",
+};
+
+function countRows(
+  counts: Record<string, number>,
+  order: readonly string[],
+  tones: Record<string, string> = {},
+) {
+  const keys = [
+    ...order.filter((key) => key in counts),
+    ...Object.keys(counts).filter((key) => !order.includes(key)),
+  ];
+  return keys.map((key) => ({ label: key, value: counts[key] ?? 0, tone: tones[key] }));
+}
+
+export function OverviewPage(props: { stats: Stats | Problem; failures: Run[]; alerts: Alert[] }) {
+  const { stats } = props;
+  return (
+    <>
+      {"title" in stats ? (
+        <ProblemBox problem={stats} />
+      ) : (
+        <div class="grid">
+          <section class="card" aria-labelledby="jobs-by-status">
+            <h2 id="jobs-by-status">Jobs by status</h2>
+            <BarList
+              id="jobs-chart"
+              title="Jobs by status"
+              rows={countRows(stats.jobs_by_status, JOB_STATUSES, { ACTIVE: "good", PAUSED: "warn" })}
+            />
+          </section>
+          <section class="card" aria-labelledby="runs-by-state">
+            <h2 id="runs-by-state">Runs by state</h2>
+            <BarList
+              id="runs-chart"
+              title="Runs by state"
+              rows={countRows(stats.runs_by_state, RUN_STATES, RUN_TONES)}
+            />
+          </section>
+          <section class="card wide" aria-labelledby="per-minute">
+            <h2 id="per-minute">Triggers per minute, last hour</h2>
+            <PerMinuteChart points={stats.per_minute} />
+          </section>
+          <section class="card wide" aria-labelledby="lateness">
+            <h2 id="lateness">Lateness percentiles, last hour</h2>
+            <p class="muted">From scheduled instant to dispatch, over {stats.lateness_ms.count} runs.</p>
+            <LatenessChart lateness={stats.lateness_ms} />
+          </section>
+        </div>
+      )}
+      <div class="grid">
+        <section class="card wide" aria-labelledby="recent-failures">
+          <h2 id="recent-failures">Recent failures</h2>
+          {props.failures.length === 0 ? (
+            <Empty>No failed or dead-lettered runs.</Empty>
+          ) : (
+            <TableWrap label="Recent failures">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Run</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Scheduled</th>
+                    <th scope="col">Attempt</th>
+                    <th scope="col">Target</th>
+                    <th scope="col">Error</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {props.failures.map((run) => (
+                    <tr>
+                      <td>
+                        <a href={`${BASE}/jobs/${encodeURIComponent(run.job_id)}`}>{run.job_id}</a>
+                        <div class="muted mono">{run.id}</div>
+                      </td>
+                      <td>
+                        <Badge value={run.state} />
+                      </td>
+                      <td>
+                        <Time iso={run.scheduled_at} />
+                      </td>
+                      <td>
+                        {run.attempt}/{run.max_attempts}
+                      </td>
+                      <td>{run.target_status ?? "—"}</td>
+                      <td class="error-text">{run.error ?? "—"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          )}
+        </section>
+        <section class="card wide" aria-labelledby="open-alerts">
+          <h2 id="open-alerts">Open alerts</h2>
+          {props.alerts.length === 0 ? (
+            <Empty>No open alerts.</Empty>
+          ) : (
+            <ul class="alert-list">
+              {props.alerts.map((alert) => (
+                <li>
+                  <Badge value={alert.kind} /> {alert.message} <Time iso={alert.created_at} />
+                  {alert.job_id ? (
+                    <>
+                      {" "}
+                      <a href={`${BASE}/jobs/${encodeURIComponent(alert.job_id)}`}>job {alert.job_id}</a>
+                    </>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          )}
+          <p>
+            <a href={`${BASE}/alerts`}>All alerts →</a>
+          </p>
+        </section>
+      </div>
+    </>
+  );
+}

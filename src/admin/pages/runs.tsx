@@ -1,0 +1,120 @@
+import { ActionForm, Badge, Empty, Notice, Pager, ProblemBox, TableWrap } from "../components";
+import { BASE } from "../env";
+import { formatMs, Time } from "../format";
+import { type Problem, RUN_STATES, type Run } from "../types";
+
+const RETRYABLE = new Set(["FAILED", "DEAD_LETTERED"]);
+
+export function RunsTable({ runs, csrf, showJob }: { runs: Run[]; csrf: string; showJob: boolean }) {
+  return (
+    <TableWrap label="Runs">
+      <table class="runs">
+        <thead>
+          <tr>
+            {showJob ? <th scope="col">Job</th> : null}
+            <th scope="col">Scheduled</th>
+            <th scope="col">Kind</th>
+            <th scope="col">State</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Lateness</th>
+            <th scope="col">Target status</th>
+            <th scope="col">Error</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => (
+            <tr data-run-id={run.id} data-state={run.state}>
+              {showJob ? (
+                <td>
+                  <a href={`${BASE}/jobs/${encodeURIComponent(run.job_id)}`} class="mono">
+                    {run.job_id}
+                  </a>
+                </td>
+              ) : null}
+              <td>
+                <Time iso={run.scheduled_at} />
+                <div class="muted mono">{run.id}</div>
+              </td>
+              <td>{run.kind}</td>
+              <td>
+                <Badge value={run.state} />
+                {run.next_attempt_at ? (
+                  <div class="muted">
+                    next attempt <Time iso={run.next_attempt_at} />
+                  </div>
+                ) : null}
+              </td>
+              <td>
+                {run.attempt}/{run.max_attempts}
+              </td>
+              <td>{formatMs(run.lateness_ms)}</td>
+              <td>{run.target_status ?? "—"}</td>
+              <td class="error-text">{run.error ?? "—"}</td>
+              <td>
+                {RETRYABLE.has(run.state) ? (
+                  <ActionForm
+                    action={`${BASE}/runs/${encodeURIComponent(run.id)}/retry`}
+                    csrf={csrf}
+                    label="Retry"
+                    ariaLabel={`Retry run ${run.id}`}
+                    confirm={`Retry run ${run.id} now?`}
+                  />
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+export function RunsPage(props: {
+  state: string;
+  jobId: string;
+  runs: Run[];
+  nextCursor: string | null;
+  csrf: string;
+  problem?: Problem;
+  notice?: string;
+}) {
+  return (
+    <>
+      <Notice text={props.notice} />
+      <form method="get" action={`${BASE}/runs`} class="filters" aria-label="Filter runs">
+        <div class="field">
+          <label for="filter-state">State</label>
+          <select id="filter-state" name="state">
+            <option value="">Any state</option>
+            {RUN_STATES.map((state) => (
+              <option value={state} selected={state === props.state}>
+                {state}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-job">Job ID</label>
+          <input id="filter-job" name="job_id" type="search" value={props.jobId} autocomplete="off" />
+        </div>
+        <div class="actions">
+          <button type="submit">Filter</button>
+        </div>
+      </form>
+      {props.problem ? <ProblemBox problem={props.problem} /> : null}
+      {props.runs.length ? (
+        <RunsTable runs={props.runs} csrf={props.csrf} showJob={true} />
+      ) : props.problem ? null : (
+        <Empty>No runs match.</Empty>
+      )}
+      <Pager
+        base={`${BASE}/runs`}
+        params={{ state: props.state, job_id: props.jobId }}
+        cursor={props.nextCursor}
+      />
+    </>
+  );
+}

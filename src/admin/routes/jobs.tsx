@@ -1,0 +1,167 @@
+// Jobs list, the new-job form (with live preview) and the edit form.
+import { Hono } from "hono";
+import { callApi, query } from "../api";
+import { BASE, type ConsoleContext, type ConsoleEnv } from "../env";
+import {
+  DEFAULT_VALUES,
+  type FieldErrors,
+  type FormValues,
+  formValues,
+  jobBodyFrom,
+  jobPatchFrom,
+  mapErrors,
+  scheduleFrom,
+  valuesFromJob,
+} from "../job-form-data";
+import { noticeText } from "../notices";
+import { renderPage, renderProblem } from "../page";
+import { JobForm, type JobFormProps, PreviewResult } from "../pages/job-form";
+import { JobsPage } from "../pages/jobs";
+import { randomId } from "../session";
+import type { Job, Page, Problem } from "../types";
+
+export const jobRoutes = new Hono<ConsoleEnv>();
+
+const jobPath = (id: string) => `${BASE}/jobs/${encodeURIComponent(id)}`;
+
+jobRoutes.get("/jobs", async (c) => {
+  const status = c.req.query("status") ?? "";
+  const name = c.req.query("name") ?? "";
+  const result = await callApi<Page<Job>>(
+    c,
+    "GET",
+    `/v1/jobs${query({ status, name, cursor: c.req.query("cursor"), limit: 25 })}`,
+  );
+  return renderPage(
+    c,
+    { title: "Jobs", active: "jobs" },
+    <JobsPage
+      status={status}
+      name={name}
+      jobs={result.ok ? result.data.data : []}
+      nextCursor={result.ok ? result.data.next_cursor : null}
+      problem={result.ok ? undefined : result.problem}
+      notice={noticeText(c.req.query("notice"), c.req.query("count"))}
+    />,
+  );
+});
+
+type FormPageOptions = Omit<JobFormProps, "csrf" | "errors" | "otherErrors"> & {
+  title: string;
+  problem?: Problem | null;
+  localErrors?: FieldErrors;
+  status?: 200 | 400 | 409 | 422;
+};
+
+function renderForm(c: ConsoleContext, options: FormPageOptions) {
+  const { fields, other } = mapErrors(options.problem ?? null, options.localErrors);
+  return renderPage(
+    c,
+    { title: options.title, active: options.title === "New job" ? "new" : "jobs", status: options.status },
+    <JobForm {...options} csrf={c.get("csrf")} errors={fields} otherErrors={other} />,
+  );
+}
+
+const newJobForm = (values: FormValues) => ({
+  title: "New job",
+  action: `${BASE}/jobs`,
+  submitLabel: "Create job",
+  values,
+  // A fresh key per rendered form: a double submit replays instead of creating twice.
+  hidden: { idempotency_key: randomId() },
+});
+
+jobRoutes.get("/jobs/new", (c) => renderForm(c, newJobForm({ ...DEFAULT_VALUES })));
+
+jobRoutes.post("/jobs", async (c) => {
+  const form = await c.req.parseBody();
+  const values = formValues(form);
+  const { body, localErrors } = jobBodyFrom(values);
+  if (Object.keys(localErrors).length)
+    return renderForm(c, { ...newJobForm(values), localErrors, status: 400 });
+  const key = typeof form.idempotency_key === "string" ? form.idempotency_key : randomId();
+  const result = await callApi<Job>(c, "POST", "/v1/jobs", { body, headers: { "idempotency-key": key } });
+  if (result.ok) return c.redirect(`${jobPath(result.data.id)}?notice=created`, 303);
+  return renderForm(c, {
+    ...newJobForm(values),
+    problem: result.problem,
+    status: result.status === 409 ? 409 : 422,
+  });
+});
+
+async function previewOf(c: ConsoleContext, values: FormValues) {
+  const schedule = scheduleFrom(values);
+  const zone = schedule.type === "cron" ? String(schedule.timezone) : null;
+  const result = await callApi<{ fire_times: string[] }>(c, "POST", "/v1/schedules/preview", {
+    body: { schedule, count: 5 },
+  });
+  if (result.ok) return { preview: { fireTimes: result.data.fire_times, zone }, problem: null };
+  const errors = result.problem.errors?.map(
+    (error) => `${error.path.replace(/^schedule\./, "")}: ${error.message}`,
+  );
+  return {
+    preview: { zone, errors: errors?.length ? errors : [result.problem.detail ?? result.problem.title] },
+    problem: result.problem,
+  };
+}
+
+// The script posts here on every schedule change (debounced) and swaps in the fragment; without
+// script the "Preview schedule" button posts the whole form here and gets the page back.
+jobRoutes.post("/jobs/preview", async (c) => {
+  const form = await c.req.parseBody();
+  const values = formValues(form);
+  const { preview, problem } = await previewOf(c, values);
+  if (c.req.header("x-console-fragment") === "preview") return c.html(<PreviewResult {...preview} />);
+  const jobId = typeof form.job_id === "string" ? form.job_id : "";
+  const base = jobId
+    ? {
+        title: "Edit job",
+        action: `${jobPath(jobId)}/edit`,
+        submitLabel: "Save changes",
+        values,
+        hidden: { job_id: jobId, version: String(form.version ?? "") },
+      }
+    : newJobForm(values);
+  return renderForm(c, { ...base, preview, problem: problem ? { ...problem, detail: undefined } : null });
+});
+
+jobRoutes.get("/jobs/:id/edit", async (c) => {
+  const result = await callApi<Job>(c, "GET", `/v1/jobs/${encodeURIComponent(c.req.param("id"))}`);
+  if (!result.ok) return renderProblem(c, "Edit job", "jobs", result.problem);
+  const job = result.data;
+  return renderForm(c, {
+    title: "Edit job",
+    action: `${jobPath(job.id)}/edit`,
+    submitLabel: "Save changes",
+    values: valuesFromJob(job),
+    hidden: { job_id: job.id, version: String(job.version) },
+  });
+});
+
+jobRoutes.post("/jobs/:id/edit", async (c) => {
+  const id = c.req.param("id");
+  const form = await c.req.parseBody();
+  const values = formValues(form);
+  const current = await callApi<Job>(c, "GET", `/v1/jobs/${encodeURIComponent(id)}`);
+  if (!current.ok) return renderProblem(c, "Edit job", "jobs", current.problem);
+  const version =
+    typeof form.version === "string" && /^\d+$/.test(form.version)
+      ? form.version
+      : String(current.data.version);
+  const { body, localErrors } = jobPatchFrom(current.data, values);
+  body.version = Number(version);
+  const page = {
+    title: "Edit job",
+    action: `${jobPath(id)}/edit`,
+    submitLabel: "Save changes",
+    values,
+    hidden: { job_id: id, version },
+  };
+  if (Object.keys(localErrors).length) return renderForm(c, { ...page, localErrors, status: 400 });
+  const result = await callApi<Job>(c, "PATCH", `/v1/jobs/${encodeURIComponent(id)}`, {
+    body,
+    headers: { "if-match": version },
+  });
+  if (result.ok) return c.redirect(`${jobPath(id)}?notice=updated`, 303);
+  return renderForm(c, { ...page, problem: result.problem, status: result.status === 409 ? 409 : 422 });
+});

@@ -1,0 +1,26 @@
+import { Hono } from "hono";
+import { callApi } from "../api";
+import type { ConsoleEnv } from "../env";
+import { renderPage } from "../page";
+import { OverviewPage } from "../pages/overview";
+import type { Alert, Page, Run, Stats } from "../types";
+
+export const overviewRoutes = new Hono<ConsoleEnv>();
+
+overviewRoutes.get("/", async (c) => {
+  const [stats, failed, dead, alerts] = await Promise.all([
+    callApi<Stats>(c, "GET", "/v1/stats"),
+    callApi<Page<Run>>(c, "GET", "/v1/runs?state=FAILED&limit=10"),
+    callApi<Page<Run>>(c, "GET", "/v1/runs?state=DEAD_LETTERED&limit=10"),
+    callApi<Page<Alert>>(c, "GET", "/v1/alerts?limit=50"),
+  ]);
+  const failures = [...(failed.ok ? failed.data.data : []), ...(dead.ok ? dead.data.data : [])]
+    .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
+    .slice(0, 10);
+  const openAlerts = alerts.ok ? alerts.data.data.filter((alert) => !alert.resolved_at).slice(0, 10) : [];
+  return renderPage(
+    c,
+    { title: "Overview", active: "overview", autoRefresh: true },
+    <OverviewPage stats={stats.ok ? stats.data : stats.problem} failures={failures} alerts={openAlerts} />,
+  );
+});

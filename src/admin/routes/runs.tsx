@@ -1,0 +1,111 @@
+// Runs, dead letters and alerts: lists with filters, manual retry and redrive.
+import { Hono } from "hono";
+import { callApi, query } from "../api";
+import { BASE, type ConsoleEnv } from "../env";
+import { noticeText } from "../notices";
+import { confirmFirst, renderPage, renderProblem } from "../page";
+import { AlertsPage } from "../pages/alerts";
+import { DeadLettersPage } from "../pages/dead-letters";
+import { RunsPage } from "../pages/runs";
+import type { Alert, DeadLetter, Page, Run } from "../types";
+
+export const runRoutes = new Hono<ConsoleEnv>();
+
+runRoutes.get("/runs", async (c) => {
+  const state = c.req.query("state") ?? "";
+  const jobId = c.req.query("job_id") ?? "";
+  const result = await callApi<Page<Run>>(
+    c,
+    "GET",
+    `/v1/runs${query({ state, job_id: jobId, cursor: c.req.query("cursor"), limit: 50 })}`,
+  );
+  return renderPage(
+    c,
+    { title: "Runs", active: "runs", autoRefresh: true },
+    <RunsPage
+      state={state}
+      jobId={jobId}
+      runs={result.ok ? result.data.data : []}
+      nextCursor={result.ok ? result.data.next_cursor : null}
+      csrf={c.get("csrf")}
+      problem={result.ok ? undefined : result.problem}
+      notice={noticeText(c.req.query("notice"), c.req.query("count"))}
+    />,
+  );
+});
+
+runRoutes.post("/runs/:id/retry", async (c) => {
+  const id = c.req.param("id");
+  const confirmation = await confirmFirst(c, `Retry run ${id} now?`, `${BASE}/runs`);
+  if (confirmation) return confirmation;
+  const result = await callApi<{ run_id: string }>(c, "POST", `/v1/runs/${encodeURIComponent(id)}/retry`);
+  if (!result.ok) return renderProblem(c, "Could not retry the run", "runs", result.problem);
+  return c.redirect(`${BASE}/runs?notice=retried`, 303);
+});
+
+runRoutes.get("/dead-letters", async (c) => {
+  const jobId = c.req.query("job_id") ?? "";
+  const result = await callApi<Page<DeadLetter>>(
+    c,
+    "GET",
+    `/v1/dead-letters${query({ job_id: jobId, cursor: c.req.query("cursor"), limit: 50 })}`,
+  );
+  return renderPage(
+    c,
+    { title: "Dead letters", active: "dead-letters", autoRefresh: true },
+    <DeadLettersPage
+      letters={result.ok ? result.data.data : []}
+      nextCursor={result.ok ? result.data.next_cursor : null}
+      jobId={jobId}
+      csrf={c.get("csrf")}
+      problem={result.ok ? undefined : result.problem}
+      notice={noticeText(c.req.query("notice"), c.req.query("count"))}
+    />,
+  );
+});
+
+runRoutes.post("/dead-letters/redrive", async (c) => {
+  const form = await c.req.parseBody({ all: true });
+  const one = typeof form.one === "string" ? form.one : null;
+  const selected = ([] as unknown[])
+    .concat(form.id ?? [])
+    .filter((id): id is string => typeof id === "string");
+  const ids = one ? [one] : selected;
+  if (ids.length === 0) {
+    return renderProblem(c, "Nothing to redrive", "dead-letters", {
+      title: "No dead letter selected",
+      status: 400,
+      detail: "Tick at least one dead letter, or use a row's Redrive button.",
+    });
+  }
+  const confirmation = await confirmFirst(c, `Redrive ${ids.length} dead letter(s)?`, `${BASE}/dead-letters`);
+  if (confirmation) return confirmation;
+  const results = await Promise.all(
+    ids.map((id) => callApi(c, "POST", `/v1/dead-letters/${encodeURIComponent(id)}/redrive`)),
+  );
+  const failed = results.find((result) => !result.ok);
+  if (failed && !failed.ok) {
+    const done = results.filter((result) => result.ok).length;
+    return renderProblem(c, `Redrove ${done} of ${ids.length}`, "dead-letters", failed.problem);
+  }
+  return c.redirect(`${BASE}/dead-letters?notice=redriven&count=${ids.length}`, 303);
+});
+
+runRoutes.get("/alerts", async (c) => {
+  const kind = c.req.query("kind") ?? "";
+  const result = await callApi<Page<Alert>>(
+    c,
+    "GET",
+    `/v1/alerts${query({ kind, cursor: c.req.query("cursor"), limit: 50 })}`,
+  );
+  return renderPage(
+    c,
+    { title: "Alerts", active: "alerts", autoRefresh: true },
+    <AlertsPage
+      kind={kind}
+      alerts={result.ok ? result.data.data : []}
+      nextCursor={result.ok ? result.data.next_cursor : null}
+      problem={result.ok ? undefined : result.problem}
+    />,
+  );
+});

@@ -1,0 +1,126 @@
+// Resource shapes the console reads, as fixed by docs/API.md. Only the fields the pages use.
+
+export interface Problem {
+  type?: string;
+  title: string;
+  status: number;
+  detail?: string;
+  code?: string;
+  errors?: { path: string; message: string }[];
+}
+
+export type ApiResult<T> =
+  | { ok: true; status: number; data: T }
+  | { ok: false; status: number; problem: Problem };
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+export interface Me {
+  role: "admin" | "tenant";
+  tenant_id: string | null;
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+}
+
+export type Schedule =
+  | { type: "cron"; expr: string; timezone: string; dst?: { gap: string; overlap: string } }
+  | { type: "interval"; every: string | number; anchor?: string }
+  | { type: "once"; at?: string; delay?: string | number };
+
+export interface Job {
+  id: string;
+  name: string;
+  status: string;
+  version: number;
+  schedule: Schedule;
+  target: { type: string; url: string; method: string; headers: Record<string, string>; body?: unknown };
+  retry: { max_attempts: number; backoff: Record<string, unknown>; [key: string]: unknown };
+  misfire: { policy: string; [key: string]: unknown };
+  overlap: string;
+  timeout: string | number;
+  start_at: string | null;
+  end_at: string | null;
+  max_runs: number | null;
+  next_fire_times: string[];
+  created_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+
+export interface RunEvent {
+  state: string;
+  at: string;
+  reason?: string;
+  attempt?: number;
+}
+
+export interface Run {
+  id: string;
+  job_id: string;
+  kind: string;
+  scheduled_at: string;
+  state: string;
+  attempt: number;
+  max_attempts: number;
+  target_status: number | null;
+  error: string | null;
+  lateness_ms: number | null;
+  duration_ms: number | null;
+  next_attempt_at: string | null;
+  events?: RunEvent[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeadLetter {
+  id: string;
+  job_id: string;
+  run_id: string;
+  attempt: number;
+  scheduled_at: string;
+  reason: string;
+  last_error: string | null;
+  target_status: number | null;
+  payload: { method: string; url: string; headers: Record<string, string>; body?: unknown };
+  created_at: string;
+  redriven_at: string | null;
+}
+
+export interface Alert {
+  id: string;
+  job_id: string | null;
+  run_id: string | null;
+  kind: string;
+  message: string;
+  details?: unknown;
+  created_at: string;
+  delivered_at: string | null;
+  resolved_at: string | null;
+}
+
+export interface Stats {
+  jobs_by_status: Record<string, number>;
+  runs_by_state: Record<string, number>;
+  per_minute: { minute: string; triggers: number; failures: number }[];
+  lateness_ms: { p50: number | null; p90: number | null; p99: number | null; count: number };
+}
+
+export const JOB_STATUSES = ["ACTIVE", "PAUSED", "COMPLETED", "DELETED"] as const;
+export const RUN_STATES = [
+  "SCHEDULED",
+  "ACQUIRED",
+  "DISPATCHED",
+  "RUNNING",
+  "SUCCEEDED",
+  "FAILED",
+  "RETRYING",
+  "DEAD_LETTERED",
+  "SKIPPED",
+  "CANCELLED",
+] as const;

@@ -1,0 +1,162 @@
+import { readFile } from "node:fs/promises";
+import type { Job, JobCreate, JobStatus } from "../../client/index";
+import {
+  type Command,
+  type Context,
+  collect,
+  intFlag,
+  printJson,
+  printPage,
+  stringFlag,
+  UsageError,
+} from "../context";
+import { hasSpecFlags, JOB_FLAG_OPTIONS, jobFromFlags } from "../job-flags";
+import { formatSchedule, renderJob, renderKeyValues } from "../render";
+
+const STATUSES: JobStatus[] = ["ACTIVE", "PAUSED", "COMPLETED", "DELETED"];
+
+const JOB_COLUMNS = [
+  { header: "ID", value: (job: Job) => job.id, maxWidth: 64 },
+  { header: "NAME", value: (job: Job) => job.name, maxWidth: 40 },
+  { header: "STATUS", value: (job: Job) => job.status },
+  { header: "SCHEDULE", value: (job: Job) => formatSchedule(job.schedule), maxWidth: 44 },
+  { header: "NEXT FIRE", value: (job: Job) => job.next_fire_times[0] },
+];
+
+async function readJobFile(path: string): Promise<JobCreate> {
+  const text = path === "-" ? await readStdin() : await readFile(path, "utf8");
+  try {
+    return JSON.parse(text) as JobCreate;
+  } catch (error) {
+    throw new UsageError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const create: Command = {
+  path: ["jobs", "create"],
+  args: '(--file job.json | --name <name> (--cron "<expr>" [--tz <zone>] | --every <dur> | --at <instant> | --delay <dur>) --target <url>)',
+  summary: "create a job",
+  details: [
+    "--file -            read the job JSON from stdin (the body of POST /v1/jobs)",
+    "--tz <zone>         IANA time zone of --cron (default UTC)",
+    "--target <url>      the HTTP endpoint called at each fire time",
+    "--method <m>        GET, POST (default), PUT, PATCH, DELETE",
+    "--body <json|text>  request body sent to the target",
+    '--header "k: v"     extra target header (repeatable)',
+    "--max-attempts <n>  --timeout <dur>  --idempotency-key <key>",
+  ],
+  options: JOB_FLAG_OPTIONS,
+  positionals: [0, 0],
+  async run(ctx) {
+    const file = stringFlag(ctx.values, "file");
+    if (file !== undefined && hasSpecFlags(ctx.values)) {
+      throw new UsageError("give the job either with --file or with flags, not both");
+    }
+    const job = file !== undefined ? await readJobFile(file) : jobFromFlags(ctx.values);
+    const idempotencyKey = stringFlag(ctx.values, "idempotency-key");
+    const created = await ctx.client().jobs.create(job, idempotencyKey ? { idempotencyKey } : {});
+    if (ctx.json) printJson(ctx.io, created);
+    else ctx.io.stdout.write(`created ${created.id}\n${renderJob(created)}`);
+    return 0;
+  },
+};
+
+const list: Command = {
+  path: ["jobs", "list"],
+  args: "[--status ACTIVE|PAUSED|COMPLETED|DELETED] [--name <prefix>] [--limit <n>] [--cursor <c>] [--all]",
+  summary: "list jobs, newest first",
+  options: {
+    status: { type: "string" },
+    name: { type: "string" },
+    limit: { type: "string" },
+    cursor: { type: "string" },
+    all: { type: "boolean" },
+  },
+  positionals: [0, 0],
+  async run(ctx) {
+    const status = stringFlag(ctx.values, "status")?.toUpperCase();
+    if (status !== undefined && !STATUSES.includes(status as JobStatus)) {
+      throw new UsageError(`--status must be one of ${STATUSES.join(", ")}`);
+    }
+    const params = {
+      status: status as JobStatus | undefined,
+      name: stringFlag(ctx.values, "name"),
+      limit: intFlag(ctx.values, "limit", { min: 1, max: 200 }),
+      cursor: stringFlag(ctx.values, "cursor"),
+    };
+    const jobs = ctx.client().jobs;
+    const page = ctx.values.all
+      ? { data: await collect(jobs.all(params)), next_cursor: null }
+      : await jobs.list(params);
+    printPage(ctx, page, JOB_COLUMNS, "no jobs");
+    return 0;
+  },
+};
+
+const get: Command = {
+  path: ["jobs", "get"],
+  args: "<job-id> [--next <n>]",
+  summary: "show a job and its next fire times",
+  options: { next: { type: "string" } },
+  positionals: [1, 1],
+  async run(ctx) {
+    const next = intFlag(ctx.values, "next", { min: 1, max: 100 });
+    const job = await ctx.client().jobs.get(ctx.positionals[0] ?? "", next ? { next } : {});
+    if (ctx.json) printJson(ctx.io, job);
+    else ctx.io.stdout.write(renderJob(job));
+    return 0;
+  },
+};
+
+function jobAction(action: "pause" | "resume" | "delete", summary: string): Command {
+  return {
+    path: ["jobs", action],
+    args: "<job-id>",
+    summary,
+    options: {},
+    positionals: [1, 1],
+    async run(ctx: Context) {
+      const job = await ctx.client().jobs[action](ctx.positionals[0] ?? "");
+      if (ctx.json) printJson(ctx.io, job);
+      else ctx.io.stdout.write(`${job.id} ${job.status}\n`);
+      return 0;
+    },
+  };
+}
+
+const trigger: Command = {
+  path: ["jobs", "trigger"],
+  args: "<job-id>",
+  summary: "run a job now, outside its schedule",
+  options: {},
+  positionals: [1, 1],
+  async run(ctx) {
+    const result = await ctx.client().jobs.trigger(ctx.positionals[0] ?? "");
+    if (ctx.json) printJson(ctx.io, result);
+    else
+      ctx.io.stdout.write(
+        renderKeyValues([
+          ["run", result.run_id],
+          ["job", result.job_id],
+          ["scheduled at", result.scheduled_at],
+        ]),
+      );
+    return 0;
+  },
+};
+
+export const jobCommands: Command[] = [
+  create,
+  list,
+  get,
+  jobAction("pause", "pause a job: nothing fires until resume"),
+  jobAction("resume", "resume a paused job (its misfire policy decides about missed runs)"),
+  trigger,
+  jobAction("delete", "delete a job and cancel its pending runs"),
+];

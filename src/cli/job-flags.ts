@@ -1,0 +1,113 @@
+// `jobs create` from flags: --name --cron/--every/--at/--delay --tz --target --method --body --header.
+import type { JobCreate, Schedule } from "../client/index";
+import { type FlagValues, intFlag, stringFlag, stringListFlag, UsageError } from "./context";
+
+export const JOB_FLAG_OPTIONS = {
+  file: { type: "string", short: "f" },
+  name: { type: "string" },
+  cron: { type: "string" },
+  tz: { type: "string" },
+  every: { type: "string" },
+  at: { type: "string" },
+  delay: { type: "string" },
+  target: { type: "string" },
+  method: { type: "string" },
+  body: { type: "string" },
+  header: { type: "string", multiple: true },
+  "max-attempts": { type: "string" },
+  timeout: { type: "string" },
+  "idempotency-key": { type: "string" },
+} as const;
+
+const SPEC_FLAGS = [
+  "name",
+  "cron",
+  "tz",
+  "every",
+  "at",
+  "delay",
+  "target",
+  "method",
+  "body",
+  "header",
+  "max-attempts",
+  "timeout",
+];
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** True when any flag that describes the job itself was given (they conflict with --file). */
+export function hasSpecFlags(values: FlagValues): boolean {
+  return SPEC_FLAGS.some((name) => values[name] !== undefined);
+}
+
+/** Builds a create body from flags; the server validates the rest and names every bad field. */
+export function jobFromFlags(values: FlagValues): JobCreate {
+  const name = stringFlag(values, "name");
+  const url = stringFlag(values, "target");
+  if (!name) throw new UsageError("--name is required (or give the whole job with --file job.json)");
+  if (!url) throw new UsageError("--target <url> is required: the HTTP endpoint the job calls");
+  const method = (stringFlag(values, "method") ?? "POST").toUpperCase();
+  if (!(METHODS as readonly string[]).includes(method)) {
+    throw new UsageError(`--method must be one of ${METHODS.join(", ")}, got ${method}`);
+  }
+  const job: JobCreate = {
+    name,
+    schedule: scheduleFromFlags(values),
+    target: {
+      type: "http",
+      url,
+      method: method as (typeof METHODS)[number],
+      headers: headersFromFlags(stringListFlag(values, "header")),
+    },
+  };
+  const body = stringFlag(values, "body");
+  if (body !== undefined) job.target.body = parseBody(body);
+  const maxAttempts = intFlag(values, "max-attempts", { min: 1, max: 100 });
+  if (maxAttempts !== undefined) job.retry = { max_attempts: maxAttempts };
+  const timeout = stringFlag(values, "timeout");
+  if (timeout !== undefined) job.timeout = timeout;
+  return job;
+}
+
+export function scheduleFromFlags(values: FlagValues): Schedule {
+  const kinds = ["cron", "every", "at", "delay"].filter((flag) => stringFlag(values, flag) !== undefined);
+  if (kinds.length !== 1) {
+    throw new UsageError(
+      'give exactly one schedule: --cron "<expr>" [--tz <zone>], --every <duration>, --at <instant> or --delay <duration>',
+    );
+  }
+  const cron = stringFlag(values, "cron");
+  if (cron !== undefined) return { type: "cron", expr: cron, timezone: stringFlag(values, "tz") ?? "UTC" };
+  if (stringFlag(values, "tz") !== undefined) throw new UsageError("--tz applies to --cron only");
+  const every = stringFlag(values, "every");
+  if (every !== undefined) return { type: "interval", every: durationValue(every) };
+  const at = stringFlag(values, "at");
+  if (at !== undefined) return { type: "once", at };
+  return { type: "once", delay: durationValue(stringFlag(values, "delay") ?? "") };
+}
+
+/** "15m" stays a string; "60000" becomes the integer milliseconds the API also accepts. */
+function durationValue(text: string): string | number {
+  return /^\d+$/.test(text) ? Number(text) : text;
+}
+
+/** `--header "x-tenant: acme"` (repeatable) -> { "x-tenant": "acme" }. */
+export function headersFromFlags(headers: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const header of headers) {
+    const colon = header.indexOf(":");
+    if (colon <= 0)
+      throw new UsageError(`--header must look like "name: value", got ${JSON.stringify(header)}`);
+    out[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+  }
+  return out;
+}
+
+/** JSON when it parses (`{"sub":42}`), else the text as is. */
+export function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,17 @@
+// Public surface of the edgecron client: import from "src/client" in Node, Workers or browsers.
+export { EdgecronClient, type EdgecronClientOptions } from "./client";
+export { EdgecronNetworkError, EdgecronProblemError } from "./errors";
+export type { CreateOptions, UpdateOptions } from "./resources/jobs";
+export { MAX_BATCH_SIZE } from "./resources/jobs";
+export type { RetryPolicy } from "./retry";
+export type { CallOptions, FetchLike, RawResponse, RequestSpec } from "./transport";
+export type * from "./types";
+export {
+  type Secrets,
+  type VerifyFailureReason,
+  type VerifyOptions,
+  type VerifyPartsInput,
+  type VerifyResult,
+  verifySignature,
+  verifySignatureParts,
+} from "./verify";

@@ -1,0 +1,125 @@
+import { paginate, paginateItems, pageQuery } from "../pagination";
+import type { CallOptions, Transport } from "../transport";
+import type {
+  Alert,
+  DeadLetter,
+  ListAlertsParams,
+  ListDeadLettersParams,
+  ListRunsParams,
+  Page,
+  RedriveResult,
+  RetryResult,
+  Run,
+} from "../types";
+
+/** `client.runs`: run history across jobs, one run, manual retry. */
+export class RunsResource {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  list(params?: ListRunsParams, options: CallOptions = {}): Promise<Page<Run>> {
+    return this.#transport.call({
+      method: "GET",
+      path: "/v1/runs",
+      query: pageQuery(params),
+      idempotent: true,
+      ...options,
+    });
+  }
+
+  pages(params: ListRunsParams = {}, options: CallOptions = {}): AsyncGenerator<Page<Run>, void, undefined> {
+    return paginate((cursor) => this.list({ ...params, cursor }, options), params.cursor);
+  }
+
+  all(params: ListRunsParams = {}, options: CallOptions = {}): AsyncGenerator<Run, void, undefined> {
+    return paginateItems(this.pages(params, options));
+  }
+
+  get(id: string, options: CallOptions = {}): Promise<Run> {
+    return this.#transport.call({
+      method: "GET",
+      path: `/v1/runs/${encodeURIComponent(id)}`,
+      idempotent: true,
+      ...options,
+    });
+  }
+
+  /** Retries a FAILED or DEAD_LETTERED run (else 409 `run_not_retryable`). */
+  retry(id: string, options: CallOptions = {}): Promise<RetryResult> {
+    return this.#transport.call({
+      method: "POST",
+      path: `/v1/runs/${encodeURIComponent(id)}/retry`,
+      idempotent: false,
+      ...options,
+    });
+  }
+}
+
+/** `client.deadLetters`: runs that exhausted their attempts, and redrive. */
+export class DeadLettersResource {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  list(params?: ListDeadLettersParams, options: CallOptions = {}): Promise<Page<DeadLetter>> {
+    return this.#transport.call({
+      method: "GET",
+      path: "/v1/dead-letters",
+      query: pageQuery(params),
+      idempotent: true,
+      ...options,
+    });
+  }
+
+  pages(params: ListDeadLettersParams = {}, options: CallOptions = {}) {
+    return paginate((cursor) => this.list({ ...params, cursor }, options), params.cursor);
+  }
+
+  all(
+    params: ListDeadLettersParams = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<DeadLetter, void, undefined> {
+    return paginateItems(this.pages(params, options));
+  }
+
+  redrive(id: string, options: CallOptions = {}): Promise<RedriveResult> {
+    return this.#transport.call({
+      method: "POST",
+      path: `/v1/dead-letters/${encodeURIComponent(id)}/redrive`,
+      idempotent: false,
+      ...options,
+    });
+  }
+}
+
+/** `client.alerts`: missed runs and other alerts. */
+export class AlertsResource {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  list(params?: ListAlertsParams, options: CallOptions = {}): Promise<Page<Alert>> {
+    return this.#transport.call({
+      method: "GET",
+      path: "/v1/alerts",
+      query: pageQuery(params),
+      idempotent: true,
+      ...options,
+    });
+  }
+
+  pages(params: ListAlertsParams = {}, options: CallOptions = {}) {
+    return paginate((cursor) => this.list({ ...params, cursor }, options), params.cursor);
+  }
+
+  all(params: ListAlertsParams = {}, options: CallOptions = {}): AsyncGenerator<Alert, void, undefined> {
+    return paginateItems(this.pages(params, options));
+  }
+}

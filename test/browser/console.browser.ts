@@ -1,0 +1,225 @@
+// The console in a real browser against `wrangler dev` and a local HTTP target: sign in, create a
+// job through the form (after a validation error), watch it fire, pause and resume it, dead-letter
+// a failing job and redrive it, and see the runs on the overview charts. Screenshots of every page
+// at 1280 and 390 px land in test/browser/artifacts/.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ADMIN_TOKEN,
+  apiClient,
+  removeState,
+  type SchedulerProcess,
+  startScheduler,
+  startTarget,
+  type TargetServer,
+} from "../e2e/harness";
+import {
+  clickAndConfirm,
+  horizontalOverflow,
+  launchChromium,
+  reloadUntil,
+  setWidth,
+  shoot,
+  WIDTHS,
+} from "./browser-helpers";
+
+describe("admin console in Chromium", () => {
+  let server: SchedulerProcess;
+  let target: TargetServer;
+  let browser: Browser;
+  let page: Page;
+  let tenantKey: string;
+  let tenantId: string;
+  let jobId = "";
+  let failingJobId = "";
+  let failTarget = true;
+
+  beforeAll(async () => {
+    target = await startTarget();
+    target.respond((call) => ({ status: call.path.startsWith("/fail") && failTarget ? 500 : 200 }));
+    server = await startScheduler();
+    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
+    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "browser-suite" });
+    expect(tenant.status).toBe(201);
+    tenantId = tenant.body.id;
+    const key = await admin<{ key: string }>("POST", "/v1/api-keys", {
+      tenant_id: tenantId,
+      name: "console",
+    });
+    expect(key.status).toBe(201);
+    tenantKey = key.body.key;
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    if (server) removeState(server.stateDir);
+    await target?.close();
+  });
+
+  it("signs in with a tenant key", async () => {
+    await page.goto(`${server.baseUrl}/console`);
+    await expect.poll(() => page.url()).toContain("/console/login");
+    await shoot(page, "login");
+    await page.getByLabel("API key or admin token").fill("ek_wrong");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("That key was not accepted").waitFor();
+    await page.getByLabel("API key or admin token").fill(tenantKey);
+    await Promise.all([
+      page.waitForURL(`${server.baseUrl}/console`),
+      page.getByRole("button", { name: "Sign in" }).click(),
+    ]);
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    const cookies = await page.context().cookies();
+    const session = cookies.find((cookie) => cookie.name === "edgecron_console");
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.sameSite).toBe("Strict");
+  });
+
+  it("creates a job through the form after showing the API's validation error", async () => {
+    await page.getByRole("link", { name: "New job" }).click();
+    await page.getByLabel("Name").fill("browser-every-2s");
+    await page.getByLabel("Cron expression").fill("61 * * * *");
+    await page.getByLabel("URL").fill(`${target.url}/ok`);
+    // Live preview reports the bad expression before anything is submitted.
+    await page.locator("#schedule-preview .preview-errors").waitFor();
+    await page.getByRole("button", { name: "Create job" }).click();
+    await page.locator("#form-errors").waitFor();
+    expect(await page.locator("#f-schedule-expr").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator("#f-schedule-expr-error").textContent()).not.toBe("");
+    await shoot(page, "new-job-error");
+    await page.getByLabel("Cron expression").fill("*/2 * * * * *");
+    await page.locator("#schedule-preview ol.fire-times li").nth(4).waitFor();
+    await shoot(page, "new-job-preview");
+    await Promise.all([
+      page.waitForURL(/\/console\/jobs\/[^/]+\?notice=created/),
+      page.getByRole("button", { name: "Create job" }).click(),
+    ]);
+    jobId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop() ?? "");
+    expect(jobId).not.toBe("");
+    await page.getByRole("heading", { level: 1, name: "browser-every-2s" }).waitFor();
+  });
+
+  it("shows the job firing and its run in the history", async () => {
+    await reloadUntil(
+      page,
+      "a SUCCEEDED run in the history",
+      async () => (await page.locator('tr[data-state="SUCCEEDED"]').count()) > 0,
+    );
+    expect(target.calls.some((call) => call.path === "/ok")).toBe(true);
+    await shoot(page, "job-detail");
+  });
+
+  it("pauses and resumes the job", async () => {
+    await clickAndConfirm(page, page.getByRole("button", { name: "Pause", exact: true }));
+    await page.getByText("Job paused").waitFor();
+    expect(await page.locator(".definition .badge").first().textContent()).toBe("PAUSED");
+    // Let a run dispatched just before the pause land, then expect silence.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const callsWhenPaused = target.calls.filter((call) => call.path === "/ok").length;
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    expect(target.calls.filter((call) => call.path === "/ok").length).toBe(callsWhenPaused);
+    await clickAndConfirm(page, page.getByRole("button", { name: "Resume", exact: true }));
+    await page.getByText("Job resumed").waitFor();
+    expect(await page.locator(".definition .badge").first().textContent()).toBe("ACTIVE");
+    await expect
+      .poll(() => target.calls.filter((call) => call.path === "/ok").length, { timeout: 20_000 })
+      .toBeGreaterThan(callsWhenPaused);
+  });
+
+  it("dead-letters a failing job and redrives it from the console", async () => {
+    await page.goto(`${server.baseUrl}/console/jobs/new`);
+    await page.getByLabel("Name").fill("browser-failing");
+    await page.getByRole("radio", { name: "once" }).check();
+    await page.getByLabel("Or after a delay").fill("1s");
+    await page.getByLabel("URL").fill(`${target.url}/fail`);
+    await page.getByLabel("Max attempts").fill("1");
+    await Promise.all([
+      page.waitForURL(/notice=created/),
+      page.getByRole("button", { name: "Create job" }).click(),
+    ]);
+    failingJobId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop() ?? "");
+    await page.getByRole("link", { name: "Dead letters" }).click();
+    const row = page.locator("tr[data-dead-letter-id]", { hasText: failingJobId });
+    await reloadUntil(page, "the dead letter", async () => (await row.count()) > 0);
+    await row.getByText("Inspect").click();
+    expect(await row.locator("dd").first().textContent()).toContain(`${target.url}/fail`);
+    await shoot(page, "dead-letters");
+    failTarget = false;
+    await row.getByRole("checkbox").check();
+    await clickAndConfirm(page, page.getByRole("button", { name: "Redrive selected" }));
+    await page.getByText("Redrive accepted for 1").waitFor();
+    await page.goto(`${server.baseUrl}/console/runs?job_id=${encodeURIComponent(failingJobId)}`);
+    await reloadUntil(
+      page,
+      "the redriven run to succeed",
+      async () => (await page.locator('tr[data-state="SUCCEEDED"]').count()) > 0,
+    );
+    expect(target.calls.filter((call) => call.path === "/fail").length).toBeGreaterThanOrEqual(2);
+    await shoot(page, "runs-after-redrive");
+  });
+
+  it("shows the runs on the overview charts", async () => {
+    await page.goto(`${server.baseUrl}/console`);
+    const chart = page.locator('[data-chart="per-minute"]');
+    expect(Number(await chart.getAttribute("data-total-triggers"))).toBeGreaterThan(0);
+    expect(await page.locator('[data-chart="runs-chart"]').textContent()).toContain("SUCCEEDED");
+    expect(await page.locator('[data-chart="lateness"]').textContent()).toMatch(/p50.*\d+(\.\d+)? m?s/);
+    await shoot(page, "overview-with-runs");
+  });
+
+  it("is keyboard reachable with a visible focus ring", async () => {
+    await page.goto(`${server.baseUrl}/console/jobs`);
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe("skip-link");
+    await page.keyboard.press("Enter");
+    for (let i = 0; i < 3; i += 1) await page.keyboard.press("Tab");
+    const outline = await page.evaluate(() => {
+      const element = document.activeElement as HTMLElement | null;
+      return element ? getComputedStyle(element).outlineStyle : "none";
+    });
+    expect(outline).not.toBe("none");
+  });
+
+  it("renders every page at 1280 and 390 px without sideways page scrolling", async () => {
+    const pages: [string, string][] = [
+      ["overview", "/console"],
+      ["jobs", "/console/jobs"],
+      ["job", `/console/jobs/${encodeURIComponent(jobId)}`],
+      ["edit-job", `/console/jobs/${encodeURIComponent(jobId)}/edit`],
+      ["new-job", "/console/jobs/new"],
+      ["runs", "/console/runs"],
+      ["dead-letters", "/console/dead-letters"],
+      ["alerts", "/console/alerts"],
+    ];
+    for (const width of WIDTHS) {
+      await setWidth(page, width);
+      for (const [name, path] of pages) {
+        await page.goto(`${server.baseUrl}${path}`);
+        expect(await page.locator("main h1").count()).toBe(1);
+        expect(await horizontalOverflow(page), `${name} at ${width}px`).toBeLessThanOrEqual(0);
+        await shoot(page, `page-${name}`);
+      }
+    }
+    await setWidth(page, 1280);
+  });
+
+  it("lets the admin token switch tenants, and signs out", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("API key or admin token").fill(ADMIN_TOKEN);
+    await Promise.all([
+      page.waitForURL(`${server.baseUrl}/console`),
+      page.getByRole("button", { name: "Sign in" }).click(),
+    ]);
+    await page.getByLabel("Tenant").selectOption(tenantId);
+    await page.getByRole("button", { name: "Switch" }).click();
+    await page.goto(`${server.baseUrl}/console/jobs`);
+    await page.getByRole("link", { name: "browser-every-2s" }).waitFor();
+    await shoot(page, "admin-jobs");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    expect((await page.context().cookies()).some((cookie) => cookie.name === "edgecron_console")).toBe(false);
+  });
+});

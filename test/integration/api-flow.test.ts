@@ -1,0 +1,182 @@
+// The API driving real shards: what a client does over HTTP, down to the target and back into
+// the run history it reads over HTTP. Nothing of ours is mocked.
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { shardStub } from "../../src/shard/client";
+import { api, createTenantWithKey } from "../helpers/api";
+import { targetCalls, targetUrl } from "../helpers/scheduling";
+
+const WAIT = { timeout: 20_000, interval: 100 };
+
+interface Job {
+  id: string;
+  shard: number;
+  version: number;
+  status: string;
+}
+interface Run {
+  id: string;
+  state: string;
+  attempt: number;
+  kind: string;
+  scheduled_at: string;
+  idempotency_key: string;
+  events: { state: string; reason: string; at: string }[];
+}
+
+async function shardJob(job: Job) {
+  return runInDurableObject(
+    shardStub(env, job.shard),
+    (_instance, state) =>
+      state.storage.sql
+        .exec<{ version: number; status: string }>(
+          "SELECT version, status FROM jobs WHERE job_id = ?",
+          job.id,
+        )
+        .toArray()[0],
+  );
+}
+
+function body(name: string, path: string, extra: Record<string, unknown> = {}) {
+  return {
+    name,
+    schedule: { type: "cron", expr: "0 0 1 1 *", timezone: "Europe/Berlin" },
+    target: { url: targetUrl(path) },
+    ...extra,
+  };
+}
+
+describe("the API driving real shards", () => {
+  it("places a created job on its shard and records the confirmed version", async () => {
+    const t = await createTenantWithKey();
+    const res = await api<Job>("POST", "/v1/jobs", { token: t.key, body: body("placed", "/ok/placed") });
+    expect(res.status).toBe(201);
+    expect(await shardJob(res.body)).toEqual({ version: 1, status: "ACTIVE" });
+    const row = await env.DB.prepare("SELECT synced_version FROM jobs WHERE id = ?")
+      .bind(res.body.id)
+      .first();
+    expect(row).toEqual({ synced_version: 1 });
+  });
+
+  it("places a whole batch, and every later version reaches the shard", async () => {
+    const t = await createTenantWithKey();
+    const batch = await api<{ created: number; results: { job: Job }[] }>("POST", "/v1/jobs/batch", {
+      token: t.key,
+      body: { jobs: Array.from({ length: 20 }, (_, i) => body(`batch-${i}`, `/ok/batch-${i}`)) },
+    });
+    expect(batch.body.created).toBe(20);
+    for (const { job } of batch.body.results)
+      expect(await shardJob(job)).toEqual({ version: 1, status: "ACTIVE" });
+    const job = batch.body.results[0]!.job;
+    await api("POST", `/v1/jobs/${job.id}/pause`, { token: t.key });
+    expect(await shardJob(job)).toEqual({ version: 2, status: "PAUSED" });
+    await api("PATCH", `/v1/jobs/${job.id}`, { token: t.key, body: { name: "renamed" } });
+    expect(await shardJob(job)).toEqual({ version: 3, status: "PAUSED" });
+    await api("POST", `/v1/jobs/${job.id}/resume`, { token: t.key });
+    expect(await shardJob(job)).toEqual({ version: 4, status: "ACTIVE" });
+    await api("DELETE", `/v1/jobs/${job.id}`, { token: t.key });
+    expect(await shardJob(job)).toEqual({ version: 5, status: "DELETED" });
+  });
+
+  it("triggers a job: the run reaches the target and its history is readable over HTTP", async () => {
+    const t = await createTenantWithKey();
+    const job = (
+      await api<Job>("POST", "/v1/jobs", { token: t.key, body: body("trigger", "/ok/api-trigger") })
+    ).body;
+    const trigger = await api<{ run_id: string; scheduled_at: string }>(
+      "POST",
+      `/v1/jobs/${job.id}/trigger`,
+      { token: t.key },
+    );
+    expect(trigger.status).toBe(202);
+    const run = await vi.waitFor(async () => {
+      const res = await api<Run>("GET", `/v1/runs/${trigger.body.run_id}`, { token: t.key });
+      expect(res.body.state).toBe("SUCCEEDED");
+      return res.body;
+    }, WAIT);
+    expect(run.kind).toBe("trigger");
+    expect(run.idempotency_key).toBe(`${job.id}:${trigger.body.scheduled_at}`);
+    expect(run.events.map((event) => event.state)).toEqual([
+      "SCHEDULED",
+      "ACQUIRED",
+      "DISPATCHED",
+      "RUNNING",
+      "SUCCEEDED",
+    ]);
+    expect(run.events.every((event) => typeof event.reason === "string" && event.at.endsWith("Z"))).toBe(
+      true,
+    );
+    const listed = await api<{ data: Run[] }>("GET", `/v1/jobs/${job.id}/runs`, { token: t.key });
+    expect(listed.body.data.map((found) => found.id)).toEqual([run.id]);
+    expect(await targetCalls("/ok/api-trigger")).toHaveLength(1);
+    await api("POST", `/v1/jobs/${job.id}/pause`, { token: t.key });
+    const refused = await api<{ code: string }>("POST", `/v1/jobs/${job.id}/trigger`, { token: t.key });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe("job_not_active");
+  });
+
+  it("backfills a range through the API", async () => {
+    const t = await createTenantWithKey();
+    const job = (
+      await api<Job>("POST", "/v1/jobs", {
+        token: t.key,
+        body: {
+          ...body("backfill", "/ok/api-backfill"),
+          schedule: { type: "cron", expr: "0 12 * * *", timezone: "UTC" },
+        },
+      })
+    ).body;
+    const res = await api<{ created: number; skipped: number; run_ids: string[] }>(
+      "POST",
+      `/v1/jobs/${job.id}/backfill`,
+      {
+        token: t.key,
+        body: { from: "2026-01-01T00:00:00Z", to: "2026-01-03T23:59:59Z" },
+      },
+    );
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ created: 3, skipped: 0 });
+    await vi.waitFor(async () => expect(await targetCalls("/ok/api-backfill")).toHaveLength(3), WAIT);
+  });
+
+  it("dead-letters a failing job, redrives it once, and refuses to retry a run that succeeded", async () => {
+    const t = await createTenantWithKey();
+    const job = (
+      await api<Job>("POST", "/v1/jobs", {
+        token: t.key,
+        body: body("dead", "/flaky/1/api-dead", { retry: { max_attempts: 1 } }),
+      })
+    ).body;
+    const trigger = await api<{ run_id: string }>("POST", `/v1/jobs/${job.id}/trigger`, { token: t.key });
+    const letter = await vi.waitFor(async () => {
+      const res = await api<{
+        data: { id: string; run_id: string; last_error: string; payload: { url: string } }[];
+      }>("GET", "/v1/dead-letters", { token: t.key });
+      expect(res.body.data).toHaveLength(1);
+      return res.body.data[0]!;
+    }, WAIT);
+    expect(letter.run_id).toBe(trigger.body.run_id);
+    expect(letter.payload.url).toBe(targetUrl("/flaky/1/api-dead"));
+    expect(letter.last_error).toContain("503");
+    const redrive = await api<{ attempt: number }>("POST", `/v1/dead-letters/${letter.id}/redrive`, {
+      token: t.key,
+    });
+    expect(redrive.status).toBe(202);
+    expect(redrive.body.attempt).toBe(2);
+    await vi.waitFor(async () => {
+      const run = await api<Run>("GET", `/v1/runs/${trigger.body.run_id}`, { token: t.key });
+      expect(run.body.state).toBe("SUCCEEDED");
+    }, WAIT);
+    const again = await api<{ code: string }>("POST", `/v1/dead-letters/${letter.id}/redrive`, {
+      token: t.key,
+    });
+    expect(again.status).toBe(409);
+    const retry = await api<{ code: string }>("POST", `/v1/runs/${trigger.body.run_id}/retry`, {
+      token: t.key,
+    });
+    expect(retry.status).toBe(409);
+    expect(retry.body.code).toBe("run_not_retryable");
+    const calls = await targetCalls("/flaky/1/api-dead");
+    expect(calls.map((call) => call.headers["edgecron-attempt"])).toEqual(["1", "2"]);
+  });
+});

@@ -1,0 +1,282 @@
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { app } from "../../src/api/app";
+import { ConsoleClient, unlabelledControls } from "../support/console-client";
+
+const ADMIN_TOKEN = env.EDGECRON_ADMIN_TOKEN;
+
+async function api<T>(method: string, path: string, token: string, body?: unknown): Promise<T> {
+  const res = await app.request(
+    `https://edgecron.test${path}`,
+    {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    },
+    env,
+  );
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** A tenant key and one job of that tenant, created through the real API. */
+async function fixtures(): Promise<{ tenantId: string; tenantKey: string; jobId: string }> {
+  const tenant = await api<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "console-test" });
+  const key = await api<{ key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, { tenant_id: tenant.id });
+  const job = await api<{ id: string }>("POST", "/v1/jobs", key.key, {
+    name: "console-fixture",
+    schedule: { type: "cron", expr: "30 2 * * *", timezone: "America/New_York" },
+    target: { url: "http://127.0.0.1:9/hook" },
+  });
+  return { tenantId: tenant.id, tenantKey: key.key, jobId: job.id };
+}
+
+let data: { tenantId: string; tenantKey: string; jobId: string };
+beforeAll(async () => {
+  data = await fixtures();
+});
+
+describe("console sign-in", () => {
+  it("sends a visitor without a session to the sign-in page", async () => {
+    const res = await new ConsoleClient().get("/console/jobs?status=ACTIVE");
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/console/login?next=%2Fconsole%2Fjobs%3Fstatus%3DACTIVE");
+  });
+
+  it("renders a labelled sign-in form", async () => {
+    const res = await new ConsoleClient().get("/console/login");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(res.text).toContain('<label for="api_key">');
+    expect(unlabelledControls(res.text)).toEqual([]);
+  });
+
+  it("sets an HttpOnly, Secure, SameSite=Strict session cookie for a valid key", async () => {
+    const client = new ConsoleClient();
+    const res = await client.signIn(ADMIN_TOKEN);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/console");
+    const session = res.cookies.find((line) => line.startsWith("__Host-edgecron_console="));
+    expect(session).toMatch(/HttpOnly/);
+    expect(session).toMatch(/Secure/);
+    expect(session).toMatch(/SameSite=Strict/);
+    expect(session).toMatch(/Path=\//);
+    expect(session).not.toContain(ADMIN_TOKEN);
+  });
+
+  it("omits Secure on localhost, where the console runs over plain http", async () => {
+    const res = await new ConsoleClient("http://localhost:8787").signIn(ADMIN_TOKEN);
+    const session = res.cookies.find((line) => line.startsWith("edgecron_console="));
+    expect(session).toMatch(/HttpOnly/);
+    expect(session).toMatch(/SameSite=Strict/);
+    expect(session).not.toMatch(/Secure/);
+  });
+
+  it("rejects an unknown key with an inline error and no session", async () => {
+    const client = new ConsoleClient();
+    const res = await client.signIn("ek_not_a_key");
+    expect(res.status).toBe(401);
+    expect(res.text).toContain("That key was not accepted");
+    expect(client.jar.has("__Host-edgecron_console")).toBe(false);
+  });
+
+  it("refuses a sign-in post without the form's CSRF token", async () => {
+    const client = new ConsoleClient();
+    await client.get("/console/login");
+    const res = await client.post("/console/login", { api_key: ADMIN_TOKEN });
+    expect(res.status).toBe(403);
+  });
+
+  it("treats a tampered session cookie as signed out", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(ADMIN_TOKEN);
+    const sealed = client.jar.get("__Host-edgecron_console") ?? "";
+    client.jar.set("__Host-edgecron_console", `${sealed.slice(0, -4)}AAAA`);
+    expect((await client.get("/console")).status).toBe(303);
+  });
+});
+
+/** A key that signs in and is then revoked. */
+async function keyRevokedAfterSignIn(client: ConsoleClient): Promise<void> {
+  const key = await api<{ id: string; key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, {
+    tenant_id: data.tenantId,
+  });
+  await client.signIn(key.key);
+  await api("DELETE", `/v1/api-keys/${key.id}`, ADMIN_TOKEN);
+}
+
+describe("console session end", () => {
+  it("signs out a session whose key the API stops accepting", async () => {
+    const client = new ConsoleClient();
+    await keyRevokedAfterSignIn(client);
+    const res = await client.get("/console/jobs");
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/console/login");
+    expect(res.cookies.find((line) => line.startsWith("__Host-edgecron_console="))).toMatch(/Max-Age=0/);
+  });
+});
+
+describe("console CSRF protection", () => {
+  it("answers 403 to an action without the CSRF token", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const res = await client.post(`/console/jobs/${data.jobId}/pause`, { confirmed: "1" });
+    expect(res.status).toBe(403);
+  });
+
+  it("answers 403 to a forged token", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const other = new ConsoleClient();
+    await other.signIn(data.tenantKey);
+    const res = await client.post(`/console/jobs/${data.jobId}/pause`, {
+      _csrf: await other.csrf(),
+      confirmed: "1",
+    });
+    expect(res.status).toBe(403);
+  });
+
+  it("answers 403 to a cross-site post even with a valid token", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const csrf = await client.csrf();
+    const res = await client.post(
+      `/console/jobs/${data.jobId}/pause`,
+      { _csrf: csrf, confirmed: "1" },
+      { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+    );
+    expect(res.status).toBe(403);
+  });
+
+  it("asks for confirmation, then performs the action with a valid token", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const csrf = await client.csrf();
+    const ask = await client.post(`/console/jobs/${data.jobId}/pause`, { _csrf: csrf });
+    expect(ask.status).toBe(200);
+    expect(ask.text).toContain('name="confirmed" value="1"');
+    const done = await client.post(`/console/jobs/${data.jobId}/pause`, { _csrf: csrf, confirmed: "1" });
+    expect(done.status).toBe(303);
+    expect(done.headers.get("location")).toBe(`/console/jobs/${data.jobId}?notice=paused`);
+    const resumed = await client.post(`/console/jobs/${data.jobId}/resume`, { _csrf: csrf, confirmed: "1" });
+    expect(resumed.headers.get("location")).toBe(`/console/jobs/${data.jobId}?notice=resumed`);
+  });
+});
+
+describe("console pages", () => {
+  const pages = [
+    "/console",
+    "/console/jobs",
+    "/console/jobs/new",
+    "/console/runs",
+    "/console/dead-letters",
+    "/console/alerts",
+  ];
+
+  it.each(pages)("renders %s as HTML with every control labelled", async (path) => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const res = await client.get(path);
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(/^<!doctype html>/);
+    expect(res.text).toContain('<a class="skip-link" href="#main">');
+    expect(unlabelledControls(res.text)).toEqual([]);
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
+  });
+
+  it("redirects /console/ to /console", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const res = await client.get("/console/");
+    expect(res.status).toBe(301);
+    expect(new URL(res.headers.get("location") ?? "", "https://edgecron.test").pathname).toBe("/console");
+  });
+
+  it("shows a job's next 10 fire times in its zone and in UTC", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const res = await client.get(`/console/jobs/${data.jobId}`);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("Job zone (America/New_York)");
+    expect(res.text.match(/\(America\/New_York\)<\/time>/g)?.length).toBe(10);
+    expect(res.text).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+    expect(unlabelledControls(res.text)).toEqual([]);
+  });
+
+  it("re-renders the new-job form with the API's field errors inline", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const csrf = ConsoleClient.csrfOf((await client.get("/console/jobs/new")).text);
+    const res = await client.post("/console/jobs", {
+      _csrf: csrf,
+      name: "bad-cron",
+      "schedule.type": "cron",
+      "schedule.expr": "* *",
+      "schedule.timezone": "UTC",
+      "target.url": "http://127.0.0.1:9/hook",
+    });
+    expect(res.status).toBe(422);
+    expect(res.text).toMatch(/id="f-schedule-expr"[^>]*aria-invalid="true"/);
+    expect(res.text).toContain('id="f-schedule-expr-error"');
+    expect(res.text).toContain('href="#f-schedule-expr"');
+  });
+
+  it("previews fire times as a fragment for the live preview", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const csrf = await client.csrf();
+    const res = await client.post(
+      "/console/jobs/preview",
+      { "schedule.type": "cron", "schedule.expr": "*/5 * * * *", "schedule.timezone": "Europe/Berlin" },
+      { "x-console-fragment": "preview", "x-csrf-token": csrf },
+    );
+    expect(res.status).toBe(200);
+    expect(res.text.match(/<li>/g)?.length).toBe(5);
+    expect(res.text).toContain("(Europe/Berlin)");
+  });
+
+  it("gives the admin token a tenant switcher and a tenant key none", async () => {
+    const admin = new ConsoleClient();
+    await admin.signIn(ADMIN_TOKEN);
+    expect((await admin.get("/console/jobs")).text).toContain('<label for="tenant-select">Tenant</label>');
+    const tenant = new ConsoleClient();
+    await tenant.signIn(data.tenantKey);
+    expect((await tenant.get("/console/jobs")).text).not.toContain("tenant-select");
+  });
+});
+
+describe("console tenant switch", () => {
+  it("lets the admin token act as a chosen tenant", async () => {
+    const admin = new ConsoleClient();
+    await admin.signIn(ADMIN_TOKEN);
+    const res = await admin.post("/console/tenant", {
+      _csrf: await admin.csrf(),
+      tenant: data.tenantId,
+      next: "/console/jobs",
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/console/jobs");
+    const page = await admin.get("/console/jobs");
+    expect(page.text).toContain(`<option value="${data.tenantId}" selected="">`);
+    expect(page.text).toContain(data.jobId);
+  });
+
+  it("refuses a tenant switch from a tenant key", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const res = await client.post("/console/tenant", { _csrf: await client.csrf(), tenant: "tn_other" });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe("console sign-out", () => {
+  it("clears the session cookie", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(ADMIN_TOKEN);
+    const res = await client.post("/console/logout", { _csrf: await client.csrf() });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/console/login");
+    expect(res.cookies.find((line) => line.startsWith("__Host-edgecron_console="))).toMatch(/Max-Age=0/);
+    expect((await client.get("/console")).status).toBe(303);
+  });
+});
