@@ -5,7 +5,7 @@
 // only ~550 target calls/s: docs/TOOLCHAIN.md), forks a keep-alive HTTP target, runs the
 // scenarios and writes bench/results/<timestamp>.json, latest.json, latest.md and the lateness SVG.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { latenessSvg, markdownSummary } from "./lib/report.mjs";
@@ -75,6 +75,8 @@ const results = {
     machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
     runtime:
       "Miniflare (workerd) from Node on the wrangler deploy --dry-run bundle; target: keep-alive Node HTTP server in a child process",
+    // Other processes on the machine compete for its 2 cores: the load average says how much.
+    load_average_at_start: loadavg().map((v) => Math.round(v * 100) / 100),
     sizes: Object.fromEntries(selected.map((name) => [name, SIZES[mode][name]])),
   },
   notes: [],
@@ -96,7 +98,9 @@ try {
     } catch (error) {
       exitCode = 1;
       results[name] = { error: String(error?.stack ?? error) };
-      console.error(`${name} failed: ${error?.stack ?? error}`);
+      console.error(
+        `${name} failed: ${error?.stack ?? error}; workerd now: ${JSON.stringify(workerdMemory())}`,
+      );
     }
     console.log(`(${name}: ${Math.round((Date.now() - t) / 1000)} s)`);
   }
@@ -109,6 +113,7 @@ const series = ["burst", "steady", "scale"]
   .filter((name) => results[name]?._lateness)
   .map((name) => ({ name: name === "scale" ? "scale probes" : name, values: results[name]._lateness }));
 for (const name of ORDER) if (results[name]) delete results[name]._lateness;
+results.meta.load_average_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
 annotate(results);
 
 const json = JSON.stringify(results, null, 2);

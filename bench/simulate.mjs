@@ -19,6 +19,7 @@ const { values } = parseArgs({
     "burst-seconds": { type: "string", default: "60" },
     "target-latency-ms": { type: "string", default: "200" },
     "bundle-size": { type: "string", default: "1" },
+    "batch-size": { type: "string", default: "100" },
     json: { type: "boolean", default: false },
   },
 });
@@ -141,10 +142,12 @@ export function plan(costs, load) {
   // connection limit), so one invocation moves ~6 / target latency runs per second.
   const latencyS = load.targetLatencyMs / 1000;
   const perInvocationPerS = LIMITS.workerConnections / latencyS;
-  const batchSeconds = Math.ceil(LIMITS.queueBatchMax / LIMITS.workerConnections) * latencyS;
+  // max_batch_size: the last run of a batch waits for the calls ahead of it (6 at a time).
+  const batchSeconds = Math.ceil(load.batchSize / LIMITS.workerConnections) * latencyS;
   const concurrency = (rate) => Math.ceil(rate / perInvocationPerS);
   out.consumers = {
     target_latency_ms: load.targetLatencyMs,
+    max_batch_size: load.batchSize,
     runs_per_s_per_invocation: Math.round(perInvocationPerS),
     batch_seconds: Math.round(batchSeconds * 10) / 10,
     concurrent_for_average: concurrency(load.avg),
@@ -180,9 +183,8 @@ export function plan(costs, load) {
   out.lateness = {
     pipeline_ms: baseMs,
     capacity_runs_per_s: Math.round(capacity),
-    p99_average_ms: Math.round(
-      baseMs + (LIMITS.queueBatchMax / LIMITS.workerConnections) * load.targetLatencyMs * 0.99,
-    ),
+    // at the average rate batches are not full: a run waits for the calls ahead of it
+    p99_average_ms: Math.round(baseMs + batchSeconds * 1000 * 0.99 - load.targetLatencyMs),
     p99_peak_ms: simulateBurst(load.peak, 1, capacity, baseMs, batchSeconds).p99,
     burst: simulateBurst(load.burst, load.burstSeconds, capacity, baseMs, batchSeconds),
   };
@@ -208,7 +210,10 @@ function simulateBurst(rate, seconds, capacity, baseMs, batchSeconds) {
     while (served > 0 && queue.length > 0) {
       const head = queue[0];
       const n = Math.min(head[1], served);
-      latenesses.push([t - head[0] + baseMs + (batchSeconds * 1000) / 2, n]);
+      // a run's place in its consumer batch adds 0..batchSeconds: spread over 10 buckets
+      for (let k = 0; k < 10; k++) {
+        latenesses.push([t - head[0] + baseMs + (batchSeconds * 1000 * (k + 0.5)) / 10, n / 10]);
+      }
       head[1] -= n;
       served -= n;
       backlog -= n;
@@ -216,6 +221,7 @@ function simulateBurst(rate, seconds, capacity, baseMs, batchSeconds) {
     }
     if (queue.length === 0 && t >= seconds * 1000) break;
   }
+  latenesses.sort((a, b) => a[0] - b[0]);
   const total = latenesses.reduce((sum, [, n]) => sum + n, 0);
   const quantile = (q) => {
     let seen = 0;
@@ -239,6 +245,7 @@ if (isMain) {
     burstSeconds: Number(values["burst-seconds"]),
     targetLatencyMs: Number(values["target-latency-ms"]),
     bundleSize: Number(values["bundle-size"]),
+    batchSize: Number(values["batch-size"]),
   };
   const costs = measuredCosts(data);
   const result = {
@@ -290,7 +297,7 @@ function printPlan(r) {
   console.log(`  recommended ${f(p.queues.recommended)} queues, ~${p.queues.shards_per_queue} shards each`);
   console.log("consumers:");
   console.log(
-    `  ${LIMITS.workerConnections} connections per invocation / ${r.load.targetLatencyMs} ms => ${f(p.consumers.runs_per_s_per_invocation)} runs/s per invocation; a batch of 100 takes ~${p.consumers.batch_seconds} s`,
+    `  ${LIMITS.workerConnections} connections per invocation / ${r.load.targetLatencyMs} ms => ${f(p.consumers.runs_per_s_per_invocation)} runs/s per invocation; a batch of ${r.load.batchSize} takes ~${p.consumers.batch_seconds} s`,
   );
   console.log(
     `  concurrent invocations: ${f(p.consumers.concurrent_for_average)} average, ${f(p.consumers.concurrent_for_peak)} peak, ${f(p.consumers.concurrent_for_burst)} burst (${f(p.consumers.per_queue_at_burst)} per queue; 250 max per queue => >= ${f(p.consumers.queues_needed_for_250_per_queue)} queues)`,

@@ -28,7 +28,7 @@ export function latenessSvg(series, title) {
   const panelW = 420;
   const panelH = 300;
   const pad = { l: 60, r: 20, t: 40, b: 50 };
-  const width = panelW * Math.max(1, series.length);
+  const width = Math.max(720, panelW * Math.max(1, series.length));
   const height = panelH + 30;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
@@ -69,7 +69,7 @@ export function latenessSvg(series, title) {
       );
     }
     parts.push(
-      `<text x="${x0 + w / 2}" y="${y0 + h + 32}" text-anchor="middle">lateness at target receipt (ms)</text>`,
+      `<text x="${x0 + w / 2}" y="${y0 + h + 32}" text-anchor="middle">lateness at target receipt</text>`,
     );
     // the CDF, downsampled to at most ~400 points
     const step = Math.max(1, Math.floor(sorted.length / 400));

@@ -100,6 +100,21 @@ export async function startScheduler({
   };
   const mf = new Miniflare({
     log: new Log(verbose ? LogLevel.DEBUG : LogLevel.WARN),
+    // The worker logs one JSON line per job change, dispatch and outcome. Printing a million of
+    // them through this process would bill the bench's own CPU to the run; drain them instead.
+    handleRuntimeStdio(stdout, stderr) {
+      if (verbose) {
+        stdout.pipe(process.stdout);
+        stderr.pipe(process.stderr);
+      } else {
+        stdout.resume();
+        stderr.on("data", (chunk) => {
+          const text = String(chunk);
+          if (!/web-socket|ENOTFOUND|NOSENTRY/.test(text))
+            process.stderr.write(`[workerd] ${text.slice(0, 2000)}`);
+        });
+      }
+    },
     host: "127.0.0.1",
     port: 0,
     d1Persist: process.env.BENCH_MEMORY ? false : join(persistDir, "d1"),

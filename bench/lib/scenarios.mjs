@@ -249,6 +249,7 @@ export async function steady(ctx, { jobs, seconds }) {
  * lateness of one-shot probe jobs (due 2 s after their creation) fired meanwhile and after.
  */
 export async function scale(ctx, { jobs }) {
+  const rssBeforeMb = Math.round(workerdMemory().reduce((sum, w) => sum + w.rssMb, 0));
   const probeLateness = [];
   let probeIndex = 0;
   let creating = true;
@@ -314,6 +315,7 @@ export async function scale(ctx, { jobs }) {
     create_failed: created.failed,
     create_seconds: round(created.seconds, 1),
     jobs_per_s: Math.round(jobs / created.seconds),
+    rss_before_mb: rssBeforeMb,
     rss_mb: Math.round(memory.reduce((sum, w) => sum + w.rssMb, 0)),
     peak_rss_mb: Math.round(memory.reduce((sum, w) => sum + w.peakRssMb, 0)),
     workerd_processes: memory.length,
