@@ -234,7 +234,14 @@ export function workerdMemory() {
       const ppid = Number(status.match(/^PPid:\s+(\d+)/m)?.[1]);
       if (name !== "workerd" || ppid !== process.pid) continue;
       const kb = (key) => Number(status.match(new RegExp(`^${key}:\\s+(\\d+)`, "m"))?.[1] ?? 0);
-      result.push({ pid: Number(entry), rssMb: kb("VmRSS") / 1024, peakRssMb: kb("VmHWM") / 1024 });
+      result.push({
+        pid: Number(entry),
+        rssMb: kb("VmRSS") / 1024,
+        peakRssMb: kb("VmHWM") / 1024,
+        // anonymous (heaps, SQLite page caches) vs file-backed (mapped files, reclaimable)
+        anonMb: kb("RssAnon") / 1024,
+        fileMb: kb("RssFile") / 1024,
+      });
     } catch {
       // The process went away between readdir and read.
     }

@@ -35,6 +35,7 @@ export async function createJobs(api, total, jobAt, { inFlight = 4, onProgress }
   const ids = new Array(total);
   let next = 0;
   let failed = 0;
+  const requestErrors = [];
   const started = performance.now();
   const worker = async () => {
     while (next < total) {
@@ -43,7 +44,16 @@ export async function createJobs(api, total, jobAt, { inFlight = 4, onProgress }
       next = to;
       const jobs = [];
       for (let i = from; i < to; i++) jobs.push(jobAt(i));
-      const result = await api.call("POST", "/v1/jobs/batch", { jobs });
+      let result;
+      try {
+        result = await api.call("POST", "/v1/jobs/batch", { jobs });
+      } catch (error) {
+        // Not retried (a batch create has no idempotency key): counted as failed, run goes on.
+        failed += jobs.length;
+        requestErrors.push(`${String(error)}${error?.cause ? ` (cause: ${String(error.cause)})` : ""}`);
+        console.error(`  batch create failed: ${requestErrors.at(-1)}`);
+        continue;
+      }
       failed += result.failed;
       if (result.failed > 0 && failed === result.failed) {
         const bad = result.results.find((r) => r.status !== 201);
@@ -55,7 +65,7 @@ export async function createJobs(api, total, jobAt, { inFlight = 4, onProgress }
   };
   await Promise.all(Array.from({ length: inFlight }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return { ids, seconds, failed };
+  return { ids, seconds, failed, requestErrors };
 }
 
 /** Waits until the target saw `expected` calls for `scenario`, or progress stalls for `stallMs`. */
@@ -263,7 +273,9 @@ export async function scale(ctx, { jobs }) {
   };
   const prober = (async () => {
     while (creating) {
-      await probe().catch((error) => console.error("probe failed:", String(error)));
+      await probe().catch((error) =>
+        console.error("probe failed:", String(error), String(error?.cause ?? "")),
+      );
       await sleep(2_000);
     }
   })();
@@ -313,11 +325,14 @@ export async function scale(ctx, { jobs }) {
       probeIndex,
     jobs,
     create_failed: created.failed,
+    create_request_errors: created.requestErrors.slice(0, 5),
     create_seconds: round(created.seconds, 1),
     jobs_per_s: Math.round(jobs / created.seconds),
     rss_before_mb: rssBeforeMb,
     rss_mb: Math.round(memory.reduce((sum, w) => sum + w.rssMb, 0)),
     peak_rss_mb: Math.round(memory.reduce((sum, w) => sum + w.peakRssMb, 0)),
+    rss_anon_mb: Math.round(memory.reduce((sum, w) => sum + w.anonMb, 0)),
+    rss_file_mb: Math.round(memory.reduce((sum, w) => sum + w.fileMb, 0)),
     workerd_processes: memory.length,
     probes: probeIndex,
     probes_received: stats.uniqueKeys,
