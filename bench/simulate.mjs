@@ -20,6 +20,7 @@ const { values } = parseArgs({
     "target-latency-ms": { type: "string", default: "200" },
     "bundle-size": { type: "string", default: "1" },
     "batch-size": { type: "string", default: "100" },
+    shards: { type: "string" },
     json: { type: "boolean", default: false },
   },
 });
@@ -116,7 +117,7 @@ export function plan(costs, load) {
     for_burst_cpu: Math.ceil(shardsForBurstCpu),
     for_storage: Math.ceil(shardsForStorage),
   };
-  out.shards.recommended = Math.max(256, pow2(Math.max(shardsForPeakCpu, shardsForStorage)));
+  out.shards.recommended = load.shards ?? Math.max(256, pow2(Math.max(shardsForPeakCpu, shardsForStorage)));
   out.shards.jobs_per_shard = Math.round(load.jobs / out.shards.recommended);
   out.shards.burst_seconds_per_shard_at_recommended =
     Math.round(
@@ -188,6 +189,35 @@ export function plan(costs, load) {
     p99_peak_ms: simulateBurst(load.peak, 1, capacity, baseMs, batchSeconds).p99,
     burst: simulateBurst(load.burst, load.burstSeconds, capacity, baseMs, batchSeconds),
   };
+  // Requests per shard per second in the burst: claim + outcome per consumer batch holding its
+  // runs. Without a shard -> queue map a batch of 100 spans ~min(100, shards) shards.
+  const runsPerShardBurst = load.burst / out.shards.recommended;
+  const shardsPerBatch = Math.min(load.batchSize, out.queues.shards_per_queue);
+  const batchesPerS = load.burst / load.batchSize;
+  out.shards.burst_rpc_per_s_per_shard_mapped = Math.round(
+    (2 * batchesPerS * shardsPerBatch) / out.shards.recommended,
+  );
+  out.shards.burst_rpc_per_s_per_shard_unmapped = Math.round(
+    (2 * batchesPerS * Math.min(load.batchSize, out.shards.recommended)) / out.shards.recommended,
+  );
+  out.shards.burst_runs_per_s_per_shard = Math.round(runsPerShardBurst);
+  out.limit_increases = [];
+  if (out.queues.recommended > 1)
+    out.limit_increases.push(
+      `${out.queues.recommended} dispatch queues (5,000 msg/s each): account queue count and Worker bindings`,
+    );
+  if (out.consumers.per_queue_at_burst > LIMITS.queueConsumersMax)
+    out.limit_increases.push(
+      `consumer concurrency ${out.consumers.per_queue_at_burst} per queue (published max 250)`,
+    );
+  if (out.shards.burst_rpc_per_s_per_shard_mapped > LIMITS.doSoftReqPerS)
+    out.limit_increases.push(
+      `Durable Object soft limit: ${out.shards.burst_rpc_per_s_per_shard_mapped} req/s per shard in the burst`,
+    );
+  if (out.d1.history_bytes_per_day > LIMITS.d1StorageBytes)
+    out.limit_increases.push(
+      "D1: run history does not fit one 10 GB database (design change, not a limit raise)",
+    );
   return out;
 }
 
@@ -246,6 +276,7 @@ if (isMain) {
     targetLatencyMs: Number(values["target-latency-ms"]),
     bundleSize: Number(values["bundle-size"]),
     batchSize: Number(values["batch-size"]),
+    shards: values.shards ? Number(values.shards) : null,
   };
   const costs = measuredCosts(data);
   const result = {
@@ -309,6 +340,11 @@ function printPlan(r) {
   console.log(
     `  history ${f(p.d1.history_bytes_per_day / 2 ** 30, 1)} GiB/day: ${p.d1.days_of_history_in_10_gb} days fit one 10 GB database; ${r.assumptions.retentionDays} days need ${f(p.d1.history_databases_for_retention)}; definitions ${f(p.d1.definitions_bytes / 2 ** 30, 1)} GiB`,
   );
+  console.log(
+    `shards in the burst: ${f(p.shards.burst_runs_per_s_per_shard)} runs/s per shard; claim+outcome RPCs ${f(p.shards.burst_rpc_per_s_per_shard_mapped)}/s per shard with shards mapped to queues, ${f(p.shards.burst_rpc_per_s_per_shard_unmapped)}/s without (soft limit ~1,000)`,
+  );
+  console.log("limits to raise with Cloudflare / design changes:");
+  for (const item of p.limit_increases) console.log(`  - ${item}`);
   console.log("lateness (predicted):");
   console.log(
     `  pipeline ${p.lateness.pipeline_ms} ms (alarm, sendBatch, queue delivery, claim, target); capacity ${f(p.lateness.capacity_runs_per_s)} runs/s`,
