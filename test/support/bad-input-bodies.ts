@@ -114,6 +114,9 @@ export const JOB_MUTATIONS: Mutation[] = [
   { set: { "target.headers": { "x-n": 5 } }, path: "target.headers.x-n" },
   { set: { "target.headers": { "x-big": "y".repeat(9000) } }, path: "target.headers.x-big" },
   { set: { "target.headers": { "x-\u202e": "y" } }, path: "target.headers.x-\u202e" },
+  { set: { "target.headers": { "x-a": "b\r\nInjected: 1" } }, path: "target.headers.x-a" },
+  { set: { "target.headers": { "x-a": "b\u0000" } }, path: "target.headers.x-a" },
+  { set: { "target.headers": { "x-a": "line\nbreak" } }, path: "target.headers.x-a" },
   { set: { "target.body": "b".repeat(100 * 1024 + 1) }, path: "target.body" },
   { set: { "target.body": { blob: "é".repeat(52 * 1024) } }, path: "target.body" },
   ...each("retry", ["3", [], 3]),
@@ -164,6 +167,11 @@ export const MALFORMED_JSON: string[] = [
 
 /** JSON values that parse but are not the object a route expects. */
 export const NOT_OBJECTS: string[] = ["[]", "5", '"string"', "null", "true", '[{"name": "x"}]'];
+
+/** `{"a":{"a":...}}` nested `depth` deep, as text (JSON.stringify itself would overflow the stack). */
+export function deeplyNested(depth: number, leaf = "1"): string {
+  return `${'{"a":'.repeat(depth)}${leaf}${"}".repeat(depth)}`;
+}
 
 /** A body a route would accept, except for a field set to `__proto__` (prototype pollution). */
 export const PROTO_POLLUTION = '{"__proto__": {"admin": true}}';

@@ -1,6 +1,7 @@
 // Body cases of the bad-input generator: content types, sizes, JSON syntax and field values,
 // on every route that reads a body.
 import {
+  deeplyNested,
   JOB_MUTATIONS,
   type Json,
   MALFORMED_JSON,
@@ -149,6 +150,8 @@ export function bodyCases(f: Fixtures, all: Route[], random: () => number): BadR
       expectStatus: 400,
     });
     request("UTF-16", utf16(valid), { expectStatus: 400 });
+    request("nested 50,000 deep", deeplyNested(50_000), { expectStatus: 400 });
+    request("arrays nested 50,000 deep", `${"[".repeat(50_000)}${"]".repeat(50_000)}`, { expectStatus: 400 });
     for (const [body, path] of fields[key] ?? []) {
       const text = JSON.stringify(body);
       request(`${path} ${text.slice(0, 60)}`, text, { expectPath: path });
@@ -183,6 +186,19 @@ function headerCases(f: Fixtures, all: Route[]): BadRequest[] {
       { "idempotency-key": "k".repeat(256) },
       { expectPath: "Idempotency-Key" },
     ),
+    {
+      ...send(
+        create,
+        "Idempotency-Key, metadata nested 50,000 deep",
+        { "idempotency-key": "deep" },
+        { expectStatus: 400 },
+      ),
+      body: JSON.stringify(create.body).replace(/}$/, `,"metadata":${deeplyNested(50_000)}}`),
+    },
+    {
+      ...send(patch, "metadata nested 50,000 deep", {}, { expectStatus: 400 }),
+      body: `{"metadata":${deeplyNested(50_000)}}`,
+    },
     send(patch, "If-Match abc", { "if-match": "abc" }, { expectPath: "If-Match" }),
     send(patch, "If-Match of another version", { "if-match": '"99"' }, { expectStatus: 409 }),
     send(patch, "If-Match negative", { "if-match": "-1" }, { expectPath: "If-Match" }),
