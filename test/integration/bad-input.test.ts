@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { ADMIN_TOKEN, api, BASE, createTenantWithKey } from "../helpers/api";
 import { targetUrl } from "../helpers/scheduling";
+import { ConsoleClient, ORIGIN } from "../support/console-client";
 import { allBadRequests, type BadRequest, type Fixtures } from "../support/bad-input-cases";
 
 const SEED = 0x6ec2_0b06;
@@ -157,6 +158,20 @@ describe("bad input", () => {
     expect(byClass["5xx"]).toBe(0);
     expect(after).toEqual(before);
   }, 180_000);
+
+  it("answers a console form the runtime cannot parse with a 400, not a 500", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(fixtures.key);
+    const csrf = await client.csrf();
+    for (const path of ["/console/jobs", "/console/jobs/preview", "/console/dead-letters/redrive"]) {
+      const res = await client.send(path, {
+        method: "POST",
+        body: "not a multipart body",
+        headers: { "content-type": "multipart/form-data; boundary=zz", origin: ORIGIN, "x-csrf-token": csrf },
+      });
+      expect(res.status, path).toBe(400);
+    }
+  });
 
   it("generates the same requests from the same seed", () => {
     const labels = (seed: number) => allBadRequests(fixtures, seed).map((request) => request.label);
