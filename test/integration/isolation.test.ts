@@ -184,6 +184,28 @@ describe("tenant isolation", () => {
     expect(tenant.status).toBe(404);
   });
 
+  it("scopes Idempotency-Key per tenant: B reusing A's key creates its own job, never A's replay", async () => {
+    const body = {
+      name: "idem",
+      schedule: { type: "once", at: "2099-01-01T00:00:00Z" },
+      target: { url: targetUrl("/ok/idem") },
+    };
+    const headers = { "idempotency-key": `shared-${crypto.randomUUID()}` };
+    const theirs = await api<{ id: string }>("POST", "/v1/jobs", { token: a.key, body, headers });
+    const same = await api<{ id: string }>("POST", "/v1/jobs", { token: b.key, body, headers });
+    const other = await api<{ id: string }>("POST", "/v1/jobs", {
+      token: b.key,
+      body: { ...body, name: "x" },
+      headers,
+    });
+    expect([theirs.status, same.status]).toEqual([201, 201]);
+    expect(same.body.id).not.toBe(theirs.body.id);
+    expect(same.headers.get("idempotent-replayed")).toBeNull();
+    expect(other.status).toBe(422);
+    expect(JSON.stringify(other.body)).not.toContain(theirs.body.id);
+    await api("DELETE", `/v1/jobs/${same.body.id}`, { token: b.key });
+  });
+
   it("shows B's console session none of A's data and refuses to redrive A's dead letter", async () => {
     const client = new ConsoleClient();
     await client.signIn(b.key);
