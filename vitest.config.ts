@@ -34,6 +34,8 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts"],
+      // Integration tests wait (with deadlines) on real queues, alarms and a real target.
+      testTimeout: 30_000,
       globalSetup: ["./test/global-setup.ts"],
       setupFiles: ["./test/apply-migrations.ts"],
       // cron-parser 5 is CommonJS (require("luxon")); the pool's CJS shim leaves luxon

@@ -4,6 +4,7 @@
 //   /status/<code>/<anything> that status (Retry-After: 0 for 429/503)
 //   /flaky/<n>/<anything>     503 for the first n calls to this exact path, then 200
 //   /slow/<ms>/<anything>     200 after <ms>
+//   /redirect/<name>          302 to /ok/redirected/<name> on this server (never to be followed)
 // GET /__calls?prefix=<path prefix> lists what was received (method, path, headers, body, at).
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -48,6 +49,8 @@ export async function startRecordingTarget(): Promise<{ url: string; server: Ser
       };
       if (kind === "status")
         return reply(Number(arg), Number(arg) === 429 || Number(arg) === 503 ? { "retry-after": "0" } : {});
+      if (kind === "redirect")
+        return reply(302, { location: `http://${req.headers.host}/ok/redirected/${arg}` });
       if (kind === "flaky") return reply(count <= Number(arg) ? 503 : 200);
       if (kind === "slow") {
         setTimeout(() => reply(200), Number(arg));

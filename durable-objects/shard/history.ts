@@ -114,7 +114,8 @@ async function sendDeadLetters(sql: SqlStorage, queue: Queue, shard: number): Pr
   if (runs.length === 0) return 0;
   const messages = runs.map((run): DeadLetterMessage => {
     const job = getJob(sql, run.job_id);
-    const target = job ? specOf(job).target : null;
+    const spec = job ? specOf(job) : null;
+    const target = spec?.target ?? null;
     return {
       kind: "dead_letter",
       run_id: run.run_id,
@@ -132,6 +133,7 @@ async function sendDeadLetters(sql: SqlStorage, queue: Queue, shard: number): Pr
         headers: target?.headers ?? {},
         body: target?.body ?? null,
       },
+      on_failure: spec?.on_failure ?? null,
     };
   });
   await queue.sendBatch(messages.map((body) => ({ body, contentType: "json" as const })));

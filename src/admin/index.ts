@@ -7,12 +7,12 @@ import { jobActionRoutes } from "./routes/job-actions";
 import { jobRoutes } from "./routes/jobs";
 import { overviewRoutes } from "./routes/overview";
 import { runRoutes } from "./routes/runs";
-import { requireSession, sameOriginOnly, securityHeaders } from "./security";
+import { readableForm, requireSession, sameOriginOnly, securityHeaders } from "./security";
 
 export const consoleApp = new Hono<ConsoleEnv>();
 
 // `/console/` and friends redirect to the slash-less page (only when nothing else matched).
-consoleApp.use("*", trimTrailingSlash(), securityHeaders, sameOriginOnly);
+consoleApp.use("*", trimTrailingSlash(), securityHeaders, sameOriginOnly, readableForm);
 // Assets are served before the Worker runs; this only answers if a request reaches us anyway.
 consoleApp.get("/assets/*", (c) => c.env.ASSETS.fetch(c.req.raw));
 // Sign-in is registered before the session guard, so it is the only page reachable without one.

@@ -66,6 +66,26 @@ export const sameOriginOnly: MiddlewareHandler<ConsoleEnv> = async (c, next) => 
   return next();
 };
 
+const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
+
+/**
+ * Parses a posted form once, up front: a body the runtime cannot parse (a broken multipart
+ * boundary) is the client's fault and gets a 400, where it used to escape as a 500 from whichever
+ * handler read it first. Hono caches the parsed form, so handlers reuse this parse.
+ */
+export const readableForm: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  const type = c.req.header("content-type") ?? "";
+  if (c.req.method === "GET" || c.req.method === "HEAD" || !FORM_TYPES.some((form) => type.includes(form))) {
+    return next();
+  }
+  try {
+    await c.req.parseBody({ all: true });
+  } catch {
+    return c.text("The form could not be read: send it again from the page", 400);
+  }
+  return next();
+};
+
 export async function saveSession(c: ConsoleContext, secret: string, session: Session): Promise<void> {
   setCookie(
     c,

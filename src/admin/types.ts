@@ -111,16 +111,4 @@ export interface Stats {
   lateness_ms: { p50: number | null; p90: number | null; p99: number | null; count: number };
 }
 
-export const JOB_STATUSES = ["ACTIVE", "PAUSED", "COMPLETED", "DELETED"] as const;
-export const RUN_STATES = [
-  "SCHEDULED",
-  "ACQUIRED",
-  "DISPATCHED",
-  "RUNNING",
-  "SUCCEEDED",
-  "FAILED",
-  "RETRYING",
-  "DEAD_LETTERED",
-  "SKIPPED",
-  "CANCELLED",
-] as const;
+export { JOB_STATUSES, RUN_STATES } from "../core/run-state";

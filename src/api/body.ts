@@ -3,6 +3,12 @@ import type { z } from "zod";
 import { ApiError, fieldErrorsOf, validationError } from "./problem";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Deepest nesting of objects and arrays we accept. JSON.parse copes with any depth, but code
+ * that recurses over a body (the idempotency hash, the PATCH merge) overflowed the stack and
+ * answered 500 on a 50,000-deep body; no real job needs more than a few dozen levels.
+ */
+export const MAX_JSON_DEPTH = 64;
 
 function isJsonContentType(value: string | undefined): boolean {
   if (value === undefined) return false;
@@ -27,13 +33,30 @@ export async function readJsonBody(c: Context): Promise<unknown> {
     throw new ApiError(400, "invalid_json", "The request body could not be read");
   }
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
+  let value: unknown;
   try {
     const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : "unreadable";
     throw new ApiError(400, "invalid_json", `The request body is not valid JSON: ${reason}`);
   }
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+    throw new ApiError(400, "invalid_json", `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  return value;
+}
+
+/** Iterative on purpose: a recursive walk would overflow on exactly the bodies it must refuse. */
+function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  const pending: [node: unknown, depth: number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth + 1 > maxDepth) return true;
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function tooLarge(): ApiError {

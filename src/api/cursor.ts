@@ -38,11 +38,17 @@ export function decodeTimeCursor(cursor: string | undefined): { ms: number; id: 
   return { ms: Number(ms), id };
 }
 
-export const limitSchema = z.coerce
-  .number({ message: "must be an integer from 1 to 200" })
-  .int("must be an integer from 1 to 200")
-  .min(1, "must be an integer from 1 to 200")
-  .max(200, "must be an integer from 1 to 200")
+const LIMIT_MESSAGE = "must be an integer from 1 to 200";
+
+/**
+ * Decimal digits only: a plain coerce would also take `0x10`, `1e2` or ` 5` (Number() parses
+ * them), so a typo could silently page by a different size than the client meant.
+ */
+export const limitSchema = z
+  .string()
+  .regex(/^\d{1,3}$/, LIMIT_MESSAGE)
+  .transform(Number)
+  .pipe(z.number().int(LIMIT_MESSAGE).min(1, LIMIT_MESSAGE).max(200, LIMIT_MESSAGE))
   .default(50);
 
 /** One page: the rows fetched with LIMIT n+1, cut to n, and the cursor for the next page. */

@@ -1,23 +1,51 @@
 import { type JobSpec, jobCreateSchema } from "../core/job-spec";
 import { logEvent } from "../log";
 import { normalizeJobSpec } from "../core/normalize";
+import { targetAddressProblem } from "../core/ssrf";
 import { insertJobs, markJobsSynced, type StoredJob, updateJobVersion } from "../db/jobs";
 import type { ShardJob } from "../shard/protocol";
 import { pushJobs, shardOfJob } from "../shard/client";
 import { newId } from "./ids";
-import { ApiError, type FieldError, fieldErrorsOf } from "./problem";
+import { ApiError, type FieldError, fieldErrorsOf, joinPath } from "./problem";
 
 export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: FieldError[] };
 
-/** jobCreateSchema, then the checks that need `now`; every issue with its path under `prefix`. */
+/** `ALLOW_PRIVATE_TARGETS` is a local-development switch: anything but "true" is production. */
+export function allowsPrivateTargets(env: Env): boolean {
+  return env.ALLOW_PRIVATE_TARGETS === "true";
+}
+
+/**
+ * The SSRF policy (src/core/ssrf.ts) on every URL a job makes us call, so a job the consumer
+ * would refuse at call time is refused at create instead, where the user can fix it.
+ */
+function targetUrlErrors(spec: JobSpec, allowPrivate: boolean, prefix: (string | number)[]): FieldError[] {
+  const urls: [string, string | null][] = [
+    ["target.url", spec.target.url],
+    ["on_failure", spec.on_failure],
+  ];
+  const errors: FieldError[] = [];
+  for (const [path, url] of urls) {
+    const problem = url === null ? null : targetAddressProblem(url, { allowPrivate });
+    if (problem !== null) errors.push({ path: joinPath([...prefix, path]), message: problem });
+  }
+  return errors;
+}
+
+/**
+ * jobCreateSchema, the SSRF policy, then the checks that need `now`; every issue with its path
+ * under `prefix`.
+ */
 export function checkJobInput(
   input: unknown,
   nowMs: number,
-  prefix: (string | number)[] = [],
-  options: { rejectPastOnce?: boolean } = {},
+  prefix: (string | number)[],
+  options: { rejectPastOnce?: boolean; allowPrivate: boolean },
 ): SpecCheck {
   const parsed = jobCreateSchema.safeParse(input);
   if (!parsed.success) return { ok: false, errors: fieldErrorsOf(parsed.error.issues, prefix) };
+  const addressErrors = targetUrlErrors(parsed.data, options.allowPrivate, prefix);
+  if (addressErrors.length > 0) return { ok: false, errors: addressErrors };
   const normalized = normalizeJobSpec(parsed.data, nowMs, options);
   if (!normalized.ok) {
     const head = prefix.map(String).join(".");

@@ -108,7 +108,16 @@ export const httpTargetSchema = z
         message: "must use http or https",
       }),
     method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
-    headers: z.record(z.string(), z.string().max(8192)).default({}),
+    // CR, LF and NUL can never be sent (fetch throws at call time): refuse them at create instead.
+    headers: z
+      .record(
+        z.string(),
+        z
+          .string()
+          .max(8192)
+          .regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL"),
+      )
+      .default({}),
     body: z.unknown().optional(),
   })
   .superRefine((target, ctx) => {

@@ -1,19 +1,9 @@
 import { addClause, addCursor, selectPage, type TimeCursor, where } from "./page";
 import { iso, isoOrNull, parseJsonColumn } from "./time";
 
-export const RUN_STATES = [
-  "SCHEDULED",
-  "ACQUIRED",
-  "DISPATCHED",
-  "RUNNING",
-  "SUCCEEDED",
-  "FAILED",
-  "RETRYING",
-  "DEAD_LETTERED",
-  "SKIPPED",
-  "CANCELLED",
-] as const;
-export type RunState = (typeof RUN_STATES)[number];
+import type { RunState } from "../core/run-state";
+
+export { RUN_STATES, type RunState } from "../core/run-state";
 
 export interface RunRow {
   id: string;

@@ -69,6 +69,7 @@ async function recordDeadLetters(env: Env, deadLetters: DeadLetterMessage[]): Pr
       runId: letter.run_id,
       kind: "dead_lettered" as const,
       dedupKey: `dead:${letter.run_id}:${letter.attempt}`,
+      extraUrl: letter.on_failure ?? null,
       message: `Run ${letter.run_id} of job ${letter.job_id} was dead-lettered (${letter.reason})`,
       details: {
         attempt: letter.attempt,

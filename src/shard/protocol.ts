@@ -45,6 +45,8 @@ export interface DeadLetterMessage {
   last_error: string | null;
   target_status: number | null;
   payload: { method: string; url: string; headers: Record<string, string>; body: unknown };
+  /** The job's on_failure URL, which receives the dead-letter alert too. */
+  on_failure: string | null;
 }
 
 export interface ClaimRequest {

@@ -64,3 +64,16 @@ export async function reloadUntil(
 export async function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 }
+
+/** The widest elements sticking out past the viewport, to name the culprit when a page overflows. */
+export async function overflowingElements(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll("body *"))
+      .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 1)
+      .slice(0, 8)
+      .map(
+        (element) =>
+          `${element.tagName.toLowerCase()}.${Array.from(element.classList).join(".")} right=${Math.round(element.getBoundingClientRect().right)}`,
+      ),
+  );
+}

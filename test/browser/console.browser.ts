@@ -16,6 +16,7 @@ import {
 import {
   clickAndConfirm,
   horizontalOverflow,
+  overflowingElements,
   launchChromium,
   reloadUntil,
   setWidth,
@@ -114,7 +115,7 @@ describe("admin console in Chromium", () => {
 
   it("pauses and resumes the job", async () => {
     await clickAndConfirm(page, page.getByRole("button", { name: "Pause", exact: true }));
-    await page.getByText("Job paused").waitFor();
+    await page.getByRole("status").getByText("Job paused").waitFor();
     expect(await page.locator(".definition .badge").first().textContent()).toBe("PAUSED");
     // Let a run dispatched just before the pause land, then expect silence.
     await new Promise((resolve) => setTimeout(resolve, 2500));
@@ -122,7 +123,7 @@ describe("admin console in Chromium", () => {
     await new Promise((resolve) => setTimeout(resolve, 5000));
     expect(target.calls.filter((call) => call.path === "/ok").length).toBe(callsWhenPaused);
     await clickAndConfirm(page, page.getByRole("button", { name: "Resume", exact: true }));
-    await page.getByText("Job resumed").waitFor();
+    await page.getByRole("status").getByText("Job resumed").waitFor();
     expect(await page.locator(".definition .badge").first().textContent()).toBe("ACTIVE");
     await expect
       .poll(() => target.calls.filter((call) => call.path === "/ok").length, { timeout: 20_000 })
@@ -199,8 +200,10 @@ describe("admin console in Chromium", () => {
       for (const [name, path] of pages) {
         await page.goto(`${server.baseUrl}${path}`);
         expect(await page.locator("main h1").count()).toBe(1);
-        expect(await horizontalOverflow(page), `${name} at ${width}px`).toBeLessThanOrEqual(0);
         await shoot(page, `page-${name}`);
+        const overflowPx = await horizontalOverflow(page);
+        const culprits = overflowPx > 0 ? await overflowingElements(page) : [];
+        expect(overflowPx, `${name} at ${width}px: ${culprits.join(", ")}`).toBeLessThanOrEqual(0);
       }
     }
     await setWidth(page, 1280);

@@ -179,7 +179,15 @@ describe("EdgecronClient against wrangler dev", () => {
     );
     expect(letter).toMatchObject({ job_id: created.id, run_id, target_status: 404 });
     const retried = await tenantClient.runs.retry(run_id);
-    expect(retried.run_id).toBeTruthy();
+    expect(retried).toMatchObject({ run_id, attempt: 2 });
+    // The retried attempt fails permanently again; only then is the run redrivable once more.
+    await waitUntil(
+      async () => {
+        const run = await tenantClient.runs.get(run_id);
+        return run.state === "DEAD_LETTERED" && run.attempt === 2;
+      },
+      { what: "the retried attempt to dead-letter" },
+    );
     const redriven = await tenantClient.deadLetters.redrive(letter.id);
     expect(redriven.dead_letter_id).toBe(letter.id);
   });

@@ -276,6 +276,47 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
     await placeJob(snapshot(jobId, jobSpec, 2, "PAUSED"));
   });
 
+  it("delivers a dead-letter alert, signed, to the tenant webhook and the job's on_failure URL", async () => {
+    const tenantId = `ten_alerts_${Date.now().toString(36)}`;
+    const secret = "b".repeat(64);
+    await env.DB.prepare(
+      "INSERT INTO tenants (id, name, signing_secret, alert_webhook_url, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+    )
+      .bind(tenantId, "alerts", secret, targetUrl(`/ok/alert-hook/${tenantId}`), Date.now())
+      .run();
+    const jobId = uniqueJobId("alert");
+    const jobSpec = spec({
+      schedule: { type: "once", at: new Date(Date.now() - 100).toISOString() },
+      target: { url: targetUrl(`/status/404/${jobId}`) },
+      on_failure: targetUrl(`/ok/on-failure/${jobId}`),
+    });
+    await placeJob({ ...snapshot(jobId, jobSpec), tenantId });
+    const [hook] = await vi.waitFor(async () => {
+      const calls = await targetCalls(`/ok/alert-hook/${tenantId}`);
+      expect(calls).toHaveLength(1);
+      return calls;
+    }, WAIT);
+    const alert = JSON.parse(hook!.body) as { kind: string; job_id: string; details: { reason: string } };
+    expect(alert).toMatchObject({ kind: "dead_lettered", job_id: jobId, details: { reason: "permanent" } });
+    const timestamp = /t=(\d+)/.exec(hook!.headers["edgecron-signature"] ?? "")?.[1];
+    const key = await crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}.${hook!.body}`));
+    const hex = [...new Uint8Array(mac)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+    expect(hook!.headers["edgecron-signature"]).toContain(`v1=${hex}`);
+    await vi.waitFor(async () => expect(await targetCalls(`/ok/on-failure/${jobId}`)).toHaveLength(1), WAIT);
+    const row = await env.DB.prepare("SELECT delivered_at_ms, delivery_error FROM alerts WHERE job_id = ?")
+      .bind(jobId)
+      .first<{ delivered_at_ms: number | null; delivery_error: string | null }>();
+    expect(row?.delivered_at_ms).not.toBeNull();
+    expect(row?.delivery_error).toBeNull();
+  });
+
   it("triggers a job now with its own idempotency key, and refuses a paused one", async () => {
     const jobId = uniqueJobId("trigger");
     const jobSpec = spec({

@@ -268,7 +268,8 @@ describe("nextFireTimes for cron schedules", () => {
         "2026-01-01T00:00:00Z",
         ["2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z", "2026-01-04T00:00:00Z"],
       ],
-      // A range that ends before it starts wraps around; steps on day-of-week stop at Saturday.
+      // A range that ends before it starts wraps around; an open day-of-week step runs to 7 (Sunday),
+      // as in vixie cron: MON/2 is MON, WED, FRI, SUN.
       [
         "0 0 * * FRI-MON",
         "UTC",
@@ -291,7 +292,7 @@ describe("nextFireTimes for cron schedules", () => {
         "0 0 * * MON/2",
         "UTC",
         "2026-01-01T00:00:00Z",
-        ["2026-01-02T00:00:00Z", "2026-01-05T00:00:00Z", "2026-01-07T00:00:00Z", "2026-01-09T00:00:00Z"],
+        ["2026-01-02T00:00:00Z", "2026-01-04T00:00:00Z", "2026-01-05T00:00:00Z", "2026-01-07T00:00:00Z"],
       ],
       // Names are case-insensitive.
       ["0 0 1 jan,Jul *", "UTC", "2026-01-01T00:00:00Z", ["2026-07-01T00:00:00Z", "2027-01-01T00:00:00Z"]],

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { StoredJob } from "../../db/jobs";
 import { readBody } from "../body";
-import { createJobs, checkJobInput, newStoredJob } from "../job-service";
+import { allowsPrivateTargets, checkJobInput, createJobs, newStoredJob } from "../job-service";
 import { jobResource } from "../job-view";
 import { type Problem, problemOf } from "../problem";
 import type { AppEnv } from "../types";
@@ -24,8 +24,9 @@ export const jobBatch = new Hono<AppEnv>();
 jobBatch.post("/", async (c) => {
   const body = await readBody(c, jobBatchSchema);
   const nowMs = Date.now();
+  const allowPrivate = allowsPrivateTargets(c.env);
   const outcomes = body.jobs.map((input, index): BatchOutcome => {
-    const check = checkJobInput(input, nowMs, ["jobs", index]);
+    const check = checkJobInput(input, nowMs, ["jobs", index], { allowPrivate });
     if (check.ok) return { index, job: newStoredJob(c.env, c.get("tenantId"), check.spec, nowMs) };
     const fields = [...new Set(check.errors.map((error) => error.path))].join(", ");
     return {

@@ -6,7 +6,7 @@ import { backfillJob, triggerJob } from "../../shard/client";
 import { readBody, readJsonBody } from "../body";
 import { loadJob } from "../job-loader";
 import { expectedVersionOf, mergeJobPatch } from "../job-patch";
-import { checkJobInput, pushAndMarkSynced, saveJobVersion } from "../job-service";
+import { allowsPrivateTargets, checkJobInput, pushAndMarkSynced, saveJobVersion } from "../job-service";
 import { jobResponse } from "../job-view";
 import { ApiError, validationError } from "../problem";
 import { callShard, shardRefusal } from "../shard-calls";
@@ -33,6 +33,7 @@ jobOperations.patch("/:id", async (c) => {
   const nowMs = Date.now();
   const check = checkJobInput(mergeJobPatch(job.spec, patch), nowMs, [], {
     rejectPastOnce: "schedule" in patch,
+    allowPrivate: allowsPrivateTargets(c.env),
   });
   if (!check.ok) throw validationError(check.errors);
   return jobResponse(c, await saveJobVersion(c.env, job, { spec: check.spec }, nowMs));

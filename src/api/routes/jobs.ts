@@ -5,7 +5,7 @@ import { parseWith, readJsonBody } from "../body";
 import { canonicalHash } from "../crypto";
 import { decodeCursor, encodeCursor, limitSchema, pageOf } from "../cursor";
 import { loadJob } from "../job-loader";
-import { checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
+import { allowsPrivateTargets, checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
 import { jobResource, jobResponse, MAX_NEXT_FIRES } from "../job-view";
 import { tenantScope } from "../middleware/auth";
 import { ApiError, validationError } from "../problem";
@@ -43,7 +43,7 @@ jobs.post("/", async (c) => {
     const replay = await replayIfKnown(c, idempotency);
     if (replay !== null) return replay;
   }
-  const check = checkJobInput(input, nowMs);
+  const check = checkJobInput(input, nowMs, [], { allowPrivate: allowsPrivateTargets(c.env) });
   if (!check.ok) throw validationError(check.errors);
   const job = newStoredJob(c.env, c.get("tenantId"), check.spec, nowMs, idempotency);
   try {

@@ -9,11 +9,14 @@ import {
   tenantResource,
   updateTenant,
 } from "../../db/tenants";
+import { targetAddressProblem } from "../../core/ssrf";
+import { forgetTenantSecrets } from "../../queue/tenant-secrets";
 import { readBody } from "../body";
 import { randomHex } from "../crypto";
 import { newId, requireOwnId } from "../ids";
 import { requireAdmin } from "../middleware/auth";
-import { ApiError } from "../problem";
+import { allowsPrivateTargets } from "../job-service";
+import { ApiError, validationError } from "../problem";
 import type { AppEnv } from "../types";
 
 const webhookUrl = z
@@ -42,6 +45,7 @@ export const tenants = new Hono<AppEnv>();
 
 tenants.post("/", requireAdmin, async (c) => {
   const body = await readBody(c, tenantCreateSchema);
+  checkWebhookUrl(c.env, body.alert_webhook_url);
   const row = {
     id: newId("ten", Date.now()),
     name: body.name,
@@ -70,6 +74,7 @@ tenants.get("/:id", async (c) => {
 tenants.patch("/:id", requireAdmin, async (c) => {
   const id = (await loadTenant(c.env.DB, c.req.param("id"))).id;
   const body = await readBody(c, tenantPatchSchema);
+  checkWebhookUrl(c.env, body.alert_webhook_url);
   await updateTenant(c.env.DB, id, body);
   return c.json(tenantResource(await loadTenant(c.env.DB, id)));
 });
@@ -77,6 +82,8 @@ tenants.patch("/:id", requireAdmin, async (c) => {
 tenants.post("/:id/signing-secret/rotate", requireAdmin, async (c) => {
   const id = (await loadTenant(c.env.DB, c.req.param("id"))).id;
   await setNextSigningSecret(c.env.DB, id, newSigningSecret());
+  // Other isolates pick the change up when their cache entry expires (30 s): see README.
+  forgetTenantSecrets(id);
   return c.json(tenantResource(await loadTenant(c.env.DB, id)));
 });
 
@@ -86,8 +93,16 @@ tenants.post("/:id/signing-secret/promote", requireAdmin, async (c) => {
     throw new ApiError(409, "no_next_signing_secret", "Rotate the signing secret before promoting it");
   }
   await promoteSigningSecret(c.env.DB, tenant.id);
+  forgetTenantSecrets(tenant.id);
   return c.json(tenantResource(await loadTenant(c.env.DB, tenant.id)));
 });
+
+/** The alert webhook is called like a job target: the same SSRF policy, refused at the API. */
+function checkWebhookUrl(env: Env, url: string | null | undefined): void {
+  if (url === null || url === undefined) return;
+  const problem = targetAddressProblem(url, { allowPrivate: allowsPrivateTargets(env) });
+  if (problem !== null) throw validationError([{ path: "alert_webhook_url", message: problem }]);
+}
 
 function tenantNotFound(id?: string): ApiError {
   return new ApiError(404, "tenant_not_found", id === undefined ? "No such tenant" : `No tenant ${id}`);

@@ -1,19 +1,9 @@
 import type { DeadLetter, Run, RunState } from "../../client/index";
+import { RUN_STATES } from "../../core/run-state";
 import { type Command, collect, intFlag, printJson, printPage, stringFlag, UsageError } from "../context";
 import { renderKeyValues } from "../render";
 
-const STATES: RunState[] = [
-  "SCHEDULED",
-  "ACQUIRED",
-  "DISPATCHED",
-  "RUNNING",
-  "SUCCEEDED",
-  "FAILED",
-  "RETRYING",
-  "DEAD_LETTERED",
-  "SKIPPED",
-  "CANCELLED",
-];
+const STATES: readonly RunState[] = RUN_STATES;
 
 const RUN_COLUMNS = [
   { header: "ID", value: (run: Run) => run.id, maxWidth: 64 },

@@ -177,7 +177,8 @@ function parseRangeItem(item: string, def: FieldDef, issues: string[]): number[]
       return [];
     }
   }
-  // Steps and open ranges on day-of-week stop at Saturday: MON/2 is MON,WED,FRI.
+  // Day-of-week cycles through 0-6 (wrapped ranges like FRI-MON), but an open step `a/n` runs to
+  // the field's maximum, 7, as in vixie cron: MON/2 is MON,WED,FRI,SUN (7 = Sunday).
   const cycleMax = def === DAY_OF_WEEK ? 6 : def.max;
   let start: number | null = def.min;
   let end: number | null = cycleMax;
@@ -188,7 +189,7 @@ function parseRangeItem(item: string, def: FieldDef, issues: string[]): number[]
       return [];
     }
     start = parseValue(bounds[0] ?? "", def, issues);
-    end = bounds.length === 2 ? parseValue(bounds[1] ?? "", def, issues) : stepText ? cycleMax : start;
+    end = bounds.length === 2 ? parseValue(bounds[1] ?? "", def, issues) : stepText ? def.max : start;
   }
   if (start === null || end === null) return [];
   return rangeValues(start, end, step, def.min, cycleMax);
