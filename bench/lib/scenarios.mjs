@@ -9,10 +9,10 @@ const BATCH = 1_000;
 
 /** API client for one tenant (created with the admin token). */
 export async function apiClient(baseUrl, adminToken) {
-  const call = async (method, path, body, token) => {
+  const call = async (method, path, body, token, extraHeaders = {}) => {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...extraHeaders },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -23,7 +23,7 @@ export async function apiClient(baseUrl, adminToken) {
   const key = await call("POST", "/v1/api-keys", { tenant_id: tenant.id, name: "bench" }, adminToken);
   return {
     tenantId: tenant.id,
-    call: (method, path, body) => call(method, path, body, key.key),
+    call: (method, path, body, headers) => call(method, path, body, key.key, headers),
   };
 }
 
@@ -265,11 +265,17 @@ export async function scale(ctx, { jobs }) {
   let creating = true;
   const probe = async () => {
     const k = probeIndex++;
-    await ctx.api.call("POST", "/v1/jobs", {
+    const job = {
       name: `probe-${k}`,
       schedule: { type: "once", at: new Date(Date.now() + 2_000).toISOString() },
       target: { type: "http", url: `${ctx.target.url}/probe/${k}`, method: "POST" },
-    });
+    };
+    // An idle keep-alive connection may be closed by workerd just as it is reused ("other side
+    // closed"): the Idempotency-Key makes one retry safe.
+    const headers = { "idempotency-key": `probe-${k}` };
+    await ctx.api
+      .call("POST", "/v1/jobs", job, headers)
+      .catch(() => ctx.api.call("POST", "/v1/jobs", job, headers));
   };
   const prober = (async () => {
     while (creating) {
@@ -280,6 +286,7 @@ export async function scale(ctx, { jobs }) {
     }
   })();
   let lastLog = 0;
+  const startAtIso = new Date(Date.now() + 86_400_000).toISOString();
   const meter = cpuMeter(ctx);
   const created = await createJobs(
     ctx.api,
@@ -287,6 +294,9 @@ export async function scale(ctx, { jobs }) {
     (i) => ({
       name: `scale-${i}`,
       schedule: { type: "interval", every: "1d" },
+      // An interval fires at its anchor (the job's start) first: start tomorrow, so these jobs
+      // are active but idle during the bench.
+      start_at: startAtIso,
       target: { type: "http", url: `${ctx.target.url}/scale/${i}`, method: "POST" },
     }),
     {
