@@ -32,6 +32,7 @@ export function latenessSvg(series, title) {
   const height = panelH + 30;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+    `<title>${escapeXml(title)}</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="10" y="18" font-size="14" font-weight="bold">${escapeXml(title)}</text>`,
   ];
