@@ -10,7 +10,7 @@ import type {
   ShardJob,
 } from "../src/shard/protocol";
 import { claimRun, type OutcomeEffects, reportOutcome } from "./shard/execution";
-import { flushToD1 } from "./shard/history";
+import { flushToD1, IN_FLIGHT_FLUSH_AFTER_MS } from "./shard/history";
 import { applyJobSnapshot } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { runTick } from "./shard/tick";
@@ -250,9 +250,8 @@ export class ShardScheduler extends DurableObject<Env> {
     const nowMs = Date.now();
     if (nowMs < this.alarmLostUntilMs) return;
     const next = this.nextWork();
-    const { flushPending } = next;
     const timerMs = next.timerMs === null ? null : Math.max(next.timerMs, this.backpressureUntilMs);
-    const candidates = [timerMs, flushPending ? nowMs + FLUSH_DELAY_MS : null, atLeastBy ?? null].filter(
+    const candidates = [timerMs, next.flushAtMs, atLeastBy ?? null].filter(
       (value): value is number => value !== null,
     );
     const atMs = candidates.length === 0 ? null : Math.min(...candidates);
@@ -268,18 +267,30 @@ export class ShardScheduler extends DurableObject<Env> {
     this.armedAtMs = atMs;
   }
 
-  /** The earliest timer (a job's fire time or a run's), and whether history awaits a flush. */
-  private nextWork(): { timerMs: number | null; flushPending: boolean } {
+  /** The earliest timer (a job's fire time or a run's), and when history can next be flushed. */
+  private nextWork(): { timerMs: number | null; flushAtMs: number | null } {
     const row = this.sql
-      .exec<{ job_ms: number | null; run_ms: number | null; dirty: number }>(
+      .exec<{ job_ms: number | null; run_ms: number | null; settled_ms: number | null; urgent: number }>(
         `SELECT
            (SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL) AS job_ms,
            (SELECT MIN(due_at_ms) FROM runs WHERE due_at_ms IS NOT NULL) AS run_ms,
-           (EXISTS (SELECT 1 FROM runs WHERE dirty = 1 OR dlq_pending = 1)
-              OR EXISTS (SELECT 1 FROM jobs WHERE status_dirty = 1)) AS dirty`,
+           (SELECT MIN(updated_at_ms) FROM runs WHERE dirty = 1 AND due_at_ms IS NOT NULL) AS settled_ms,
+           (EXISTS (SELECT 1 FROM runs WHERE (dirty = 1 AND due_at_ms IS NULL) OR dlq_pending = 1)
+              OR EXISTS (SELECT 1 FROM jobs WHERE status_dirty = 1)) AS urgent`,
       )
       .one();
     const timers = [row.job_ms, row.run_ms].filter((value): value is number => value !== null);
-    return { timerMs: timers.length === 0 ? null : Math.min(...timers), flushPending: row.dirty === 1 };
+    const nowMs = Date.now();
+    const flushes = [
+      row.urgent ? nowMs + FLUSH_DELAY_MS : null,
+      // An in-flight run's history is written once it has sat unchanged for a while.
+      row.settled_ms === null
+        ? null
+        : Math.max(nowMs + FLUSH_DELAY_MS, row.settled_ms + IN_FLIGHT_FLUSH_AFTER_MS),
+    ].filter((value): value is number => value !== null);
+    return {
+      timerMs: timers.length === 0 ? null : Math.min(...timers),
+      flushAtMs: flushes.length === 0 ? null : Math.min(...flushes),
+    };
   }
 }

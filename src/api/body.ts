@@ -44,6 +44,15 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
     throw new ApiError(400, "invalid_json", `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
+  const illFormed = illFormedStrings(value);
+  if (illFormed.length > 0) {
+    throw new ApiError(
+      400,
+      "validation_failed",
+      "The request body holds text that is not valid Unicode",
+      illFormed.map((path) => ({ path, message: "contains a lone surrogate (ill-formed Unicode)" })),
+    );
+  }
   return value;
 }
 
@@ -57,6 +66,29 @@ function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
     for (const child of Object.values(node)) pending.push([child, depth + 1]);
   }
   return false;
+}
+
+/**
+ * Dotted paths of strings (or keys) holding a lone surrogate: `"\ud800"` is valid JSON but not
+ * Unicode, and could never be stored faithfully or sent on to a target as UTF-8.
+ */
+function illFormedStrings(value: unknown): string[] {
+  const found: string[] = [];
+  const pending: [node: unknown, path: string][] = [[value, ""]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, path] = next;
+    if (typeof node === "string") {
+      if (!node.isWellFormed()) found.push(path);
+      continue;
+    }
+    if (typeof node !== "object" || node === null) continue;
+    for (const [key, child] of Object.entries(node)) {
+      const childPath = path === "" ? key.toWellFormed() : `${path}.${key.toWellFormed()}`;
+      if (!key.isWellFormed()) found.push(childPath);
+      else pending.push([child, childPath]);
+    }
+  }
+  return found;
 }
 
 function tooLarge(): ApiError {

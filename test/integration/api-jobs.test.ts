@@ -30,6 +30,22 @@ async function jobCount(tenantId: string): Promise<number> {
 }
 
 describe("POST /v1/jobs", () => {
+  it("refuses ill-formed Unicode (a lone surrogate) in any string or key, and stores nothing", async () => {
+    const t = await createTenantWithKey();
+    const before = await env.DB.prepare("SELECT COUNT(*) AS n FROM jobs").first<{ n: number }>();
+    for (const body of [
+      JSON.stringify(jobBody({ name: "bad-\ud800" })),
+      '{"name":"x\\udfff","schedule":{"type":"once","delay":"1h"},"target":{"url":"https://example.com"}}',
+      '{"name":"ok","schedule":{"type":"once","delay":"1h"},"target":{"url":"https://example.com","headers":{"\\ud800":"v"}}}',
+    ]) {
+      const res = await api<{ code: string }>("POST", "/v1/jobs", { token: t.key, body });
+      expect(res.status, body).toBe(400);
+      expect(res.body.code).toBe("validation_failed");
+    }
+    const after = await env.DB.prepare("SELECT COUNT(*) AS n FROM jobs").first<{ n: number }>();
+    expect(after?.n).toBe(before?.n);
+  });
+
   it("creates a job, normalizes its schedule and returns the resource", async () => {
     const t = await createTenantWithKey();
     const before = Date.now();

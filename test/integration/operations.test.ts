@@ -271,8 +271,12 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
     expect(JSON.parse(alert!.details_json).scheduled_at).toBe(new Date(missedAtMs).toISOString());
     // Recovered: the missed instant fires (late, through the misfire policy), once.
     await vi.waitFor(async () => expect(await targetCalls(`/ok/${jobId}`)).toHaveLength(1), WAIT);
-    const [run] = await historyOf(jobId);
-    expect(run?.events_json).toContain("misfire fire_now");
+    const run = await vi.waitFor(async () => {
+      const [found] = await historyOf(jobId);
+      expect(found?.state).toBe("SUCCEEDED");
+      return found!;
+    }, WAIT);
+    expect(run.events_json).toContain("misfire fire_now");
     await placeJob(snapshot(jobId, jobSpec, 2, "PAUSED"));
   });
 
