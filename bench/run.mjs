@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { latenessSvg, markdownSummary } from "./lib/report.mjs";
 import { ADMIN_TOKEN, buildBundle, startScheduler, startTarget, workerdMemory } from "./lib/runtime.mjs";
-import * as scenarios from "./lib/scenarios.mjs";
+import * as scenarioModule from "./lib/scenarios.mjs";
+
+const scenarios = { ...scenarioModule };
 
 const ORDER = ["ceiling", "create", "burst", "steady", "scale"];
 const SIZES = {

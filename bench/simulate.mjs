@@ -228,7 +228,6 @@ export function plan(costs, load) {
  */
 function simulateBurst(rate, seconds, capacity, baseMs, batchSeconds) {
   const stepMs = 10;
-  let backlog = 0;
   const latenesses = []; // [lateMs, count]
   const queue = []; // [dueMs, count]
   for (let t = 0; t < (seconds + 600) * 1000; t += stepMs) {

@@ -275,7 +275,8 @@ export class ShardScheduler extends DurableObject<Env> {
            (SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL) AS job_ms,
            (SELECT MIN(due_at_ms) FROM runs WHERE due_at_ms IS NOT NULL) AS run_ms,
            (SELECT MIN(updated_at_ms) FROM runs WHERE dirty = 1 AND due_at_ms IS NOT NULL) AS settled_ms,
-           (EXISTS (SELECT 1 FROM runs WHERE (dirty = 1 AND due_at_ms IS NULL) OR dlq_pending = 1)
+           (EXISTS (SELECT 1 FROM runs WHERE dirty = 1 AND due_at_ms IS NULL)
+              OR EXISTS (SELECT 1 FROM runs WHERE dlq_pending = 1)
               OR EXISTS (SELECT 1 FROM jobs WHERE status_dirty = 1)) AS urgent`,
       )
       .one();

@@ -67,6 +67,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
   INSERT INTO meta (key, value) VALUES ('fence_seq', 0);
   `,
+  // v2: the alarm bookkeeping runs on every RPC; these make "is a flush due, and when" index
+  // lookups instead of scans over every in-flight run.
+  `
+  CREATE INDEX runs_flush_now ON runs(run_id) WHERE dirty = 1 AND due_at_ms IS NULL;
+  CREATE INDEX runs_flush_later ON runs(updated_at_ms) WHERE dirty = 1 AND due_at_ms IS NOT NULL;
+  DROP INDEX runs_dirty;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */
