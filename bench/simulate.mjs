@@ -233,7 +233,6 @@ function simulateBurst(rate, seconds, capacity, baseMs, batchSeconds) {
   for (let t = 0; t < (seconds + 600) * 1000; t += stepMs) {
     if (t % 1000 === 0 && t < seconds * 1000) {
       queue.push([t, rate]);
-      backlog += rate;
     }
     let served = (capacity * stepMs) / 1000;
     while (served > 0 && queue.length > 0) {
@@ -245,7 +244,6 @@ function simulateBurst(rate, seconds, capacity, baseMs, batchSeconds) {
       }
       head[1] -= n;
       served -= n;
-      backlog -= n;
       if (head[1] <= 1e-9) queue.shift();
     }
     if (queue.length === 0 && t >= seconds * 1000) break;
