@@ -54,10 +54,10 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
   };
   summary.firedJobs = fireDueJobs(sql, settings, nowMs);
   if (summary.firedJobs >= MAX_JOBS_PER_TICK) summary.more = true;
-  const { toDispatch, backpressured } = collectDueRuns(sql, settings, nowMs);
+  const { toDispatch, backpressured, jobs } = collectDueRuns(sql, settings, nowMs);
   if (toDispatch.length >= MAX_RUNS_PER_TICK) summary.more = true;
   summary.backpressured = backpressured;
-  const sent = await dispatchRuns(sql, settings, toDispatch, nowMs);
+  const sent = await dispatchRuns(sql, settings, toDispatch, jobs, nowMs);
   summary.dispatched = sent.dispatched;
   summary.sendFailures = sent.failed;
   return summary;
@@ -90,7 +90,7 @@ function collectDueRuns(
   sql: SqlStorage,
   settings: TickSettings,
   nowMs: number,
-): { toDispatch: RunRow[]; backpressured: boolean } {
+): { toDispatch: RunRow[]; backpressured: boolean; jobs: Map<string, ShardJobRow | null> } {
   const unclaimed = sql
     .exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE state IN ('ACQUIRED', 'DISPATCHED')")
     .one().n;
@@ -166,7 +166,7 @@ function collectDueRuns(
         sql.exec("UPDATE runs SET due_at_ms = NULL WHERE run_id = ?", run.run_id);
     }
   }
-  return { toDispatch, backpressured };
+  return { toDispatch, backpressured, jobs };
 }
 
 /** Cancels a due run whose job is gone or paused; true when it may be dispatched. */
@@ -186,11 +186,13 @@ async function dispatchRuns(
   sql: SqlStorage,
   settings: TickSettings,
   runs: RunRow[],
+  jobs: Map<string, ShardJobRow | null>,
   nowMs: number,
 ): Promise<{ dispatched: number; failed: number }> {
   const messages: DispatchMessage[] = [];
   for (const run of runs) {
-    const job = getJob(sql, run.job_id);
+    // collectDueRuns already read every job it let through.
+    const job = jobs.get(run.job_id) ?? null;
     // A re-send of the same attempt keeps its fence: the first copy to arrive claims it and the
     // other is refused as a duplicate, so a message that was only slow is not wasted. A new
     // attempt (or the first send) takes a new fence, which fences off every older message.
