@@ -16,8 +16,8 @@ import {
 import {
   clickAndConfirm,
   horizontalOverflow,
-  overflowingElements,
   launchChromium,
+  overflowingElements,
   reloadUntil,
   setWidth,
   shoot,

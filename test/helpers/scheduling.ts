@@ -1,9 +1,12 @@
 // Helpers for workers-pool tests that drive shards directly (below the HTTP API).
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { inject } from "vitest";
-import { type JobCreate, jobCreateSchema, type JobSpec } from "../../src/core/job-spec";
+import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
 import { pushJobs, shardOfJob, shardStub } from "../../src/shard/client";
 import type { ShardJob } from "../../src/shard/protocol";
+
+/** Deadline for waits on real queues, alarms and the target. */
+export const WAIT = { timeout: 20_000, interval: 100 };
 
 export const TENANT_ID = "ten_scheduling_tests";
 export const SIGNING_SECRET = "a".repeat(64);
@@ -105,4 +108,16 @@ export async function historyOf(jobId: string): Promise<HistoryRow[]> {
 
 export function statesOf(row: HistoryRow): string[] {
   return (JSON.parse(row.events_json) as { state: string }[]).map((event) => event.state);
+}
+
+/**
+ * Makes the jobs (all on one shard) due and runs one tick whose sends the queue "loses": their
+ * runs end DISPATCHED with no message anywhere, as after a queue outage.
+ */
+export async function dispatchButLose(jobIds: string[]): Promise<void> {
+  const stub = stubFor(jobIds[0] as string);
+  await stub.testSetFaults({ dropDispatches: true });
+  for (const jobId of jobIds) await makeJobDue(jobId);
+  await runDurableObjectAlarm(stub);
+  await stub.testSetFaults({});
 }

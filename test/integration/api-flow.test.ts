@@ -4,9 +4,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { shardStub } from "../../src/shard/client";
 import { api, createTenantWithKey } from "../helpers/api";
-import { targetCalls, targetUrl } from "../helpers/scheduling";
-
-const WAIT = { timeout: 20_000, interval: 100 };
+import { targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
 
 interface Job {
   id: string;

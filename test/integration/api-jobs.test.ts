@@ -1,6 +1,6 @@
-import { shardStub } from "../../src/shard/client";
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { shardStub } from "../../src/shard/client";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import { engineReady } from "../helpers/engine";
 

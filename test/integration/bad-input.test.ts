@@ -4,12 +4,11 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { ADMIN_TOKEN, api, BASE, createTenantWithKey } from "../helpers/api";
-import { targetUrl } from "../helpers/scheduling";
-import { ConsoleClient, ORIGIN } from "../support/console-client";
+import { targetUrl, WAIT } from "../helpers/scheduling";
 import { allBadRequests, type BadRequest, type Fixtures } from "../support/bad-input-cases";
+import { ConsoleClient, ORIGIN } from "../support/console-client";
 
 const SEED = 0x6ec2_0b06;
-const WAIT = { timeout: 20_000, interval: 100 };
 const TABLES = ["tenants", "api_keys", "jobs", "runs", "dead_letters", "alerts"];
 
 /** Row count and a SHA-256 over every row of each table, in a stable order. */

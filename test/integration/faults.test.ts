@@ -10,10 +10,11 @@ import {
 } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
+import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
 import { shardOfJob } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";
-import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
 import {
+  dispatchButLose,
   historyOf,
   makeJobDue,
   placeJob,
@@ -22,13 +23,13 @@ import {
   snapshot,
   spec,
   stubFor,
+  TENANT_ID,
   targetCalls,
   targetUrl,
   uniqueJobId,
-  TENANT_ID,
+  WAIT,
 } from "../helpers/scheduling";
 
-const WAIT = { timeout: 20_000, interval: 100 };
 let faultsInjected = 0;
 
 function farJob(label: string) {
@@ -64,10 +65,7 @@ describe("fault injection", () => {
     }
     const stub = stubFor(first.jobId);
     for (const job of jobs) await placeJob(snapshot(job.jobId, job.jobSpec));
-    await stub.testSetFaults({ dropDispatches: true });
-    for (const job of jobs) await makeJobDue(job.jobId);
-    await runDurableObjectAlarm(stub);
-    await stub.testSetFaults({});
+    await dispatchButLose(jobs.map((job) => job.jobId));
     const messages: DispatchMessage[] = [];
     for (const job of jobs) {
       const [run] = await shardRows<{ run_id: string; fence: number; scheduled_at_ms: number }>(

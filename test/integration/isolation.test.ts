@@ -3,10 +3,8 @@
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { api, createTenantWithKey, type JsonResponse, type TenantWithKey } from "../helpers/api";
-import { targetUrl } from "../helpers/scheduling";
+import { targetUrl, WAIT } from "../helpers/scheduling";
 import { ConsoleClient } from "../support/console-client";
-
-const WAIT = { timeout: 20_000, interval: 100 };
 
 interface Owned {
   jobId: string;

@@ -2,6 +2,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { retryRun, shardOfJob, triggerJob } from "../../src/shard/client";
 import {
+  dispatchButLose,
   historyOf,
   makeJobDue,
   placeJob,
@@ -14,9 +15,8 @@ import {
   targetCalls,
   targetUrl,
   uniqueJobId,
+  WAIT,
 } from "../helpers/scheduling";
-
-const WAIT = { timeout: 20_000, interval: 100 };
 
 interface ShardRun {
   run_id: string;
@@ -107,10 +107,7 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
     });
     await placeJob(snapshot(jobId, jobSpec));
     const stub = stubFor(jobId);
-    await stub.testSetFaults({ dropDispatches: true });
-    await makeJobDue(jobId);
-    await runDurableObjectAlarm(stub);
-    await stub.testSetFaults({});
+    await dispatchButLose([jobId]);
     const [inFlight] = await shardRows<{ run_id: string; fence: number }>(
       jobId,
       "SELECT run_id, fence FROM runs WHERE job_id = ?",

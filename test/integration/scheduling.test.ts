@@ -11,6 +11,7 @@ import worker from "../../src/index";
 import { shardOfJob } from "../../src/shard/client";
 import type { ClaimResult, DispatchMessage } from "../../src/shard/protocol";
 import {
+  dispatchButLose,
   historyOf,
   makeJobDue,
   placeJob,
@@ -24,9 +25,8 @@ import {
   targetCalls,
   targetUrl,
   uniqueJobId,
+  WAIT,
 } from "../helpers/scheduling";
-
-const WAIT = { timeout: 20_000, interval: 100 };
 
 async function hmacHex(secret: string, text: string): Promise<string> {
   const key = await crypto.subtle.importKey(
@@ -233,10 +233,7 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     });
     await placeJob(snapshot(jobId, jobSpec));
     const stub = stubFor(jobId);
-    await stub.testSetFaults({ dropDispatches: true });
-    await makeJobDue(jobId);
-    await runDurableObjectAlarm(stub);
-    await stub.testSetFaults({});
+    await dispatchButLose([jobId]);
     const [run] = await shardRows<{ run_id: string; fence: number }>(
       jobId,
       "SELECT run_id, fence FROM runs WHERE job_id = ?",

@@ -3,9 +3,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { verifySignature } from "../../src/client/verify";
 import { api } from "../helpers/api";
-import { type TargetCall, targetCalls, targetUrl } from "../helpers/scheduling";
-
-const WAIT = { timeout: 20_000, interval: 100 };
+import { type TargetCall, targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
 
 interface Tenant {
   id: string;

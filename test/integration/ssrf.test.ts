@@ -6,9 +6,8 @@ import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { callTarget } from "../../src/queue/target-call";
 import { ADMIN_TOKEN, api, BASE, createTenantWithKey, jobBody } from "../helpers/api";
-import { targetCalls, targetUrl } from "../helpers/scheduling";
+import { targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
 
-const WAIT = { timeout: 20_000, interval: 100 };
 const PRODUCTION_ENV = { ...env, ALLOW_PRIVATE_TARGETS: "false" };
 
 interface Problem {

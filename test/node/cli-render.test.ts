@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { resolveCommand } from "../../src/cli/main";
-import { headersFromFlags, parseBody, scheduleFromFlags } from "../../src/cli/job-flags";
 import { parseJsonl } from "../../src/cli/commands/import";
+import { headersFromFlags, parseBody, scheduleFromFlags } from "../../src/cli/job-flags";
+import { resolveCommand } from "../../src/cli/main";
 import { progressLine } from "../../src/cli/progress";
 import { cellText, formatInZone, renderKeyValues, renderProblem, renderTable } from "../../src/cli/render";
 

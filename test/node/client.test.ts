@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EdgecronClient, EdgecronNetworkError, EdgecronProblemError } from "../../src/client/index";
-import { sampleJob, type StubServer, startStub } from "./stub-server";
+import { type StubServer, sampleJob, startStub } from "./stub-server";
 
 const JOB_BODY = {
   name: "renew-42",

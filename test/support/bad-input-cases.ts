@@ -1,8 +1,9 @@
 // The bad-input generator: every route of docs/API.md crossed with what can be wrong with a
 // request (auth, path id, query, content type, size, JSON, fields). Deterministic: all choices
 // come from a seeded PRNG, so a failure names a case that replays exactly.
-import { bodyCases } from "./bad-input-body-cases";
+
 import { type Json, validJob } from "./bad-input-bodies";
+import { bodyCases } from "./bad-input-body-cases";
 
 /** mulberry32: a small seeded PRNG with a full 2^32 period; enough to pick and shuffle. */
 export function seededRandom(seed: number): () => number {

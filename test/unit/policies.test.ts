@@ -1,8 +1,8 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { backoffBaseMs, backoffDelayMs, retryDelayMs } from "../../src/core/backoff";
 import { EdgecronError, ERROR_CODES, isErrorCode, toProblem } from "../../src/core/errors";
-import type { BackoffPolicy, MisfirePolicy, OverlapPolicy } from "../../src/core/job-spec";
 import { fireJitterMs, fnv1a32, hash32, shardForJob } from "../../src/core/jitter";
+import type { BackoffPolicy, MisfirePolicy, OverlapPolicy } from "../../src/core/job-spec";
 import { misfireDecision, splitLateInstants } from "../../src/core/misfire";
 import { classifyTargetError, classifyTargetResponse, parseRetryAfterMs } from "../../src/core/outcome";
 import { overlapDecision } from "../../src/core/overlap";

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { IANAZone } from "luxon";
+import { describe, expect, it } from "vitest";
 import { cronExpressionIssues, isWildcardHourCron } from "../../src/core/cron/validate";
 import { zoneOffsets } from "../../src/core/cron/zone";
 import { type DstPolicy, scheduleSchema } from "../../src/core/job-spec";
