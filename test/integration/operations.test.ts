@@ -311,11 +311,14 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
     const hex = [...new Uint8Array(mac)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
     expect(hook!.headers["edgecron-signature"]).toContain(`v1=${hex}`);
     await vi.waitFor(async () => expect(await targetCalls(`/ok/on-failure/${jobId}`)).toHaveLength(1), WAIT);
-    const row = await env.DB.prepare("SELECT delivered_at_ms, delivery_error FROM alerts WHERE job_id = ?")
-      .bind(jobId)
-      .first<{ delivered_at_ms: number | null; delivery_error: string | null }>();
-    expect(row?.delivered_at_ms).not.toBeNull();
-    expect(row?.delivery_error).toBeNull();
+    // The delivery is recorded after both calls return: wait for the row, not just the calls.
+    await vi.waitFor(async () => {
+      const row = await env.DB.prepare("SELECT delivered_at_ms, delivery_error FROM alerts WHERE job_id = ?")
+        .bind(jobId)
+        .first<{ delivered_at_ms: number | null; delivery_error: string | null }>();
+      expect(row?.delivered_at_ms).not.toBeNull();
+      expect(row?.delivery_error).toBeNull();
+    }, WAIT);
   });
 
   it("triggers a job now with its own idempotency key, and refuses a paused one", async () => {

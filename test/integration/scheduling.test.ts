@@ -115,10 +115,13 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
       return row!;
     }, WAIT);
     expect(letter).toMatchObject({ reason: "exhausted", attempt: 3, target_status: 503 });
-    const alert = await env.DB.prepare("SELECT kind FROM alerts WHERE job_id = ?")
-      .bind(jobId)
-      .first<{ kind: string }>();
-    expect(alert?.kind).toBe("dead_lettered");
+    // The alert is written after the dead letter, by a separate statement: wait for it too.
+    await vi.waitFor(async () => {
+      const alert = await env.DB.prepare("SELECT kind FROM alerts WHERE job_id = ?")
+        .bind(jobId)
+        .first<{ kind: string }>();
+      expect(alert?.kind).toBe("dead_lettered");
+    }, WAIT);
   });
 
   it("dead-letters a permanent 4xx at once, without retrying", async () => {
