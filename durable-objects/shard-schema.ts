@@ -74,6 +74,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_flush_later ON runs(updated_at_ms) WHERE dirty = 1 AND due_at_ms IS NOT NULL;
   DROP INDEX runs_dirty;
   `,
+  // v3: a SCHEDULED run waiting for the dispatch budget is not written to D1 until it moves on: in
+  // a burst that wrote every backlogged run twice (waiting, then done) and held D1 for seconds.
+  `
+  DROP INDEX runs_flush_later;
+  CREATE INDEX runs_flush_in_flight ON runs(updated_at_ms)
+    WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED';
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

@@ -27,8 +27,22 @@ export function logEvent(event: string, fields: Record<string, unknown> = {}): v
   console.log(JSON.stringify({ ts: new Date().toISOString(), event, ...rest }));
 }
 
+// Field names repeat on every line (a few per run on the dispatch path): decide each once.
+const DECISION_CACHE_LIMIT = 1_000;
+const deniedByName = new Map<string, boolean>();
+
 /** True when a field of this name must not be logged. */
 export function isDeniedField(name: string): boolean {
+  let denied = deniedByName.get(name);
+  if (denied === undefined) {
+    denied = decideDenied(name);
+    if (deniedByName.size >= DECISION_CACHE_LIMIT) deniedByName.clear();
+    deniedByName.set(name, denied);
+  }
+  return denied;
+}
+
+function decideDenied(name: string): boolean {
   const snake = name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
   if (ALLOWED_NAMES.has(snake)) return false;
   return snake.split(/[^a-z0-9]+/).some((word) => DENIED_WORDS.has(word));

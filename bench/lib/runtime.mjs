@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
+import { INSPECTOR_PORT } from "./profile.mjs";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const ADMIN_TOKEN = "bench-admin-token";
@@ -117,6 +118,7 @@ export async function startScheduler({
     },
     host: "127.0.0.1",
     port: 0,
+    ...(process.env.BENCH_PROFILE ? { inspectorPort: INSPECTOR_PORT } : {}),
     d1Persist: process.env.BENCH_MEMORY ? false : join(persistDir, "d1"),
     kvPersist: process.env.BENCH_MEMORY ? false : join(persistDir, "kv"),
     durableObjectsPersist: process.env.BENCH_MEMORY ? false : join(persistDir, "do"),

@@ -1,8 +1,9 @@
 // The bench scenarios. Each takes the context (API client, target, runtime) and its size, and
 // returns the JSON that goes into latest.json under its name.
 import { join } from "node:path";
-import { cpuSeconds, diskBytes, workerdMemory } from "./runtime.mjs";
+import { isolateProfiler } from "./profile.mjs";
 import { percentiles } from "./report.mjs";
+import { cpuSeconds, diskBytes, workerdMemory } from "./runtime.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const BATCH = 1_000;
@@ -189,7 +190,9 @@ export async function burst(ctx, { jobs }) {
   }));
   const createdBeforeMs = atMs - Date.now();
   const meter = cpuMeter(ctx);
+  const stopProfile = await profileIf("burst");
   await waitForCalls(ctx, "burst", jobs, { fromMs: atMs });
+  const profile = await stopProfile();
   await sleep(2_000); // late duplicates, if any
   const stats = await ctx.target.ask({ type: "stats", scenario: "burst", withLateness: true });
   const drainS = (stats.lastMs - atMs) / 1000;
@@ -210,6 +213,7 @@ export async function burst(ctx, { jobs }) {
       ? round((100 * stats.uniqueKeys) / drainS / ctx.results.ceiling.fetch_msgs_per_s, 1)
       : null,
     cpu: meter(),
+    ...(profile ? { profile } : {}),
     _lateness: stats.lateness,
   };
 }
@@ -233,8 +237,10 @@ export async function steady(ctx, { jobs, seconds }) {
   const expected = (jobs * seconds) / 10;
   await sleep(Math.max(0, startMs - Date.now()));
   const meter = cpuMeter(ctx);
+  const stopProfile = await profileIf("steady");
   await sleep(Math.max(0, endMs - Date.now()));
   const cpu = meter();
+  const profile = await stopProfile();
   await waitForCalls(ctx, "steady", expected, { stallMs: 10_000 });
   await sleep(2_000);
   const stats = await ctx.target.ask({ type: "stats", scenario: "steady", withLateness: true });
@@ -250,6 +256,7 @@ export async function steady(ctx, { jobs, seconds }) {
     create_failed: created.failed,
     created_ms_before_start: createdBeforeMs,
     cpu,
+    ...(profile ? { profile } : {}),
     _lateness: stats.lateness,
   };
 }
@@ -349,6 +356,19 @@ export async function scale(ctx, { jobs }) {
     probe_lateness_ms: percentiles(probeLateness),
     cpu,
     _lateness: probeLateness,
+  };
+}
+
+/** With BENCH_PROFILE=1: a CPU profile of the edgecron isolate; returns stop() -> summary or null. */
+async function profileIf(name) {
+  if (!process.env.BENCH_PROFILE) return async () => null;
+  const profiler = await isolateProfiler();
+  await profiler.start();
+  return async () => {
+    const path = join(import.meta.dirname, "..", "results", `profile-${name}.cpuprofile`);
+    const summary = await profiler.stop(path);
+    console.log(`  profile of ${name}: ${path}`);
+    return summary;
   };
 }
 

@@ -5,17 +5,41 @@ import { durationMs } from "../../src/core/duration";
 import type { TargetOutcome } from "../../src/core/outcome";
 import { TERMINAL_STATES } from "../../src/core/run-state";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
+import { getJobs, type ShardJobRow, specOf } from "./job-store";
 import { cancelPendingRuns } from "./job-sync";
-import { getJob, type ShardJobRow, specOf } from "./job-store";
-import { countInFlight, getRun, moveRun, patchRun, type RunRow } from "./run-store";
+import { countInFlight, getRuns, moveRun, patchRun, type RunRow } from "./run-store";
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
 export const RUNNING_LEASE_GRACE_MS = 15_000;
 
 const TERMINAL = new Set<string>(TERMINAL_STATES);
 
-export function claimRun(sql: SqlStorage, claim: ClaimRequest, nowMs: number): ClaimResult {
-  const run = getRun(sql, claim.runId);
+/** Runs and jobs a consumer batch names, read in two statements instead of two per run. */
+interface BatchRows {
+  runs: Map<string, RunRow>;
+  jobs: Map<string, ShardJobRow>;
+}
+
+function readBatch(sql: SqlStorage, runIds: readonly string[]): BatchRows {
+  const runs = getRuns(sql, runIds);
+  const jobs = getJobs(
+    sql,
+    [...runs.values()].map((run) => run.job_id),
+  );
+  return { runs, jobs };
+}
+
+/** Claims in order; a run named twice in one batch is claimed once (the row objects are shared). */
+export function claimRuns(sql: SqlStorage, claims: readonly ClaimRequest[], nowMs: number): ClaimResult[] {
+  const rows = readBatch(
+    sql,
+    claims.map((claim) => claim.runId),
+  );
+  return claims.map((claim) => claimRun(rows, sql, claim, nowMs));
+}
+
+function claimRun(rows: BatchRows, sql: SqlStorage, claim: ClaimRequest, nowMs: number): ClaimResult {
+  const run = rows.runs.get(claim.runId);
   if (!run) return { ok: false, runId: claim.runId, code: "unknown_run" };
   if (run.fence !== claim.fence) return { ok: false, runId: run.run_id, code: "stale_fence" };
   if (run.state === "RUNNING" || TERMINAL.has(run.state))
@@ -23,7 +47,7 @@ export function claimRun(sql: SqlStorage, claim: ClaimRequest, nowMs: number): C
   if (run.state !== "ACQUIRED" && run.state !== "DISPATCHED") {
     return { ok: false, runId: run.run_id, code: "stale_fence" };
   }
-  const job = getJob(sql, run.job_id);
+  const job = rows.jobs.get(run.job_id);
   if (!job || job.status === "DELETED") {
     moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
     return { ok: false, runId: run.run_id, code: "job_deleted" };
@@ -71,18 +95,33 @@ export interface OutcomeEffects {
   pausedJobs: string[];
 }
 
-export function reportOutcome(
+export function reportOutcomes(
+  sql: SqlStorage,
+  reports: readonly OutcomeReport[],
+  nowMs: number,
+  effects: OutcomeEffects,
+  random: () => number,
+): OutcomeResult[] {
+  const rows = readBatch(
+    sql,
+    reports.map((report) => report.runId),
+  );
+  return reports.map((report) => reportOutcome(rows, sql, report, nowMs, effects, random));
+}
+
+function reportOutcome(
+  rows: BatchRows,
   sql: SqlStorage,
   report: OutcomeReport,
   nowMs: number,
   effects: OutcomeEffects,
   random: () => number,
 ): OutcomeResult {
-  const run = getRun(sql, report.runId);
+  const run = rows.runs.get(report.runId);
   if (!run) return { ok: false, runId: report.runId, code: "unknown_run" };
   if (run.fence !== report.fence) return { ok: false, runId: run.run_id, code: "stale_fence" };
   if (run.state !== "RUNNING") return { ok: false, runId: run.run_id, code: "not_running" };
-  const job = getJob(sql, run.job_id);
+  const job = rows.jobs.get(run.job_id) ?? null;
   const { outcome } = report;
   if (outcome.kind === "success") {
     moveRun(sql, run, "SUCCEEDED", `target answered ${outcome.status}`, nowMs, {
@@ -96,7 +135,7 @@ export function reportOutcome(
       job.consecutive_failures = 0;
       sql.exec("UPDATE jobs SET consecutive_failures = 0 WHERE job_id = ?", job.job_id);
     }
-    releaseBuffered(sql, run.job_id, nowMs);
+    releaseBuffered(sql, job, run.job_id, nowMs);
     return { ok: true, runId: run.run_id, state: "SUCCEEDED" };
   }
   return applyFailure(sql, job, run, outcome, nowMs, effects, random);
@@ -127,7 +166,7 @@ export function applyFailure(
       next_attempt_at_ms: null,
     });
     if (job) countDeadLetter(sql, job, nowMs, effects);
-    releaseBuffered(sql, run.job_id, nowMs);
+    releaseBuffered(sql, job, run.job_id, nowMs);
     return { ok: true, runId: run.run_id, state: "DEAD_LETTERED" };
   }
   const spec = specOf(job);
@@ -177,7 +216,15 @@ function countDeadLetter(sql: SqlStorage, job: ShardJobRow, nowMs: number, effec
 }
 
 /** With buffer_one / buffer_all, the oldest waiting run starts once nothing else is in flight. */
-export function releaseBuffered(sql: SqlStorage, jobId: string, nowMs: number): void {
+export function releaseBuffered(
+  sql: SqlStorage,
+  job: ShardJobRow | null,
+  jobId: string,
+  nowMs: number,
+): void {
+  // Only buffer_one / buffer_all leave runs waiting; a job that never buffers (or is gone, its
+  // waiting runs cancelled) has nothing to release, and counting its runs costs a query per outcome.
+  if (job !== null && !specOf(job).overlap.startsWith("buffer")) return;
   if (countInFlight(sql, jobId).inFlight > 0) return;
   const next = sql
     .exec<RunRow>(

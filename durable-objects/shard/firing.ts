@@ -5,7 +5,7 @@ import { MAX_BUFFERED_RUNS } from "../../src/core/job-spec";
 import { type JobFire, upcomingFires } from "../../src/core/job-timeline";
 import { misfireDecision, splitLateInstants } from "../../src/core/misfire";
 import { overlapDecision } from "../../src/core/overlap";
-import { type ShardJobRow, setJobTimer, specOf } from "./job-store";
+import { type ShardJobRow, specOf } from "./job-store";
 import { countInFlight, insertRun, type RunKind } from "./run-store";
 
 /** Instants enumerated in one pass; a longer outage jumps ahead (the rest count as skipped). */
@@ -84,9 +84,23 @@ export function fireDueJob(
     if (outcome === "created") summary.created += 1;
   }
   if (spec.max_runs !== null && job.run_count >= spec.max_runs) completed = true;
-  setJobTimer(sql, job, completed ? null : cursor);
-  if (completed || cursor === null) markCompleted(sql, job);
-  sql.exec("UPDATE jobs SET run_count = ? WHERE job_id = ?", job.run_count, job.job_id);
+  const next = completed ? null : cursor;
+  job.next_scheduled_ms = next?.scheduledAtMs ?? null;
+  job.next_fire_ms = next?.fireAtMs ?? null;
+  if (next === null && job.status === "ACTIVE") {
+    job.status = "COMPLETED";
+    job.status_dirty = 1;
+  }
+  // One write for the timer, the count and a completion: this runs once per job per fire.
+  sql.exec(
+    "UPDATE jobs SET next_scheduled_ms = ?, next_fire_ms = ?, run_count = ?, status = ?, status_dirty = ? WHERE job_id = ?",
+    job.next_scheduled_ms,
+    job.next_fire_ms,
+    job.run_count,
+    job.status,
+    job.status_dirty,
+    job.job_id,
+  );
   return summary;
 }
 

@@ -7,10 +7,12 @@ import type { RunRow } from "./run-store";
 
 const RUNS_PER_FLUSH = 2_000;
 const RUNS_PER_STATEMENT = 250;
+const JOBS_PER_FLUSH = 2_000;
 /**
- * A run still in flight is written once it has sat unchanged this long; a run that reached a
- * state with no timer (terminal, or waiting) is written at once. Most runs finish within a
- * second, so they reach D1 once instead of once per state.
+ * A run handed to the execution path (or waiting to retry) is written once it has sat unchanged
+ * this long; a run that reached a state with no timer (terminal, or waiting) is written at once;
+ * a run still waiting in the wheel (SCHEDULED) is written when it moves on. Most runs finish within
+ * a second, so they reach D1 once instead of once per state.
  */
 export const IN_FLIGHT_FLUSH_AFTER_MS = 1_000;
 
@@ -66,7 +68,7 @@ async function flushRuns(sql: SqlStorage, db: D1Database, shard: number): Promis
   const rows = settled.concat(
     sql
       .exec<RunRow>(
-        "SELECT * FROM runs WHERE dirty = 1 AND due_at_ms IS NOT NULL AND updated_at_ms <= ? LIMIT ?",
+        "SELECT * FROM runs WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED' AND updated_at_ms <= ? LIMIT ?",
         Date.now() - IN_FLIGHT_FLUSH_AFTER_MS,
         RUNS_PER_FLUSH - settled.length,
       )
@@ -101,29 +103,41 @@ async function flushRuns(sql: SqlStorage, db: D1Database, shard: number): Promis
   }
   await db.batch(statements);
   // Only rows unchanged since they were read are clean now; newer changes flush next time.
-  for (const run of rows)
-    sql.exec("UPDATE runs SET dirty = 0 WHERE run_id = ? AND rev = ?", run.run_id, run.rev);
+  sql.exec(
+    `UPDATE runs SET dirty = 0
+     FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS rev FROM json_each(?)) AS written
+     WHERE runs.run_id = written.id AND runs.rev = written.rev`,
+    JSON.stringify(rows.map((run) => [run.run_id, run.rev])),
+  );
   return rows.length;
 }
 
 async function flushJobStatuses(sql: SqlStorage, db: D1Database): Promise<ShardJobRow[]> {
-  const jobs = sql.exec<ShardJobRow>("SELECT * FROM jobs WHERE status_dirty = 1 LIMIT 500").toArray();
+  const jobs = sql
+    .exec<ShardJobRow>("SELECT * FROM jobs WHERE status_dirty = 1 LIMIT ?", JOBS_PER_FLUSH)
+    .toArray();
   if (jobs.length === 0) return [];
   const nowMs = Date.now();
   // COMPLETED keeps the version; a shard-side pause bumped it by one. Never resurrect a deletion
-  // or overwrite a newer edit that D1 already holds.
-  await db.batch(
-    jobs.map((job) =>
-      db
-        .prepare(
-          `UPDATE jobs SET status = ?1, version = ?2, synced_version = ?2, updated_at_ms = ?3
-           WHERE id = ?4 AND version IN (?2, ?2 - 1) AND status NOT IN ('DELETED')`,
-        )
-        .bind(job.status, job.version, nowMs, job.job_id),
-    ),
+  // or overwrite a newer edit that D1 already holds. One statement for all of them: a burst of
+  // one-shot jobs completes thousands at once.
+  await db
+    .prepare(
+      `UPDATE jobs SET status = decided.status, version = decided.version, synced_version = decided.version,
+         updated_at_ms = ?2
+       FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS status,
+               json_extract(value, '$[2]') AS version FROM json_each(?1)) AS decided
+       WHERE jobs.id = decided.id AND jobs.version IN (decided.version, decided.version - 1)
+         AND jobs.status NOT IN ('DELETED')`,
+    )
+    .bind(JSON.stringify(jobs.map((job) => [job.job_id, job.status, job.version])), nowMs)
+    .run();
+  sql.exec(
+    `UPDATE jobs SET status_dirty = 0
+     FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS status FROM json_each(?)) AS written
+     WHERE jobs.job_id = written.id AND jobs.status = written.status`,
+    JSON.stringify(jobs.map((job) => [job.job_id, job.status])),
   );
-  for (const job of jobs)
-    sql.exec("UPDATE jobs SET status_dirty = 0 WHERE job_id = ? AND status = ?", job.job_id, job.status);
   return jobs;
 }
 

@@ -39,6 +39,21 @@ export function getJob(sql: SqlStorage, jobId: string): ShardJobRow | null {
   return sql.exec<ShardJobRow>("SELECT * FROM jobs WHERE job_id = ?", jobId).toArray()[0] ?? null;
 }
 
+/** Many jobs in one statement (a consumer batch or a tick touches hundreds of distinct jobs). */
+export function getJobs(sql: SqlStorage, jobIds: Iterable<string>): Map<string, ShardJobRow> {
+  const ids = [...new Set(jobIds)];
+  const jobs = new Map<string, ShardJobRow>();
+  if (ids.length === 0) return jobs;
+  const rows = sql
+    .exec<ShardJobRow>(
+      "SELECT * FROM jobs WHERE job_id IN (SELECT value FROM json_each(?))",
+      JSON.stringify(ids),
+    )
+    .toArray();
+  for (const row of rows) jobs.set(row.job_id, row);
+  return jobs;
+}
+
 export function setJobTimer(
   sql: SqlStorage,
   job: ShardJobRow,

@@ -92,6 +92,20 @@ export function getRun(sql: SqlStorage, runId: string): RunRow | null {
   return sql.exec<RunRow>("SELECT * FROM runs WHERE run_id = ?", runId).toArray()[0] ?? null;
 }
 
+/** Many runs in one statement, by id. */
+export function getRuns(sql: SqlStorage, runIds: readonly string[]): Map<string, RunRow> {
+  const runs = new Map<string, RunRow>();
+  if (runIds.length === 0) return runs;
+  const rows = sql
+    .exec<RunRow>(
+      "SELECT * FROM runs WHERE run_id IN (SELECT value FROM json_each(?))",
+      JSON.stringify(runIds),
+    )
+    .toArray();
+  for (const row of rows) runs.set(row.run_id, row);
+  return runs;
+}
+
 /** Columns a state change may set besides the state itself. */
 export type RunPatch = Partial<
   Pick<
@@ -157,6 +171,44 @@ export function moveRun(
   writeRun(sql, run, Object.keys(patch));
 }
 
+/**
+ * Moves many runs `from` → `to` in one statement, appending the same event to each: only runs
+ * still in `from` under the given fence move (a claim may have raced ahead). For the hot path,
+ * where a per-run moveRun was one statement and one row object per run. Returns the ids moved.
+ */
+export function moveRunsAtFence(
+  sql: SqlStorage,
+  runs: readonly { runId: string; fence: number }[],
+  from: RunState,
+  to: RunState,
+  reason: string,
+  nowMs: number,
+): string[] {
+  if (runs.length === 0) return [];
+  transition(from, to);
+  // The event is built like moveRun's (same keys, same order) so both kinds of append read alike.
+  return sql
+    .exec<{ run_id: string }>(
+      `UPDATE runs SET state = ?1,
+         events_json = substr(events_json, 1, length(events_json) - 1)
+           || CASE WHEN length(events_json) > 2 THEN ',' ELSE '' END
+           || json_object('state', ?1, 'at_ms', ?2, 'reason', ?3, 'attempt', runs.attempt, 'fence', runs.fence)
+           || ']',
+         updated_at_ms = ?2, rev = rev + 1, dirty = 1
+       FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS sent_fence
+             FROM json_each(?4)) AS sent
+       WHERE runs.run_id = sent.id AND runs.fence = sent.sent_fence AND runs.state = ?5
+       RETURNING runs.run_id`,
+      to,
+      nowMs,
+      reason,
+      JSON.stringify(runs.map((run) => [run.runId, run.fence])),
+      from,
+    )
+    .toArray()
+    .map((row) => row.run_id);
+}
+
 /** Updates columns without a state change (e.g. re-arming a lease); still flushed to D1. */
 export function patchRun(sql: SqlStorage, run: RunRow, nowMs: number, patch: RunPatch): void {
   Object.assign(run, patch);
@@ -202,8 +254,13 @@ export function countInFlight(sql: SqlStorage, jobId: string): { inFlight: numbe
   return { inFlight: row.in_flight ?? 0, buffered: row.buffered ?? 0 };
 }
 
-export function nextFence(sql: SqlStorage): number {
-  return sql
-    .exec<{ value: number }>("UPDATE meta SET value = value + 1 WHERE key = 'fence_seq' RETURNING value")
+/** Reserves `count` consecutive fences in one statement; returns the first. */
+export function nextFences(sql: SqlStorage, count: number): number {
+  const last = sql
+    .exec<{ value: number }>(
+      "UPDATE meta SET value = value + ? WHERE key = 'fence_seq' RETURNING value",
+      count,
+    )
     .one().value;
+  return last - count + 1;
 }

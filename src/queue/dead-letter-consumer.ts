@@ -3,10 +3,15 @@
 // their shard to dead-letter authoritatively.
 import { raiseAlerts } from "../alerts";
 import { shardStub } from "../shard/client";
-import type { DeadLetterMessage, DispatchMessage } from "../shard/protocol";
+import {
+  type DeadLetterMessage,
+  type DispatchMessage,
+  runsOfMessage,
+  type SingleRunDispatchMessage,
+} from "../shard/protocol";
 
 export async function handleDeadLetterBatch(
-  batch: MessageBatch<DeadLetterMessage | DispatchMessage>,
+  batch: MessageBatch<DeadLetterMessage | DispatchMessage | SingleRunDispatchMessage>,
   env: Env,
 ): Promise<void> {
   const deadLetters: DeadLetterMessage[] = [];
@@ -16,14 +21,16 @@ export async function handleDeadLetterBatch(
       deadLetters.push(body);
       continue;
     }
-    const poison = body as DispatchMessage;
+    const poison = runsOfMessage(body as DispatchMessage | SingleRunDispatchMessage);
     try {
-      await shardStub(env, poison.shard).deadLetterPoison(
-        poison.shard,
-        poison.run_id,
-        poison.fence,
-        `poison: the dispatch consumer failed on this message ${message.attempts} time(s)`,
-      );
+      for (const run of poison.runs) {
+        await shardStub(env, poison.shard).deadLetterPoison(
+          poison.shard,
+          run.run_id,
+          run.fence,
+          `poison: the dispatch consumer failed on this message ${message.attempts} time(s)`,
+        );
+      }
       message.ack();
     } catch {
       message.retry({ delaySeconds: 5 });

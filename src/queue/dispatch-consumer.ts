@@ -1,15 +1,21 @@
-// The dispatch queue's consumer: KV hint, authoritative claim at the shard, the HTTP call, and the
-// outcome back to the shard, which decides what happens next. Target calls go through a bounded
-// pool; claims and outcomes go in one RPC per shard per batch (shard-batches.ts).
+// The dispatch queue's consumer. A message is a bundle of runs of one shard: claimed at the shard
+// in one RPC (the authoritative dedup), called through a limit shared by the whole batch, reported
+// back in one RPC (the shard decides what happens next), then acked. Several messages are in
+// flight at once, so one message's claim and report overlap another's target calls.
 import type { TargetOutcome } from "../core/outcome";
 import { logEvent } from "../log";
-import type { DispatchMessage } from "../shard/protocol";
+import {
+  type DispatchMessage,
+  type DispatchRun,
+  runsOfMessage,
+  type SingleRunDispatchMessage,
+} from "../shard/protocol";
 import { recordDispatch, recordOutcome } from "./metrics";
-import { runPool } from "./pool";
-import { type Claimed, claimAll, type Reported, reportAll } from "./shard-batches";
+import { limiter, runPool } from "./pool";
+import { type Claimed, claimAtShard, type Reported, reportAtShard } from "./shard-batches";
 import { callTarget } from "./target-call";
-import { consumerFaults } from "./test-faults";
 import { tenantSecrets } from "./tenant-secrets";
+import { type ConsumerFaults, consumerFaults } from "./test-faults";
 
 /**
  * Concurrent target calls per batch: enough to hide target latency, few enough to keep sockets
@@ -17,94 +23,130 @@ import { tenantSecrets } from "./tenant-secrets";
  * Measured under wrangler dev, 300 jobs due at one instant: 32 -> p50 2.3 s, 64 -> p50 1.2 s.
  */
 const TARGET_CONCURRENCY = 64;
+/** Messages worked at once: enough that a claim or a report never leaves the call limit idle. */
+const MESSAGES_IN_FLIGHT = 8;
 const DONE_KEY_TTL_SECONDS = 7 * 24 * 3600;
 
 export function doneKey(jobId: string, scheduledAtMs: number): string {
   return `done:${jobId}:${scheduledAtMs}`;
 }
 
+type AnyDispatchMessage = DispatchMessage | SingleRunDispatchMessage;
+
+interface BatchContext {
+  env: Env;
+  ctx: ExecutionContext;
+  faults: ConsumerFaults;
+  limit: ReturnType<typeof limiter>;
+  calls: number;
+}
+
 export async function handleDispatchBatch(
-  batch: MessageBatch<DispatchMessage>,
+  batch: MessageBatch<AnyDispatchMessage>,
   env: Env,
   ctx: ExecutionContext,
 ): Promise<void> {
-  const messages = await dropKnownDone(batch.messages, env);
-  const claimed = await claimAll(messages, env);
-  if (claimed.length === 0) return;
-  const outcomes = await callTargets(claimed, env);
-  const reported = await reportAll(
-    claimed.map((run, index) => ({ run, outcome: settledOutcome(outcomes[index]) })),
+  const context: BatchContext = {
     env,
+    ctx,
+    faults: await consumerFaults(env),
+    limit: limiter(TARGET_CONCURRENCY),
+    calls: 0,
+  };
+  const results = await runPool(batch.messages, MESSAGES_IN_FLIGHT, (message) =>
+    handleMessage(message, context),
   );
-  for (const report of reported) {
-    report.run.message.ack();
-    recordOutcome(env.ANALYTICS, { ...pointOf(report.run), outcome: report.outcome });
-    logOutcome(report);
-    if (report.outcome.kind === "success" && worthAHint(report.run)) {
-      ctx.waitUntil(
-        env.DEDUP_KV.put(doneKey(report.run.jobId, report.run.scheduledAtMs), "1", {
-          expirationTtl: DONE_KEY_TTL_SECONDS,
-        }),
-      );
-    }
+  const crash = context.faults.throwAfterCalls;
+  if (crash !== undefined && context.calls > crash) {
+    throw new Error(`fault injected: consumer crashed mid-batch after ${crash} calls`);
   }
+  results.forEach((result, index) => {
+    if (result.status === "fulfilled") return;
+    // A bug, not a target failure (callTarget never throws): redeliver; claims refuse duplicates.
+    logEvent("dispatch.message_failed", { error: result.reason });
+    batch.messages[index]?.retry({ delaySeconds: 1 });
+  });
 }
 
-async function callTargets(claimed: Claimed[], env: Env): Promise<PromiseSettledResult<TargetOutcome>[]> {
+async function handleMessage(message: Message<AnyDispatchMessage>, context: BatchContext): Promise<void> {
+  const { env } = context;
+  const { shard, runs } = runsOfMessage(message.body);
+  const fresh = message.attempts > 1 ? await dropKnownDone(runs, env) : runs;
+  const claimed = fresh.length === 0 ? [] : await claimAtShard(env, shard, fresh);
+  if (claimed === null) {
+    message.retry({ delaySeconds: 1 });
+    return;
+  }
+  if (claimed.length > 0) {
+    const outcomes = await callTargets(claimed, context);
+    const reported = await reportAtShard(
+      env,
+      shard,
+      claimed.map((run, index) => ({ run, outcome: outcomes[index] as TargetOutcome })),
+    );
+    for (const report of reported) afterReport(report, message.attempts, context);
+  }
+  message.ack();
+}
+
+async function callTargets(claimed: Claimed[], context: BatchContext): Promise<TargetOutcome[]> {
+  const { env, faults } = context;
   const secrets = await tenantSecrets(
     env.DB,
     claimed.map((run) => run.tenantId),
     Date.now(),
   );
   const allowPrivate = env.ALLOW_PRIVATE_TARGETS === "true";
-  const faults = await consumerFaults(env);
-  let calls = 0;
   for (const run of claimed) {
     recordDispatch(env.ANALYTICS, pointOf(run));
     logEvent("run.dispatched", { ...idsOf(run), attempt: run.attempt, lateness_ms: run.latenessMs });
   }
-  const outcomes = await runPool(claimed, TARGET_CONCURRENCY, (run) => {
-    calls += 1;
-    if (faults.throwAfterCalls !== undefined && calls > faults.throwAfterCalls) {
-      throw new Error(`fault injected: consumer crashes after ${faults.throwAfterCalls} calls`);
-    }
-    return callTarget({
-      target: run.target,
-      runId: run.runId,
-      jobId: run.jobId,
-      scheduledAtMs: run.scheduledAtMs,
-      attempt: run.attempt,
-      idempotencyKey: run.idempotencyKey,
-      secrets: secrets.get(run.tenantId) ?? [],
-      timeoutMs: run.timeoutMs,
-      retryOnStatus: run.retryOnStatus,
-      allowPrivate,
-      nowMs: Date.now(),
-    });
-  });
-  if (faults.throwAfterCalls !== undefined && calls > faults.throwAfterCalls) {
-    throw new Error("fault injected: consumer crashed mid-batch");
+  return Promise.all(
+    claimed.map((run) =>
+      context.limit(async () => {
+        context.calls += 1;
+        if (faults.throwAfterCalls !== undefined && context.calls > faults.throwAfterCalls) {
+          throw new Error(`fault injected: consumer crashes after ${faults.throwAfterCalls} calls`);
+        }
+        return callTarget({
+          target: run.target,
+          runId: run.runId,
+          jobId: run.jobId,
+          scheduledAtMs: run.scheduledAtMs,
+          attempt: run.attempt,
+          idempotencyKey: run.idempotencyKey,
+          secrets: secrets.get(run.tenantId) ?? [],
+          timeoutMs: run.timeoutMs,
+          retryOnStatus: run.retryOnStatus,
+          allowPrivate,
+          nowMs: Date.now(),
+        });
+      }),
+    ),
+  );
+}
+
+function afterReport(report: Reported, deliveries: number, context: BatchContext): void {
+  recordOutcome(context.env.ANALYTICS, { ...pointOf(report.run), outcome: report.outcome });
+  logOutcome(report);
+  if (report.outcome.kind === "success" && worthAHint(report.run, deliveries)) {
+    context.ctx.waitUntil(
+      context.env.DEDUP_KV.put(doneKey(report.run.jobId, report.run.scheduledAtMs), "1", {
+        expirationTtl: DONE_KEY_TTL_SECONDS,
+      }),
+    );
   }
-  return outcomes;
 }
 
 /** KV is eventually consistent: a hit proves the instant already succeeded; a miss proves nothing. */
-async function dropKnownDone(messages: readonly Message<DispatchMessage>[], env: Env) {
-  // Only redeliveries can be already done: a first delivery is new unless the shard says otherwise.
-  const redelivered = messages.filter((message) => message.attempts > 1);
-  const hits = await Promise.all(
-    redelivered.map((message) => env.DEDUP_KV.get(doneKey(message.body.job_id, message.body.scheduled_at))),
-  );
-  const done = new Set(redelivered.filter((_, index) => hits[index] !== null));
-  for (const message of done) {
-    logEvent("run.duplicate_dropped", {
-      job_id: message.body.job_id,
-      run_id: message.body.run_id,
-      via: "kv",
-    });
-    message.ack();
-  }
-  return messages.filter((message) => !done.has(message));
+async function dropKnownDone(runs: readonly DispatchRun[], env: Env): Promise<DispatchRun[]> {
+  const hits = await Promise.all(runs.map((run) => env.DEDUP_KV.get(doneKey(run.job_id, run.scheduled_at))));
+  const fresh: DispatchRun[] = [];
+  runs.forEach((run, index) => {
+    if (hits[index] === null) fresh.push(run);
+    else logEvent("run.duplicate_dropped", { job_id: run.job_id, run_id: run.run_id, via: "kv" });
+  });
+  return fresh;
 }
 
 /**
@@ -112,10 +154,11 @@ async function dropKnownDone(messages: readonly Message<DispatchMessage>[], env:
  * cluster where delivery already repeated: a queue redelivery, a lease re-send, a retry. Writing
  * it for every first-time success would cost one KV write per trigger (50,000/s at peak) and, in
  * a queue consumer, hold the batch until the writes settle. The shard's claim refuses every
- * duplicate either way.
+ * duplicate either way. Only redeliveries read it (a first delivery is new unless the shard says
+ * otherwise).
  */
-function worthAHint(run: Claimed): boolean {
-  return run.message.attempts > 1 || run.attempt > 1;
+function worthAHint(run: Claimed, deliveries: number): boolean {
+  return deliveries > 1 || run.attempt > 1;
 }
 
 function logOutcome({ run, outcome, decision }: Reported): void {
@@ -145,11 +188,4 @@ function idsOf(run: Claimed) {
 
 function pointOf(run: Claimed) {
   return { tenantId: run.tenantId, jobId: run.jobId, attempt: run.attempt, latenessMs: run.latenessMs };
-}
-
-/** callTarget never throws; a rejection here is a bug, reported to the shard as a retryable failure. */
-function settledOutcome(result: PromiseSettledResult<TargetOutcome> | undefined): TargetOutcome {
-  if (result?.status === "fulfilled") return result.value;
-  const error = result ? String(result.reason) : "no outcome";
-  return { kind: "retryable", status: null, error, retryAfterMs: null, durationMs: 0 };
 }

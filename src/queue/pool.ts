@@ -35,3 +35,33 @@ export async function runPool<T, R>(
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   return results;
 }
+
+/**
+ * A concurrency limit shared by independent callers: `limit(fn)` starts fn once fewer than
+ * `concurrency` are running, in call order. The dispatch consumer shares one across the messages
+ * of a batch, so target calls stay bounded however many messages are in flight.
+ *
+ * @example
+ * const limit = limiter(64);
+ * const outcomes = await Promise.all(runs.map((run) => limit(() => call(run))));
+ */
+export function limiter(concurrency: number): <R>(fn: () => Promise<R>) => Promise<R> {
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+  }
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const release = () => {
+    running -= 1;
+    waiting.shift()?.();
+  };
+  return async <R>(fn: () => Promise<R>): Promise<R> => {
+    if (running >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
+    running += 1;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  };
+}

@@ -20,16 +20,34 @@ export interface ShardJob {
   createdAtMs: number;
 }
 
-/** One message on the dispatch queue: a run handed to the execution path. */
-export interface DispatchMessage {
+/** A run handed to the execution path. */
+export interface DispatchRun {
   run_id: string;
   job_id: string;
   tenant: string;
-  shard: number;
   scheduled_at: number;
   attempt: number;
   fence: number;
   version: number;
+}
+
+/**
+ * One message on the dispatch queue: runs of one shard. Bundling amortizes the queue's per-message
+ * cost and the claim and outcome RPCs (one per message), and keeps production queues under their
+ * per-queue message rate (docs/SCALING.md).
+ */
+export interface DispatchMessage {
+  shard: number;
+  runs: DispatchRun[];
+}
+
+/** The first format: one run per message. Still read, so a deploy never strands messages in flight. */
+export type SingleRunDispatchMessage = DispatchRun & { shard: number };
+
+export function runsOfMessage(body: DispatchMessage | SingleRunDispatchMessage): DispatchMessage {
+  if ("runs" in body && Array.isArray(body.runs)) return body;
+  const { shard, ...run } = body as SingleRunDispatchMessage;
+  return { shard, runs: [run] };
 }
 
 /** A run's last state, sent to the dead-letter queue for the dead-letter consumer to record. */

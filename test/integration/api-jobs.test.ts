@@ -110,7 +110,9 @@ describe("POST /v1/jobs", () => {
   it("answers 201 with the row in D1 at synced_version 0 when the shard is unreachable (the outbox state)", async () => {
     const t = await createTenantWithKey();
     const shards = Array.from({ length: Number(env.SHARD_COUNT) }, (_, shard) => shardStub(env, shard));
-    await Promise.all(shards.map((stub) => stub.testSetFaults({ failClaims: 1 })));
+    // Every RPC fails until cleared: a claim from an earlier test's run in the background must not
+    // use up the fault meant for this push.
+    await Promise.all(shards.map((stub) => stub.testSetFaults({ failClaims: 1_000 })));
     const res = await api<Job>("POST", "/v1/jobs", { token: t.key, body: jobBody() });
     await Promise.all(shards.map((stub) => stub.testSetFaults({})));
     expect(res.status).toBe(201);

@@ -9,7 +9,12 @@ import {
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { shardOfJob } from "../../src/shard/client";
-import type { ClaimResult, DispatchMessage } from "../../src/shard/protocol";
+import type {
+  ClaimResult,
+  DispatchMessage,
+  DispatchRun,
+  SingleRunDispatchMessage,
+} from "../../src/shard/protocol";
 import {
   dispatchButLose,
   historyOf,
@@ -142,24 +147,33 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     const { jobId, jobSpec, path } = onceJob("dedup", "/ok");
     await placeJob(snapshot(jobId, jobSpec));
     const run = await waitForState(jobId, "SUCCEEDED");
-    const body: DispatchMessage = {
+    const shard = shardOfJob(env, jobId);
+    const sent: DispatchRun = {
       run_id: run.id,
       job_id: jobId,
       tenant: "ten_scheduling_tests",
-      shard: shardOfJob(env, jobId),
       scheduled_at: Date.parse((jobSpec.schedule as { at: string }).at),
       attempt: 1,
       fence: run.fence!,
       version: 1,
     };
-    const batch = createMessageBatch<DispatchMessage>("edgecron-dispatch", [
-      { id: "redelivered", timestamp: new Date(), attempts: 1, body },
-      { id: "stale", timestamp: new Date(), attempts: 1, body: { ...body, fence: run.fence! - 1 } },
+    const batch = createMessageBatch<DispatchMessage | SingleRunDispatchMessage>("edgecron-dispatch", [
+      { id: "redelivered", timestamp: new Date(), attempts: 1, body: { shard, runs: [sent] } },
+      // Both runs of this bundle are refused: the same fence again, and an older one.
+      {
+        id: "bundle",
+        timestamp: new Date(),
+        attempts: 1,
+        body: { shard, runs: [sent, { ...sent, fence: run.fence! - 1 }] },
+      },
+      // The first message format (one run, fields at the top) is still understood.
+      { id: "stale", timestamp: new Date(), attempts: 1, body: { ...sent, shard, fence: run.fence! - 1 } },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env, ctx);
     const result = await getQueueResult(batch, ctx);
-    expect(result.explicitAcks.sort()).toEqual(["redelivered", "stale"]);
+    expect(result.explicitAcks.sort()).toEqual(["bundle", "redelivered", "stale"]);
+    expect(result.retryMessages).toEqual([]);
     expect(await targetCalls(path)).toHaveLength(1);
   });
 
