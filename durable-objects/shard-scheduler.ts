@@ -11,7 +11,7 @@ import type {
 } from "../src/shard/protocol";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
 import { flushToD1, IN_FLIGHT_FLUSH_AFTER_MS } from "./shard/history";
-import { applyJobSnapshot } from "./shard/job-sync";
+import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { runTick } from "./shard/tick";
 import { deadLetterPoisonRun, type WatchdogReport, watchdogScan } from "./shard/watchdog";
@@ -86,7 +86,7 @@ export class ShardScheduler extends DurableObject<Env> {
     this.rememberShard(shard);
     await this.injectRpcFault();
     const nowMs = Date.now();
-    const confirmed = jobs.filter((job) => applyJobSnapshot(this.sql, job, nowMs)).map((job) => job.jobId);
+    const confirmed = applyJobSnapshots(this.sql, jobs, nowMs);
     await this.armAlarm();
     return { ok: true, confirmed };
   }

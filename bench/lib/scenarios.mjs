@@ -162,11 +162,13 @@ export async function ceiling(ctx, size) {
 export async function create(ctx, { jobs }) {
   const atIso = new Date(Date.now() + 86_400_000).toISOString();
   const meter = cpuMeter(ctx);
+  const stopProfile = await profileIf("create");
   const result = await createJobs(ctx.api, jobs, (i) => ({
     name: `create-${i}`,
     schedule: { type: "once", at: atIso },
     target: { type: "http", url: `${ctx.target.url}/create/${i}`, method: "POST" },
   }));
+  const profile = await stopProfile();
   return {
     jobs,
     failed: result.failed,
@@ -175,6 +177,7 @@ export async function create(ctx, { jobs }) {
     batch_size: BATCH,
     requests_in_flight: 4,
     cpu: meter(),
+    ...(profile ? { profile } : {}),
   };
 }
 

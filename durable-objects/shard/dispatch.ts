@@ -112,7 +112,8 @@ function isResend(run: RunRow): boolean {
   return run.dispatch_count > 0 && run.fence !== null;
 }
 
-function bundle(shard: number, runs: DispatchRun[]): DispatchMessage[] {
+/** Runs of one shard as queue messages of at most RUNS_PER_MESSAGE runs each. */
+export function bundle(shard: number, runs: DispatchRun[]): DispatchMessage[] {
   const messages: DispatchMessage[] = [];
   for (let i = 0; i < runs.length; i += RUNS_PER_MESSAGE) {
     messages.push({ shard, runs: runs.slice(i, i + RUNS_PER_MESSAGE) });
@@ -121,7 +122,7 @@ function bundle(shard: number, runs: DispatchRun[]): DispatchMessage[] {
 }
 
 /** Splits messages into sendBatch calls under the per-call message and byte limits. */
-function sendGroups(messages: DispatchMessage[]): DispatchMessage[][] {
+export function sendGroups(messages: DispatchMessage[]): DispatchMessage[][] {
   const groups: DispatchMessage[][] = [];
   let current: DispatchMessage[] = [];
   let bytes = 0;

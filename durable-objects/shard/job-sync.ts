@@ -3,18 +3,42 @@
 import { upcomingFires } from "../../src/core/job-timeline";
 import type { ShardJob } from "../../src/shard/protocol";
 import { fireDueJob, markCompleted } from "./firing";
-import { getJob, type ShardJobRow, setJobTimer, specOf } from "./job-store";
+import { getJob, getJobs, type ShardJobRow, setJobTimer, specOf } from "./job-store";
 import { moveRun, pendingRunsOfJob, type RunRow } from "./run-store";
 
-/** Applies one snapshot; returns true once the shard holds this version (or a newer one). */
-export function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, nowMs: number): boolean {
-  const existing = getJob(sql, snapshot.jobId);
-  if (existing && existing.version >= snapshot.version) return true;
-  const specJson = JSON.stringify(snapshot.spec);
-  if (!existing) {
-    insertJob(sql, snapshot, specJson, nowMs);
-    return true;
+/** Applies snapshots in order; returns the ids the shard now holds at their version (or newer). */
+export function applyJobSnapshots(sql: SqlStorage, snapshots: readonly ShardJob[], nowMs: number): string[] {
+  // One read for the whole push: a batch create sends hundreds of new jobs to each shard.
+  const stored = getJobs(
+    sql,
+    snapshots.map((snapshot) => snapshot.jobId),
+  );
+  const seen = new Set<string>();
+  const confirmed: string[] = [];
+  // New jobs go in with one INSERT at the end; a job named twice in one push (rare) writes what
+  // is pending first, then is re-read: its first snapshot may have just changed it.
+  let pending: NewJobRow[] = [];
+  for (const snapshot of snapshots) {
+    if (seen.has(snapshot.jobId)) {
+      insertJobRows(sql, pending);
+      pending = [];
+    }
+    const existing = seen.has(snapshot.jobId)
+      ? getJob(sql, snapshot.jobId)
+      : (stored.get(snapshot.jobId) ?? null);
+    seen.add(snapshot.jobId);
+    if (existing === null) pending.push(newJobRow(snapshot, nowMs));
+    else applyJobSnapshot(sql, snapshot, existing, nowMs);
+    confirmed.push(snapshot.jobId);
   }
+  insertJobRows(sql, pending);
+  return confirmed;
+}
+
+/** Applies one snapshot to a job the shard holds; after it, the shard holds this version or newer. */
+function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, existing: ShardJobRow, nowMs: number): void {
+  if (existing.version >= snapshot.version) return;
+  const specJson = snapshot.specJson;
   const specChanged = existing.spec_json !== specJson;
   const previousStatus = existing.status;
   existing.version = snapshot.version;
@@ -31,7 +55,7 @@ export function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, nowMs: num
     cancelPendingRuns(sql, existing.job_id, "job deleted", nowMs);
     setStatus(sql, existing, "DELETED");
     setJobTimer(sql, existing, null);
-    return true;
+    return;
   }
   if (specChanged) {
     cancelPendingRuns(sql, existing.job_id, "job edited", nowMs);
@@ -53,11 +77,37 @@ export function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, nowMs: num
     if (!specChanged) fireDueJob(sql, existing, nowMs, "resume");
     if (existing.next_fire_ms === null) markCompleted(sql, existing);
   }
-  return true;
 }
 
-function insertJob(sql: SqlStorage, snapshot: ShardJob, specJson: string, nowMs: number): void {
-  const spec = snapshot.spec;
+/** The columns of a new job, in NEW_JOB_COLUMNS order. */
+type NewJobRow = [
+  string,
+  string,
+  number,
+  string,
+  string,
+  number,
+  number | null,
+  number | null,
+  number | null,
+  number,
+];
+const NEW_JOB_COLUMNS = [
+  "job_id",
+  "tenant_id",
+  "version",
+  "status",
+  "spec_json",
+  "created_at_ms",
+  "next_scheduled_ms",
+  "next_fire_ms",
+  "paused_at_ms",
+  "status_dirty",
+] as const;
+
+function newJobRow(snapshot: ShardJob, nowMs: number): NewJobRow {
+  const specJson = snapshot.specJson;
+  const spec = specOf({ job_id: snapshot.jobId, version: snapshot.version, spec_json: specJson });
   // A new job fires its instants from its creation on: instants between creation and now (a late
   // outbox delivery) are found late by the next tick and go through the misfire policy.
   let afterMs = snapshot.createdAtMs - 1;
@@ -69,10 +119,7 @@ function insertJob(sql: SqlStorage, snapshot: ShardJob, specJson: string, nowMs:
       ? (upcomingFires(spec, snapshot.jobId, afterMs, 1)[0] ?? null)
       : null;
   const status = snapshot.status === "ACTIVE" && next === null ? "COMPLETED" : snapshot.status;
-  sql.exec(
-    `INSERT INTO jobs (job_id, tenant_id, version, status, spec_json, created_at_ms, next_scheduled_ms,
-       next_fire_ms, paused_at_ms, status_dirty)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  return [
     snapshot.jobId,
     snapshot.tenantId,
     snapshot.version,
@@ -83,6 +130,16 @@ function insertJob(sql: SqlStorage, snapshot: ShardJob, specJson: string, nowMs:
     next?.fireAtMs ?? null,
     status === "PAUSED" ? nowMs : null,
     status !== snapshot.status ? 1 : 0,
+  ];
+}
+
+/** One statement for every new job of a push (a batch create sends hundreds per shard). */
+function insertJobRows(sql: SqlStorage, rows: readonly NewJobRow[]): void {
+  if (rows.length === 0) return;
+  const values = NEW_JOB_COLUMNS.map((_, index) => `json_extract(value, '$[${index}]')`).join(", ");
+  sql.exec(
+    `INSERT INTO jobs (${NEW_JOB_COLUMNS.join(", ")}) SELECT ${values} FROM json_each(?)`,
+    JSON.stringify(rows),
   );
 }
 

@@ -2,7 +2,7 @@ import { type JobSpec, jobCreateSchema } from "../core/job-spec";
 import { logEvent } from "../log";
 import { normalizeJobSpec } from "../core/normalize";
 import { targetAddressProblem } from "../core/ssrf";
-import { insertJobs, markJobsSynced, type StoredJob, updateJobVersion } from "../db/jobs";
+import { insertJobs, markJobsSynced, type StoredJob, specJsonOf, updateJobVersion } from "../db/jobs";
 import type { ShardJob } from "../shard/protocol";
 import { pushJobs, shardOfJob } from "../shard/client";
 import { newId } from "./ids";
@@ -87,7 +87,7 @@ export function toShardJob(job: StoredJob): ShardJob {
     tenantId: job.tenantId,
     version: job.version,
     status: job.status,
-    spec: job.spec,
+    specJson: specJsonOf(job.spec),
     createdAtMs: job.createdAtMs,
   };
 }

@@ -62,15 +62,28 @@ const COLUMNS = [
   "created_at_ms",
   "updated_at_ms",
 ] as const;
-/** D1 binds at most 100 parameters per statement. */
-const ROWS_PER_INSERT = Math.floor(100 / COLUMNS.length);
+/** Rows per INSERT statement: a few hundred KB of JSON, well under D1's statement limits. */
+const ROWS_PER_INSERT = 250;
+
+// A created job's spec is serialized for D1 and again for its shard: once is enough.
+const specJsonCache = new WeakMap<JobSpec, string>();
+
+/** JSON of a spec, computed once per spec object (specs are never mutated in place). */
+export function specJsonOf(spec: JobSpec): string {
+  let json = specJsonCache.get(spec);
+  if (json === undefined) {
+    json = JSON.stringify(spec);
+    specJsonCache.set(spec, json);
+  }
+  return json;
+}
 
 function jobValues(job: StoredJob): (string | number | null)[] {
   return [
     job.id,
     job.tenantId,
     job.spec.name,
-    JSON.stringify(job.spec),
+    specJsonOf(job.spec),
     job.status,
     job.version,
     job.shard,
@@ -82,14 +95,17 @@ function jobValues(job: StoredJob): (string | number | null)[] {
   ];
 }
 
-/** Inserts jobs with multi-row INSERTs in one D1 batch (one transaction). */
+/**
+ * Inserts jobs in one D1 batch (one transaction). Rows travel as one JSON parameter per statement
+ * (D1 binds ≤ 100 parameters): 4 statements for 1,000 jobs instead of 125 multi-row INSERTs.
+ */
 export async function insertJobs(db: D1Database, jobs: readonly StoredJob[]): Promise<void> {
   if (jobs.length === 0) return;
-  const rowSlots = `(${COLUMNS.map(() => "?").join(", ")})`;
+  const columns = COLUMNS.map((column, index) => `json_extract(value, '$[${index}]')`).join(", ");
   const statements = chunk(jobs, ROWS_PER_INSERT).map((group) =>
     db
-      .prepare(`INSERT INTO jobs (${COLUMNS.join(", ")}) VALUES ${group.map(() => rowSlots).join(", ")}`)
-      .bind(...group.flatMap(jobValues)),
+      .prepare(`INSERT INTO jobs (${COLUMNS.join(", ")}) SELECT ${columns} FROM json_each(?) WHERE true`)
+      .bind(JSON.stringify(group.map(jobValues))),
   );
   await db.batch(statements);
 }
@@ -168,7 +184,7 @@ export async function updateJobVersion(
     )
     .bind(
       job.spec.name,
-      JSON.stringify(job.spec),
+      specJsonOf(job.spec),
       job.status,
       job.version,
       job.updatedAtMs,
@@ -182,20 +198,15 @@ export async function updateJobVersion(
 
 /** Records that shards confirmed `version` of these jobs (never moves synced_version backwards). */
 export async function markJobsSynced(db: D1Database, confirmed: readonly { id: string; version: number }[]) {
-  const byVersion = new Map<number, string[]>();
-  for (const job of confirmed) byVersion.set(job.version, [...(byVersion.get(job.version) ?? []), job.id]);
-  const statements: D1PreparedStatement[] = [];
-  for (const [version, ids] of byVersion) {
-    for (const group of chunk(ids, 90)) {
-      statements.push(
-        db
-          .prepare(
-            `UPDATE jobs SET synced_version = ? WHERE synced_version < ? AND version >= ?
-             AND id IN (${group.map(() => "?").join(", ")})`,
-          )
-          .bind(version, version, version, ...group),
-      );
-    }
-  }
-  if (statements.length > 0) await db.batch(statements);
+  if (confirmed.length === 0) return;
+  await db
+    .prepare(
+      `UPDATE jobs SET synced_version = confirmed.version
+       FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS version
+             FROM json_each(?)) AS confirmed
+       WHERE jobs.id = confirmed.id AND jobs.synced_version < confirmed.version
+         AND jobs.version >= confirmed.version`,
+    )
+    .bind(JSON.stringify(confirmed.map((job) => [job.id, job.version])))
+    .run();
 }

@@ -23,8 +23,9 @@ export function shardStub(env: Env, shard: number) {
  */
 export async function pushJobs(env: Env, jobs: ShardJob[]): Promise<Set<string>> {
   const byShard = new Map<number, ShardJob[]>();
+  const shards = shardCount(env);
   for (const job of jobs) {
-    const shard = shardOfJob(env, job.jobId);
+    const shard = shardForJob(job.jobId, shards);
     const group = byShard.get(shard);
     if (group) group.push(job);
     else byShard.set(shard, [job]);

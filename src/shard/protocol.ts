@@ -15,8 +15,12 @@ export interface ShardJob {
   tenantId: string;
   version: number;
   status: JobStatus;
-  /** Normalized: once+delay is stored as once+at; interval.anchor defaults to the job's start. */
-  spec: JobSpec;
+  /**
+   * The normalized JobSpec as JSON (once+delay is stored as once+at; interval.anchor defaults to
+   * the job's start). A string crosses the RPC boundary far cheaper than the object tree, and the
+   * shard stores exactly this text.
+   */
+  specJson: string;
   createdAtMs: number;
 }
 

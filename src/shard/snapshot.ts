@@ -1,4 +1,3 @@
-import type { JobSpec } from "../core/job-spec";
 import type { JobStatus, ShardJob } from "./protocol";
 
 /** The D1 columns a shard snapshot is built from. */
@@ -17,7 +16,7 @@ export function jobRowToSnapshot(row: JobSnapshotRow): ShardJob {
     tenantId: row.tenant_id,
     version: row.version,
     status: row.status,
-    spec: JSON.parse(row.spec_json) as JobSpec,
+    specJson: row.spec_json,
     createdAtMs: row.created_at_ms,
   };
 }

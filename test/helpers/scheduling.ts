@@ -39,7 +39,14 @@ export function snapshot(
   version = 1,
   status: ShardJob["status"] = "ACTIVE",
 ): ShardJob {
-  return { jobId, tenantId: TENANT_ID, version, status, spec: jobSpec, createdAtMs: Date.now() };
+  return {
+    jobId,
+    tenantId: TENANT_ID,
+    version,
+    status,
+    specJson: JSON.stringify(jobSpec),
+    createdAtMs: Date.now(),
+  };
 }
 
 /** Puts the job on its shard (as the API does after writing D1) and returns the shard. */

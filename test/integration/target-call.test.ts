@@ -2,7 +2,7 @@ import { SELF } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import type { HttpTarget } from "../../src/core/job-spec";
-import { runPool } from "../../src/queue/pool";
+import { limiter, runPool } from "../../src/queue/pool";
 import { type CallTargetInput, callTarget, signatureHeader } from "../../src/queue/target-call";
 
 interface Received {
@@ -286,5 +286,43 @@ describe("runPool", () => {
     expect(await runPool([], 8, async () => 1)).toEqual([]);
     expect(await runPool([1], 100, async (item) => item)).toEqual([{ status: "fulfilled", value: 1 }]);
     await expect(runPool([1], 0, async (item) => item)).rejects.toThrow(RangeError);
+  });
+});
+
+describe("limiter", () => {
+  it("bounds calls shared by independent callers, starts them in call order, and frees a slot on failure", async () => {
+    const limit = limiter(3);
+    let inFlight = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const task = (id: number, fail = false) =>
+      limit(async () => {
+        started.push(id);
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        if (fail) throw new Error(`task ${id} failed`);
+        return id;
+      });
+    // Two "messages" share the limit, as in the dispatch consumer.
+    const first = Promise.allSettled([task(0), task(1, true), task(2), task(3)]);
+    const second = Promise.allSettled([task(4), task(5), task(6)]);
+    const results = [...(await first), ...(await second)];
+    expect(peak).toBe(3);
+    expect(started).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(results.map((result) => result.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+    ]);
+  });
+
+  it("rejects a non-positive concurrency as a bug", () => {
+    expect(() => limiter(0)).toThrow(RangeError);
   });
 });

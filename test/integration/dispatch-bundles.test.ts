@@ -1,0 +1,237 @@
+// The throughput path's own rules: runs travel bundled per queue message, a push applies many
+// jobs in one statement, and a shard defers history while it is backlogged.
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { bundle, RUNS_PER_MESSAGE, sendGroups } from "../../durable-objects/shard/dispatch";
+import { flushToD1 } from "../../durable-objects/shard/history";
+import { pushJobs, shardOfJob } from "../../src/shard/client";
+import type { DispatchRun } from "../../src/shard/protocol";
+import {
+  historyOf,
+  seedTenant,
+  shardRows,
+  snapshot,
+  spec,
+  stubFor,
+  TENANT_ID,
+  targetCalls,
+  targetUrl,
+  uniqueJobId,
+  WAIT,
+} from "../helpers/scheduling";
+
+/** `count` job ids that all live on the shard of the first one. */
+function jobIdsOnOneShard(label: string, count: number): string[] {
+  const first = uniqueJobId(label);
+  const shard = shardOfJob(env, first);
+  const ids = [first];
+  while (ids.length < count) {
+    const candidate = uniqueJobId(label);
+    if (shardOfJob(env, candidate) === shard) ids.push(candidate);
+  }
+  return ids;
+}
+
+function sentRun(index: number, padding = ""): DispatchRun {
+  return {
+    run_id: `run_bundle${padding}_${index}`,
+    job_id: `job_bundle${padding}_${index}`,
+    tenant: TENANT_ID,
+    scheduled_at: 1_800_000_000_000,
+    attempt: 1,
+    fence: index + 1,
+    version: 1,
+  };
+}
+
+beforeAll(() => seedTenant());
+
+describe("bundled dispatch", () => {
+  it("packs a shard's runs into messages of at most RUNS_PER_MESSAGE, in order", () => {
+    const runs = Array.from({ length: 2 * RUNS_PER_MESSAGE + 7 }, (_, i) => sentRun(i));
+    const messages = bundle(3, runs);
+    expect(messages.map((message) => message.runs.length)).toEqual([RUNS_PER_MESSAGE, RUNS_PER_MESSAGE, 7]);
+    expect(messages.every((message) => message.shard === 3)).toBe(true);
+    expect(messages.flatMap((message) => message.runs)).toEqual(runs);
+  });
+
+  it("splits sends under the queue's 100-message and 256 KB limits", () => {
+    const small = bundle(
+      1,
+      Array.from({ length: 150 }, (_, i) => sentRun(i)),
+    ).flatMap((message) => message.runs.map((run) => ({ shard: 1, runs: [run] })));
+    expect(sendGroups(small).map((group) => group.length)).toEqual([100, 50]);
+    // Large runs (long ids): every send stays under 256 KB.
+    const large = bundle(
+      1,
+      Array.from({ length: 400 }, (_, i) => sentRun(i, "x".repeat(900))),
+    );
+    const groups = sendGroups(large);
+    expect(groups.length).toBeGreaterThan(1);
+    for (const group of groups) expect(JSON.stringify(group).length).toBeLessThan(256 * 1024);
+    expect(groups.flat()).toEqual(large);
+  });
+
+  it("executes every run of a tick that fills several messages exactly once", async () => {
+    const count = RUNS_PER_MESSAGE * 2 + 11;
+    const ids = jobIdsOnOneShard("bundle", count);
+    const at = new Date(Date.now() + 60 * 60_000).toISOString();
+    const confirmed = await pushJobs(
+      env,
+      ids.map((jobId) =>
+        snapshot(
+          jobId,
+          spec({
+            schedule: { type: "once", at },
+            target: { url: targetUrl(`/bundle/${jobId}`), method: "POST" },
+          }),
+        ),
+      ),
+    );
+    expect(confirmed.size).toBe(count);
+    // Every job was inserted by the one push statement, with its timer at the instant.
+    const stored = await shardRows<{ n: number; at: number }>(
+      ids[0] as string,
+      "SELECT COUNT(*) AS n, MIN(next_fire_ms) AS at FROM jobs WHERE job_id IN (SELECT value FROM json_each(?))",
+      JSON.stringify(ids),
+    );
+    expect(stored[0]).toEqual({ n: count, at: Date.parse(at) });
+    const stub = stubFor(ids[0] as string);
+    await runInDurableObject(stub, async (_instance, state) => {
+      state.storage.sql.exec(
+        "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE job_id IN (SELECT value FROM json_each(?2))",
+        Date.now(),
+        JSON.stringify(ids),
+      );
+      await state.storage.setAlarm(Date.now());
+    });
+    await runDurableObjectAlarm(stub);
+    await vi.waitFor(async () => {
+      const calls = await targetCalls("/bundle/");
+      expect(new Set(calls.map((call) => call.path)).size).toBe(count);
+    }, WAIT);
+    const calls = await targetCalls("/bundle/");
+    expect(calls).toHaveLength(count);
+  });
+
+  it("applies a push that holds a new job and its next version, in order", async () => {
+    const jobId = uniqueJobId("twice");
+    const at = new Date(Date.now() + 60 * 60_000).toISOString();
+    const first = spec({
+      schedule: { type: "once", at },
+      target: { url: targetUrl("/twice/a"), method: "POST" },
+    });
+    const second = spec({
+      schedule: { type: "once", at },
+      target: { url: targetUrl("/twice/b"), method: "POST" },
+    });
+    const confirmed = await pushJobs(env, [snapshot(jobId, first, 1), snapshot(jobId, second, 2)]);
+    expect([...confirmed]).toEqual([jobId]);
+    const [row] = await shardRows<{ version: number; spec_json: string }>(
+      jobId,
+      "SELECT version, spec_json FROM jobs WHERE job_id = ?",
+      jobId,
+    );
+    expect(row?.version).toBe(2);
+    expect(row?.spec_json).toContain("/twice/b");
+  });
+});
+
+describe("history writes", () => {
+  it("writes a handed-off run that sat unchanged, but not a run still waiting in the wheel", async () => {
+    const jobId = uniqueJobId("waiting");
+    const stub = stubFor(jobId);
+    const shard = shardOfJob(env, jobId);
+    const oldMs = Date.now() - 10_000;
+    await runInDurableObject(stub, async (_instance, state) => {
+      const sql = state.storage.sql;
+      const insert = (runId: string, runState: string, dueAtMs: number) =>
+        sql.exec(
+          `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
+             fence, job_version, due_at_ms, events_json, created_at_ms, updated_at_ms)
+           VALUES (?, ?, ?, 'schedule', ?, ?, ?, 1, 3, 1, 1, ?, '[]', ?, ?)`,
+          runId,
+          jobId,
+          TENANT_ID,
+          dueAtMs,
+          dueAtMs,
+          runState,
+          dueAtMs,
+          oldMs,
+          oldMs,
+        );
+      insert(`run_${jobId}_waiting`, "SCHEDULED", Date.now() + 3_600_000);
+      insert(`run_${jobId}_handed`, "DISPATCHED", Date.now() + 3_600_001);
+      await flushToD1(sql, env, shard);
+    });
+    const ids = (await historyOf(jobId)).map((row) => row.id);
+    expect(ids).toEqual([`run_${jobId}_handed`]);
+  });
+
+  it("defers history while the shard is backlogged and writes it once the backlog clears", async () => {
+    const jobId = uniqueJobId("backlog");
+    const stub = stubFor(jobId);
+    const budget = Math.floor(8_000 / Number(env.SHARD_COUNT));
+    const doneRunId = `run_${jobId}_done`;
+    await runInDurableObject(stub, async (_instance, state) => {
+      const sql = state.storage.sql;
+      const nowMs = Date.now();
+      // The unclaimed budget is spent (runs handed off but not claimed), one run is due and
+      // waits for it, and one finished run has history to write.
+      sql.exec(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+         INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
+           fence, job_version, due_at_ms, events_json, created_at_ms, updated_at_ms, dirty)
+         SELECT '${jobId}_spent_' || i, ?2, ?3, 'schedule', ?4 + i, ?4 + i, 'DISPATCHED', 1, 3, i, 1, ?4 + 600000, '[]', ?4, ?4, 0
+         FROM n`,
+        budget,
+        jobId,
+        TENANT_ID,
+        nowMs,
+      );
+      sql.exec(
+        `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
+           job_version, due_at_ms, events_json, created_at_ms, updated_at_ms)
+         VALUES (?, ?, ?, 'schedule', ?4, ?4, 'SCHEDULED', 1, 3, 1, ?4, '[]', ?4, ?4)`,
+        `run_${jobId}_due`,
+        jobId,
+        TENANT_ID,
+        nowMs - 1,
+      );
+      sql.exec(
+        `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
+           job_version, due_at_ms, events_json, created_at_ms, updated_at_ms)
+         VALUES (?, ?, ?, 'schedule', ?4, ?4, 'SUCCEEDED', 1, 3, 1, NULL, '[]', ?4, ?4)`,
+        doneRunId,
+        jobId,
+        TENANT_ID,
+        nowMs - 2,
+      );
+      // Far ahead: it runs when runDurableObjectAlarm says, not on its own.
+      await state.storage.setAlarm(nowMs + 3_600_000);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    // The pass is backlogged: it re-arms for the flush, and that pass defers it too (5 s).
+    expect((await historyOf(jobId)).map((row) => row.id)).not.toContain(doneRunId);
+    const [done] = await shardRows<{ dirty: number }>(
+      jobId,
+      "SELECT dirty FROM runs WHERE run_id = ?",
+      doneRunId,
+    );
+    expect(done?.dirty).toBe(1);
+    // Claims free the budget (here: the handed-off runs go away); the next pass is not backlogged.
+    await runInDurableObject(stub, async (_instance, state) => {
+      state.storage.sql.exec(
+        "DELETE FROM runs WHERE job_id = ? AND run_id != ? AND state = 'DISPATCHED'",
+        jobId,
+        doneRunId,
+      );
+      await state.storage.setAlarm(Date.now() + 3_600_000);
+    });
+    await runDurableObjectAlarm(stub);
+    await vi.waitFor(
+      async () => expect((await historyOf(jobId)).map((row) => row.id)).toContain(doneRunId),
+      WAIT,
+    );
+  });
+});
