@@ -1,5 +1,6 @@
 // The bench scenarios. Each takes the context (API client, target, runtime) and its size, and
 // returns the JSON that goes into latest.json under its name.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolateProfiler } from "./profile.mjs";
 import { percentiles } from "./report.mjs";
@@ -247,6 +248,7 @@ export async function steady(ctx, { jobs, seconds }) {
   await waitForCalls(ctx, "steady", expected, { stallMs: 10_000 });
   await sleep(2_000);
   const stats = await ctx.target.ask({ type: "stats", scenario: "steady", withLateness: true });
+  if (process.env.BENCH_DUMP) writeFileSync(process.env.BENCH_DUMP, JSON.stringify(stats.lateness));
   return {
     jobs,
     seconds,

@@ -211,7 +211,7 @@ describe("history writes", () => {
       await state.storage.setAlarm(nowMs + 3_600_000);
     });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    // The pass is backlogged: it re-arms for the flush, and that pass defers it too (5 s).
+    // The pass is backlogged: the flush waits (BACKLOG_FLUSH_INTERVAL_MS) while dispatch goes first.
     expect((await historyOf(jobId)).map((row) => row.id)).not.toContain(doneRunId);
     const [done] = await shardRows<{ dirty: number }>(
       jobId,
