@@ -18,7 +18,9 @@ const { values } = parseArgs({
     burst: { type: "string", default: "333000" },
     "burst-seconds": { type: "string", default: "60" },
     "target-latency-ms": { type: "string", default: "200" },
-    "bundle-size": { type: "string", default: "1" },
+    // runs per dispatch message, at most (durable-objects/shard/dispatch.ts RUNS_PER_MESSAGE)
+    "bundle-size": { type: "string", default: "50" },
+    // runs per consumer invocation (max_batch_size is this divided by the bundle)
     "batch-size": { type: "string", default: "100" },
     shards: { type: "string" },
     json: { type: "boolean", default: false },
@@ -43,7 +45,7 @@ const PLAN = {
   shardUtilisation: 0.5, // a shard's thread may be busy this fraction of the time at peak
   queueUtilisation: 0.8, // of 5,000 msg/s
   historyRowBytes: 700, // one run's D1 history row with its events (measured locally: see bytesPerRun)
-  historyFlushesPerRun: 2, // a run is flushed ~2x (dispatch and outcome fall into different 250 ms flushes)
+  historyFlushesPerRun: 1.1, // a run is written once it settles; only runs in flight > 1 s are written twice
   retentionDays: 30,
   pipelineMs: { alarm: 20, sendBatch: 30, queueDelivery: 150, claim: 20 }, // production hop estimates
 };
@@ -127,13 +129,17 @@ export function plan(costs, load) {
         10,
     ) / 10;
 
-  // Queues: 5,000 msg/s each; bundling B runs per message divides the message rate by B.
-  const bundle = load.bundleSize;
+  // Queues: 5,000 msg/s each. A shard bundles the runs one tick hands over, up to the cap per
+  // message; schedules have whole-second instants, so a tick holds about rate / shards runs.
+  const bundleAt = (rate) =>
+    Math.min(load.bundleSize, Math.max(1, Math.floor(rate / out.shards.recommended)));
+  const bundle = bundleAt(load.burst);
   const queueRate = LIMITS.queueMsgsPerS * PLAN.queueUtilisation;
   out.queues = {
-    bundle_runs_per_message: bundle,
-    for_average: Math.ceil(load.avg / bundle / queueRate),
-    for_peak: Math.ceil(load.peak / bundle / queueRate),
+    bundle_cap: load.bundleSize,
+    runs_per_message: { average: bundleAt(load.avg), peak: bundleAt(load.peak), burst: bundle },
+    for_average: Math.ceil(load.avg / bundleAt(load.avg) / queueRate),
+    for_peak: Math.ceil(load.peak / bundleAt(load.peak) / queueRate),
     for_burst: Math.ceil(load.burst / bundle / queueRate),
   };
   out.queues.recommended = out.queues.for_burst;
@@ -148,17 +154,21 @@ export function plan(costs, load) {
   const concurrency = (rate) => Math.ceil(rate / perInvocationPerS);
   out.consumers = {
     target_latency_ms: load.targetLatencyMs,
-    max_batch_size: load.batchSize,
+    runs_per_invocation: load.batchSize,
+    max_batch_size_messages_at_burst: Math.max(1, Math.floor(load.batchSize / bundle)),
     runs_per_s_per_invocation: Math.round(perInvocationPerS),
     batch_seconds: Math.round(batchSeconds * 10) / 10,
     concurrent_for_average: concurrency(load.avg),
     concurrent_for_peak: concurrency(load.peak),
     concurrent_for_burst: concurrency(load.burst),
   };
-  out.consumers.per_queue_at_burst = Math.ceil(out.consumers.concurrent_for_burst / out.queues.recommended);
   out.consumers.queues_needed_for_250_per_queue = Math.ceil(
     out.consumers.concurrent_for_burst / LIMITS.queueConsumersMax,
   );
+  // With bundling the message rate rarely decides the queue count; consumer concurrency does.
+  out.queues.recommended = Math.max(out.queues.recommended, out.consumers.queues_needed_for_250_per_queue);
+  out.queues.shards_per_queue = Math.max(1, Math.round(out.shards.recommended / out.queues.recommended));
+  out.consumers.per_queue_at_burst = Math.ceil(out.consumers.concurrent_for_burst / out.queues.recommended);
 
   // D1: run history rows and bytes.
   const rowsPerS = (rate) => Math.round(rate * PLAN.historyFlushesPerRun);
@@ -189,17 +199,10 @@ export function plan(costs, load) {
     p99_peak_ms: simulateBurst(load.peak, 1, capacity, baseMs, batchSeconds).p99,
     burst: simulateBurst(load.burst, load.burstSeconds, capacity, baseMs, batchSeconds),
   };
-  // Requests per shard per second in the burst: claim + outcome per consumer batch holding its
-  // runs. Without a shard -> queue map a batch of 100 spans ~min(100, shards) shards.
+  // Requests per shard per second in the burst: one claim and one outcome RPC per message, and a
+  // message holds runs of one shard, whatever queue carries it.
   const runsPerShardBurst = load.burst / out.shards.recommended;
-  const shardsPerBatch = Math.min(load.batchSize, out.queues.shards_per_queue);
-  const batchesPerS = load.burst / load.batchSize;
-  out.shards.burst_rpc_per_s_per_shard_mapped = Math.round(
-    (2 * batchesPerS * shardsPerBatch) / out.shards.recommended,
-  );
-  out.shards.burst_rpc_per_s_per_shard_unmapped = Math.round(
-    (2 * batchesPerS * Math.min(load.batchSize, out.shards.recommended)) / out.shards.recommended,
-  );
+  out.shards.burst_rpc_per_s_per_shard = Math.round((2 * runsPerShardBurst) / bundle);
   out.shards.burst_runs_per_s_per_shard = Math.round(runsPerShardBurst);
   out.limit_increases = [];
   if (out.queues.recommended > 1)
@@ -210,9 +213,9 @@ export function plan(costs, load) {
     out.limit_increases.push(
       `consumer concurrency ${out.consumers.per_queue_at_burst} per queue (published max 250)`,
     );
-  if (out.shards.burst_rpc_per_s_per_shard_mapped > LIMITS.doSoftReqPerS)
+  if (out.shards.burst_rpc_per_s_per_shard > LIMITS.doSoftReqPerS)
     out.limit_increases.push(
-      `Durable Object soft limit: ${out.shards.burst_rpc_per_s_per_shard_mapped} req/s per shard in the burst`,
+      `Durable Object soft limit: ${out.shards.burst_rpc_per_s_per_shard} req/s per shard in the burst`,
     );
   if (out.d1.history_bytes_per_day > LIMITS.d1StorageBytes)
     out.limit_increases.push(
@@ -320,12 +323,12 @@ function printPlan(r) {
   );
   console.log("dispatch queues:");
   console.log(
-    `  ${f(p.queues.for_average)} for the average, ${f(p.queues.for_peak)} for the peak, ${f(p.queues.for_burst)} for the burst (${p.queues.bundle_runs_per_message} run/message, ${LIMITS.queueMsgsPerS}/s x ${PLAN.queueUtilisation})`,
+    `  ${f(p.queues.for_average)} for the average, ${f(p.queues.for_peak)} for the peak, ${f(p.queues.for_burst)} for the burst (runs per message ${p.queues.runs_per_message.average} / ${p.queues.runs_per_message.peak} / ${p.queues.runs_per_message.burst}, cap ${p.queues.bundle_cap}; ${LIMITS.queueMsgsPerS}/s x ${PLAN.queueUtilisation})`,
   );
   console.log(`  recommended ${f(p.queues.recommended)} queues, ~${p.queues.shards_per_queue} shards each`);
   console.log("consumers:");
   console.log(
-    `  ${LIMITS.workerConnections} connections per invocation / ${r.load.targetLatencyMs} ms => ${f(p.consumers.runs_per_s_per_invocation)} runs/s per invocation; a batch of ${r.load.batchSize} takes ~${p.consumers.batch_seconds} s`,
+    `  ${LIMITS.workerConnections} connections per invocation / ${r.load.targetLatencyMs} ms => ${f(p.consumers.runs_per_s_per_invocation)} runs/s per invocation; ${r.load.batchSize} runs per invocation (max_batch_size ${p.consumers.max_batch_size_messages_at_burst} messages at the burst's bundle) take ~${p.consumers.batch_seconds} s`,
   );
   console.log(
     `  concurrent invocations: ${f(p.consumers.concurrent_for_average)} average, ${f(p.consumers.concurrent_for_peak)} peak, ${f(p.consumers.concurrent_for_burst)} burst (${f(p.consumers.per_queue_at_burst)} per queue; 250 max per queue => >= ${f(p.consumers.queues_needed_for_250_per_queue)} queues)`,
@@ -338,7 +341,7 @@ function printPlan(r) {
     `  history ${f(p.d1.history_bytes_per_day / 2 ** 30, 1)} GiB/day: ${p.d1.days_of_history_in_10_gb} days fit one 10 GB database; ${r.assumptions.retentionDays} days need ${f(p.d1.history_databases_for_retention)}; definitions ${f(p.d1.definitions_bytes / 2 ** 30, 1)} GiB`,
   );
   console.log(
-    `shards in the burst: ${f(p.shards.burst_runs_per_s_per_shard)} runs/s per shard; claim+outcome RPCs ${f(p.shards.burst_rpc_per_s_per_shard_mapped)}/s per shard with shards mapped to queues, ${f(p.shards.burst_rpc_per_s_per_shard_unmapped)}/s without (soft limit ~1,000)`,
+    `shards in the burst: ${f(p.shards.burst_runs_per_s_per_shard)} runs/s per shard; claim+outcome RPCs ${f(p.shards.burst_rpc_per_s_per_shard)}/s per shard (one each per message; soft limit ~1,000)`,
   );
   console.log("limits to raise with Cloudflare / design changes:");
   for (const item of p.limit_increases) console.log(`  - ${item}`);
