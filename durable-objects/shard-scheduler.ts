@@ -11,6 +11,7 @@ import type {
 } from "../src/shard/protocol";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
 import { flushToD1, IN_FLIGHT_FLUSH_AFTER_MS } from "./shard/history";
+import { runsPerMessage } from "./shard/dispatch";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { runTick } from "./shard/tick";
@@ -238,6 +239,7 @@ export class ShardScheduler extends DurableObject<Env> {
     return {
       shard: this.shard,
       leaseMs: Number(this.env.DISPATCH_LEASE_MS) || 30_000,
+      runsPerMessage: runsPerMessage(this.env.DISPATCH_RUNS_PER_MESSAGE),
       maxUnclaimed: Math.max(
         UNCLAIMED_BUDGET_MIN_PER_SHARD,
         Math.floor(UNCLAIMED_BUDGET_TOTAL / shardCount(this.env)),

@@ -6,11 +6,19 @@ import { getRuns, moveRun, moveRunsAtFence, nextFences, type RunRow } from "./ru
 import type { TickSettings } from "./tick";
 
 /**
- * Runs per queue message. A message costs the queue one operation and the consumer one claim and
- * one report RPC, whatever it holds; locally the queue hands the consumer one batch of ≤ 100
- * messages at a time, so this is also what lets one batch keep the target calls busy.
+ * Runs per queue message unless DISPATCH_RUNS_PER_MESSAGE says otherwise. A message costs the
+ * queue one operation and the consumer one claim and one report RPC, whatever it holds; locally
+ * the queue hands the consumer one batch of ≤ 100 messages at a time, so this is also what lets
+ * one batch keep the target calls busy.
  */
 export const RUNS_PER_MESSAGE = 50;
+const MAX_RUNS_PER_MESSAGE = 100;
+
+/** DISPATCH_RUNS_PER_MESSAGE as a whole number in 1..100; anything else is the default. */
+export function runsPerMessage(setting: string | undefined): number {
+  const value = Number(setting);
+  return Number.isInteger(value) && value >= 1 ? Math.min(value, MAX_RUNS_PER_MESSAGE) : RUNS_PER_MESSAGE;
+}
 /** Queues take ≤ 100 messages and ≤ 256 KB per sendBatch; stay clear of the byte limit. */
 const MESSAGES_PER_SEND = 100;
 const BYTES_PER_SEND = 192 * 1024;
@@ -62,7 +70,7 @@ export async function dispatchRuns(
       version: run.job_version,
     });
   }
-  const sends = sendGroups(bundle(settings.shard, sent));
+  const sends = sendGroups(bundle(settings.shard, sent, settings.runsPerMessage));
   let dispatched = 0;
   let failed = 0;
   for (let i = 0; i < sends.length; i += SENDS_IN_PARALLEL) {
@@ -112,11 +120,11 @@ function isResend(run: RunRow): boolean {
   return run.dispatch_count > 0 && run.fence !== null;
 }
 
-/** Runs of one shard as queue messages of at most RUNS_PER_MESSAGE runs each. */
-export function bundle(shard: number, runs: DispatchRun[]): DispatchMessage[] {
+/** Runs of one shard as queue messages of at most `perMessage` runs each. */
+export function bundle(shard: number, runs: DispatchRun[], perMessage = RUNS_PER_MESSAGE): DispatchMessage[] {
   const messages: DispatchMessage[] = [];
-  for (let i = 0; i < runs.length; i += RUNS_PER_MESSAGE) {
-    messages.push({ shard, runs: runs.slice(i, i + RUNS_PER_MESSAGE) });
+  for (let i = 0; i < runs.length; i += perMessage) {
+    messages.push({ shard, runs: runs.slice(i, i + perMessage) });
   }
   return messages;
 }

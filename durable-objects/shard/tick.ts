@@ -18,6 +18,8 @@ const MAX_DISPATCHES_PER_ATTEMPT = 8;
 export interface TickSettings {
   shard: number;
   leaseMs: number;
+  /** Runs bundled into one queue message. */
+  runsPerMessage: number;
   /** Dispatched-but-unclaimed runs allowed at once: backpressure on a slow consumer. */
   maxUnclaimed: number;
   queue: Queue;

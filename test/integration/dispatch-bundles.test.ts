@@ -2,7 +2,7 @@
 // jobs in one statement, and a shard defers history while it is backlogged.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { bundle, RUNS_PER_MESSAGE, sendGroups } from "../../durable-objects/shard/dispatch";
+import { bundle, RUNS_PER_MESSAGE, runsPerMessage, sendGroups } from "../../durable-objects/shard/dispatch";
 import { flushToD1 } from "../../durable-objects/shard/history";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DispatchRun } from "../../src/shard/protocol";
@@ -53,6 +53,15 @@ describe("bundled dispatch", () => {
     expect(messages.map((message) => message.runs.length)).toEqual([RUNS_PER_MESSAGE, RUNS_PER_MESSAGE, 7]);
     expect(messages.every((message) => message.shard === 3)).toBe(true);
     expect(messages.flatMap((message) => message.runs)).toEqual(runs);
+  });
+
+  it("takes the bundle size from DISPATCH_RUNS_PER_MESSAGE, within 1..100", () => {
+    expect(runsPerMessage("12")).toBe(12);
+    expect(runsPerMessage("500")).toBe(100);
+    for (const bad of [undefined, "", "0", "-3", "2.5", "many"])
+      expect(runsPerMessage(bad)).toBe(RUNS_PER_MESSAGE);
+    const runs = Array.from({ length: 25 }, (_, i) => sentRun(i));
+    expect(bundle(0, runs, runsPerMessage("12")).map((message) => message.runs.length)).toEqual([12, 12, 1]);
   });
 
   it("splits sends under the queue's 100-message and 256 KB limits", () => {
