@@ -114,20 +114,40 @@ describe("admin console in Chromium", () => {
   });
 
   it("pauses and resumes the job", async () => {
+    // A sentinel on the same schedule keeps firing: once it has received two instants after the
+    // pause, those instants have passed for the paused job too, and it must have none of them.
+    const sentinel = await apiClient(server.baseUrl, tenantKey)<{ id: string }>("POST", "/v1/jobs", {
+      name: "browser-sentinel",
+      schedule: { type: "cron", expr: "*/2 * * * * *", timezone: "UTC" },
+      target: { type: "http", url: `${target.url}/sentinel`, method: "POST" },
+    });
+    expect(sentinel.status).toBe(201);
+    const scheduledAtMs = (call: (typeof target.calls)[number]) =>
+      Date.parse(String(call.headers["edgecron-scheduled-at"]));
     await clickAndConfirm(page, page.getByRole("button", { name: "Pause", exact: true }));
     await page.getByRole("status").getByText("Job paused").waitFor();
+    const pausedAtMs = Date.now();
     expect(await page.locator(".definition .badge").first().textContent()).toBe("PAUSED");
-    // Let a run dispatched just before the pause land, then expect silence.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await expect
+      .poll(
+        () =>
+          target.calls.filter((call) => call.path === "/sentinel" && scheduledAtMs(call) > pausedAtMs).length,
+        { timeout: 20_000 },
+      )
+      .toBeGreaterThanOrEqual(2);
+    // A run claimed just before the pause may still arrive; none scheduled after it may.
+    expect(target.calls.filter((call) => call.path === "/ok" && scheduledAtMs(call) > pausedAtMs)).toEqual(
+      [],
+    );
     const callsWhenPaused = target.calls.filter((call) => call.path === "/ok").length;
-    await new Promise((resolve) => setTimeout(resolve, 5000));
-    expect(target.calls.filter((call) => call.path === "/ok").length).toBe(callsWhenPaused);
     await clickAndConfirm(page, page.getByRole("button", { name: "Resume", exact: true }));
     await page.getByRole("status").getByText("Job resumed").waitFor();
     expect(await page.locator(".definition .badge").first().textContent()).toBe("ACTIVE");
     await expect
       .poll(() => target.calls.filter((call) => call.path === "/ok").length, { timeout: 20_000 })
       .toBeGreaterThan(callsWhenPaused);
+    const removed = await apiClient(server.baseUrl, tenantKey)("DELETE", `/v1/jobs/${sentinel.body.id}`);
+    expect(removed.status).toBe(200);
   });
 
   it("dead-letters a failing job and redrives it from the console", async () => {
