@@ -34,6 +34,7 @@ export async function apiClient(baseUrl, adminToken) {
  * `jobAt(i)` builds job i. Returns the ids and the wall time.
  */
 export async function createJobs(api, total, jobAt, { inFlight = 4, onProgress } = {}) {
+  const runId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const ids = new Array(total);
   let next = 0;
   let failed = 0;
@@ -47,10 +48,14 @@ export async function createJobs(api, total, jobAt, { inFlight = 4, onProgress }
       const jobs = [];
       for (let i = from; i < to; i++) jobs.push(jobAt(i));
       let result;
+      // One Idempotency-Key per chunk makes a retry after a lost response safe.
+      const headers = { "idempotency-key": `bench-${runId}-${from}` };
       try {
-        result = await api.call("POST", "/v1/jobs/batch", { jobs });
+        result = await api
+          .call("POST", "/v1/jobs/batch", { jobs }, headers)
+          .catch(() => api.call("POST", "/v1/jobs/batch", { jobs }, headers));
       } catch (error) {
-        // Not retried (a batch create has no idempotency key): counted as failed, run goes on.
+        // Failed twice: counted as failed, the run goes on.
         failed += jobs.length;
         requestErrors.push(`${String(error)}${error?.cause ? ` (cause: ${String(error.cause)})` : ""}`);
         console.error(`  batch create failed: ${requestErrors.at(-1)}`);

@@ -2,7 +2,7 @@ import { type JobSpec, jobCreateSchema } from "../core/job-spec";
 import { logEvent } from "../log";
 import { normalizeJobSpec } from "../core/normalize";
 import { targetAddressProblem } from "../core/ssrf";
-import { insertJobs, markJobsSynced, type StoredJob, specJsonOf, updateJobVersion } from "../db/jobs";
+import { markJobsSynced, type StoredJob, specJsonOf, updateJobVersion } from "../db/jobs";
 import type { ShardJob } from "../shard/protocol";
 import { pushJobs, shardOfJob } from "../shard/client";
 import { newId } from "./ids";
@@ -117,12 +117,6 @@ export async function pushAndMarkSynced(env: Env, jobs: readonly StoredJob[]): P
       synced: job.syncedVersion === job.version,
     });
   }
-}
-
-/** Inserts new jobs (durable from here on), then pushes them. */
-export async function createJobs(env: Env, jobs: StoredJob[]): Promise<void> {
-  await insertJobs(env.DB, jobs);
-  await pushAndMarkSynced(env, jobs);
 }
 
 /**

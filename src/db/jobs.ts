@@ -101,7 +101,7 @@ function jobValues(job: StoredJob): (string | number | null)[] {
  */
 export async function insertJobs(db: D1Database, jobs: readonly StoredJob[]): Promise<void> {
   if (jobs.length === 0) return;
-  const columns = COLUMNS.map((column, index) => `json_extract(value, '$[${index}]')`).join(", ");
+  const columns = COLUMNS.map((_column, index) => `json_extract(value, '$[${index}]')`).join(", ");
   const statements = chunk(jobs, ROWS_PER_INSERT).map((group) =>
     db
       .prepare(`INSERT INTO jobs (${COLUMNS.join(", ")}) SELECT ${columns} FROM json_each(?) WHERE true`)
@@ -116,6 +116,19 @@ export async function findJob(db: D1Database, tenantId: string, id: string): Pro
     .bind(id, tenantId)
     .first<JobRow>();
   return row === null ? null : rowToJob(row);
+}
+
+/** A tenant's jobs stored under any of these idempotency keys (one query). */
+export async function findJobsByIdempotencyKeys(
+  db: D1Database,
+  tenantId: string,
+  idempotencyKeys: readonly string[],
+): Promise<StoredJob[]> {
+  const { results } = await db
+    .prepare("SELECT * FROM jobs WHERE tenant_id = ? AND idempotency_key IN (SELECT value FROM json_each(?))")
+    .bind(tenantId, JSON.stringify(idempotencyKeys))
+    .all<JobRow>();
+  return results.map(rowToJob);
 }
 
 export async function findJobByIdempotencyKey(

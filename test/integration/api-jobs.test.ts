@@ -288,6 +288,66 @@ describe("POST /v1/jobs/batch", () => {
     expect(await jobCount(t.tenantId)).toBe(0);
   }, 30_000);
 
+  it("replays a batch sent again with its Idempotency-Key, creating nothing, and refuses the key with another body", async () => {
+    const t = await createTenantWithKey();
+    const jobs: Record<string, unknown>[] = Array.from({ length: 5 }, (_, i) =>
+      jobBody({ name: `idem-batch-${i}` }),
+    );
+    jobs[2] = { name: "missing everything" };
+    const headers = { "idempotency-key": "batch-idem-1" };
+    type BatchBody = {
+      created: number;
+      failed: number;
+      results: { index: number; status: number; job?: Job }[];
+    };
+    const first = await api<BatchBody>("POST", "/v1/jobs/batch", { token: t.key, body: { jobs }, headers });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ created: 4, failed: 1 });
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const again = await api<BatchBody>("POST", "/v1/jobs/batch", { token: t.key, body: { jobs }, headers });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toMatchObject({ created: 4, failed: 1 });
+    expect(again.body.results.map((r) => [r.status, r.job?.id])).toEqual(
+      first.body.results.map((r) => [r.status, r.job?.id]),
+    );
+    expect(await jobCount(t.tenantId)).toBe(4);
+    const conflict = await api<ProblemBody>("POST", "/v1/jobs/batch", {
+      token: t.key,
+      body: { jobs: jobs.slice(0, 4) },
+      headers,
+    });
+    expect(conflict.status).toBe(422);
+    expect(conflict.body.code).toBe("idempotency_conflict");
+    // A single create's key never meets a batch item's, even one spelled like it.
+    const single = await api<Job>("POST", "/v1/jobs", {
+      token: t.key,
+      body: jobBody(),
+      headers: { "idempotency-key": "batch-idem-1" },
+    });
+    expect(single.status).toBe(201);
+    expect(await jobCount(t.tenantId)).toBe(5);
+  });
+
+  it("creates each job once for concurrent batches with one Idempotency-Key", async () => {
+    const t = await createTenantWithKey();
+    const jobs = Array.from({ length: 20 }, (_, i) => jobBody({ name: `race-${i}` }));
+    const headers = { "idempotency-key": "batch-race-1" };
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        api<{ created: number; results: { job?: Job }[] }>("POST", "/v1/jobs/batch", {
+          token: t.key,
+          body: { jobs },
+          headers,
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const idLists = results.map((r) => r.body.results.map((item) => item.job?.id).join(","));
+    expect(new Set(idLists).size).toBe(1);
+    expect(await jobCount(t.tenantId)).toBe(20);
+  });
+
   it("creates 1000 jobs in one call", async () => {
     const t = await createTenantWithKey();
     const jobs = Array.from({ length: 1000 }, (_, i) => jobBody({ name: `k-${i}` }));

@@ -197,14 +197,17 @@ describe("EdgecronClient", () => {
       expect(keys[1]).not.toBe(keys[2]);
     });
 
-    it("does not retry a batch create (it could create the jobs twice)", async () => {
+    it("retries a batch create under one Idempotency-Key", async () => {
       stub.reply((_, index) =>
         index === 0
           ? { status: 0, destroy: true }
           : { status: 200, body: { created: 1, failed: 0, results: [] } },
       );
-      await expect(client.jobs.createBatch([JOB_BODY])).rejects.toBeTruthy();
-      expect(stub.requests).toHaveLength(1);
+      await expect(client.jobs.createBatch([JOB_BODY])).resolves.toMatchObject({ created: 1 });
+      expect(stub.requests).toHaveLength(2);
+      const keys = stub.requests.map((r) => r.headers["idempotency-key"]);
+      expect(keys[0]).toBeTruthy();
+      expect(keys[1]).toBe(keys[0]);
     });
 
     it("does not retry calls that are not idempotent (pause, trigger, redrive)", async () => {

@@ -123,7 +123,7 @@ export const routeDocs: RouteDoc[] = [
     status: 200,
     body: "JobBatchRequest",
     response: "JobBatchResult",
-    headers: TENANT,
+    headers: ["Idempotency-Key", ...TENANT],
   },
   {
     method: "get",

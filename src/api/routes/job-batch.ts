@@ -1,8 +1,9 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
-import type { StoredJob } from "../../db/jobs";
+import { findJobsByIdempotencyKeys, insertJobs, type StoredJob } from "../../db/jobs";
 import { readBody } from "../body";
-import { allowsPrivateTargets, checkJobInput, createJobs, newStoredJob } from "../job-service";
+import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
+import { allowsPrivateTargets, checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
 import { jobResource } from "../job-view";
 import { type Problem, problemOf } from "../problem";
 import type { AppEnv } from "../types";
@@ -19,32 +20,100 @@ export const jobBatch = new Hono<AppEnv>();
 
 /**
  * Each item is validated on its own; the valid ones are inserted together (one D1 batch) and
- * pushed with one pushJobs call. Results keep the request's order.
+ * pushed with one pushJobs call. Results keep the request's order. With an Idempotency-Key, each
+ * stored job carries the key and its index, so a retry of the same body answers from what the
+ * first request stored and creates nothing.
+ *
+ * A retry of a request that stored nothing (every item refused) is simply processed again.
  */
 jobBatch.post("/", async (c) => {
   const body = await readBody(c, jobBatchSchema);
+  const idempotency = await readIdempotency(c, body);
   const nowMs = Date.now();
-  const allowPrivate = allowsPrivateTargets(c.env);
   const outcomes = body.jobs.map((input, index): BatchOutcome => {
-    const check = checkJobInput(input, nowMs, ["jobs", index], { allowPrivate });
-    if (check.ok) return { index, job: newStoredJob(c.env, c.get("tenantId"), check.spec, nowMs) };
-    const fields = [...new Set(check.errors.map((error) => error.path))].join(", ");
-    return {
-      index,
-      problem: problemOf(
-        400,
-        "validation_failed",
-        `Job ${index} has invalid fields: ${fields}`,
-        check.errors,
-      ),
-    };
+    const checked = checkItem(c, input, index, nowMs);
+    if ("problem" in checked) return checked;
+    const itemIdempotency =
+      idempotency === null
+        ? null
+        : { key: batchItemKey(idempotency.key, index), requestHash: idempotency.requestHash };
+    return { index, job: newStoredJob(c.env, c.get("tenantId"), checked.spec, nowMs, itemIdempotency) };
   });
   const jobs = outcomes.flatMap((outcome) => ("job" in outcome ? [outcome.job] : []));
-  await createJobs(c.env, jobs);
+  try {
+    await insertJobs(c.env.DB, jobs);
+  } catch (error) {
+    // The key was used before (a retry, or a concurrent twin): the unique index on the items'
+    // keys refused the whole insert, so nothing of this attempt was stored. Inserting first
+    // spares every first attempt a lookup of its 1,000 keys.
+    const replay = idempotency === null ? null : await replayIfKnown(c, idempotency, body.jobs);
+    if (replay !== null) return replay;
+    throw error;
+  }
+  await pushAndMarkSynced(c.env, jobs);
+  return c.json(batchResponse(outcomes, nowMs));
+});
+
+function checkItem(
+  c: Context<AppEnv>,
+  input: unknown,
+  index: number,
+  nowMs: number,
+):
+  | { spec: Extract<ReturnType<typeof checkJobInput>, { ok: true }>["spec"] }
+  | { index: number; problem: Problem } {
+  const check = checkJobInput(input, nowMs, ["jobs", index], { allowPrivate: allowsPrivateTargets(c.env) });
+  if (check.ok) return { spec: check.spec };
+  const fields = [...new Set(check.errors.map((error) => error.path))].join(", ");
+  return {
+    index,
+    problem: problemOf(400, "validation_failed", `Job ${index} has invalid fields: ${fields}`, check.errors),
+  };
+}
+
+function batchResponse(outcomes: BatchOutcome[], nowMs: number) {
   const results = outcomes.map((outcome) =>
     "job" in outcome
       ? { index: outcome.index, status: 201, job: jobResource(outcome.job, nowMs) }
       : { index: outcome.index, status: 400, error: outcome.problem },
   );
-  return c.json({ created: jobs.length, failed: outcomes.length - jobs.length, results });
-});
+  const created = outcomes.filter((outcome) => "job" in outcome).length;
+  return { created, failed: outcomes.length - created, results };
+}
+
+/**
+ * The first request's answer again, from the jobs it stored: an item it stored is that job as it
+ * is now; an item it refused is refused again (re-validated for the message; one that would pass
+ * now is still not created: the replay creates nothing). Null when that request stored nothing.
+ */
+async function replayIfKnown(
+  c: Context<AppEnv>,
+  idempotency: Idempotency,
+  items: readonly unknown[],
+): Promise<Response | null> {
+  const stored = await findJobsByIdempotencyKeys(
+    c.env.DB,
+    c.get("tenantId"),
+    items.map((_, index) => batchItemKey(idempotency.key, index)),
+  );
+  if (stored.length === 0) return null;
+  if (stored.some((job) => job.requestHash !== idempotency.requestHash)) throw idempotencyConflict();
+  const byKey = new Map(stored.map((job) => [job.idempotencyKey, job]));
+  const nowMs = Date.now();
+  const outcomes = items.map((input, index): BatchOutcome => {
+    const job = byKey.get(batchItemKey(idempotency.key, index));
+    if (job !== undefined) return { index, job };
+    const checked = checkItem(c, input, index, nowMs);
+    if ("problem" in checked) return checked;
+    return {
+      index,
+      problem: problemOf(
+        409,
+        "not_created_by_original_request",
+        `Job ${index} was not created by the first request with this Idempotency-Key; send it without the key to create it`,
+      ),
+    };
+  });
+  c.header("Idempotent-Replayed", "true");
+  return c.json(batchResponse(outcomes, nowMs));
+}

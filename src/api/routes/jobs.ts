@@ -1,14 +1,14 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { findJobByIdempotencyKey, insertJobs, listJobs, type StoredJob } from "../../db/jobs";
-import { parseWith, readJsonBody } from "../body";
-import { canonicalHash } from "../crypto";
+import { readJsonBody } from "../body";
 import { decodeCursor, encodeCursor, limitSchema, pageOf } from "../cursor";
+import { type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
 import { loadJob } from "../job-loader";
 import { allowsPrivateTargets, checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
 import { jobResource, jobResponse, MAX_NEXT_FIRES } from "../job-view";
 import { tenantScope } from "../middleware/auth";
-import { ApiError, validationError } from "../problem";
+import { validationError } from "../problem";
 import { readQuery } from "../query";
 import type { AppEnv } from "../types";
 import { jobBatch } from "./job-batch";
@@ -34,11 +34,9 @@ jobs.use("*", tenantScope);
 jobs.route("/batch", jobBatch);
 
 jobs.post("/", async (c) => {
-  const idempotencyKey = readIdempotencyKey(c);
   const input = await readJsonBody(c);
   const nowMs = Date.now();
-  const idempotency =
-    idempotencyKey === null ? null : { key: idempotencyKey, requestHash: await canonicalHash(input) };
+  const idempotency = await readIdempotency(c, input);
   if (idempotency !== null) {
     const replay = await replayIfKnown(c, idempotency);
     if (replay !== null) return replay;
@@ -81,30 +79,15 @@ jobs.get("/:id", async (c) => {
 jobs.route("/", jobOperations);
 jobs.route("/", jobRuns);
 
-function readIdempotencyKey(c: Context<AppEnv>): string | null {
-  const key = c.req.header("idempotency-key");
-  if (key === undefined) return null;
-  return parseWith(z.string().trim().min(1).max(255), key, ["Idempotency-Key"]);
-}
-
 /** Same key + same body: the stored job again; same key + another body: 422. */
-async function replayIfKnown(
-  c: Context<AppEnv>,
-  idempotency: { key: string; requestHash: string },
-): Promise<Response | null> {
+async function replayIfKnown(c: Context<AppEnv>, idempotency: Idempotency): Promise<Response | null> {
   const existing: StoredJob | null = await findJobByIdempotencyKey(
     c.env.DB,
     c.get("tenantId"),
     idempotency.key,
   );
   if (existing === null) return null;
-  if (existing.requestHash !== idempotency.requestHash) {
-    throw new ApiError(
-      422,
-      "idempotency_conflict",
-      "This Idempotency-Key was already used with another request body",
-    );
-  }
+  if (existing.requestHash !== idempotency.requestHash) throw idempotencyConflict();
   c.header("Idempotent-Replayed", "true");
   return jobResponse(c, existing, { status: 201 });
 }

@@ -50,10 +50,10 @@ export class JobsResource {
 
   /**
    * Creates up to 1000 jobs in one call; per-item results, never throws for an invalid item.
-   * Not retried: the batch route has no idempotency key yet, so a retry after a lost response
-   * could create the jobs twice. Give each job a unique name and re-list to recover instead.
+   * Retried on network errors, 429 and 5xx under one Idempotency-Key: a retry after a lost
+   * response gets the first answer back and creates nothing.
    */
-  createBatch(jobs: JobCreate[], options: CallOptions = {}): Promise<BatchResult> {
+  createBatch(jobs: JobCreate[], options: CreateOptions = {}): Promise<BatchResult> {
     if (jobs.length > MAX_BATCH_SIZE) {
       throw new RangeError(`a batch holds at most ${MAX_BATCH_SIZE} jobs, got ${jobs.length}`);
     }
@@ -61,9 +61,9 @@ export class JobsResource {
       method: "POST",
       path: "/v1/jobs/batch",
       body: { jobs },
-      idempotent: false,
+      idempotent: true,
       signal: options.signal,
-      headers: { ...options.headers },
+      headers: { ...options.headers, "idempotency-key": options.idempotencyKey ?? crypto.randomUUID() },
     });
   }
 
