@@ -1,5 +1,6 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
+import type { JobSpec } from "../../core/job-spec";
 import { findJobsByIdempotencyKeys, insertJobs, type StoredJob } from "../../db/jobs";
 import { readBody } from "../body";
 import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
@@ -59,9 +60,7 @@ function checkItem(
   input: unknown,
   index: number,
   nowMs: number,
-):
-  | { spec: Extract<ReturnType<typeof checkJobInput>, { ok: true }>["spec"] }
-  | { index: number; problem: Problem } {
+): { spec: JobSpec } | { index: number; problem: Problem } {
   const check = checkJobInput(input, nowMs, ["jobs", index], { allowPrivate: allowsPrivateTargets(c.env) });
   if (check.ok) return { spec: check.spec };
   const fields = [...new Set(check.errors.map((error) => error.path))].join(", ");
