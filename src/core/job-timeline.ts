@@ -36,7 +36,7 @@ export function upcomingFires(spec: JobSpec, jobId: string, afterMs: number, cou
  * `every` later; a future `anchor` or `start_at` is itself the first fire. One exception: a
  * one-shot whose `at` is already past (accepted within the misfire grace) still fires, late.
  *
- * @example firstFire(spec({ type: "interval", every: "15m" }, anchored at t), id, t) // { scheduledAtMs: t + 15 min, ... }
+ * @example firstFire(specEvery15mAnchoredAt(t), "job_1", t) // { scheduledAtMs: t + 900_000, fireAtMs: t + 900_000 }
  */
 export function firstFire(spec: JobSpec, jobId: string, createdAtMs: number): JobFire | null {
   let afterMs = createdAtMs;
