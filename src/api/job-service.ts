@@ -8,6 +8,7 @@ import {
 } from "../core/job-spec";
 import { jobSpecIssues, normalizeJobSpec } from "../core/normalize";
 import { previewFireTimes } from "../core/preview";
+import type { SearchAllowance } from "../core/schedule-check";
 import { logEvent } from "../log";
 import { targetAddressProblem } from "../core/ssrf";
 import { markJobsSynced, type StoredJob, specJsonOf, updateJobVersion } from "../db/jobs";
@@ -49,7 +50,7 @@ export function checkJobInput(
   input: unknown,
   nowMs: number,
   prefix: (string | number)[],
-  options: { rejectPastOnce?: boolean; allowPrivate: boolean },
+  options: { rejectPastOnce?: boolean; allowPrivate: boolean; searchAllowance?: SearchAllowance },
 ): SpecCheck {
   const parsed = jobCreateSchema.safeParse(input);
   const errors = parsed.success ? [] : fieldErrorsOf(parsed.error.issues, prefix);

@@ -1,6 +1,6 @@
 import { durationMs } from "./duration";
 import type { JobSpec, Schedule } from "./job-spec";
-import { checkedFireTimes, type SpecIssue } from "./schedule-check";
+import { checkedFireTimes, type SearchAllowance, type SpecIssue } from "./schedule-check";
 
 export type { SpecIssue };
 
@@ -9,6 +9,8 @@ export type NormalizeResult = { ok: true; spec: JobSpec } | { ok: false; issues:
 export interface NormalizeOptions {
   /** Reject a one-shot `at` further in the past than the misfire grace (create, or a new schedule). */
   rejectPastOnce?: boolean;
+  /** Search units shared with the rest of the request (a batch); one search's budget without. */
+  searchAllowance?: SearchAllowance;
 }
 
 function utcIso(instant: string): string {
@@ -72,7 +74,12 @@ export function jobSpecIssues(
   }
   // A cron that can never fire from now (every match in a DST gap it skips), or whose next fire
   // costs more than the search budget, is refused rather than stored as a silent job.
-  const reach = checkedFireTimes(normalizeSchedule(schedule, nowMs, nowMs), nowMs, 1);
+  const reach = checkedFireTimes(
+    normalizeSchedule(schedule, nowMs, nowMs),
+    nowMs,
+    1,
+    options.searchAllowance,
+  );
   if (!reach.ok) issues.push(...reach.issues);
   return issues;
 }

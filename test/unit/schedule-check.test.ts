@@ -6,7 +6,7 @@ import { type JobSpec, jobCreateSchema, type Schedule, validJobFields } from "..
 import { firstFire, upcomingFires } from "../../src/core/job-timeline";
 import { jobSpecIssues, normalizeJobSpec } from "../../src/core/normalize";
 import { previewFireTimes } from "../../src/core/preview";
-import { checkedFireTimes } from "../../src/core/schedule-check";
+import { BATCH_SEARCH_UNITS, checkedFireTimes } from "../../src/core/schedule-check";
 
 const NOW_MS = Date.parse("2026-12-01T10:00:00.000Z");
 const SKIP = { gap: "skip", overlap: "first" } as const;
@@ -183,5 +183,33 @@ describe("the cron schedule schema", () => {
       timezone: "Mars/Base",
     });
     expect(parsed.error?.issues.map((issue) => issue.path.join("."))).toEqual(["expr", "timezone"]);
+  });
+});
+
+describe("a request's shared search allowance (a batch)", () => {
+  const worst: Schedule = {
+    type: "cron",
+    expr: "* * 1 * 3 0L",
+    timezone: "Europe/London",
+    dst: SKIP,
+  };
+
+  it("bounds what all of a request's searches spend together", () => {
+    const allowance = { remainingUnits: BATCH_SEARCH_UNITS };
+    const messages: string[] = [];
+    for (let i = 0; i < 15; i++) {
+      const result = checkedFireTimes(worst, NOW_MS, 1, allowance);
+      messages.push(result.ok ? "ok" : (result.issues[0]?.message ?? ""));
+    }
+    expect(allowance.remainingUnits).toBe(0);
+    expect(messages.slice(0, 10).every((message) => message.includes("too costly to evaluate"))).toBe(true);
+    expect(messages.slice(10).every((message) => message.includes("spent its search budget"))).toBe(true);
+  });
+
+  it("costs an ordinary schedule almost nothing of it", () => {
+    const allowance = { remainingUnits: BATCH_SEARCH_UNITS };
+    const daily: Schedule = { type: "cron", expr: "0 9 * * *", timezone: "Europe/Berlin" };
+    for (let i = 0; i < 1000; i++) expect(checkedFireTimes(daily, NOW_MS, 1, allowance).ok).toBe(true);
+    expect(BATCH_SEARCH_UNITS - allowance.remainingUnits).toBeLessThan(CRON_SEARCH_BUDGET / 2);
   });
 });
