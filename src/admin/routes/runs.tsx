@@ -8,8 +8,12 @@ import { AlertsPage } from "../pages/alerts";
 import { DeadLettersPage } from "../pages/dead-letters";
 import { RunsPage } from "../pages/runs";
 import type { Alert, DeadLetter, Page, Run } from "../types";
+import { jobNamesFor } from "./lookups";
+import { runDetailRoutes } from "./run-detail";
 
 export const runRoutes = new Hono<ConsoleEnv>();
+
+runRoutes.route("/", runDetailRoutes);
 
 runRoutes.get("/runs", async (c) => {
   const state = c.req.query("state") ?? "";
@@ -19,13 +23,19 @@ runRoutes.get("/runs", async (c) => {
     "GET",
     `/v1/runs${query({ state, job_id: jobId, cursor: c.req.query("cursor"), limit: 50 })}`,
   );
+  const runs = result.ok ? result.data.data : [];
+  const jobNames = await jobNamesFor(
+    c,
+    runs.map((run) => run.job_id),
+  );
   return renderPage(
     c,
     { title: "Runs", active: "runs", autoRefresh: true },
     <RunsPage
       state={state}
       jobId={jobId}
-      runs={result.ok ? result.data.data : []}
+      runs={runs}
+      jobNames={jobNames}
       nextCursor={result.ok ? result.data.next_cursor : null}
       csrf={c.get("csrf")}
       problem={result.ok ? undefined : result.problem}
@@ -50,11 +60,17 @@ runRoutes.get("/dead-letters", async (c) => {
     "GET",
     `/v1/dead-letters${query({ job_id: jobId, cursor: c.req.query("cursor"), limit: 50 })}`,
   );
+  const letters = result.ok ? result.data.data : [];
+  const jobNames = await jobNamesFor(
+    c,
+    letters.map((letter) => letter.job_id),
+  );
   return renderPage(
     c,
     { title: "Dead letters", active: "dead-letters", autoRefresh: true },
     <DeadLettersPage
-      letters={result.ok ? result.data.data : []}
+      letters={letters}
+      jobNames={jobNames}
       nextCursor={result.ok ? result.data.next_cursor : null}
       jobId={jobId}
       csrf={c.get("csrf")}
@@ -98,12 +114,18 @@ runRoutes.get("/alerts", async (c) => {
     "GET",
     `/v1/alerts${query({ kind, cursor: c.req.query("cursor"), limit: 50 })}`,
   );
+  const alerts = result.ok ? result.data.data : [];
+  const jobNames = await jobNamesFor(
+    c,
+    alerts.map((alert) => alert.job_id),
+  );
   return renderPage(
     c,
     { title: "Alerts", active: "alerts", autoRefresh: true },
     <AlertsPage
       kind={kind}
-      alerts={result.ok ? result.data.data : []}
+      alerts={alerts}
+      jobNames={jobNames}
       nextCursor={result.ok ? result.data.next_cursor : null}
       problem={result.ok ? undefined : result.problem}
     />,
