@@ -1,19 +1,35 @@
 // Runs, dead letters and alerts: lists with filters, manual retry and redrive.
 import { Hono } from "hono";
+import { TERMINAL_STATES } from "../../core/run-state";
 import { callApi, query } from "../api";
 import { BASE, type ConsoleEnv } from "../env";
 import { noticeText } from "../notices";
 import { confirmFirst, renderPage, renderProblem } from "../page";
 import { AlertsPage } from "../pages/alerts";
 import { DeadLettersPage } from "../pages/dead-letters";
+import { RunDetailPage } from "../pages/run-detail";
 import { RunsPage } from "../pages/runs";
 import type { Alert, DeadLetter, Page, Run } from "../types";
 import { jobNamesFor } from "./lookups";
-import { runDetailRoutes } from "./run-detail";
 
 export const runRoutes = new Hono<ConsoleEnv>();
 
-runRoutes.route("/", runDetailRoutes);
+/** A finished run's page need not refresh itself. */
+const TERMINAL = new Set<string>(TERMINAL_STATES);
+
+/** A run's own page: GET /v1/runs/{id} (the run with its whole D1 event history) and its job's name. */
+runRoutes.get("/runs/:id", async (c) => {
+  const id = c.req.param("id");
+  const result = await callApi<Run>(c, "GET", `/v1/runs/${encodeURIComponent(id)}`);
+  if (!result.ok) return renderProblem(c, "Could not load the run", "runs", result.problem);
+  const run = result.data;
+  const jobNames = await jobNamesFor(c, [run.job_id]);
+  return renderPage(
+    c,
+    { title: `Run ${run.id}`, active: "runs", autoRefresh: !TERMINAL.has(run.state) },
+    <RunDetailPage run={run} jobNames={jobNames} csrf={c.get("csrf")} />,
+  );
+});
 
 runRoutes.get("/runs", async (c) => {
   const state = c.req.query("state") ?? "";

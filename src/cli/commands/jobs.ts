@@ -1,4 +1,5 @@
 import type { Job, JobStatus } from "../../client/index";
+import { JOB_STATUSES } from "../../core/run-state";
 import {
   type Command,
   type Context,
@@ -14,7 +15,7 @@ import { hasSpecFlags, JOB_FLAG_OPTIONS, jobFromFlags } from "../job-flags";
 import { backfill, update } from "./job-changes";
 import { formatSchedule, renderJob, renderKeyValues } from "../render";
 
-const STATUSES: JobStatus[] = ["ACTIVE", "PAUSED", "COMPLETED", "DELETED"];
+const STATUSES: readonly JobStatus[] = JOB_STATUSES;
 
 const JOB_COLUMNS = [
   { header: "ID", value: (job: Job) => job.id, maxWidth: 64 },
