@@ -239,6 +239,18 @@ describe("admin console in Chromium", () => {
     expect(await page.locator("#filter-kind").inputValue()).toBe("dead_lettered");
     const shownKinds = await page.locator("table.alerts tbody tr td:nth-child(2)").allTextContents();
     expect(new Set(shownKinds)).toEqual(new Set(["dead_lettered"]));
+    // On a phone the table scrolls sideways inside its own box; the page itself does not.
+    await setWidth(page, 390);
+    await page.goto(`${server.baseUrl}/console/runs`);
+    const wrap = await page
+      .locator(".table-wrap", { has: page.locator("table.runs") })
+      .evaluate((element) => ({
+        scrolls: element.scrollWidth > element.clientWidth,
+        overflowX: getComputedStyle(element).overflowX,
+      }));
+    expect(wrap).toEqual({ scrolls: true, overflowX: "auto" });
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await setWidth(page, 1366);
   });
 
   it("shows the runs on the overview charts", async () => {
