@@ -1,17 +1,13 @@
-// An independent verifier (node:crypto, not the product's WebCrypto code) for Edgecron-Signature.
-import { createHmac, timingSafeEqual } from "node:crypto";
+// Edgecron-Signature checked as a user's Node receiver would: through the client's
+// verifySignature (src/client/verify.ts), over the request the local target recorded.
 
-export function signatureVerifies(header: string | undefined, body: string, secrets: string[]): boolean {
-  if (!header) return false;
-  const timestamp = /(?:^|,)t=(\d+)/.exec(header)?.[1];
-  if (!timestamp) return false;
-  const candidates = [...header.matchAll(/v1=([0-9a-f]{64})/g)].map((match) =>
-    Buffer.from(match[1] as string, "hex"),
-  );
-  return secrets.some((secret) => {
-    const expected = createHmac("sha256", secret).update(`${timestamp}.${body}`).digest();
-    return candidates.some(
-      (candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected),
-    );
-  });
+import { deliveryVerifies } from "../helpers/signature";
+import type { ReceivedCall } from "./harness";
+
+export function signatureVerifies(
+  targetUrl: string,
+  call: ReceivedCall,
+  secrets: string[],
+): Promise<boolean> {
+  return deliveryVerifies({ ...call, url: `${targetUrl}${call.path}` }, secrets);
 }
