@@ -1,7 +1,11 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/api/app";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, BASE, createTenantWithKey } from "../helpers/api";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 describe("auth", () => {
   it("refuses a request without a token with a 401 problem", async () => {

@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { retryRun, shardOfJob, triggerJob } from "../../src/shard/client";
+import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import {
   dispatchButLose,
   historyOf,
@@ -18,6 +19,9 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 interface ShardRun {
   run_id: string;
@@ -259,7 +263,7 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
       );
     });
     await stub.testDeleteAlarm(0);
-    const summary = await env.MAINTENANCE.getByName("maintenance").runNow();
+    const summary = await maintenanceStub().runNow();
     expect(summary.missedRunAlerts).toBeGreaterThanOrEqual(1);
     expect(summary.alarmsRearmed).toBeGreaterThanOrEqual(1);
     const alert = await env.DB.prepare("SELECT kind, details_json FROM alerts WHERE job_id = ?")

@@ -15,6 +15,7 @@ import type {
   DispatchRun,
   SingleRunDispatchMessage,
 } from "../../src/shard/protocol";
+import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import {
   dispatchButLose,
   historyOf,
@@ -33,6 +34,9 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 function onceJob(
   label: string,
@@ -272,7 +276,7 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     )
       .bind(jobId, JSON.stringify(jobSpec), shardOfJob(env, jobId), nowMs, nowMs)
       .run();
-    const summary = await env.MAINTENANCE.getByName("maintenance").runNow();
+    const summary = await maintenanceStub().runNow();
     expect(summary.resynced).toBeGreaterThanOrEqual(1);
     const row = await env.DB.prepare("SELECT synced_version FROM jobs WHERE id = ?")
       .bind(jobId)

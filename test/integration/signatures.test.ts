@@ -2,9 +2,13 @@
 // runs) against what the real local target received.
 import { describe, expect, it, vi } from "vitest";
 import { parseSignatureHeader, verifySignature } from "../../src/client/verify";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api } from "../helpers/api";
 import { type TargetCall, targetCalls, targetCallVerifies, targetUrl, WAIT } from "../helpers/scheduling";
 import { signedRequest } from "../helpers/signature";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 interface Tenant {
   id: string;
