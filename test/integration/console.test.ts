@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../../src/api/app";
 import { disarmShardsAfterEach } from "../helpers/alarms";
-import { ConsoleClient, unlabelledControls } from "../support/console-client";
+import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
