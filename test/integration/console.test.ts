@@ -1,7 +1,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../../src/api/app";
-import { ConsoleClient, unlabelledControls } from "../support/console-client";
+import { disarmShardsAfterEach } from "../helpers/alarms";
+import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 const ADMIN_TOKEN = env.EDGECRON_ADMIN_TOKEN;
 
