@@ -105,9 +105,7 @@ describe("e2e: jobs of every kind fire on time through wrangler dev", () => {
     expect(summary.max).toBeLessThan(1_000);
 
     for (const call of target.calls) {
-      expect(
-        signatureVerifies(call.headers["edgecron-signature"] as string, call.body, [tenant.signing_secret]),
-      ).toBe(true);
+      expect(signatureVerifies(call, `${target.url}${call.path}`, [tenant.signing_secret])).toBe(true);
       expect(call.headers["edgecron-job-id"]).toMatch(/^job_/);
       expect(call.headers["edgecron-run-id"]).toMatch(/^run_/);
       expect(call.headers["edgecron-attempt"]).toBe("1");

@@ -17,6 +17,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { v2Verifies } from "../helpers/signature-v2";
 
 interface ShardRun {
   run_id: string;
@@ -299,17 +300,10 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
     }, WAIT);
     const alert = JSON.parse(hook!.body) as { kind: string; job_id: string; details: { reason: string } };
     expect(alert).toMatchObject({ kind: "dead_lettered", job_id: jobId, details: { reason: "permanent" } });
-    const timestamp = /t=(\d+)/.exec(hook!.headers["edgecron-signature"] ?? "")?.[1];
-    const key = await crypto.subtle.importKey(
-      "raw",
-      new TextEncoder().encode(secret),
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign"],
-    );
-    const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}.${hook!.body}`));
-    const hex = [...new Uint8Array(mac)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-    expect(hook!.headers["edgecron-signature"]).toContain(`v1=${hex}`);
+    // Signed v2 over the webhook URL, with the alert id as the idempotency key and the run id.
+    const alertId = (JSON.parse(hook!.body) as { id: string }).id;
+    expect(hook!.headers["idempotency-key"]).toBe(alertId);
+    expect(await v2Verifies({ ...hook!, url: targetUrl(`/ok/alert-hook/${tenantId}`) }, secret)).toBe(true);
     await vi.waitFor(async () => expect(await targetCalls(`/ok/on-failure/${jobId}`)).toHaveLength(1), WAIT);
     // The delivery is recorded after both calls return: wait for the row, not just the calls.
     await vi.waitFor(async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { HttpTarget } from "../../src/core/job-spec";
 import { limiter, runPool } from "../../src/queue/pool";
 import { type CallTargetInput, callTarget, signatureHeader } from "../../src/queue/target-call";
+import { parseSignature, partsOf, v2Signature } from "../helpers/signature-v2";
 
 interface Received {
   method: string;
@@ -84,26 +85,20 @@ function input(target: Partial<HttpTarget>, overrides: Partial<CallTargetInput> 
   };
 }
 
-/** Independent receiver-side verification: parse the header, HMAC with WebCrypto, compare. */
-async function verifySignature(header: string, secret: string, body: string): Promise<boolean[]> {
-  const parts = header.split(",").map((part) => part.split("=") as [string, string]);
-  const timestamp = parts.find(([key]) => key === "t")?.[1];
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["verify"],
+/** Independent receiver-side check: for each v2 in the header, whether `secret` signed this call. */
+async function verifySignature(
+  call: Received | undefined,
+  secret: string,
+  body = call?.body ?? "",
+): Promise<boolean[]> {
+  const { t, v2 } = parseSignature(call?.headers["edgecron-signature"]);
+  const expected = await v2Signature(
+    secret,
+    t,
+    partsOf({ ...(call as Received), url: `https://hooks.example.com${call?.path}` }),
+    body,
   );
-  const signed = new TextEncoder().encode(`${timestamp}.${body}`);
-  return Promise.all(
-    parts
-      .filter(([name]) => name === "v1")
-      .map(([, hex]) => {
-        const bytes = new Uint8Array(hex.match(/../g)?.map((pair) => Number.parseInt(pair, 16)) ?? []);
-        return crypto.subtle.verify("HMAC", key, bytes, signed);
-      }),
-  );
+  return v2.map((signature) => signature === expected);
 }
 
 describe("callTarget", () => {
@@ -127,10 +122,8 @@ describe("callTarget", () => {
       "edgecron-scheduled-at": "2026-12-01T00:00:00.000Z",
       "edgecron-attempt": "2",
     });
-    expect(call?.headers["edgecron-signature"]).toMatch(/^t=1796083200,v1=[0-9a-f]{64}$/);
-    expect(
-      await verifySignature(call?.headers["edgecron-signature"] ?? "", "whsec_current", call?.body ?? ""),
-    ).toEqual([true]);
+    expect(call?.headers["edgecron-signature"]).toMatch(/^t=1796083200,v2=[0-9a-f]{64}$/);
+    expect(await verifySignature(call, "whsec_current")).toEqual([true]);
   });
 
   it("keeps the job's content-type and sends a string body as is", async () => {
@@ -149,21 +142,20 @@ describe("callTarget", () => {
     expect(received[0]?.method).toBe("GET");
     expect(received[0]?.body).toBe("");
     expect(received[0]?.headers["content-type"]).toBeUndefined();
-    expect(
-      await verifySignature(received[0]?.headers["edgecron-signature"] ?? "", "whsec_current", ""),
-    ).toEqual([true]);
+    expect(await verifySignature(received[0], "whsec_current", "")).toEqual([true]);
   });
 
   it("signs with every active secret, current first, so either key verifies during rotation", async () => {
     const { received, fetchImpl } = makeTarget();
     await callTarget(input({ body: { n: 1 } }, { fetchImpl, secrets: ["whsec_new", "whsec_old"] }));
-    const header = received[0]?.headers["edgecron-signature"] ?? "";
-    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
-    expect(await verifySignature(header, "whsec_new", '{"n":1}')).toEqual([true, false]);
-    expect(await verifySignature(header, "whsec_old", '{"n":1}')).toEqual([false, true]);
-    expect(await verifySignature(header, "whsec_other", '{"n":1}')).toEqual([false, false]);
-    expect(await verifySignature(header, "whsec_new", '{"n":2}')).toEqual([false, false]); // tampered body
-    expect(await signatureHeader(["a", "a"], 1, "")).toMatch(/^t=1,v1=[0-9a-f]{64}$/); // duplicates collapse
+    const call = received[0];
+    expect(call?.headers["edgecron-signature"]).toMatch(/^t=\d+,v2=[0-9a-f]{64},v2=[0-9a-f]{64}$/);
+    expect(await verifySignature(call, "whsec_new")).toEqual([true, false]);
+    expect(await verifySignature(call, "whsec_old")).toEqual([false, true]);
+    expect(await verifySignature(call, "whsec_other")).toEqual([false, false]);
+    expect(await verifySignature(call, "whsec_new", '{"n":2}')).toEqual([false, false]); // tampered body
+    const parts = { method: "POST", url: "https://a.example/", idempotencyKey: "k", runId: "r", attempt: 1 };
+    expect(await signatureHeader(["a", "a"], 1, parts, "")).toMatch(/^t=1,v2=[0-9a-f]{64}$/); // duplicates collapse
   });
 
   it("sends no signature header when the tenant has no secret", async () => {
