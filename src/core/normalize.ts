@@ -1,4 +1,5 @@
 import { durationMs } from "./duration";
+import { fireWindowIssue } from "./fire-window";
 import type { JobSpec, Schedule } from "./job-spec";
 
 export interface SpecIssue {
@@ -75,6 +76,9 @@ export function normalizeJobSpec(
       });
     }
   }
+  const normalized = { ...spec, start_at: startAt, end_at: endAt, schedule };
+  const windowIssue = fireWindowIssue(normalized);
+  if (windowIssue !== null) issues.push(windowIssue);
   if (issues.length > 0) return { ok: false, issues };
-  return { ok: true, spec: { ...spec, start_at: startAt, end_at: endAt, schedule } };
+  return { ok: true, spec: normalized };
 }

@@ -1,8 +1,8 @@
 // Executes one run against its HTTP target: the only place edgecron calls user URLs.
 import type { HttpTarget } from "../core/job-spec";
-import { serializeTargetBody } from "../core/job-spec";
+import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
 import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
-import { targetAddressProblem } from "../core/ssrf";
+import { type ResolveHost, resolvedTargetProblem } from "../core/ssrf";
 import {
   canonicalSignatureString,
   SIGNATURE_SCHEME,
@@ -28,6 +28,8 @@ export interface CallTargetInput {
   timeoutMs: number;
   /** Local development only: lets targets on loopback/private addresses through. */
   allowPrivate: boolean;
+  /** Resolves the target's name before the call (TARGET_DNS_RESOLVER); unset: names are not resolved. */
+  resolveHost?: ResolveHost;
   /** The call's start time: the signature timestamp `t`, and the base for a Retry-After date. */
   nowMs: number;
   /** Retry classification: 4xx statuses the job wants retried (`retry.retry_on_status`). */
@@ -49,8 +51,12 @@ export interface CallTargetInput {
  *   allowPrivate: false, nowMs: Date.now() });
  */
 export async function callTarget(input: CallTargetInput): Promise<TargetOutcome> {
-  const problem = targetAddressProblem(input.target.url, { allowPrivate: input.allowPrivate });
-  if (problem !== null) return { kind: "permanent", status: null, error: problem, durationMs: 0 };
+  const problem = await resolvedTargetProblem(input.target.url, input);
+  if (problem?.kind === "refused")
+    return { kind: "permanent", status: null, error: problem.error, durationMs: 0 };
+  if (problem?.kind === "unresolved") {
+    return { kind: "retryable", status: null, error: problem.error, retryAfterMs: null, durationMs: 0 };
+  }
 
   const clockMs = input.clockMs ?? Date.now;
   const fetchImpl = input.fetchImpl ?? fetch;
@@ -96,6 +102,9 @@ export async function buildRequest(input: CallTargetInput): Promise<Request> {
   const sendsBody = !BODYLESS_METHODS.has(target.method);
   const body = sendsBody ? (serializeTargetBody(target.body) ?? "") : "";
   const headers = new Headers(target.headers);
+  // Refused at create since they were; a job stored before that must still not send them
+  // (`Expect: 100-continue` made a 200 read as "target answered 100").
+  for (const name of [...headers.keys()]) if (isHopByHopHeader(name)) headers.delete(name);
   if (sendsBody && body !== "" && typeof target.body !== "string" && !headers.has("content-type")) {
     headers.set("content-type", "application/json");
   }
