@@ -2,6 +2,7 @@ import { IANAZone } from "luxon";
 import { z } from "zod";
 import { cronExpressionIssues } from "./cron/validate";
 import { durationSchema } from "./duration";
+import { JOB_STATUSES } from "./run-state";
 
 /** Largest target body we accept: queue messages are 128 KB and carry headers besides. */
 export const MAX_TARGET_BODY_BYTES = 100 * 1024;
@@ -79,6 +80,9 @@ export const misfirePolicySchema = z.strictObject({
   grace: durationSchema().default("60s"),
   max_catch_up: z.number().int().min(1).max(1000).default(10),
 });
+
+/** A job status in request and response schemas (the list itself lives in run-state). */
+export const jobStatusSchema = z.enum(JOB_STATUSES);
 
 export const overlapPolicySchema = z.enum(["allow", "skip", "buffer_one", "buffer_all"]);
 
