@@ -2,6 +2,8 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
+const TARGETS_WORKER = "edgecron-targets";
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
@@ -18,7 +20,28 @@ export default defineConfig(async () => {
             ALLOW_PRIVATE_TARGETS: "true",
             // Tests drive maintenance passes explicitly.
             MAINTENANCE_INTERVAL_MS: "0",
+            // The bindings below, usable as job targets; OTHER_TENANTS_ONLY is restricted to a
+            // tenant no test has, and DEDUP_KV (ours) is ignored even though it is listed.
+            TARGET_BINDINGS:
+              "BILLING:service, REPORT_FLOW:workflow, USER_EVENTS:queue, OTHER_TENANTS_ONLY:service=ten_nobody, DEDUP_KV:queue",
           },
+          // Binding targets reach the auxiliary worker below (test/fixtures/targets-worker).
+          serviceBindings: { BILLING: TARGETS_WORKER, OTHER_TENANTS_ONLY: TARGETS_WORKER },
+          workflows: {
+            REPORT_FLOW: { name: "report-flow", className: "ReportFlow", scriptName: TARGETS_WORKER },
+          },
+          queueProducers: { USER_EVENTS: { queueName: "user-events" } },
+          workers: [
+            {
+              name: TARGETS_WORKER,
+              modules: true,
+              scriptPath: "./test/fixtures/targets-worker/worker.js",
+              compatibilityDate: "2026-04-20",
+              kvNamespaces: { RECORDS: "targets-records" },
+              workflows: { REPORT_FLOW: { name: "report-flow", className: "ReportFlow" } },
+              queueConsumers: { "user-events": { maxBatchSize: 10, maxBatchTimeout: 0 } },
+            },
+          ],
           // Each local queue hop waits for the batch timeout: 0 keeps tests fast.
           queueConsumers: {
             "edgecron-dispatch": {

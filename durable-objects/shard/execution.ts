@@ -125,7 +125,7 @@ function reportOutcome(
   const job = rows.jobs.get(run.job_id) ?? null;
   const { outcome } = report;
   if (outcome.kind === "success") {
-    moveRun(sql, run, "SUCCEEDED", `target answered ${outcome.status}`, nowMs, {
+    moveRun(sql, run, "SUCCEEDED", outcome.detail ?? `target answered ${outcome.status}`, nowMs, {
       due_at_ms: null,
       target_status: outcome.status,
       duration_ms: outcome.durationMs,

@@ -1,6 +1,7 @@
 // Writes what changed in a shard to D1 in batches, off the dispatch path: run history, statuses the
 // shard decided (COMPLETED, PAUSED after failures), and dead letters for the dead-letter queue.
 // Everything stays marked in the shard's SQLite until written, so a failure only delays it.
+import { deadLetterPayload, EMPTY_PAYLOAD } from "../../src/core/target-payload";
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
 import { applyShardJobStatuses } from "../../src/db/jobs";
 import { type RunRow as HistoryRow, upsertRuns } from "../../src/db/runs";
@@ -134,12 +135,7 @@ async function sendDeadLetters(sql: SqlStorage, queue: Queue, shard: number): Pr
       reason: (run.dlq_reason ?? "exhausted") as DeadLetterMessage["reason"],
       last_error: run.error,
       target_status: run.target_status,
-      payload: {
-        method: target?.method ?? "POST",
-        url: target?.url ?? "",
-        headers: target?.headers ?? {},
-        body: target?.body ?? null,
-      },
+      payload: target === null ? EMPTY_PAYLOAD : deadLetterPayload(target),
       on_failure: spec?.on_failure ?? null,
     };
   });

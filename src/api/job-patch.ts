@@ -15,20 +15,28 @@ const REPLACED_WHOLE = new Set(["schedule", "target.body"]);
 /**
  * JSON Merge Patch (RFC 7396) of a partial job body onto the stored spec: objects merge, `null`
  * removes a field (so a nullable field falls back to its default, null), everything else
- * replaces. `schedule` and `target.body` are replaced whole.
+ * replaces. `schedule` and `target.body` are replaced whole, and so is `target` when the patch
+ * changes its `type`.
  */
 export function mergeJobPatch(spec: JobSpec, patch: Record<string, unknown>): Record<string, unknown> {
   return mergeAt(spec, patch, "") as Record<string, unknown>;
 }
 
 function mergeAt(target: unknown, patch: unknown, path: string): unknown {
-  if (!isPlainObject(patch) || REPLACED_WHOLE.has(path)) return patch;
+  if (!isPlainObject(patch) || REPLACED_WHOLE.has(path) || changesTargetKind(target, patch, path))
+    return patch;
   const merged: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
     else setOwn(merged, key, mergeAt(merged[key], value, path === "" ? key : `${path}.${key}`));
   }
   return merged;
+}
+
+/** A patch that turns an HTTP target into a binding (or back) replaces it: no field carries over. */
+function changesTargetKind(target: unknown, patch: Record<string, unknown>, path: string): boolean {
+  if (path !== "target" || patch.type === undefined || !isPlainObject(target)) return false;
+  return patch.type !== (target.type ?? "http");
 }
 
 /** Assigns as an own property even for `__proto__`, so validation sees (and rejects) it. */

@@ -15,6 +15,7 @@ import { markJobsSynced, type StoredJob, specJsonOf, updateJobVersion } from "..
 import type { ShardJob } from "../shard/protocol";
 import { pushJobs, shardOfJob } from "../shard/client";
 import { newId } from "./ids";
+import { bindingTargetErrors, type TargetBindingAccess } from "./target-bindings";
 import { ApiError, type FieldError, fieldErrorsOf, joinPath, validationError } from "./problem";
 
 export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: FieldError[] };
@@ -50,11 +51,18 @@ export function checkJobInput(
   input: unknown,
   nowMs: number,
   prefix: (string | number)[],
-  options: { rejectPastOnce?: boolean; allowPrivate: boolean; searchAllowance?: SearchAllowance },
+  options: {
+    rejectPastOnce?: boolean;
+    allowPrivate: boolean;
+    searchAllowance?: SearchAllowance;
+    /** The caller's binding targets (src/api/target-bindings.ts); unset: none allowed. */
+    targets?: TargetBindingAccess;
+  },
 ): SpecCheck {
   const parsed = jobCreateSchema.safeParse(input);
   const errors = parsed.success ? [] : fieldErrorsOf(parsed.error.issues, prefix);
   errors.push(...targetUrlErrors(input, options.allowPrivate, prefix));
+  errors.push(...bindingTargetErrors(input, options.targets, prefix));
   if (parsed.success && errors.length === 0) {
     const normalized = normalizeJobSpec(parsed.data, nowMs, options);
     if (normalized.ok) return { ok: true, spec: normalized.spec };

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { cronExprIssues } from "./cron/validate";
 import { durationSchema } from "./duration";
 import { JOB_STATUSES } from "./run-state";
+import { bindingTargetSchemas } from "./targets";
 
 /** Largest target body we accept: queue messages are 128 KB and carry headers besides. */
 export const MAX_TARGET_BODY_BYTES = 100 * 1024;
@@ -181,6 +182,18 @@ export const httpTargetSchema = z.strictObject({
     }),
 });
 
+/** HTTP (the default when `type` is absent) or a Cloudflare binding (src/core/targets.ts). */
+export const targetSchema = z.discriminatedUnion(
+  "type",
+  [httpTargetSchema, ...bindingTargetSchemas(httpTargetSchema.shape)],
+  {
+    error: (issue) =>
+      issue.code === "invalid_union"
+        ? 'must be one of "http" (the default), "service", "workflow" or "queue"'
+        : undefined,
+  },
+);
+
 /** A string body is sent as is; anything else as JSON. */
 export function serializeTargetBody(body: unknown): string | undefined {
   if (body === undefined || body === null) return undefined;
@@ -194,7 +207,7 @@ function serializedBodyBytes(body: unknown): number {
 export const jobCreateSchema = z.strictObject({
   name: z.string().min(1).max(200),
   schedule: scheduleSchema,
-  target: httpTargetSchema,
+  target: targetSchema,
   retry: retryPolicySchema.default({
     max_attempts: 3,
     backoff: { initial: "30s", max: "1h", multiplier: 2, jitter: "full" },
@@ -224,7 +237,10 @@ export const jobCreateSchema = z.strictObject({
 export type JobCreate = z.input<typeof jobCreateSchema>;
 /** A validated job definition with defaults filled in: what D1 stores and shards execute. */
 export type JobSpec = z.output<typeof jobCreateSchema>;
-export type HttpTarget = JobSpec["target"];
+export type JobTarget = JobSpec["target"];
+export type HttpTarget = Extract<JobTarget, { type: "http" }>;
+export type ServiceTarget = Extract<JobTarget, { type: "service" }>;
+export type BindingTarget = Exclude<JobTarget, { type: "http" }>;
 
 /**
  * The top-level fields of a job body that are valid on their own, defaults filled: what a failed
@@ -250,6 +266,8 @@ export function validTargetUrl(input: unknown): string | null {
   if (typeof input !== "object" || input === null) return null;
   const target = (input as Record<string, unknown>).target;
   if (typeof target !== "object" || target === null) return null;
+  const type = (target as Record<string, unknown>).type;
+  if (type !== undefined && type !== "http") return null;
   const result = httpTargetSchema.shape.url.safeParse((target as Record<string, unknown>).url);
   return result.success ? result.data : null;
 }

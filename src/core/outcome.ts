@@ -2,7 +2,14 @@ import { TargetRefusedError } from "./ssrf";
 
 /** What happened when we called a target, classified once (see classifyTargetResponse). */
 export type TargetOutcome =
-  | { kind: "success"; status: number; durationMs: number }
+  | {
+      kind: "success";
+      /** Null for a binding call with no HTTP answer (a Workflow instance, a queue message). */
+      status: number | null;
+      durationMs: number;
+      /** What happened, for the run's history when there is no status to tell it. */
+      detail?: string;
+    }
   | {
       kind: "retryable";
       status: number | null;

@@ -80,6 +80,8 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
   }
   if (claimed.length > 0) {
     const outcomes = await callTargets(claimed, context);
+    if (context.faults.throwBeforeReport)
+      throw new Error("fault injected: consumer crashed before reporting");
     const reported = await reportAtShard(
       env,
       shard,
@@ -122,6 +124,8 @@ async function callTargets(claimed: Claimed[], context: BatchContext): Promise<T
           retryOnStatus: run.retryOnStatus,
           allowPrivate,
           resolveHost,
+          // Binding targets are looked up by name; which names a job may use was checked at create.
+          bindings: env as unknown as Readonly<Record<string, unknown>>,
           nowMs: Date.now(),
         });
       }),

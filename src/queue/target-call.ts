@@ -1,8 +1,9 @@
 // Executes one run against its HTTP target: the only place edgecron calls user URLs.
-import type { HttpTarget } from "../core/job-spec";
+import { callBindingTarget } from "./binding-targets";
+import type { CallTargetInput, HttpCallInput } from "./target-input";
 import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
 import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
-import { type ResolveHost, resolvedTargetProblem } from "../core/ssrf";
+import { resolvedTargetProblem } from "../core/ssrf";
 import {
   canonicalSignatureString,
   SIGNATURE_SCHEME,
@@ -10,35 +11,12 @@ import {
   sha256Hex,
 } from "../client/verify";
 
+export type { CallTargetInput } from "./target-input";
+
 export const USER_AGENT = "edgecron/0.1";
 /** How much of a failed response's body we keep in the run's error, for the user to read. */
 const ERROR_BODY_SNIPPET_BYTES = 256;
 const BODYLESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
-
-export interface CallTargetInput {
-  target: HttpTarget;
-  runId: string;
-  jobId: string;
-  scheduledAtMs: number;
-  attempt: number;
-  /** `{job_id}:{scheduled_at}`: the same for every attempt of one instant. */
-  idempotencyKey: string;
-  /** The tenant's active signing secrets, current first. Empty: no signature header. */
-  secrets: readonly string[];
-  timeoutMs: number;
-  /** Local development only: lets targets on loopback/private addresses through. */
-  allowPrivate: boolean;
-  /** Resolves the target's name before the call (TARGET_DNS_RESOLVER); unset: names are not resolved. */
-  resolveHost?: ResolveHost;
-  /** The call's start time: the signature timestamp `t`, and the base for a Retry-After date. */
-  nowMs: number;
-  /** Retry classification: 4xx statuses the job wants retried (`retry.retry_on_status`). */
-  retryOnStatus?: readonly number[];
-  /** Defaults to the global fetch; tests route it to an in-process handler. */
-  fetchImpl?: typeof fetch;
-  /** Measures the call's duration; defaults to Date.now (advances across I/O in Workers). */
-  clockMs?: () => number;
-}
 
 /**
  * Calls the target once and classifies the result. Never throws: every failure is a
@@ -51,15 +29,25 @@ export interface CallTargetInput {
  *   allowPrivate: false, nowMs: Date.now() });
  */
 export async function callTarget(input: CallTargetInput): Promise<TargetOutcome> {
+  const { target } = input;
+  // A binding is no address: no SSRF check; a service binding gets the same request as HTTP.
+  if (target.type !== "http") return callBindingTarget({ ...input, target }, exchange);
+  return callHttpTarget({ ...input, target });
+}
+
+async function callHttpTarget(input: HttpCallInput): Promise<TargetOutcome> {
   const problem = await resolvedTargetProblem(input.target.url, input);
   if (problem?.kind === "refused")
     return { kind: "permanent", status: null, error: problem.error, durationMs: 0 };
   if (problem?.kind === "unresolved") {
     return { kind: "retryable", status: null, error: problem.error, retryAfterMs: null, durationMs: 0 };
   }
+  return exchange(input, input.fetchImpl ?? fetch);
+}
 
+/** Builds the request, sends it with `fetchImpl` and classifies the answer. Never throws. */
+async function exchange(input: HttpCallInput, fetchImpl: typeof fetch): Promise<TargetOutcome> {
   const clockMs = input.clockMs ?? Date.now;
-  const fetchImpl = input.fetchImpl ?? fetch;
   let request: Request;
   try {
     request = await buildRequest(input);
@@ -97,7 +85,7 @@ export async function callTarget(input: CallTargetInput): Promise<TargetOutcome>
 }
 
 /** The request the target receives (DESIGN.md "What the target receives"). */
-export async function buildRequest(input: CallTargetInput): Promise<Request> {
+export async function buildRequest(input: HttpCallInput): Promise<Request> {
   const { target } = input;
   const sendsBody = !BODYLESS_METHODS.has(target.method);
   const body = sendsBody ? (serializeTargetBody(target.body) ?? "") : "";

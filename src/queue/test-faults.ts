@@ -3,6 +3,8 @@
 export interface ConsumerFaults {
   /** Throw after this many target calls in a batch (a consumer crash mid-batch). */
   throwAfterCalls?: number;
+  /** Throw after the target calls, before reporting them (a crash between call and report). */
+  throwBeforeReport?: boolean;
 }
 
 export const CONSUMER_FAULTS_KEY = "test:consumer-faults";

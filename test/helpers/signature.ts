@@ -7,7 +7,8 @@ import {
   type VerifyResult,
   verifySignature,
 } from "../../src/client/verify";
-import { buildRequest, type CallTargetInput } from "../../src/queue/target-call";
+import { buildRequest } from "../../src/queue/target-call";
+import type { HttpCallInput } from "../../src/queue/target-input";
 
 /** A delivery as a recording target saw it. */
 export interface DeliveredCall {
@@ -67,7 +68,7 @@ export function signedRequest(input: {
   url?: string;
 }): Promise<Request> {
   const scheduledAtMs = input.nowSec * 1000;
-  const call: CallTargetInput = {
+  const call: HttpCallInput = {
     target: {
       type: "http",
       url: input.url ?? "https://receiver.example/hook",

@@ -157,7 +157,7 @@ describe("validJobFields and jobSpecIssues (every problem in one answer)", () =>
     expect(fields.name).toBeUndefined();
     expect(fields.schedule).toBeUndefined();
     expect(fields.start_at).toBe("2026-12-02T00:00:00Z");
-    expect(fields.target?.url).toBe("https://example.com");
+    expect(fields.target?.type === "http" && fields.target.url).toBe("https://example.com");
     expect(fields.misfire?.grace).toBe("60s");
   });
 

@@ -1,3 +1,4 @@
+import { targetBindingAccess } from "../target-bindings";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { JobSpec } from "../../core/job-spec";
@@ -65,7 +66,11 @@ function checkItem(
   searchAllowance: SearchAllowance,
 ): { spec: JobSpec } | { index: number; problem: Problem } {
   const allowPrivate = allowsPrivateTargets(c.env);
-  const check = checkJobInput(input, nowMs, ["jobs", index], { allowPrivate, searchAllowance });
+  const check = checkJobInput(input, nowMs, ["jobs", index], {
+    allowPrivate,
+    searchAllowance,
+    targets: targetBindingAccess(c.env, c.get("tenantId")),
+  });
   if (check.ok) return { spec: check.spec };
   const fields = [...new Set(check.errors.map((error) => error.path))].join(", ");
   return {

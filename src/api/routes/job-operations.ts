@@ -1,3 +1,4 @@
+import { targetBindingAccess } from "../target-bindings";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { StoredJob } from "../../db/jobs";
@@ -37,6 +38,7 @@ jobOperations.patch("/:id", async (c) => {
   const check = checkJobInput(mergeJobPatch(job.spec, patch), nowMs, [], {
     rejectPastOnce: "schedule" in patch,
     allowPrivate: allowsPrivateTargets(c.env),
+    targets: targetBindingAccess(c.env, c.get("tenantId")),
   });
   if (!check.ok) throw validationError(check.errors);
   return jobResponse(c, await saveJobVersion(c.env, job, { spec: check.spec }, nowMs));

@@ -1,3 +1,4 @@
+import { targetBindingAccess } from "../target-bindings";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { jobStatusSchema } from "../../core/job-spec";
@@ -40,7 +41,10 @@ jobs.post("/", async (c) => {
     const replay = await replayIfKnown(c, idempotency);
     if (replay !== null) return replay;
   }
-  const check = checkJobInput(input, nowMs, [], { allowPrivate: allowsPrivateTargets(c.env) });
+  const check = checkJobInput(input, nowMs, [], {
+    allowPrivate: allowsPrivateTargets(c.env),
+    targets: targetBindingAccess(c.env, c.get("tenantId")),
+  });
   if (!check.ok) throw validationError(check.errors);
   const job = newStoredJob(c.env, c.get("tenantId"), check.spec, nowMs, idempotency);
   try {

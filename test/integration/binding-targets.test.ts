@@ -1,0 +1,294 @@
+// Targets that are Cloudflare bindings, end to end in the workers pool: a real shard fires the
+// job, the real dispatch queue delivers it, and the call reaches an auxiliary Worker
+// (test/fixtures/targets-worker) through a service binding, a Workflow binding or a Queue. The
+// auxiliary Worker records everything it receives; tests read the records through it.
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import type { JobCreate } from "../../src/core/job-spec";
+import { bindingTargetErrors, targetBindingAccess } from "../../src/api/target-bindings";
+import { runIdempotencyKey } from "../../src/core/run-idempotency";
+import { workflowInstanceId } from "../../src/core/targets";
+import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
+import { disarmShardsAfterEach } from "../helpers/alarms";
+import { api, createTenantWithKey, jobBody } from "../helpers/api";
+import {
+  historyOf,
+  makeJobDue,
+  placeJob,
+  seedTenant,
+  snapshot,
+  spec,
+  stubFor,
+  uniqueJobId,
+  WAIT,
+} from "../helpers/scheduling";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
+
+/** The bindings vitest.config.ts adds beside the Env that wrangler.toml declares. */
+const targetEnv = env as unknown as { BILLING: Fetcher; REPORT_FLOW: Workflow };
+
+interface Received {
+  key: string;
+  value: Record<string, unknown>;
+}
+
+/** What the auxiliary Worker recorded under `<kind>:<idempotency key>`. */
+async function received(kind: "service" | "workflow" | "queue", idempotencyKey: string): Promise<Received[]> {
+  const prefix = encodeURIComponent(`${kind}:${idempotencyKey}:`);
+  const res = await targetEnv.BILLING.fetch(`https://billing.invalid/__received?prefix=${prefix}`);
+  return res.json<Received[]>();
+}
+
+/** A one-shot job an hour out (made due by hand), retried at once if it fails. */
+function bindingJob(label: string, target: JobCreate["target"], maxAttempts = 3) {
+  const jobId = uniqueJobId(label);
+  const jobSpec = spec({
+    schedule: { type: "once", at: new Date(Date.now() + 3_600_000).toISOString() },
+    target,
+    retry: {
+      max_attempts: maxAttempts,
+      backoff: { initial: "0s", max: "1s", multiplier: 2, jitter: "none" },
+    },
+  });
+  return { jobId, jobSpec };
+}
+
+/** Places the job, fires its instant once and returns the run's idempotency key. */
+async function fireOnce(job: { jobId: string; jobSpec: ReturnType<typeof spec> }): Promise<string> {
+  await placeJob(snapshot(job.jobId, job.jobSpec));
+  const scheduledAtMs = Date.now();
+  await makeJobDue(job.jobId, scheduledAtMs);
+  await runDurableObjectAlarm(stubFor(job.jobId));
+  return runIdempotencyKey(job.jobId, scheduledAtMs);
+}
+
+async function settledRun(jobId: string, state: string) {
+  return vi.waitFor(async () => {
+    const [run] = await historyOf(jobId);
+    expect(run?.state).toBe(state);
+    return run!;
+  }, WAIT);
+}
+
+describe("binding targets", () => {
+  beforeAll(() => seedTenant());
+
+  describe("a service binding", () => {
+    it("gets the HTTP target's request through the binding, once per instant", async () => {
+      const job = bindingJob("svc", {
+        type: "service",
+        binding: "BILLING",
+        path: "/hook?plan=pro",
+        method: "PUT",
+        headers: { "x-team": "billing" },
+        body: { invoice: 42 },
+      });
+      const key = await fireOnce(job);
+      const run = await settledRun(job.jobId, "SUCCEEDED");
+      expect(run.target_status).toBe(200);
+      // A second tick finds nothing due: the instant was called once.
+      await runDurableObjectAlarm(stubFor(job.jobId));
+      const calls = await received("service", key);
+      expect(calls).toHaveLength(1);
+      const call = calls[0]!.value as {
+        method: string;
+        url: string;
+        headers: Record<string, string>;
+        body: string;
+      };
+      expect(call.method).toBe("PUT");
+      expect(call.url).toBe("https://billing.invalid/hook?plan=pro");
+      expect(call.body).toBe('{"invoice":42}');
+      expect(call.headers).toMatchObject({
+        "idempotency-key": key,
+        "edgecron-job-id": job.jobId,
+        "edgecron-attempt": "1",
+        "content-type": "application/json",
+        "x-team": "billing",
+      });
+      expect(call.headers["edgecron-signature"]).toMatch(/^t=\d+,v2=[0-9a-f]{64}$/);
+    });
+
+    it("is retried when it fails, then dead-lettered with what it was sent", async () => {
+      const job = bindingJob("svcfail", { type: "service", binding: "BILLING", path: "/fail" }, 2);
+      const key = await fireOnce(job);
+      const run = await settledRun(job.jobId, "DEAD_LETTERED");
+      expect(run.attempt).toBe(2);
+      expect(run.error).toContain("target answered 503");
+      const calls = await received("service", key);
+      expect(
+        calls.map((call) => (call.value.headers as Record<string, string>)["edgecron-attempt"]).sort(),
+      ).toEqual(["1", "2"]);
+      const letter = await vi.waitFor(async () => {
+        const row = await env.DB.prepare("SELECT payload_json FROM dead_letters WHERE job_id = ?")
+          .bind(job.jobId)
+          .first<{ payload_json: string }>();
+        expect(row).not.toBeNull();
+        return JSON.parse(row!.payload_json);
+      }, WAIT);
+      expect(letter).toMatchObject({ method: "POST", url: "https://billing.invalid/fail" });
+    });
+  });
+
+  describe("a Workflow", () => {
+    it("gets one instance per instant, named by the idempotency key", async () => {
+      const job = bindingJob("flow", { type: "workflow", binding: "REPORT_FLOW", body: { report: "daily" } });
+      const key = await fireOnce(job);
+      const run = await settledRun(job.jobId, "SUCCEEDED");
+      expect(run.target_status).toBeNull();
+      const instanceId = workflowInstanceId(key);
+      const records = await vi.waitFor(async () => {
+        const found = await received("workflow", key);
+        expect(found).toHaveLength(1);
+        return found;
+      }, WAIT);
+      expect(records[0]!.value).toMatchObject({
+        instance_id: instanceId,
+        payload: { idempotency_key: key, job_id: job.jobId, attempt: 1, body: { report: "daily" } },
+      });
+      expect(JSON.parse(run.events_json).at(-1).reason).toBe(`workflow instance ${instanceId} created`);
+    });
+
+    it("creates no second instance when a crash between call and report makes the run go again", async () => {
+      const job = bindingJob("flowcrash", { type: "workflow", binding: "REPORT_FLOW" });
+      await env.DEDUP_KV.put(CONSUMER_FAULTS_KEY, JSON.stringify({ throwBeforeReport: true }));
+      let key: string;
+      try {
+        key = await fireOnce(job);
+        // The first delivery created the instance, then crashed before reporting: the queue
+        // redelivers the message, whose claim the shard refuses (the run is already RUNNING).
+        await vi.waitFor(async () => expect(await received("workflow", key)).toHaveLength(1), WAIT);
+      } finally {
+        await env.DEDUP_KV.delete(CONSUMER_FAULTS_KEY);
+      }
+      // The RUNNING lease expires: a failed attempt, retried at once under the same key.
+      const stub = stubFor(job.jobId);
+      await runInDurableObject(stub, async (_instance, state) => {
+        state.storage.sql.exec("UPDATE runs SET due_at_ms = ? WHERE state = 'RUNNING'", Date.now() - 1);
+        await state.storage.setAlarm(Date.now() + 60_000);
+      });
+      await runDurableObjectAlarm(stub);
+      const run = await settledRun(job.jobId, "SUCCEEDED");
+      expect(run.attempt).toBe(2);
+      // Give a (wrong) second instance the time the first one needed to record itself.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const records = await received("workflow", key);
+      expect(records).toHaveLength(1);
+      expect(records[0]!.value.instance_id).toBe(workflowInstanceId(key));
+    });
+  });
+
+  describe("a Queue", () => {
+    it("gets one message with the body and the run's metadata", async () => {
+      const job = bindingJob("queue", { type: "queue", binding: "USER_EVENTS", body: "hello" });
+      const key = await fireOnce(job);
+      const run = await settledRun(job.jobId, "SUCCEEDED");
+      expect(JSON.parse(run.events_json).at(-1).reason).toBe("queue message sent");
+      const messages = await vi.waitFor(async () => {
+        const found = await received("queue", key);
+        expect(found).toHaveLength(1);
+        return found;
+      }, WAIT);
+      expect(messages[0]!.value).toEqual({
+        idempotency_key: key,
+        job_id: job.jobId,
+        run_id: run.id,
+        scheduled_at: key.slice(job.jobId.length + 1),
+        attempt: 1,
+        body: "hello",
+      });
+    });
+  });
+});
+
+describe("creating a job with a binding target", () => {
+  it("accepts each kind the deployment allows and returns the target as stored", async () => {
+    const t = await createTenantWithKey("bindings");
+    const targets = [
+      { type: "service", binding: "BILLING" },
+      { type: "workflow", binding: "REPORT_FLOW" },
+      { type: "queue", binding: "USER_EVENTS", body: { a: 1 } },
+    ];
+    const stored = [];
+    for (const target of targets) {
+      const res = await api<{ target: unknown }>("POST", "/v1/jobs", {
+        token: t.key,
+        body: jobBody({ target }),
+      });
+      expect(res.status).toBe(201);
+      stored.push(res.body.target);
+    }
+    expect(stored).toEqual([
+      { type: "service", binding: "BILLING", path: "/", method: "POST", headers: {} },
+      { type: "workflow", binding: "REPORT_FLOW" },
+      { type: "queue", binding: "USER_EVENTS", body: { a: 1 } },
+    ]);
+  });
+
+  it.each([
+    [
+      "not in TARGET_BINDINGS",
+      { type: "service", binding: "PAYROLL" },
+      "is not a binding this deployment allows",
+    ],
+    ["one of edgecron's own, even if listed", { type: "queue", binding: "DEDUP_KV" }, "is not a binding"],
+    ["one of edgecron's own, not listed", { type: "queue", binding: "DISPATCH_QUEUE" }, "is not a binding"],
+    [
+      "allowed for other tenants only",
+      { type: "service", binding: "OTHER_TENANTS_ONLY" },
+      "is not a binding",
+    ],
+    [
+      "of another kind",
+      { type: "workflow", binding: "BILLING" },
+      "is a service binding, not a workflow binding",
+    ],
+    ["not a binding name", { type: "queue", binding: "user-events" }, "upper snake case"],
+  ])(
+    "refuses a binding %s with a 400 naming target.binding, storing nothing",
+    async (_label, target, message) => {
+      const t = await createTenantWithKey("refused");
+      const res = await api<{ errors: { path: string; message: string }[] }>("POST", "/v1/jobs", {
+        token: t.key,
+        body: jobBody({ target, name: "" }),
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get("content-type")).toContain("application/problem+json");
+      // The binding and the other bad field are named in one answer.
+      expect(res.body.errors.map((error) => error.path).sort()).toEqual(["name", "target.binding"]);
+      expect(res.body.errors.find((error) => error.path === "target.binding")?.message).toContain(message);
+      const list = await api<{ data: unknown[] }>("GET", "/v1/jobs", { token: t.key });
+      expect(list.body.data).toHaveLength(0);
+    },
+  );
+
+  it("refuses a binding listed for targets but never declared", () => {
+    // The same Worker's env with one allow-list entry more than it has bindings.
+    const access = targetBindingAccess(
+      { ...env, TARGET_BINDINGS: "GHOST:queue, USER_EVENTS:queue" },
+      "ten_x",
+    );
+    const errorsFor = (binding: string) =>
+      bindingTargetErrors({ target: { type: "queue", binding } }, access, ["jobs", 0]);
+    expect(errorsFor("GHOST")).toEqual([
+      {
+        path: "jobs.0.target.binding",
+        message: "is listed in TARGET_BINDINGS but not declared as a binding in wrangler.toml",
+      },
+    ]);
+    expect(errorsFor("USER_EVENTS")).toEqual([]);
+  });
+
+  it("switches an HTTP job to a binding target with a PATCH that names the new type", async () => {
+    const t = await createTenantWithKey("patch");
+    const created = await api<{ id: string }>("POST", "/v1/jobs", { token: t.key, body: jobBody() });
+    const res = await api<{ target: unknown }>("PATCH", `/v1/jobs/${created.body.id}`, {
+      token: t.key,
+      body: { target: { type: "queue", binding: "USER_EVENTS" } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.target).toEqual({ type: "queue", binding: "USER_EVENTS" });
+  });
+});
