@@ -3,7 +3,7 @@
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
 import { deliverPending, raiseAlerts } from "../alerts";
 import { logEvent } from "../log";
-import { pushJobs, shardCount, shardStub } from "../shard/client";
+import { pushJobs, shardCount, watchShard } from "../shard/client";
 import { type JobSnapshotRow, jobRowToSnapshot, markSynced } from "../shard/snapshot";
 
 const OUTBOX_BATCH = 500;
@@ -41,7 +41,7 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
 /** Jobs whose latest version no shard confirmed (a failed push, a crash after the D1 write). */
 async function sweepOutbox(env: Env, summary: MaintenanceSummary): Promise<void> {
   const { results } = await env.DB.prepare(
-    `SELECT id, tenant_id, version, status, spec_json, created_at_ms FROM jobs
+    `SELECT id, tenant_id, shard, version, status, spec_json, created_at_ms FROM jobs
      WHERE synced_version < version ORDER BY updated_at_ms LIMIT ?`,
   )
     .bind(OUTBOX_BATCH)
@@ -63,7 +63,7 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
     const reports = await Promise.all(
       shards.slice(i, i + WATCHDOG_PARALLELISM).map(async (shard) => {
         try {
-          return await shardStub(env, shard).watchdog(shard, SHARD_RUN_RETENTION_MS);
+          return await watchShard(env, shard, SHARD_RUN_RETENTION_MS);
         } catch (error) {
           logEvent("maintenance.watchdog_failed", { shard, error });
           return null;

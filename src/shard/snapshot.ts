@@ -4,6 +4,7 @@ import type { JobStatus, ShardJob } from "./protocol";
 export interface JobSnapshotRow {
   id: string;
   tenant_id: string;
+  shard: number;
   version: number;
   status: JobStatus;
   spec_json: string;
@@ -14,6 +15,7 @@ export function jobRowToSnapshot(row: JobSnapshotRow): ShardJob {
   return {
     jobId: row.id,
     tenantId: row.tenant_id,
+    shard: row.shard,
     version: row.version,
     status: row.status,
     specJson: row.spec_json,

@@ -2,9 +2,8 @@
 // the run history it reads over HTTP. Nothing of ours is mocked.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { shardStub } from "../../src/shard/client";
 import { api, createTenantWithKey } from "../helpers/api";
-import { targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
+import { shardStub, targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
 
 interface Job {
   id: string;
@@ -24,7 +23,7 @@ interface Run {
 
 async function shardJob(job: Job) {
   return runInDurableObject(
-    shardStub(env, job.shard),
+    shardStub(job.shard),
     (_instance, state) =>
       state.storage.sql
         .exec<{ version: number; status: string }>(
