@@ -1,24 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
-import { raisePauseAlerts } from "../src/alerts";
-import { logEvent } from "../src/log";
-import type {
-  BackfillResult,
-  ClaimRequest,
-  ClaimResult,
-  OutcomeReport,
-  OutcomeResult,
-  RetryResult,
-  ShardJob,
-  TriggerResult,
-  UpsertResult,
-  WatchdogReport,
-} from "../src/shard/protocol";
+import type * as Protocol from "../src/shard/protocol";
+import { runAlarmPass } from "./shard/alarm-pass";
 import { alarmWasLost, earliestTimerMs, planAlarm } from "./shard/alarm-plan";
 import { ArmedAlarm } from "./shard/armed-alarm";
 import { BacklogPacer } from "./shard/backlog";
 import { readDueTimes } from "./shard/due-times";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
-import { flushToD1 } from "./shard/history";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { tickSettings } from "./shard/settings";
@@ -29,7 +16,6 @@ import {
   type ShardTestCommand,
   type ShardTestSeam,
 } from "./shard/test-faults";
-import { runTick } from "./shard/tick";
 import { deadLetterPoisonRun, watchdogScan } from "./shard/watchdog";
 import { migrateShardSchema } from "./shard-schema";
 
@@ -68,26 +54,31 @@ export class ShardScheduler extends DurableObject<Env> {
     });
   }
 
-  async upsertJobs(shard: number, jobs: ShardJob[]): Promise<UpsertResult> {
+  async upsertJobs(shard: number, jobs: Protocol.ShardJob[]): Promise<Protocol.UpsertResult> {
     return this.act(shard, (nowMs) => ({ ok: true, confirmed: applyJobSnapshots(this.sql, jobs, nowMs) }), {
       faultable: true,
     });
   }
 
-  async trigger(shard: number, jobId: string): Promise<TriggerResult> {
+  async trigger(shard: number, jobId: string): Promise<Protocol.TriggerResult> {
     return this.act(shard, (nowMs) => triggerNow(this.sql, jobId, nowMs));
   }
 
-  async backfill(shard: number, jobId: string, fromMs: number, toMs: number): Promise<BackfillResult> {
+  async backfill(
+    shard: number,
+    jobId: string,
+    fromMs: number,
+    toMs: number,
+  ): Promise<Protocol.BackfillResult> {
     return this.act(shard, (nowMs) => backfill(this.sql, jobId, fromMs, toMs, nowMs));
   }
 
-  async retryRun(shard: number, runId: string): Promise<RetryResult> {
+  async retryRun(shard: number, runId: string): Promise<Protocol.RetryResult> {
     return this.act(shard, (nowMs) => retryRunNow(this.sql, runId, nowMs));
   }
 
   /** The authoritative dedup: one claim per fence; stale fences, old versions, paused jobs refused. */
-  async claimRuns(shard: number, claims: ClaimRequest[]): Promise<ClaimResult[]> {
+  async claimRuns(shard: number, claims: Protocol.ClaimRequest[]): Promise<Protocol.ClaimResult[]> {
     return this.act(
       shard,
       (nowMs) => {
@@ -99,7 +90,7 @@ export class ShardScheduler extends DurableObject<Env> {
     );
   }
 
-  async reportOutcomes(shard: number, reports: OutcomeReport[]): Promise<OutcomeResult[]> {
+  async reportOutcomes(shard: number, reports: Protocol.OutcomeReport[]): Promise<Protocol.OutcomeResult[]> {
     const effects: OutcomeEffects = { pausedJobs: [] };
     return this.act(shard, (nowMs) => reportOutcomes(this.sql, reports, nowMs, effects, Math.random), {
       faultable: true,
@@ -112,7 +103,7 @@ export class ShardScheduler extends DurableObject<Env> {
   }
 
   /** Maintenance: re-arm a missing alarm, report overdue jobs, prune old terminal runs. */
-  async watchdog(shard: number, retentionMs: number): Promise<WatchdogReport> {
+  async watchdog(shard: number, retentionMs: number): Promise<Protocol.WatchdogReport> {
     const work = async (nowMs: number) => {
       const alarmAtMs = await this.ctx.storage.getAlarm();
       const report = watchdogScan(this.sql, nowMs, retentionMs, alarmAtMs);
@@ -130,23 +121,8 @@ export class ShardScheduler extends DurableObject<Env> {
     this.alarmRunning = true;
     let busy = false;
     try {
-      const summary = await runTick(
-        this.sql,
-        this.testSeam.tickSettings(tickSettings(this.env, this.shard)),
-        Date.now(),
-      );
-      busy = summary.more;
-      this.backlog.afterTick(summary, Date.now());
-      this.testSeam.beforeFlush();
-      if (this.backlog.flushNow(summary, Date.now())) {
-        const flushed = await flushToD1(this.sql, this.env, this.shard);
-        if (flushed.pausedJobs.length > 0) await raisePauseAlerts(this.env, flushed.pausedJobs);
-      }
-    } catch (error) {
-      // Never lose timers: everything written before the throw is durable and the finally below
-      // re-arms for whatever is still due. Swallowing keeps the runtime's own 6 retries for
-      // failures we cannot see (a crash mid-pass).
-      logEvent("shard.alarm_failed", { shard: this.shard, error });
+      const { sql, env, shard, backlog, testSeam } = this;
+      busy = await runAlarmPass({ sql, env, shard, backlog, testSeam });
     } finally {
       this.alarmRunning = false;
       await this.armAlarm(busy);
