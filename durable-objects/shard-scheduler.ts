@@ -9,13 +9,8 @@ import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/executio
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { tickSettings } from "./shard/settings";
-import {
-  INERT_SEAM,
-  loadTestSeam,
-  type ShardFaults,
-  type ShardTestCommand,
-  type ShardTestSeam,
-} from "./shard/test-faults";
+import type { ShardFaults, ShardTestCommand } from "./shard/test-faults";
+import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./shard/test-seam";
 import { deadLetterPoisonRun, watchdogScan } from "./shard/watchdog";
 import { migrateShardSchema } from "./shard-schema";
 

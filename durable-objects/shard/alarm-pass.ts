@@ -4,7 +4,7 @@ import { logEvent } from "../../src/log";
 import type { BacklogPacer } from "./backlog";
 import { flushToD1 } from "./history";
 import { tickSettings } from "./settings";
-import type { ShardTestSeam } from "./test-faults";
+import type { ShardTestSeam } from "./test-seam";
 import { runTick } from "./tick";
 
 export interface AlarmPassContext {

@@ -1,8 +1,8 @@
 // Helpers for workers-pool tests that drive shards directly (below the HTTP API).
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { inject } from "vitest";
-import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
 import type { ShardFaults } from "../../durable-objects/shard/test-faults";
+import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
 import { pushJobs, setShardFaults, shardName, shardOfJob } from "../../src/shard/client";
 import type { ShardJob } from "../../src/shard/protocol";
 

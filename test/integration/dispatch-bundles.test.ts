@@ -3,8 +3,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { bundle, sendGroups } from "../../durable-objects/shard/dispatch";
-import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/settings";
 import { flushToD1 } from "../../durable-objects/shard/history";
+import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/settings";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DispatchRun } from "../../src/shard/protocol";
 import {
