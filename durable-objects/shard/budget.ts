@@ -1,6 +1,7 @@
 // The unclaimed budget (backpressure): how many dispatched-but-unclaimed runs a shard may have
 // out at once. Counted here only, for the tick (what may be sent) and for claims (when a
 // backpressured shard may resume).
+import { sqlInList, UNCLAIMED_STATES } from "../../src/core/run-state";
 
 /**
  * Dispatched-but-unclaimed runs allowed across all shards; each shard gets an equal share, never
@@ -21,7 +22,7 @@ export function unclaimedBudget(shardCount: number): number {
 /** Runs sent (or being sent) to the queue and not yet claimed by a consumer. */
 export function countUnclaimed(sql: SqlStorage): number {
   return sql
-    .exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE state IN ('ACQUIRED', 'DISPATCHED')")
+    .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE state IN ${sqlInList(UNCLAIMED_STATES)}`)
     .one().n;
 }
 

@@ -1,6 +1,7 @@
 // Response shapes of the v1 API, written from docs/API.md. Request bodies come from the zod
 // schemas in src/core/job-spec.ts as type-only imports, so zod never enters a client bundle.
 import type { JobCreate, JobSpec, Schedule } from "../core/job-spec";
+import type { JobStatus } from "../core/run-state";
 
 export type { JobCreate, JobSpec, Schedule };
 
@@ -36,7 +37,7 @@ export interface PageParams {
   cursor?: string;
 }
 
-export type JobStatus = "ACTIVE" | "PAUSED" | "COMPLETED" | "DELETED";
+export type { JobStatus };
 
 /** A job as every job route returns it: the validated spec plus server-owned fields. */
 export type Job = JobSpec & {

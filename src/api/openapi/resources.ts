@@ -1,7 +1,7 @@
 // Response shapes of docs/API.md as zod schemas: documentation for the OpenAPI document only
 // (responses are built by the mappers in src/db and src/api/job-view.ts).
 import { z } from "zod";
-import { jobCreateSchema } from "../../core/job-spec";
+import { jobCreateSchema, jobStatusSchema } from "../../core/job-spec";
 
 const time = z.iso.datetime();
 const nullableTime = time.nullable();
@@ -19,7 +19,7 @@ export const problemSchema = z.object({
 
 export const jobSchema = jobCreateSchema.extend({
   id: z.string(),
-  status: z.enum(["ACTIVE", "PAUSED", "COMPLETED", "DELETED"]),
+  status: jobStatusSchema,
   version: z.number().int(),
   shard: z.number().int(),
   next_fire_times: z.array(time),

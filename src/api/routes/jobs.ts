@@ -1,5 +1,6 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
+import { jobStatusSchema } from "../../core/job-spec";
 import { findJobByIdempotencyKey, insertJobs, listJobs, type StoredJob } from "../../db/jobs";
 import { readJsonBody } from "../body";
 import { decodeCursor, encodeCursor, limitSchema, pageOf } from "../cursor";
@@ -14,8 +15,6 @@ import type { AppEnv } from "../types";
 import { jobBatch } from "./job-batch";
 import { jobOperations } from "./job-operations";
 import { jobRuns } from "./runs";
-
-export const jobStatusSchema = z.enum(["ACTIVE", "PAUSED", "COMPLETED", "DELETED"]);
 
 const listQuerySchema = z.object({
   status: jobStatusSchema.optional(),
