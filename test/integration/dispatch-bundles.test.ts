@@ -7,6 +7,7 @@ import { flushToD1 } from "../../durable-objects/shard/history";
 import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/settings";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DispatchRun } from "../../src/shard/protocol";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   historyOf,
   seedTenant,
@@ -20,6 +21,9 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 /** `count` job ids that all live on the shard of the first one. */
 function jobIdsOnOneShard(label: string, count: number): string[] {
