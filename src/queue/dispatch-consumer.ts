@@ -13,6 +13,7 @@ import {
 import { recordDispatch, recordOutcome } from "./metrics";
 import { limiter, runPool } from "./pool";
 import { type Claimed, claimAtShard, type Reported, reportAtShard } from "./shard-batches";
+import { resolverFromEnv } from "./dns-resolver";
 import { callTarget } from "./target-call";
 import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
@@ -94,6 +95,7 @@ async function callTargets(claimed: Claimed[], context: BatchContext): Promise<T
     Date.now(),
   );
   const allowPrivate = env.ALLOW_PRIVATE_TARGETS === "true";
+  const resolveHost = resolverFromEnv(env);
   for (const run of claimed) {
     recordDispatch(env.ANALYTICS, pointOf(run));
     logEvent("run.dispatched", { ...idsOf(run), attempt: run.attempt, lateness_ms: run.latenessMs });
@@ -114,6 +116,7 @@ async function callTargets(claimed: Claimed[], context: BatchContext): Promise<T
           timeoutMs: run.timeoutMs,
           retryOnStatus: run.retryOnStatus,
           allowPrivate,
+          resolveHost,
           nowMs: Date.now(),
         });
       }),
