@@ -291,14 +291,21 @@ export class ShardScheduler extends DurableObject<Env> {
   /** The earliest timer (a job's fire time or a run's), and when history can next be flushed. */
   private nextWork(): { timerMs: number | null; flushAtMs: number | null } {
     const row = this.sql
-      .exec<{ job_ms: number | null; run_ms: number | null; settled_ms: number | null; urgent: number }>(
+      .exec<{
+        job_ms: number | null;
+        run_ms: number | null;
+        settled_ms: number | null;
+        dlq_retry_ms: number | null;
+        urgent: number;
+      }>(
         `SELECT
            (SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL) AS job_ms,
            (SELECT MIN(due_at_ms) FROM runs WHERE due_at_ms IS NOT NULL) AS run_ms,
            (SELECT MIN(updated_at_ms) FROM runs
               WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED') AS settled_ms,
+           (SELECT MIN(dlq_retry_at_ms) FROM runs WHERE dlq_pending = 1) AS dlq_retry_ms,
            (EXISTS (SELECT 1 FROM runs WHERE dirty = 1 AND due_at_ms IS NULL)
-              OR EXISTS (SELECT 1 FROM runs WHERE dlq_pending = 1)
+              OR EXISTS (SELECT 1 FROM runs WHERE dlq_pending = 1 AND dlq_retry_at_ms IS NULL)
               OR EXISTS (SELECT 1 FROM jobs WHERE status_dirty = 1)) AS urgent`,
       )
       .one();
@@ -310,6 +317,8 @@ export class ShardScheduler extends DurableObject<Env> {
       row.settled_ms === null
         ? null
         : Math.max(nowMs + FLUSH_DELAY_MS, row.settled_ms + IN_FLIGHT_FLUSH_AFTER_MS),
+      // A dead letter whose send failed waits for its backoff (./shard/dead-letters.ts).
+      row.dlq_retry_ms === null ? null : Math.max(nowMs + FLUSH_DELAY_MS, row.dlq_retry_ms),
     ].filter((value): value is number => value !== null);
     return {
       timerMs: timers.length === 0 ? null : Math.min(...timers),

@@ -1,0 +1,338 @@
+// Dead letters can never jam a shard: sends are split to the queue's limits, a letter too large
+// for one message goes by reference, a failed send waits with backoff and is never repeated
+// identically, and the consumer stores bounded payloads in bounded inserts. Real shards, queues,
+// D1 and target; only the queue in the backoff test is wrapped, to fail on purpose.
+import {
+  createExecutionContext,
+  createMessageBatch,
+  env,
+  getQueueResult,
+  runInDurableObject,
+} from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { sendDeadLetters } from "../../durable-objects/shard/dead-letters";
+import type { JobSpec } from "../../src/core/job-spec";
+import type { DeadLetterRow } from "../../src/db/dead-letters";
+import { insertJobs } from "../../src/db/jobs";
+import worker from "../../src/index";
+import { MAX_STORED_PAYLOAD_BYTES, type StoredPayload } from "../../src/queue/dead-letter-payload";
+import { pushJobs, shardOfJob } from "../../src/shard/client";
+import type { DeadLetterMessage } from "../../src/shard/protocol";
+import {
+  seedTenant,
+  shardRows,
+  snapshot,
+  spec,
+  stubFor,
+  targetCalls,
+  targetUrl,
+  uniqueJobId,
+} from "../helpers/scheduling";
+
+const LONG_WAIT = { timeout: 90_000, interval: 250 };
+const FAR_FUTURE = { type: "once" as const, at: "2099-01-01T00:00:00.000Z" };
+
+interface LargeJob {
+  jobId: string;
+  jobSpec: JobSpec;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** Shards already used by a test here: each test gets its own, so no other alarm sends its letters. */
+const usedShards = new Set<number>();
+
+/** `count` job ids on one shard no other test in this file uses. */
+function jobIdsOnOneShard(label: string, count: number): string[] {
+  let first = uniqueJobId(label);
+  while (usedShards.has(shardOfJob(env, first))) first = uniqueJobId(label);
+  usedShards.add(shardOfJob(env, first));
+  const ids = [first];
+  while (ids.length < count) {
+    const candidate = uniqueJobId(label);
+    if (shardOfJob(env, candidate) === shardOfJob(env, first)) ids.push(candidate);
+  }
+  return ids;
+}
+
+/**
+ * A job with a 90-99 KB body and 12 KB of headers that fails permanently (404). Even ones carry
+ * plain text (the letter fits one message); odd ones quotes, which JSON doubles past the message
+ * limit (the letter goes by reference).
+ */
+function largeJob(jobId: string, index: number, schedule: JobSpec["schedule"]): LargeJob {
+  const body = (index % 2 === 0 ? "x" : '"').repeat(90_000 + (index % 10) * 1_000);
+  const headers = Object.fromEntries([0, 1, 2].map((n) => [`x-large-${n}`, String(n).repeat(4_000)]));
+  const jobSpec = spec({
+    schedule,
+    target: { url: targetUrl(`/status/404/dl-limits/${jobId}`), method: "POST", body },
+    on_failure: targetUrl(`/ok/dl-on-failure/${jobId}`),
+  });
+  // Set after validation: headers a shard may already hold, whatever creation allows today.
+  jobSpec.target.headers = headers;
+  return { jobId, jobSpec, body, headers };
+}
+
+/** Writes the jobs to D1 and to their shard in one push, as the API does. */
+async function placeLargeJobs(tenantId: string, jobs: LargeJob[]): Promise<void> {
+  const nowMs = Date.now();
+  for (const job of jobs) {
+    await insertJobs(env.DB, [
+      {
+        id: job.jobId,
+        tenantId,
+        spec: job.jobSpec,
+        status: "ACTIVE",
+        version: 1,
+        shard: shardOfJob(env, job.jobId),
+        syncedVersion: 1,
+        idempotencyKey: null,
+        requestHash: null,
+        createdAtMs: nowMs,
+        updatedAtMs: nowMs,
+      },
+    ]);
+  }
+  // A few per push: one upsert of many such specs is too big for a single shard statement.
+  for (let index = 0; index < jobs.length; index += 2) {
+    const group = jobs.slice(index, index + 2);
+    const confirmed = await pushJobs(
+      env,
+      group.map((job) => ({ ...snapshot(job.jobId, job.jobSpec), tenantId })),
+    );
+    expect(confirmed.size).toBe(group.length);
+  }
+}
+
+/** Leaves each job's run DEAD_LETTERED with its letter pending: what a jammed shard holds. */
+async function seedPendingLetters(tenantId: string, jobs: LargeJob[]): Promise<void> {
+  await runInDurableObject(stubFor(jobs[0]!.jobId), (_instance, state) => {
+    const nowMs = Date.now();
+    for (const [index, job] of jobs.entries()) {
+      state.storage.sql.exec(
+        `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
+           max_attempts, fence, job_version, events_json, created_at_ms, updated_at_ms, dirty, target_status,
+           error, dlq_pending, dlq_reason)
+         VALUES (?, ?, ?, 'schedule', ?, ?, 'DEAD_LETTERED', 3, 3, 7, 1, '[]', ?, ?, 0, 503, 'HTTP 503', 1, 'exhausted')`,
+        `run_stuck${index}${job.jobId}`,
+        job.jobId,
+        tenantId,
+        nowMs - 60_000,
+        nowMs - 60_000,
+        nowMs,
+        nowMs,
+      );
+    }
+  });
+}
+
+async function deadLettersOf(tenantId: string): Promise<DeadLetterRow[]> {
+  const { results } = await env.DB.prepare("SELECT * FROM dead_letters WHERE tenant_id = ? ORDER BY job_id")
+    .bind(tenantId)
+    .all<DeadLetterRow>();
+  return results;
+}
+
+/** Every letter stored whole but for its body: the first bytes, flagged, within the limit. */
+function expectBoundedPayloads(letters: DeadLetterRow[], jobs: LargeJob[]): void {
+  const byJob = new Map(jobs.map((job) => [job.jobId, job]));
+  for (const letter of letters) {
+    const job = byJob.get(letter.job_id)!;
+    expect(new TextEncoder().encode(letter.payload_json).byteLength).toBeLessThanOrEqual(
+      MAX_STORED_PAYLOAD_BYTES,
+    );
+    const payload = JSON.parse(letter.payload_json) as StoredPayload;
+    expect(payload).toMatchObject({
+      method: "POST",
+      url: job.jobSpec.target.url,
+      headers: job.headers,
+      body_truncated: true,
+      body_bytes: job.body.length,
+    });
+    expect(job.body.startsWith(payload.body as string)).toBe(true);
+    expect((payload.body as string).length).toBeGreaterThan(20_000);
+  }
+}
+
+async function pendingLetters(jobId: string): Promise<number> {
+  const [row] = await shardRows<{ n: number }>(jobId, "SELECT COUNT(*) AS n FROM runs WHERE dlq_pending = 1");
+  return row?.n ?? -1;
+}
+
+describe("dead letters on a shard", () => {
+  it("records 80 large-bodied runs dead-lettered at once, alerts each, and the shard keeps firing another tenant's job", async () => {
+    const tenantId = `ten_dl80_${Date.now().toString(36)}`;
+    const otherTenantId = `ten_dl80_other_${Date.now().toString(36)}`;
+    await seedTenant(tenantId);
+    await seedTenant(otherTenantId);
+    const [steadyId, ...letterIds] = jobIdsOnOneShard("dl80", 81) as [string, ...string[]];
+    const steadySpec = spec({
+      schedule: { type: "interval", every: "1s" },
+      target: { url: targetUrl(`/ok/dl-steady/${steadyId}`) },
+    });
+    await pushJobs(env, [{ ...snapshot(steadyId, steadySpec), tenantId: otherTenantId }]);
+    // Placing 80 large jobs takes a while: they all fire together at this instant.
+    const due = { type: "once" as const, at: new Date(Date.now() + 5_000).toISOString() };
+    const jobs = letterIds.map((jobId, index) => largeJob(jobId, index, due));
+    await placeLargeJobs(tenantId, jobs);
+
+    const letters = await vi.waitFor(async () => {
+      const rows = await deadLettersOf(tenantId);
+      expect(rows).toHaveLength(80);
+      return rows;
+    }, LONG_WAIT);
+    expect(new Set(letters.map((letter) => letter.reason))).toEqual(new Set(["permanent"]));
+    expectBoundedPayloads(letters, jobs);
+    expect(await pendingLetters(steadyId)).toBe(0);
+    await vi.waitFor(async () => {
+      const { results } = await env.DB.prepare(
+        "SELECT job_id FROM alerts WHERE tenant_id = ? AND kind = 'dead_lettered'",
+      )
+        .bind(tenantId)
+        .all<{ job_id: string }>();
+      expect(results).toHaveLength(80);
+      expect(
+        (await targetCalls("/ok/dl-on-failure/")).filter((call) =>
+          letterIds.some((id) => call.path.endsWith(id)),
+        ),
+      ).toHaveLength(80);
+    }, LONG_WAIT);
+
+    const firedSoFar = (await targetCalls(`/ok/dl-steady/${steadyId}`)).length;
+    expect(firedSoFar).toBeGreaterThan(0);
+    await vi.waitFor(
+      async () =>
+        expect((await targetCalls(`/ok/dl-steady/${steadyId}`)).length).toBeGreaterThanOrEqual(
+          firedSoFar + 2,
+        ),
+      LONG_WAIT,
+    );
+    await pushJobs(env, [{ ...snapshot(steadyId, steadySpec, 2, "DELETED"), tenantId: otherTenantId }]);
+  }, 180_000);
+
+  it("recovers a shard already jammed: pending letters too large for one batch are re-sent split or by reference", async () => {
+    const tenantId = `ten_dlstuck_${Date.now().toString(36)}`;
+    await seedTenant(tenantId);
+    const jobs = jobIdsOnOneShard("dlstuck", 20).map((jobId, index) => largeJob(jobId, index, FAR_FUTURE));
+    await seedPendingLetters(tenantId, jobs);
+    // Placing the jobs arms the shard's alarm: the real alarm does the rest.
+    await placeLargeJobs(tenantId, jobs);
+    const letters = await vi.waitFor(async () => {
+      const rows = await deadLettersOf(tenantId);
+      expect(rows).toHaveLength(20);
+      return rows;
+    }, LONG_WAIT);
+    expect(letters.map((letter) => letter.reason)).toEqual(Array(20).fill("exhausted"));
+    expectBoundedPayloads(letters, jobs);
+    expect(await pendingLetters(jobs[0]!.jobId)).toBe(0);
+  }, 120_000);
+
+  it("keeps letters whose send failed pending with backoff, re-sends them by reference, then each alone", async () => {
+    const tenantId = `ten_dlflaky_${Date.now().toString(36)}`;
+    await seedTenant(tenantId);
+    const jobs = jobIdsOnOneShard("dlflaky", 3).map((jobId, index) => largeJob(jobId, index, FAR_FUTURE));
+    await placeLargeJobs(tenantId, jobs);
+    await seedPendingLetters(tenantId, jobs);
+    const sends: DeadLetterMessage[][] = [];
+    let failuresLeft = 0;
+    const flakyQueue = {
+      async sendBatch(messages: Iterable<MessageSendRequest<DeadLetterMessage>>) {
+        const batch = [...messages];
+        sends.push(batch.map((message) => message.body));
+        if (failuresLeft > 0) {
+          failuresLeft -= 1;
+          throw new Error("queue unavailable");
+        }
+        await env.DEAD_LETTER_QUEUE.sendBatch(batch);
+      },
+    } as unknown as Queue;
+    const shard = shardOfJob(env, jobs[0]!.jobId);
+    const startMs = Date.now();
+    const pass = (atMs: number, failures: number) => {
+      failuresLeft = failures;
+      sends.length = 0;
+      return runInDurableObject(stubFor(jobs[0]!.jobId), (_instance, state) =>
+        sendDeadLetters(state.storage.sql, flakyQueue, shard, atMs),
+      );
+    };
+    const failureState = () =>
+      shardRows<{ dlq_pending: number; dlq_send_failures: number; dlq_retry_at_ms: number | null }>(
+        jobs[0]!.jobId,
+        "SELECT dlq_pending, dlq_send_failures, dlq_retry_at_ms FROM runs WHERE run_id LIKE 'run_stuck%' AND tenant_id = ?",
+        tenantId,
+      );
+
+    // First try: split batches, inline where it fits. The queue fails: nothing thrown, all pending.
+    expect(await pass(startMs, 10)).toEqual({ sent: 0, byReference: 0, failed: 3 });
+    expect(sends.flat().filter((letter) => letter.payload_ref === undefined)).toHaveLength(2);
+    expect(await failureState()).toEqual(
+      Array(3).fill({ dlq_pending: 1, dlq_send_failures: 1, dlq_retry_at_ms: startMs + 1_000 }),
+    );
+    // Within the backoff nothing is sent.
+    expect(await pass(startMs + 999, 0)).toEqual({ sent: 0, byReference: 0, failed: 0 });
+    expect(sends).toHaveLength(0);
+    // The retry is not the batch that failed: every letter by reference. It fails again.
+    expect(await pass(startMs + 1_000, 10)).toMatchObject({ sent: 0, failed: 3 });
+    expect(
+      sends.flat().every((letter) => letter.payload_ref !== undefined && letter.payload.body === null),
+    ).toBe(true);
+    expect(await failureState()).toEqual(
+      Array(3).fill({ dlq_pending: 1, dlq_send_failures: 2, dlq_retry_at_ms: startMs + 3_000 }),
+    );
+    // After a second failure each goes alone; the queue is back and all three are sent.
+    expect(await pass(startMs + 3_000, 0)).toEqual({ sent: 3, byReference: 3, failed: 0 });
+    expect(sends.map((batch) => batch.length)).toEqual([1, 1, 1]);
+    expect(await failureState()).toEqual(
+      Array(3).fill({ dlq_pending: 0, dlq_send_failures: 0, dlq_retry_at_ms: null }),
+    );
+    // The consumer read each payload from the job in D1.
+    const letters = await vi.waitFor(async () => {
+      const rows = await deadLettersOf(tenantId);
+      expect(rows).toHaveLength(3);
+      return rows;
+    }, LONG_WAIT);
+    expectBoundedPayloads(letters, jobs);
+  }, 60_000);
+});
+
+describe("the dead-letter consumer", () => {
+  it("records a full batch of letters sent before by-reference existed, each with a 100 KB body", async () => {
+    const tenantId = `ten_dlold_${Date.now().toString(36)}`;
+    await seedTenant(tenantId);
+    const body = "y".repeat(100 * 1024);
+    const messages = Array.from({ length: 100 }, (_, index) => ({
+      id: `msg-old-${index}`,
+      timestamp: new Date(),
+      attempts: 1,
+      body: {
+        kind: "dead_letter",
+        run_id: `run_oldshape${index}`,
+        job_id: `job_oldshape${index}`,
+        tenant: tenantId,
+        shard: 0,
+        scheduled_at: Date.now(),
+        attempt: 1,
+        reason: "permanent",
+        last_error: "HTTP 410",
+        target_status: 410,
+        payload: { method: "PUT", url: "https://example.com/old", headers: { "x-a": "1" }, body },
+        on_failure: null,
+      } satisfies DeadLetterMessage,
+    }));
+    const batch = createMessageBatch("edgecron-dead-letters", messages);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toHaveLength(100);
+    expect(result.retryMessages).toEqual([]);
+    const letters = await deadLettersOf(tenantId);
+    expect(letters).toHaveLength(100);
+    const payload = JSON.parse(letters[0]!.payload_json) as StoredPayload;
+    expect(payload).toMatchObject({
+      method: "PUT",
+      headers: { "x-a": "1" },
+      body_truncated: true,
+      body_bytes: body.length,
+    });
+  });
+});
