@@ -7,6 +7,7 @@ import {
   createMessageBatch,
   env,
   getQueueResult,
+  runDurableObjectAlarm,
   runInDurableObject,
 } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
@@ -247,7 +248,8 @@ describe("dead letters on a shard", () => {
       },
     } as unknown as Queue;
     const shard = shardOfJob(env, jobs[0]!.jobId);
-    const startMs = Date.now();
+    // A minute ahead, so the alarm armed for the backoff below is told apart from "at once".
+    const startMs = Date.now() + 60_000;
     const pass = (atMs: number, failures: number) => {
       failuresLeft = failures;
       sends.length = 0;
@@ -268,6 +270,12 @@ describe("dead letters on a shard", () => {
     expect(await failureState()).toEqual(
       Array(3).fill({ dlq_pending: 1, dlq_send_failures: 1, dlq_retry_at_ms: startMs + 1_000 }),
     );
+    // The shard's alarm waits for the backoff instead of coming back every 250 ms.
+    await pushJobs(env, [{ ...snapshot(jobs[0]!.jobId, jobs[0]!.jobSpec), tenantId }]);
+    const alarmAtMs = await runInDurableObject(stubFor(jobs[0]!.jobId), (_instance, state) =>
+      state.storage.getAlarm(),
+    );
+    expect(alarmAtMs).toBe(startMs + 1_000);
     // Within the backoff nothing is sent.
     expect(await pass(startMs + 999, 0)).toEqual({ sent: 0, byReference: 0, failed: 0 });
     expect(sends).toHaveLength(0);
@@ -292,6 +300,11 @@ describe("dead letters on a shard", () => {
       return rows;
     }, LONG_WAIT);
     expectBoundedPayloads(letters, jobs);
+    // Run the backoff alarm now: it finds nothing pending and re-arms for the jobs' far instant.
+    await runDurableObjectAlarm(stubFor(jobs[0]!.jobId));
+    expect(await runInDurableObject(stubFor(jobs[0]!.jobId), (_i, state) => state.storage.getAlarm())).toBe(
+      Date.parse(FAR_FUTURE.at),
+    );
   }, 60_000);
 });
 
