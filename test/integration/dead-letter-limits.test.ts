@@ -12,13 +12,21 @@ import {
 } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { sendDeadLetters } from "../../durable-objects/shard/dead-letters";
-import type { JobSpec } from "../../src/core/job-spec";
-import type { DeadLetterRow } from "../../src/db/dead-letters";
-import { insertJobs } from "../../src/db/jobs";
 import worker from "../../src/index";
-import { MAX_STORED_PAYLOAD_BYTES, type StoredPayload } from "../../src/queue/dead-letter-payload";
+import type { StoredPayload } from "../../src/queue/dead-letter-payload";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DeadLetterMessage } from "../../src/shard/protocol";
+import {
+  deadLettersOf,
+  expectBoundedPayloads,
+  FAR_FUTURE,
+  jobIdsOnOneShard,
+  LONG_WAIT,
+  largeJob,
+  pendingLetters,
+  placeLargeJobs,
+  seedPendingLetters,
+} from "../helpers/dead-letters";
 import {
   seedTenant,
   shardRows,
@@ -27,138 +35,7 @@ import {
   stubFor,
   targetCalls,
   targetUrl,
-  uniqueJobId,
 } from "../helpers/scheduling";
-
-const LONG_WAIT = { timeout: 90_000, interval: 250 };
-const FAR_FUTURE = { type: "once" as const, at: "2099-01-01T00:00:00.000Z" };
-
-interface LargeJob {
-  jobId: string;
-  jobSpec: JobSpec;
-  body: string;
-  headers: Record<string, string>;
-}
-
-/** Shards already used by a test here: each test gets its own, so no other alarm sends its letters. */
-const usedShards = new Set<number>();
-
-/** `count` job ids on one shard no other test in this file uses. */
-function jobIdsOnOneShard(label: string, count: number): string[] {
-  let first = uniqueJobId(label);
-  while (usedShards.has(shardOfJob(env, first))) first = uniqueJobId(label);
-  usedShards.add(shardOfJob(env, first));
-  const ids = [first];
-  while (ids.length < count) {
-    const candidate = uniqueJobId(label);
-    if (shardOfJob(env, candidate) === shardOfJob(env, first)) ids.push(candidate);
-  }
-  return ids;
-}
-
-/**
- * A job with a 90-99 KB body and 12 KB of headers that fails permanently (404). Even ones carry
- * plain text (the letter fits one message); odd ones quotes, which JSON doubles past the message
- * limit (the letter goes by reference).
- */
-function largeJob(jobId: string, index: number, schedule: JobSpec["schedule"]): LargeJob {
-  const body = (index % 2 === 0 ? "x" : '"').repeat(90_000 + (index % 10) * 1_000);
-  const headers = Object.fromEntries([0, 1, 2].map((n) => [`x-large-${n}`, String(n).repeat(4_000)]));
-  const jobSpec = spec({
-    schedule,
-    target: { url: targetUrl(`/status/404/dl-limits/${jobId}`), method: "POST", body },
-    on_failure: targetUrl(`/ok/dl-on-failure/${jobId}`),
-  });
-  // Set after validation: headers a shard may already hold, whatever creation allows today.
-  jobSpec.target.headers = headers;
-  return { jobId, jobSpec, body, headers };
-}
-
-/** Writes the jobs to D1 and to their shard in one push, as the API does. */
-async function placeLargeJobs(tenantId: string, jobs: LargeJob[]): Promise<void> {
-  const nowMs = Date.now();
-  for (const job of jobs) {
-    await insertJobs(env.DB, [
-      {
-        id: job.jobId,
-        tenantId,
-        spec: job.jobSpec,
-        status: "ACTIVE",
-        version: 1,
-        shard: shardOfJob(env, job.jobId),
-        syncedVersion: 1,
-        idempotencyKey: null,
-        requestHash: null,
-        createdAtMs: nowMs,
-        updatedAtMs: nowMs,
-      },
-    ]);
-  }
-  // A few per push: one upsert of many such specs is too big for a single shard statement.
-  for (let index = 0; index < jobs.length; index += 2) {
-    const group = jobs.slice(index, index + 2);
-    const confirmed = await pushJobs(
-      env,
-      group.map((job) => ({ ...snapshot(job.jobId, job.jobSpec), tenantId })),
-    );
-    expect(confirmed.size).toBe(group.length);
-  }
-}
-
-/** Leaves each job's run DEAD_LETTERED with its letter pending: what a jammed shard holds. */
-async function seedPendingLetters(tenantId: string, jobs: LargeJob[]): Promise<void> {
-  await runInDurableObject(stubFor(jobs[0]!.jobId), (_instance, state) => {
-    const nowMs = Date.now();
-    for (const [index, job] of jobs.entries()) {
-      state.storage.sql.exec(
-        `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
-           max_attempts, fence, job_version, events_json, created_at_ms, updated_at_ms, dirty, target_status,
-           error, dlq_pending, dlq_reason)
-         VALUES (?, ?, ?, 'schedule', ?, ?, 'DEAD_LETTERED', 3, 3, 7, 1, '[]', ?, ?, 0, 503, 'HTTP 503', 1, 'exhausted')`,
-        `run_stuck${index}${job.jobId}`,
-        job.jobId,
-        tenantId,
-        nowMs - 60_000,
-        nowMs - 60_000,
-        nowMs,
-        nowMs,
-      );
-    }
-  });
-}
-
-async function deadLettersOf(tenantId: string): Promise<DeadLetterRow[]> {
-  const { results } = await env.DB.prepare("SELECT * FROM dead_letters WHERE tenant_id = ? ORDER BY job_id")
-    .bind(tenantId)
-    .all<DeadLetterRow>();
-  return results;
-}
-
-/** Every letter stored whole but for its body: the first bytes, flagged, within the limit. */
-function expectBoundedPayloads(letters: DeadLetterRow[], jobs: LargeJob[]): void {
-  const byJob = new Map(jobs.map((job) => [job.jobId, job]));
-  for (const letter of letters) {
-    const job = byJob.get(letter.job_id)!;
-    expect(new TextEncoder().encode(letter.payload_json).byteLength).toBeLessThanOrEqual(
-      MAX_STORED_PAYLOAD_BYTES,
-    );
-    const payload = JSON.parse(letter.payload_json) as StoredPayload;
-    expect(payload).toMatchObject({
-      method: "POST",
-      url: job.jobSpec.target.url,
-      headers: job.headers,
-      body_truncated: true,
-      body_bytes: job.body.length,
-    });
-    expect(job.body.startsWith(payload.body as string)).toBe(true);
-    expect((payload.body as string).length).toBeGreaterThan(20_000);
-  }
-}
-
-async function pendingLetters(jobId: string): Promise<number> {
-  const [row] = await shardRows<{ n: number }>(jobId, "SELECT COUNT(*) AS n FROM runs WHERE dlq_pending = 1");
-  return row?.n ?? -1;
-}
 
 describe("dead letters on a shard", () => {
   it("records 80 large-bodied runs dead-lettered at once, alerts each, and the shard keeps firing another tenant's job", async () => {
@@ -346,6 +223,42 @@ describe("the dead-letter consumer", () => {
       headers: { "x-a": "1" },
       body_truncated: true,
       body_bytes: body.length,
+    });
+  });
+});
+
+describe("a letter sent by reference whose job is gone", () => {
+  it("is recorded with the method and URL it carried, flagged payload_unavailable", async () => {
+    const tenantId = `ten_dlgone_${Date.now().toString(36)}`;
+    await seedTenant(tenantId);
+    const letter: DeadLetterMessage = {
+      kind: "dead_letter",
+      run_id: "run_refgone1",
+      job_id: "job_refgone_missing",
+      tenant: tenantId,
+      shard: 0,
+      scheduled_at: Date.now(),
+      attempt: 2,
+      reason: "exhausted",
+      last_error: "HTTP 503",
+      target_status: 503,
+      payload: { method: "PATCH", url: "https://example.com/gone", headers: {}, body: null },
+      on_failure: null,
+      payload_ref: { run_id: "run_refgone1", job_id: "job_refgone_missing", shard: 0 },
+    };
+    const batch = createMessageBatch("edgecron-dead-letters", [
+      { id: "msg-ref-gone", timestamp: new Date(), attempts: 1, body: letter },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["msg-ref-gone"]);
+    const [row] = await deadLettersOf(tenantId);
+    expect(JSON.parse(row!.payload_json)).toEqual({
+      method: "PATCH",
+      url: "https://example.com/gone",
+      headers: {},
+      body: null,
+      payload_unavailable: true,
     });
   });
 });
