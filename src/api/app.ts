@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { logEvent } from "../log";
 import { HTTPException } from "hono/http-exception";
 import { consoleApp } from "../admin";
+import { allowedMethods } from "./allowed-methods";
 import { authenticate } from "./middleware/auth";
 import { asDomainError, problemOf, problemResponse } from "./problem";
 import { alerts } from "./routes/alerts";
@@ -35,7 +36,14 @@ app.route("/v1/dead-letters", deadLetters);
 app.route("/v1/alerts", alerts);
 app.route("/v1/stats", stats);
 
-app.notFound(() => problemResponse(problemOf(404, "not_found", "No such route")));
+app.notFound((c) => {
+  const allowed = allowedMethods(app, c.req.path);
+  if (allowed.length === 0) return problemResponse(problemOf(404, "not_found", "No such route"));
+  return problemResponse(
+    problemOf(405, "method_not_allowed", `${c.req.method} is not allowed here; use ${allowed.join(", ")}`),
+    { allow: allowed.join(", ") },
+  );
+});
 
 /** The one place an error becomes an HTTP response. */
 app.onError((error) => {

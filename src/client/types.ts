@@ -223,6 +223,16 @@ export interface ApiKey {
   created_at: Instant;
 }
 
+/** A key as `GET /v1/api-keys?tenant_id=` lists it: never the secret itself. */
+export interface ApiKeySummary {
+  id: string;
+  tenant_id: string;
+  name: string | null;
+  key_prefix: string;
+  created_at: Instant;
+  revoked_at: Instant | null;
+}
+
 export interface ApiKeyRevoked {
   id: string;
   revoked_at: Instant;

@@ -1,6 +1,7 @@
 // The maintenance pass. The Maintenance DO's alarm runs it every MAINTENANCE_INTERVAL_MS (Cron
 // Triggers never fire locally) and the Cron Trigger runs it in production as the backstop: the
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
+import { sweepConsoleSessions } from "../admin/session";
 import { deliverPending, raiseAlerts } from "../alerts";
 import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../db/jobs";
 import { pruneTerminalRuns } from "../db/runs";
@@ -34,6 +35,7 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
   await sweepOutbox(env, summary);
   await watchShards(env, summary);
   summary.historyPruned = await pruneHistory(env, nowMs);
+  await sweepConsoleSessions(env, nowMs);
   summary.alertsDelivered = await deliverPending(env, null);
   logEvent("maintenance.pass", { ...summary });
   return summary;

@@ -1,8 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { shardStub } from "../../src/shard/client";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
-import { engineReady } from "../helpers/engine";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 interface Job {
   id: string;
@@ -123,7 +126,7 @@ describe("POST /v1/jobs", () => {
     expect(JSON.parse(row?.spec_json as string).name).toBe(res.body.name);
   });
 
-  it.skipIf(!engineReady)("returns the next 5 fire times (needs the schedule engine)", async () => {
+  it("returns the next 5 fire times", async () => {
     const t = await createTenantWithKey();
     const res = await api<Job>("POST", "/v1/jobs", {
       token: t.key,
@@ -571,22 +574,130 @@ describe("job operations", () => {
     expect(paths(missing.body)).toEqual(["from", "to"]);
   });
 
-  it.skipIf(!engineReady)(
-    "refuses a backfill of more than 1000 instants (needs the schedule engine)",
-    async () => {
-      const t = await createTenantWithKey();
-      const job = (
-        await api<Job>("POST", "/v1/jobs", {
-          token: t.key,
-          body: jobBody({ schedule: { type: "interval", every: "1m", anchor: "2026-01-01T00:00:00Z" } }),
-        })
-      ).body;
-      const res = await api<ProblemBody>("POST", `/v1/jobs/${job.id}/backfill`, {
+  it("refuses a backfill of more than 1000 instants", async () => {
+    const t = await createTenantWithKey();
+    const job = (
+      await api<Job>("POST", "/v1/jobs", {
         token: t.key,
-        body: { from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z" },
-      });
+        body: jobBody({ schedule: { type: "interval", every: "1m", anchor: "2026-01-01T00:00:00Z" } }),
+      })
+    ).body;
+    const res = await api<ProblemBody>("POST", `/v1/jobs/${job.id}/backfill`, {
+      token: t.key,
+      body: { from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z" },
+    });
+    expect(res.status).toBe(400);
+    expect(paths(res.body)).toEqual(["to"]);
+  });
+});
+
+describe("every bad field in one answer", () => {
+  const badCron = { type: "cron", expr: "61 * * * *", timezone: "Mars/Base" };
+
+  it("names a bad cron and a bad zone together on create, update, batch and preview", async () => {
+    const t = await createTenantWithKey();
+    const created = await api<ProblemBody>("POST", "/v1/jobs", {
+      token: t.key,
+      body: jobBody({ schedule: badCron }),
+    });
+    expect(created.status).toBe(400);
+    expect(paths(created.body)).toEqual(["schedule.expr", "schedule.timezone"]);
+    expect(await jobCount(t.tenantId)).toBe(0);
+
+    const job = (await api<Job>("POST", "/v1/jobs", { token: t.key, body: jobBody() })).body;
+    const updated = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: { schedule: badCron },
+    });
+    expect(updated.status).toBe(400);
+    expect(paths(updated.body)).toEqual(["schedule.expr", "schedule.timezone"]);
+
+    const batch = await api<{ results: { status: number; error?: ProblemBody }[] }>(
+      "POST",
+      "/v1/jobs/batch",
+      {
+        token: t.key,
+        body: { jobs: [jobBody({ schedule: badCron })] },
+      },
+    );
+    expect(paths(batch.body.results[0]?.error as ProblemBody)).toEqual([
+      "jobs.0.schedule.expr",
+      "jobs.0.schedule.timezone",
+    ]);
+
+    const preview = await api<ProblemBody>("POST", "/v1/schedules/preview", {
+      token: t.key,
+      body: { schedule: badCron },
+    });
+    expect(preview.status).toBe(400);
+    expect(paths(preview.body)).toEqual(["schedule.expr", "schedule.timezone"]);
+  });
+
+  it("names schema, address and cross-field problems together", async () => {
+    const t = await createTenantWithKey();
+    const res = await api<ProblemBody>("POST", "/v1/jobs", {
+      token: t.key,
+      body: jobBody({
+        name: "",
+        schedule: { type: "cron", expr: "0 9 * * *", timezone: "UTC", dst: { gap: "jump" } },
+        // Credentials in the URL are refused by the address policy, after the schema.
+        target: { url: "https://user:pw@example.com/hook", method: "FETCH", body: "x".repeat(200_000) },
+        start_at: "2027-02-01T00:00:00Z",
+        end_at: "2027-01-01T00:00:00Z",
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(paths(res.body)).toEqual([
+      "end_at",
+      "name",
+      "schedule.dst.gap",
+      "target.body",
+      "target.method",
+      "target.url",
+    ]);
+    expect(await jobCount(t.tenantId)).toBe(0);
+  });
+});
+
+describe("schedules that can never fire, or cost too much to evaluate", () => {
+  const gapOnly = {
+    type: "cron",
+    expr: "0 1 * 3 7L",
+    timezone: "Europe/London",
+    dst: { gap: "skip", overlap: "first" },
+  };
+
+  it.each([
+    ["every match in a DST gap it skips", gapOnly, "expression can never fire"],
+    // Every second of London's gap hour, every year: the search stops at its budget.
+    ["the worst case for the search", { ...gapOnly, expr: "* * 1 * 3 0L" }, "too costly to evaluate"],
+    ["the calendar alone", { ...gapOnly, expr: "0 0 30 2 *" }, "expression can never fire"],
+  ])("refuses %s on preview and create, naming schedule.expr", async (_name, schedule, message) => {
+    const t = await createTenantWithKey();
+    const preview = await api<ProblemBody>("POST", "/v1/schedules/preview", {
+      token: t.key,
+      body: { schedule, count: 1000 },
+    });
+    const created = await api<ProblemBody>("POST", "/v1/jobs", { token: t.key, body: jobBody({ schedule }) });
+    for (const res of [preview, created]) {
       expect(res.status).toBe(400);
-      expect(paths(res.body)).toEqual(["to"]);
-    },
-  );
+      expect(res.body.code).toBe("validation_failed");
+      expect(res.body.errors).toEqual([{ path: "schedule.expr", message: expect.stringContaining(message) }]);
+    }
+    expect(await jobCount(t.tenantId)).toBe(0);
+  });
+
+  it("accepts the same expression with gap: shift, firing just after the gap", async () => {
+    const t = await createTenantWithKey();
+    const res = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
+      token: t.key,
+      body: {
+        schedule: { ...gapOnly, dst: { gap: "shift", overlap: "first" } },
+        count: 1,
+        from: "2026-12-01T00:00:00Z",
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.fire_times).toEqual(["2027-03-28T01:00:00.000Z"]);
+  });
 });

@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { retryRun, shardOfJob, triggerJob } from "../../src/shard/client";
+import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import {
   dispatchButLose,
   historyOf,
@@ -13,10 +14,14 @@ import {
   statesOf,
   stubFor,
   targetCalls,
+  targetCallVerifies,
   targetUrl,
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 interface ShardRun {
   run_id: string;
@@ -182,6 +187,41 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
     expect(keys).toEqual([0, 1, 2, 3, 4].map((i) => new Date(fromMs + i * hourMs).toISOString()));
   });
 
+  it("backfill at the shard never creates a run later than its own now: the schedule fires that instant", async () => {
+    const jobId = uniqueJobId("backfill-future");
+    const jobSpec = spec({
+      schedule: { type: "cron", expr: "0 * * * *", timezone: "UTC" },
+      target: { url: targetUrl(`/ok/${jobId}`) },
+    });
+    await placeJob(snapshot(jobId, jobSpec));
+    const shard = shardOfJob(env, jobId);
+    const hourMs = 3_600_000;
+    const nextHourMs = (Math.floor(Date.now() / hourMs) + 1) * hourMs;
+    // A caller that skipped the API's check: from 3 hours ago to a day ahead.
+    const result = await stubFor(jobId).backfill(
+      shard,
+      jobId,
+      nextHourMs - 3 * hourMs,
+      nextHourMs + 24 * hourMs,
+    );
+    expect(result).toMatchObject({ ok: true, created: 3, skipped: 0 });
+    expect((await shardRuns(jobId)).map((run) => run.scheduled_at_ms)).toEqual(
+      [3, 2, 1].map((hours) => nextHourMs - hours * hourMs),
+    );
+    // The next instant's key is still the schedule's: make it due (fire time now) and tick.
+    await runInDurableObject(stubFor(jobId), (_instance, state) => {
+      state.storage.sql.exec("UPDATE jobs SET next_fire_ms = ? WHERE job_id = ?", Date.now(), jobId);
+    });
+    await runDurableObjectAlarm(stubFor(jobId));
+    const fired = (await shardRuns(jobId)).find((run) => run.scheduled_at_ms === nextHourMs);
+    expect(fired).toMatchObject({ kind: "schedule" });
+    expect(fired?.state).not.toBe("SKIPPED");
+    await vi.waitFor(async () => {
+      const keys = (await targetCalls(`/ok/${jobId}`)).map((call) => call.headers["edgecron-scheduled-at"]);
+      expect(keys).toContain(new Date(nextHourMs).toISOString());
+    }, WAIT);
+  });
+
   it("jitter spreads the fire time deterministically within the window", async () => {
     const jobId = uniqueJobId("jitter");
     const jobSpec = spec({
@@ -258,7 +298,7 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
       );
     });
     await stub.testDeleteAlarm(0);
-    const summary = await env.MAINTENANCE.getByName("maintenance").runNow();
+    const summary = await maintenanceStub().runNow();
     expect(summary.missedRunAlerts).toBeGreaterThanOrEqual(1);
     expect(summary.alarmsRearmed).toBeGreaterThanOrEqual(1);
     const alert = await env.DB.prepare("SELECT kind, details_json FROM alerts WHERE job_id = ?")
@@ -299,17 +339,7 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
     }, WAIT);
     const alert = JSON.parse(hook!.body) as { kind: string; job_id: string; details: { reason: string } };
     expect(alert).toMatchObject({ kind: "dead_lettered", job_id: jobId, details: { reason: "permanent" } });
-    const timestamp = /t=(\d+)/.exec(hook!.headers["edgecron-signature"] ?? "")?.[1];
-    const key = await crypto.subtle.importKey(
-      "raw",
-      new TextEncoder().encode(secret),
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign"],
-    );
-    const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}.${hook!.body}`));
-    const hex = [...new Uint8Array(mac)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-    expect(hook!.headers["edgecron-signature"]).toContain(`v1=${hex}`);
+    expect(await targetCallVerifies(hook!, [secret])).toBe(true);
     await vi.waitFor(async () => expect(await targetCalls(`/ok/on-failure/${jobId}`)).toHaveLength(1), WAIT);
     // The delivery is recorded after both calls return: wait for the row, not just the calls.
     await vi.waitFor(async () => {

@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { findApiKeyByHash } from "../../db/api-keys";
 import { findTenant } from "../../db/tenants";
 import { secretsEqual, sha256Hex } from "../crypto";
+import { inProcessCallerOf } from "./in-process-caller";
 import { ApiError } from "../problem";
 import type { AppEnv, Caller } from "../types";
 
@@ -42,7 +43,9 @@ async function callerOfApiKey(db: D1Database, token: string): Promise<Caller | n
 }
 
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  c.set("caller", await resolveCaller(c.env, bearerToken(c.req.header("authorization"))));
+  const caller =
+    inProcessCallerOf(c.req.raw) ?? (await resolveCaller(c.env, bearerToken(c.req.header("authorization"))));
+  c.set("caller", caller);
   await next();
 });
 

@@ -1,9 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { scheduleSchema } from "../../core/job-spec";
-import { normalizeSchedule } from "../../core/normalize";
-import { nextFireTimes } from "../../core/schedule";
 import { readBody } from "../body";
+import { previewScheduleTimes } from "../job-service";
 import type { AppEnv } from "../types";
 
 export const MAX_PREVIEW_COUNT = 1000;
@@ -24,7 +23,5 @@ schedules.post("/preview", async (c) => {
   const body = await readBody(c, previewRequestSchema);
   const nowMs = Date.now();
   const fromMs = body.from === undefined ? nowMs : Date.parse(body.from);
-  const schedule = normalizeSchedule(body.schedule, nowMs, fromMs);
-  const fireTimes = nextFireTimes(schedule, fromMs, body.count);
-  return c.json({ fire_times: fireTimes.map((ms) => new Date(ms).toISOString()) });
+  return c.json({ fire_times: previewScheduleTimes(body.schedule, nowMs, fromMs, body.count) });
 });
