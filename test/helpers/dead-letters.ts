@@ -138,3 +138,10 @@ export async function pendingLetters(jobId: string): Promise<number> {
   const [row] = await shardRows<{ n: number }>(jobId, "SELECT COUNT(*) AS n FROM runs WHERE dlq_pending = 1");
   return row?.n ?? -1;
 }
+
+/** Deletes the jobs on their shard (version 2), so the test leaves no timer and no alarm behind. */
+export async function deleteLargeJobs(tenantId: string, jobs: LargeJob[]): Promise<void> {
+  for (const job of jobs) {
+    await pushJobs(env, [{ ...snapshot(job.jobId, job.jobSpec, 2, "DELETED"), tenantId }]);
+  }
+}

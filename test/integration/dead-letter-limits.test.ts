@@ -18,6 +18,7 @@ import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DeadLetterMessage } from "../../src/shard/protocol";
 import {
   deadLettersOf,
+  deleteLargeJobs,
   expectBoundedPayloads,
   FAR_FUTURE,
   jobIdsOnOneShard,
@@ -103,6 +104,7 @@ describe("dead letters on a shard", () => {
     expect(letters.map((letter) => letter.reason)).toEqual(Array(20).fill("exhausted"));
     expectBoundedPayloads(letters, jobs);
     expect(await pendingLetters(jobs[0]!.jobId)).toBe(0);
+    await deleteLargeJobs(tenantId, jobs);
   }, 120_000);
 
   it("keeps letters whose send failed pending with backoff, re-sends them by reference, then each alone", async () => {
@@ -182,6 +184,7 @@ describe("dead letters on a shard", () => {
     expect(await runInDurableObject(stubFor(jobs[0]!.jobId), (_i, state) => state.storage.getAlarm())).toBe(
       Date.parse(FAR_FUTURE.at),
     );
+    await deleteLargeJobs(tenantId, jobs);
   }, 60_000);
 });
 
