@@ -1,4 +1,5 @@
 // Every timestamp the console shows names its zone: UTC always, and the job's IANA zone for fire times.
+import type { JobTarget } from "./types";
 
 const utcFormat = new Intl.DateTimeFormat("en-CA", {
   timeZone: "UTC",
@@ -77,6 +78,21 @@ export function formatMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "—";
   if (Math.abs(ms) < 1000) return `${Math.round(ms)} ms`;
   return `${(ms / 1000).toFixed(2)} s`;
+}
+
+/** How the console names each target kind (the form's choices and the job detail). */
+export const TARGET_KIND_LABELS: Record<string, string> = {
+  http: "HTTP request",
+  service: "Service binding (a Worker)",
+  workflow: "Workflow instance",
+  queue: "Queue message",
+};
+
+/** A job's target in one line: `POST https://…`, `service BILLING: POST /hook`, `workflow FLOW`. */
+export function describeTarget(target: JobTarget): string {
+  if (target.type === "http" || target.type === undefined) return `${target.method} ${target.url}`;
+  if (target.type === "service") return `service ${target.binding}: ${target.method} ${target.path}`;
+  return `${target.type} ${target.binding}`;
 }
 
 export function describeSchedule(schedule: { type: string; [key: string]: unknown }): string {

@@ -12,7 +12,10 @@ export const JOB_FIELDS = [
   "schedule.every",
   "schedule.at",
   "schedule.delay",
+  "target.type",
   "target.url",
+  "target.binding",
+  "target.path",
   "target.method",
   "target.headers",
   "target.body",
@@ -26,6 +29,7 @@ export const JOB_FIELDS = [
 export const DEFAULT_VALUES: FormValues = {
   "schedule.type": "cron",
   "schedule.timezone": "UTC",
+  "target.type": "http",
   "target.method": "POST",
   "retry.max_attempts": "3",
   "retry.backoff.initial": "30s",
@@ -71,6 +75,25 @@ function parseJsonField(text: string, field: string, errors: FieldErrors): unkno
   }
 }
 
+const TARGET_TYPES = ["http", "service", "workflow", "queue"];
+
+/** Headers and a method belong to the kinds that make an HTTP request. */
+function sendsHeaders(type: unknown): boolean {
+  return type === "http" || type === "service";
+}
+
+/** The target's own fields for its kind; the form shows them all, so the others are dropped. */
+function targetFrom(values: FormValues): Record<string, unknown> {
+  const chosen = values["target.type"] ?? "http";
+  const type = TARGET_TYPES.includes(chosen) ? chosen : "http";
+  const method = values["target.method"] || "POST";
+  const binding = (values["target.binding"] ?? "").trim();
+  if (type === "http") return { type, url: (values["target.url"] ?? "").trim(), method };
+  if (type === "workflow" || type === "queue") return { type, binding };
+  const path = (values["target.path"] ?? "").trim();
+  return { type, binding, ...(path ? { path } : {}), method };
+}
+
 /**
  * The create body, and the fields the form itself finds wrong (text that is not JSON). Such a
  * field is sent as it is, which the API always refuses: send the body anyway and show the local
@@ -78,13 +101,9 @@ function parseJsonField(text: string, field: string, errors: FieldErrors): unkno
  */
 export function jobBodyFrom(values: FormValues): { body: Record<string, unknown>; localErrors: FieldErrors } {
   const localErrors: FieldErrors = {};
-  const target: Record<string, unknown> = {
-    type: "http",
-    url: (values["target.url"] ?? "").trim(),
-    method: values["target.method"] || "POST",
-  };
+  const target = targetFrom(values);
   const headers = (values["target.headers"] ?? "").trim();
-  if (headers) {
+  if (headers && sendsHeaders(target.type)) {
     // Text that is not JSON is still sent, as a string the API refuses: the create then stores
     // nothing, and its answer names every other bad field in the same round trip.
     const parsed = parseJsonField(headers, "target.headers", localErrors);
@@ -132,9 +151,12 @@ export function jobPatchFrom(
     ...(formRetry.max_attempts !== undefined ? { max_attempts: formRetry.max_attempts } : {}),
     backoff: { ...job.retry.backoff, ...(formRetry.backoff ?? {}) },
   };
-  body.target = { ...job.target, ...(body.target as Record<string, unknown>) };
-  if (!values["target.headers"]?.trim()) (body.target as Record<string, unknown>).headers = {};
-  if (!values["target.body"]?.trim()) delete (body.target as Record<string, unknown>).body;
+  const target = body.target as Record<string, unknown>;
+  // Same kind: keep what the form does not show. Another kind: the form's fields are the target.
+  body.target = target.type === (job.target.type ?? "http") ? { ...job.target, ...target } : target;
+  const merged = body.target as Record<string, unknown>;
+  if (!values["target.headers"]?.trim() && sendsHeaders(merged.type)) merged.headers = {};
+  if (!values["target.body"]?.trim()) delete merged.body;
   body.misfire = { ...job.misfire, ...(body.misfire as Record<string, unknown>) };
   body.version = job.version;
   return { body, localErrors };
@@ -152,8 +174,11 @@ export function valuesFromJob(job: Job): FormValues {
     "schedule.every": text(schedule.every),
     "schedule.at": text(schedule.at),
     "schedule.delay": "",
-    "target.url": job.target.url,
-    "target.method": job.target.method,
+    "target.type": job.target.type ?? "http",
+    "target.url": text(job.target.url),
+    "target.binding": text(job.target.binding),
+    "target.path": text(job.target.path),
+    "target.method": job.target.method ?? "POST",
     "target.headers": Object.keys(job.target.headers ?? {}).length
       ? JSON.stringify(job.target.headers, null, 2)
       : "",

@@ -33,13 +33,24 @@ export type Schedule =
   | { type: "interval"; every: string | number; anchor?: string }
   | { type: "once"; at?: string; delay?: string | number };
 
+/** HTTP (`url`) or a Cloudflare binding (`binding`; a service binding also has `path`). */
+export interface JobTarget {
+  type: "http" | "service" | "workflow" | "queue";
+  url?: string;
+  binding?: string;
+  path?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
 export interface Job {
   id: string;
   name: string;
   status: string;
   version: number;
   schedule: Schedule;
-  target: { type: string; url: string; method: string; headers: Record<string, string>; body?: unknown };
+  target: JobTarget;
   retry: { max_attempts: number; backoff: Record<string, unknown>; [key: string]: unknown };
   misfire: { policy: string; [key: string]: unknown };
   overlap: string;

@@ -11,6 +11,7 @@ import { workflowInstanceId } from "../../src/core/targets";
 import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
+import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
 import {
   historyOf,
   makeJobDue,
@@ -290,5 +291,62 @@ describe("creating a job with a binding target", () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.target).toEqual({ type: "queue", binding: "USER_EVENTS" });
+  });
+});
+
+describe("the console with binding targets", () => {
+  const form = (csrf: string, fields: Record<string, string>) => ({
+    _csrf: csrf,
+    name: `console-${crypto.randomUUID()}`,
+    "schedule.type": "once",
+    "schedule.at": "2099-01-01T00:00:00Z",
+    "target.url": "",
+    "target.method": "PUT",
+    "target.headers": "",
+    ...fields,
+  });
+
+  it("creates a service-binding job from the form and shows its target kind", async () => {
+    const t = await createTenantWithKey("console");
+    const client = new ConsoleClient();
+    await client.signIn(t.key);
+    const page = await client.get("/console/jobs/new");
+    expect(page.text).toContain('<option value="service"');
+    expect(unlabelledControls(page.text)).toEqual([]);
+    const csrf = ConsoleClient.csrfOf(page.text);
+    const created = await client.post(
+      "/console/jobs",
+      form(csrf, { "target.type": "service", "target.binding": "BILLING", "target.path": "/hook" }),
+    );
+    expect(created.status).toBe(303);
+    const detail = await client.get(created.headers.get("location")!);
+    expect(detail.text).toContain("Service binding (a Worker)");
+    expect(detail.text).toContain("service BILLING: PUT /hook");
+    const jobId = /job_[0-9A-Z]{26}/.exec(created.headers.get("location")!)?.[0];
+    const stored = await api<{ target: unknown }>("GET", `/v1/jobs/${jobId}`, { token: t.key });
+    expect(stored.body.target).toEqual({
+      type: "service",
+      binding: "BILLING",
+      path: "/hook",
+      method: "PUT",
+      headers: {},
+    });
+    const edit = await client.get(`/console/jobs/${jobId}/edit`);
+    expect(edit.text).toMatch(/<option value="service" selected/);
+    expect(edit.text).toMatch(/id="f-target-binding"[^>]*value="BILLING"/);
+  });
+
+  it("shows a refused binding on the form's binding field", async () => {
+    const t = await createTenantWithKey("console-refused");
+    const client = new ConsoleClient();
+    await client.signIn(t.key);
+    const csrf = ConsoleClient.csrfOf((await client.get("/console/jobs/new")).text);
+    const res = await client.post(
+      "/console/jobs",
+      form(csrf, { "target.type": "workflow", "target.binding": "DB", "target.method": "POST" }),
+    );
+    expect(res.status).toBe(422);
+    expect(res.text).toMatch(/id="f-target-binding"[^>]*aria-invalid="true"/);
+    expect(res.text).toContain("is not a binding this deployment allows");
   });
 });

@@ -84,6 +84,14 @@
   const form = document.querySelector("form[data-preview-url]");
   if (!form) return;
   const region = document.getElementById("schedule-preview");
+  // The target's fields for its kind (all shown without JavaScript; the server keeps the right ones).
+  const targetType = form.querySelector('select[name="target.type"]');
+  const showTargetKind = () => {
+    for (const group of form.querySelectorAll(".target-fields"))
+      group.hidden = !group.dataset.targetKinds.split(" ").includes(targetType?.value || "http");
+  };
+  targetType?.addEventListener("change", showTargetKind);
+  showTargetKind();
   const kindOf = () => form.querySelector('input[name="schedule.type"]:checked')?.value || "cron";
   const showKind = () => {
     for (const group of form.querySelectorAll(".kind-fields")) group.hidden = group.dataset.kind !== kindOf();

@@ -83,6 +83,11 @@ export function Select(props: FieldProps & { options: string[] }) {
           </option>
         ))}
       </select>
+      {props.hint ? (
+        <p class="hint" id={`${fieldId(path)}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
       <FieldError path={path} errors={errors} />
     </div>
   );

@@ -1,6 +1,13 @@
 import { ActionForm, Badge, Empty, Notice, Pager, TableWrap } from "../components";
 import { BASE } from "../env";
-import { describeSchedule, scheduleZone, Time, ZonedTime } from "../format";
+import {
+  describeSchedule,
+  describeTarget,
+  scheduleZone,
+  TARGET_KIND_LABELS,
+  Time,
+  ZonedTime,
+} from "../format";
 import type { Job, Run } from "../types";
 import { RunsTable } from "./runs";
 
@@ -10,7 +17,8 @@ function Definition({ job }: { job: Job }) {
     ["Status", job.status],
     ["Version", String(job.version)],
     ["Schedule", describeSchedule(job.schedule)],
-    ["Target", `${job.target.method} ${job.target.url}`],
+    ["Target kind", TARGET_KIND_LABELS[job.target.type] ?? job.target.type],
+    ["Target", describeTarget(job.target)],
     [
       "Retries",
       `up to ${job.retry.max_attempts} attempts, first retry after ${String(job.retry.backoff?.initial ?? "?")}`,

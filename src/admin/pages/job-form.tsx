@@ -167,26 +167,42 @@ export function JobForm(props: JobFormProps) {
       </fieldset>
       <fieldset>
         <legend>Target</legend>
-        <TextField
-          {...base}
-          path="target.url"
-          label="URL"
-          type="url"
-          placeholder="https://example.com/hook"
-          required
-        />
         <Select
           {...base}
-          path="target.method"
-          label="Method"
-          options={["POST", "GET", "PUT", "PATCH", "DELETE"]}
+          path="target.type"
+          label="Kind"
+          options={["http", "service", "workflow", "queue"]}
+          hint="HTTP calls a URL; the others use a binding of this deployment (a Worker, a Workflow or a Queue) listed in TARGET_BINDINGS."
         />
-        <TextArea
-          {...base}
-          path="target.headers"
-          label="Headers (JSON object)"
-          placeholder='{"x-tenant": "acme"}'
-        />
+        <div class="target-fields" data-target-kinds="http">
+          <TextField
+            {...base}
+            path="target.url"
+            label="URL"
+            type="url"
+            placeholder="https://example.com/hook"
+          />
+        </div>
+        <div class="target-fields" data-target-kinds="service workflow queue">
+          <TextField {...base} path="target.binding" label="Binding" placeholder="BILLING" />
+        </div>
+        <div class="target-fields" data-target-kinds="service">
+          <TextField {...base} path="target.path" label="Path on the Worker" placeholder="/hook" />
+        </div>
+        <div class="target-fields" data-target-kinds="http service">
+          <Select
+            {...base}
+            path="target.method"
+            label="Method"
+            options={["POST", "GET", "PUT", "PATCH", "DELETE"]}
+          />
+          <TextArea
+            {...base}
+            path="target.headers"
+            label="Headers (JSON object)"
+            placeholder='{"x-tenant": "acme"}'
+          />
+        </div>
         <TextArea {...base} path="target.body" label="Body (JSON or text)" placeholder='{"sub": 42}' />
       </fieldset>
       <fieldset>

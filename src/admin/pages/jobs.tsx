@@ -1,6 +1,6 @@
 import { Badge, Empty, Notice, Pager, ProblemBox, TableWrap } from "../components";
 import { BASE } from "../env";
-import { describeSchedule, scheduleZone, Time, ZonedTime } from "../format";
+import { describeSchedule, describeTarget, scheduleZone, Time, ZonedTime } from "../format";
 import { JOB_STATUSES, type Job, type Problem } from "../types";
 
 export function JobsPage(props: {
@@ -84,9 +84,7 @@ export function JobsPage(props: {
                         <span class="muted">none</span>
                       )}
                     </td>
-                    <td class="mono">
-                      {job.target.method} {job.target.url}
-                    </td>
+                    <td class="mono">{describeTarget(job.target)}</td>
                     <td>
                       <Time iso={job.updated_at} />
                     </td>
