@@ -45,17 +45,16 @@ export function jobFromFlags(values: FlagValues): JobCreate {
   const name = stringFlag(values, "name");
   const url = stringFlag(values, "target");
   if (!name) throw new UsageError("--name is required (or give the whole job with --file job.json)");
-  if (!url) throw new UsageError("--target <url> is required: the HTTP endpoint the job calls");
+  if (!url) {
+    throw new UsageError(
+      "--target is required: the HTTP endpoint the job calls, or service:NAME/path, workflow:NAME, queue:NAME",
+    );
+  }
   const method = methodValue(stringFlag(values, "method") ?? "POST");
   const job: JobCreate = {
     name,
     schedule: scheduleFromFlags(values),
-    target: {
-      type: "http",
-      url,
-      method,
-      headers: headersFromFlags(stringListFlag(values, "header")),
-    },
+    target: targetFromFlag(url, method, headersFromFlags(stringListFlag(values, "header"))),
   };
   const body = stringFlag(values, "body");
   if (body !== undefined) job.target.body = parseBody(body);
@@ -79,9 +78,10 @@ export function jobPatchFromFlags(values: FlagValues): JobUpdate {
   } else if (stringFlag(values, "tz") !== undefined) {
     throw new UsageError("--tz goes with --cron: the schedule is replaced whole, so give both");
   }
-  const target: Partial<JobCreate["target"]> = {};
-  const url = stringFlag(values, "target");
-  if (url !== undefined) target.url = url;
+  const target: Record<string, unknown> = {};
+  const address = stringFlag(values, "target");
+  // A binding target replaces the whole target (the API does so when `type` changes).
+  if (address !== undefined) Object.assign(target, targetFromFlag(address, undefined, undefined));
   const method = stringFlag(values, "method");
   if (method !== undefined) target.method = methodValue(method);
   const headers = stringListFlag(values, "header");
@@ -94,6 +94,34 @@ export function jobPatchFromFlags(values: FlagValues): JobUpdate {
   const timeout = stringFlag(values, "timeout");
   if (timeout !== undefined) patch.timeout = timeout;
   return patch;
+}
+
+const BINDING_ADDRESS = /^(service|workflow|queue):([A-Z][A-Z0-9_]*)(\/.*)?$/;
+
+/**
+ * `--target`: an http(s) URL, or a binding of the deployment: `service:BILLING/hook`,
+ * `workflow:REPORT_FLOW`, `queue:USER_EVENTS` (only a service binding takes a path, method and headers).
+ */
+export function targetFromFlag(
+  address: string,
+  method: (typeof METHODS)[number] | undefined,
+  headers: Record<string, string> | undefined,
+): JobCreate["target"] {
+  const binding = BINDING_ADDRESS.exec(address);
+  if (binding === null)
+    return { type: "http", url: address, ...(method ? { method } : {}), ...(headers ? { headers } : {}) };
+  const [, kind, name = "", path] = binding;
+  if (kind === "service") {
+    return {
+      type: "service",
+      binding: name,
+      ...(path ? { path } : {}),
+      ...(method ? { method } : {}),
+      ...(headers ? { headers } : {}),
+    };
+  }
+  if (path !== undefined) throw new UsageError(`--target ${kind}:${name} takes no path`);
+  return { type: kind as "workflow" | "queue", binding: name };
 }
 
 function methodValue(text: string): (typeof METHODS)[number] {

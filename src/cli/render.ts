@@ -62,6 +62,13 @@ export function formatSchedule(schedule: Schedule): string {
   }
 }
 
+/** `POST https://…`, `service BILLING: POST /hook`, `workflow REPORT_FLOW`, `queue USER_EVENTS`. */
+function describeTarget(target: Job["target"]): string {
+  if (target.type === "http") return `${target.method} ${target.url}`;
+  if (target.type === "service") return `service ${target.binding}: ${target.method} ${target.path}`;
+  return `${target.type} ${target.binding}`;
+}
+
 export function renderJob(job: Job): string {
   return renderKeyValues([
     ["id", job.id],
@@ -69,7 +76,7 @@ export function renderJob(job: Job): string {
     ["status", job.status],
     ["version", job.version],
     ["schedule", formatSchedule(job.schedule)],
-    ["target", `${job.target.method} ${job.target.url}`],
+    ["target", describeTarget(job.target)],
     ["retry", `${job.retry.max_attempts} attempts`],
     ["next fires", job.next_fire_times],
     ["updated", job.updated_at],

@@ -9,6 +9,19 @@ import type { CallTargetInput, SendHttpCall } from "./target-input";
 
 type BindingCallInput = CallTargetInput & { target: BindingTarget };
 
+// The parts of Cloudflare's Fetcher, Workflow and Queue bindings we call: stated here so this
+// module type-checks wherever it is imported (the Node-side tools have no Workers globals).
+interface ServiceBinding {
+  fetch(request: Request): Promise<Response>;
+}
+interface WorkflowBinding {
+  create(options: { id: string; params: unknown }): Promise<unknown>;
+  get(id: string): Promise<unknown>;
+}
+interface QueueBinding {
+  send(body: unknown, options: { contentType: "json" }): Promise<unknown>;
+}
+
 /**
  * Calls a binding target once and classifies the result, never throwing. A binding the
  * deployment no longer has (or of another kind) is permanent: retrying cannot add it. A failed
@@ -38,7 +51,7 @@ export async function callBindingTarget(
 
 function callService(
   input: CallTargetInput & { target: ServiceTarget },
-  fetcher: Fetcher,
+  fetcher: ServiceBinding,
   sendHttp: SendHttpCall,
 ): Promise<TargetOutcome> {
   const { target } = input;
@@ -70,7 +83,7 @@ function deliveryOf(input: CallTargetInput): BindingDelivery {
  * message or a lease re-send names the instance an earlier attempt created. Workflows refuses
  * an id that exists; then the instance is ours and the call counts as done.
  */
-async function createInstance(workflow: Workflow, input: CallTargetInput): Promise<string> {
+async function createInstance(workflow: WorkflowBinding, input: CallTargetInput): Promise<string> {
   const id = workflowInstanceId(input.idempotencyKey);
   try {
     await workflow.create({ id, params: deliveryOf(input) });
@@ -81,7 +94,7 @@ async function createInstance(workflow: Workflow, input: CallTargetInput): Promi
   }
 }
 
-async function instanceExists(workflow: Workflow, id: string): Promise<boolean> {
+async function instanceExists(workflow: WorkflowBinding, id: string): Promise<boolean> {
   try {
     await workflow.get(id);
     return true;
@@ -91,7 +104,7 @@ async function instanceExists(workflow: Workflow, id: string): Promise<boolean> 
 }
 
 /** Queues cannot deduplicate: a consumer that must act once keys on `idempotency_key`. */
-async function sendMessage(queue: Queue, input: CallTargetInput): Promise<string> {
+async function sendMessage(queue: QueueBinding, input: CallTargetInput): Promise<string> {
   await queue.send(deliveryOf(input), { contentType: "json" });
   return "queue message sent";
 }
@@ -138,14 +151,14 @@ function hasMethods(value: unknown, ...names: string[]): boolean {
 
 // Service bindings are RPC stubs that answer every property name with a callable: they pass
 // every shape check, which is why the kind comes from TARGET_BINDINGS, checked at create time.
-function isFetcher(value: unknown): value is Fetcher {
+function isFetcher(value: unknown): value is ServiceBinding {
   return hasMethods(value, "fetch");
 }
 
-function isWorkflow(value: unknown): value is Workflow {
+function isWorkflow(value: unknown): value is WorkflowBinding {
   return hasMethods(value, "create", "get");
 }
 
-function isQueue(value: unknown): value is Queue {
+function isQueue(value: unknown): value is QueueBinding {
   return hasMethods(value, "send");
 }

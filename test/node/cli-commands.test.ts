@@ -119,7 +119,8 @@ describe("edgecron CLI commands", () => {
     const request = stub.requests[0];
     expect(`${request?.method} ${request?.path}`).toBe("PATCH /v1/jobs/job_01");
     expect(request?.headers["if-match"]).toBe("3");
-    expect(request?.json()).toEqual({ name: "renamed", target: { url: "https://example.com/new" } });
+    // `type` goes too: a job whose target was a binding becomes an HTTP job again.
+    expect(request?.json()).toEqual({ name: "renamed", target: { type: "http", url: "https://example.com/new" } });
   });
 
   it("refuses an update with nothing to change (exit 2, nothing sent)", async () => {

@@ -129,6 +129,26 @@ describe("edgecron CLI", () => {
       expect(result.stdout).toMatch(/next fires\s+2026-12-01T14:00:00.000Z\n\s+2026-12-02T14:00:00.000Z/);
     });
 
+    it("creates and retargets jobs whose target is a binding", async () => {
+      stub.reply(() => ({ status: 201, body: sampleJob() }));
+      const base = ["jobs", "create", "--name", "b", "--every", "1h"];
+      await api([...base, "--target", "service:BILLING/hook?x=1", "--method", "PUT"]);
+      await api([...base, "--target", "workflow:REPORT_FLOW", "--body", '{"a":1}']);
+      expect(stub.requests.map((request) => (request.json() as { target: unknown }).target)).toEqual([
+        { type: "service", binding: "BILLING", path: "/hook?x=1", method: "PUT", headers: {} },
+        { type: "workflow", binding: "REPORT_FLOW", body: { a: 1 } },
+      ]);
+      stub.reply(() => ({ status: 200, body: sampleJob() }));
+      await api(["jobs", "update", "job_01", "--target", "queue:USER_EVENTS"]);
+      expect((stub.requests[2]?.json() as { target: unknown }).target).toEqual({
+        type: "queue",
+        binding: "USER_EVENTS",
+      });
+      const refused = await api([...base, "--target", "queue:USER_EVENTS/path"]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain("takes no path");
+    });
+
     it("creates interval and one-shot jobs from flags", async () => {
       stub.reply(() => ({ status: 201, body: sampleJob() }));
       await api([

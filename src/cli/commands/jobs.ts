@@ -27,12 +27,13 @@ const JOB_COLUMNS = [
 
 const create: Command = {
   path: ["jobs", "create"],
-  args: '(--file job.json | --name <name> (--cron "<expr>" [--tz <zone>] | --every <dur> | --at <instant> | --delay <dur>) --target <url>)',
+  args: '(--file job.json | --name <name> (--cron "<expr>" [--tz <zone>] | --every <dur> | --at <instant> | --delay <dur>) --target <url|binding>)',
   summary: "create a job",
   details: [
     "--file -            read the job JSON from stdin (the body of POST /v1/jobs)",
     "--tz <zone>         IANA time zone of --cron (default UTC)",
-    "--target <url>      the HTTP endpoint called at each fire time",
+    "--target <url>      the HTTP endpoint called at each fire time, or a binding of the",
+    "                    deployment: service:NAME/path, workflow:NAME, queue:NAME",
     "--method <m>        GET, POST (default), PUT, PATCH, DELETE",
     "--body <json|text>  request body sent to the target",
     '--header "k: v"     extra target header (repeatable)',
