@@ -1,9 +1,10 @@
 // Response shapes of the v1 API, written from docs/API.md. Request bodies come from the zod
 // schemas in src/core/job-spec.ts as type-only imports, so zod never enters a client bundle.
-import type { JobCreate, JobSpec, Schedule } from "../core/job-spec";
+import type { JobCreate, JobSpec, JobTarget, Schedule } from "../core/job-spec";
 import type { JobStatus } from "../core/run-state";
 
-export type { JobCreate, JobSpec, Schedule };
+/** HTTP (`url`) or a binding of the deployment (`type: "service" | "workflow" | "queue"`, `binding`). */
+export type { JobCreate, JobSpec, JobTarget, Schedule };
 
 /** RFC 3339 UTC timestamp with milliseconds, e.g. `2026-12-01T00:00:00.000Z`. */
 export type Instant = string;
