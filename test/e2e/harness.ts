@@ -60,6 +60,11 @@ export interface StartOptions {
   stateDir?: string;
   port?: number;
   vars?: Record<string, string>;
+  /**
+   * `wrangler dev -c a -c b ...`: the first config is edgecron (default wrangler.toml), the
+   * others run beside it in the same process, reachable through its bindings only.
+   */
+  configs?: string[];
 }
 
 /** Applies migrations to a state dir and starts `wrangler dev` on it; resolves when it answers. */
@@ -77,6 +82,7 @@ export async function startScheduler(options: StartOptions = {}): Promise<Schedu
   const vars = { ALLOW_PRIVATE_TARGETS: "true", ...options.vars };
   const args = [
     "dev",
+    ...(options.configs ?? []).flatMap((config) => ["-c", config]),
     "--ip",
     "127.0.0.1",
     "--port",
