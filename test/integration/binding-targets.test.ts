@@ -12,10 +12,12 @@ import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
+import { deliveryVerifies } from "../helpers/signature";
 import {
   historyOf,
   makeJobDue,
   placeJob,
+  SIGNING_SECRET,
   seedTenant,
   snapshot,
   spec,
@@ -110,6 +112,11 @@ describe("binding targets", () => {
         "x-team": "billing",
       });
       expect(call.headers["edgecron-signature"]).toMatch(/^t=\d+,v2=[0-9a-f]{64}$/);
+      // The Worker verifies it as any receiver does: the URL it sees is the URL that was signed.
+      expect(await deliveryVerifies(call, [SIGNING_SECRET])).toBe(true);
+      expect(
+        await deliveryVerifies({ ...call, url: "https://billing.invalid/other" }, [SIGNING_SECRET]),
+      ).toBe(false);
     });
 
     it("is retried when it fails, then dead-lettered with what it was sent", async () => {
