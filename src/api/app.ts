@@ -1,9 +1,6 @@
 import { Hono } from "hono";
-import { logEvent } from "../log";
-import { HTTPException } from "hono/http-exception";
-import { consoleApp } from "../admin";
+import { errorResponse, notFoundResponse } from "./errors";
 import { authenticate } from "./middleware/auth";
-import { asDomainError, problemOf, problemResponse } from "./problem";
 import { alerts } from "./routes/alerts";
 import { apiKeys } from "./routes/api-keys";
 import { deadLetters } from "./routes/dead-letters";
@@ -19,8 +16,6 @@ import type { AppEnv } from "./types";
 export const app = new Hono<AppEnv>();
 
 app.get("/healthz", (c) => c.json({ status: "ok" }));
-// The console authenticates with its own session cookie, not the API's bearer token.
-app.route("/console", consoleApp);
 // Registered before the auth middleware: the document is public.
 app.route("/v1/openapi.json", openapi);
 
@@ -35,18 +30,5 @@ app.route("/v1/dead-letters", deadLetters);
 app.route("/v1/alerts", alerts);
 app.route("/v1/stats", stats);
 
-app.notFound(() => problemResponse(problemOf(404, "not_found", "No such route")));
-
-/** The one place an error becomes an HTTP response. */
-app.onError((error) => {
-  const domain = asDomainError(error);
-  if (domain !== null) {
-    const headers: Record<string, string> = domain.status === 401 ? { "www-authenticate": "Bearer" } : {};
-    return problemResponse(problemOf(domain.status, domain.code, domain.detail, domain.errors), headers);
-  }
-  if (error instanceof HTTPException && error.status < 500) {
-    return problemResponse(problemOf(error.status, "http_error", error.message || "Request refused"));
-  }
-  logEvent("api.unhandled_error", { error });
-  return problemResponse(problemOf(500, "internal_error", "Something went wrong on our side"));
-});
+app.notFound(notFoundResponse);
+app.onError(errorResponse);

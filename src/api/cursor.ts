@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "./problem";
+import { EdgecronError } from "./problem";
 
 /** Opaque page cursor: base64url of the last item's sort key parts joined by "|" (just the id for jobs). */
 export function encodeCursor(parts: readonly (string | number)[]): string {
@@ -10,10 +10,10 @@ export function encodeCursor(parts: readonly (string | number)[]): string {
     .replace(/=+$/, "");
 }
 
-function invalidCursor(): ApiError {
-  return new ApiError(400, "invalid_cursor", "The cursor is not one this API returned", [
-    { path: "cursor", message: "is not a valid cursor" },
-  ]);
+function invalidCursor(): EdgecronError {
+  return new EdgecronError("invalid_cursor", "The cursor is not one this API returned", {
+    errors: [{ path: "cursor", message: "is not a valid cursor" }],
+  });
 }
 
 export function decodeCursor(cursor: string, partCount: number): string[] {

@@ -6,7 +6,7 @@ import { readBody } from "../body";
 import { randomHex, sha256Hex } from "../crypto";
 import { newId, requireOwnId } from "../ids";
 import { requireAdmin } from "../middleware/auth";
-import { ApiError } from "../problem";
+import { EdgecronError } from "../problem";
 import { readQuery } from "../query";
 import type { AppEnv } from "../types";
 
@@ -27,7 +27,7 @@ apiKeys.use("*", requireAdmin);
 apiKeys.post("/", async (c) => {
   const body = await readBody(c, apiKeyCreateSchema);
   const tenant = await findTenant(c.env.DB, body.tenant_id);
-  if (tenant === null) throw new ApiError(404, "tenant_not_found", `No tenant ${body.tenant_id}`);
+  if (tenant === null) throw new EdgecronError("tenant_not_found", `No tenant ${body.tenant_id}`);
   const key = newApiKey();
   const nowMs = Date.now();
   const row = {
@@ -51,7 +51,7 @@ apiKeys.get("/", async (c) => {
 });
 
 apiKeys.delete("/:id", async (c) => {
-  const notFound = new ApiError(404, "api_key_not_found", "No such API key");
+  const notFound = new EdgecronError("api_key_not_found", "No such API key");
   const id = requireOwnId(c.req.param("id"), "key", notFound);
   if ((await findApiKey(c.env.DB, id)) === null) throw notFound;
   await revokeApiKey(c.env.DB, id, Date.now());

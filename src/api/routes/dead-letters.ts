@@ -13,7 +13,7 @@ import { retryRun, shardOfJob } from "../../shard/client";
 import { decodeTimeCursor, encodeCursor, limitSchema, pageOf } from "../cursor";
 import { requireForeignId } from "../ids";
 import { tenantScope } from "../middleware/auth";
-import { ApiError } from "../problem";
+import { EdgecronError } from "../problem";
 import { readQuery } from "../query";
 import { callShard, shardRefusal } from "../shard-calls";
 import type { AppEnv } from "../types";
@@ -24,9 +24,8 @@ const listQuerySchema = z.object({
   cursor: z.string().max(400).optional(),
 });
 
-function deadLetterNotFound(id?: string): ApiError {
-  return new ApiError(
-    404,
+function deadLetterNotFound(id?: string): EdgecronError {
+  return new EdgecronError(
     "dead_letter_not_found",
     id === undefined ? "No such dead letter" : `No dead letter ${id}`,
   );
@@ -58,7 +57,7 @@ deadLetters.post("/:id/redrive", async (c) => {
   if (letter === null) throw deadLetterNotFound(id);
   const claimedAtMs = Date.now();
   if (!(await claimRedrive(c.env.DB, tenantId, id, claimedAtMs))) {
-    throw new ApiError(409, "already_redriven", `Dead letter ${id} was already redriven`);
+    throw new EdgecronError("already_redriven", `Dead letter ${id} was already redriven`);
   }
   const shard =
     (await findRunShard(c.env.DB, tenantId, letter.run_id)) ??

@@ -6,7 +6,7 @@ import { readBody } from "../body";
 import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
 import { allowsPrivateTargets, checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
 import { jobResource } from "../job-view";
-import { type Problem, problemOf } from "../problem";
+import { EdgecronError, type Problem, toProblem } from "../problem";
 import type { AppEnv } from "../types";
 
 export const MAX_BATCH_JOBS = 1000;
@@ -66,7 +66,11 @@ function checkItem(
   const fields = [...new Set(check.errors.map((error) => error.path))].join(", ");
   return {
     index,
-    problem: problemOf(400, "validation_failed", `Job ${index} has invalid fields: ${fields}`, check.errors),
+    problem: toProblem(
+      new EdgecronError("validation_failed", `Job ${index} has invalid fields: ${fields}`, {
+        errors: check.errors,
+      }),
+    ),
   };
 }
 
@@ -106,10 +110,11 @@ async function replayIfKnown(
     if ("problem" in checked) return checked;
     return {
       index,
-      problem: problemOf(
-        409,
-        "not_created_by_original_request",
-        `Job ${index} was not created by the first request with this Idempotency-Key; send it without the key to create it`,
+      problem: toProblem(
+        new EdgecronError(
+          "not_created_by_original_request",
+          `Job ${index} was not created by the first request with this Idempotency-Key; send it without the key to create it`,
+        ),
       ),
     };
   });

@@ -8,8 +8,8 @@ import { loadJob } from "../job-loader";
 import { expectedVersionOf, mergeJobPatch } from "../job-patch";
 import { allowsPrivateTargets, checkJobInput, pushAndMarkSynced, saveJobVersion } from "../job-service";
 import { jobResponse } from "../job-view";
-import { ApiError, validationError } from "../problem";
-import { callShard, shardRefusal } from "../shard-calls";
+import { EdgecronError, validationError } from "../problem";
+import { callShard, type ShardRefusalCode, shardRefusal } from "../shard-calls";
 import type { AppEnv } from "../types";
 
 export const MAX_BACKFILL_INSTANTS = 1000;
@@ -27,7 +27,7 @@ jobOperations.patch("/:id", async (c) => {
   }
   const { version: _version, ...patch } = raw as Record<string, unknown>;
   const expectedVersion = expectedVersionOf(c, raw as Record<string, unknown>);
-  if (job.status === "DELETED") throw new ApiError(409, "job_deleted", `Job ${job.id} is deleted`);
+  if (job.status === "DELETED") throw new EdgecronError("job_deleted", `Job ${job.id} is deleted`);
   if (expectedVersion !== null && expectedVersion !== job.version)
     throw versionConflict(job, expectedVersion);
   const nowMs = Date.now();
@@ -97,17 +97,17 @@ jobOperations.post("/:id/backfill", async (c) => {
 });
 
 /** The job is in D1, so a shard that does not know it has not been sent it yet: retryable. */
-function refusalFor(job: StoredJob, code: string): ApiError {
+function refusalFor(job: StoredJob, code: ShardRefusalCode): EdgecronError {
   if (code !== "job_not_found") return shardRefusal(code);
-  return new ApiError(503, "job_not_synced", `Job ${job.id} has not reached its shard yet; retry shortly`);
+  return new EdgecronError("job_not_synced", `Job ${job.id} has not reached its shard yet; retry shortly`);
 }
 
-function notActive(job: StoredJob): ApiError {
-  return new ApiError(409, "job_not_active", `Job ${job.id} is ${job.status}`);
+function notActive(job: StoredJob): EdgecronError {
+  return new EdgecronError("job_not_active", `Job ${job.id} is ${job.status}`);
 }
 
-function versionConflict(job: StoredJob, expected: number): ApiError {
-  return new ApiError(409, "version_conflict", `Job ${job.id} is at version ${job.version}, not ${expected}`);
+function versionConflict(job: StoredJob, expected: number): EdgecronError {
+  return new EdgecronError("version_conflict", `Job ${job.id} is at version ${job.version}, not ${expected}`);
 }
 
 /**

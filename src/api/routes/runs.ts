@@ -6,7 +6,7 @@ import { decodeTimeCursor, encodeCursor, limitSchema, pageOf } from "../cursor";
 import { requireForeignId } from "../ids";
 import { loadJob } from "../job-loader";
 import { tenantScope } from "../middleware/auth";
-import { ApiError } from "../problem";
+import { EdgecronError } from "../problem";
 import { readQuery } from "../query";
 import { callShard, shardRefusal } from "../shard-calls";
 import type { AppEnv } from "../types";
@@ -17,8 +17,8 @@ const runsQuerySchema = pageQuerySchema.extend({
   job_id: z.string().max(100).optional(),
 });
 
-function runNotFound(id?: string): ApiError {
-  return new ApiError(404, "run_not_found", id === undefined ? "No such run" : `No run ${id}`);
+function runNotFound(id?: string): EdgecronError {
+  return new EdgecronError("run_not_found", id === undefined ? "No such run" : `No run ${id}`);
 }
 
 function runsPage(rows: RunRow[], limit: number, sortKey: (row: RunRow) => number) {

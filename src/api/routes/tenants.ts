@@ -16,7 +16,7 @@ import { randomHex } from "../crypto";
 import { newId, requireOwnId } from "../ids";
 import { requireAdmin } from "../middleware/auth";
 import { allowsPrivateTargets } from "../job-service";
-import { ApiError, validationError } from "../problem";
+import { EdgecronError, validationError } from "../problem";
 import type { AppEnv } from "../types";
 
 const webhookUrl = z
@@ -90,7 +90,7 @@ tenants.post("/:id/signing-secret/rotate", requireAdmin, async (c) => {
 tenants.post("/:id/signing-secret/promote", requireAdmin, async (c) => {
   const tenant = await loadTenant(c.env.DB, c.req.param("id"));
   if (tenant.signing_secret_next === null) {
-    throw new ApiError(409, "no_next_signing_secret", "Rotate the signing secret before promoting it");
+    throw new EdgecronError("no_next_signing_secret", "Rotate the signing secret before promoting it");
   }
   await promoteSigningSecret(c.env.DB, tenant.id);
   forgetTenantSecrets(tenant.id);
@@ -104,8 +104,8 @@ function checkWebhookUrl(env: Env, url: string | null | undefined): void {
   if (problem !== null) throw validationError([{ path: "alert_webhook_url", message: problem }]);
 }
 
-function tenantNotFound(id?: string): ApiError {
-  return new ApiError(404, "tenant_not_found", id === undefined ? "No such tenant" : `No tenant ${id}`);
+function tenantNotFound(id?: string): EdgecronError {
+  return new EdgecronError("tenant_not_found", id === undefined ? "No such tenant" : `No tenant ${id}`);
 }
 
 async function loadTenant(db: D1Database, rawId: string) {
