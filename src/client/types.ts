@@ -1,7 +1,15 @@
 // Response shapes of the v1 API, written from docs/API.md. Request bodies come from the zod
 // schemas in src/core/job-spec.ts as type-only imports, so zod never enters a client bundle.
+import type { ErrorCode } from "../core/errors";
 import type { JobCreate, JobSpec, Schedule } from "../core/job-spec";
 
+/**
+ * Every `code` the API can answer with: the keys of the server's one error catalogue
+ * (src/core/errors.ts, tabled in docs/API.md), as a type-only import so the catalogue itself stays
+ * out of a client bundle. `http_error` is also what the client reports for an answer that is not
+ * problem+json (a proxy's HTML page, an empty 502).
+ */
+export type { ErrorCode };
 export type { JobCreate, JobSpec, Schedule };
 
 /** RFC 3339 UTC timestamp with milliseconds, e.g. `2026-12-01T00:00:00.000Z`. */
@@ -21,7 +29,7 @@ export interface Problem {
   title: string;
   status: number;
   detail?: string;
-  code?: string;
+  code?: ErrorCode;
   errors?: FieldError[];
   [extension: string]: unknown;
 }
