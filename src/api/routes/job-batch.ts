@@ -1,5 +1,5 @@
-import { type Context, Hono } from "hono";
-import { z } from "zod";
+import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { JobSpec } from "../../core/job-spec";
 import { findJobsByIdempotencyKeys, insertJobs, type StoredJob } from "../../db/jobs";
 import { readBody } from "../body";
@@ -7,17 +7,22 @@ import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } 
 import { allowsPrivateTargets, checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
 import { jobResource } from "../job-view";
 import { EdgecronError, type Problem, toProblem } from "../problem";
+import {
+  apiRouter,
+  BODY_ERRORS,
+  createHeaders,
+  defineRoute,
+  json,
+  jsonBody,
+  problems,
+  TENANT_ERRORS,
+} from "../openapi/define";
+import { batchResultSchema, jobBatchDocSchema, jobBatchSchema } from "../openapi/components";
 import type { AppEnv } from "../types";
-
-export const MAX_BATCH_JOBS = 1000;
-
-export const jobBatchSchema = z.strictObject({
-  jobs: z.array(z.unknown()).min(1).max(MAX_BATCH_JOBS, `must hold at most ${MAX_BATCH_JOBS} jobs`),
-});
 
 type BatchOutcome = { index: number; job: StoredJob } | { index: number; problem: Problem };
 
-export const jobBatch = new Hono<AppEnv>();
+export const jobBatch = apiRouter();
 
 /**
  * Each item is validated on its own; the valid ones are inserted together (one D1 batch) and
@@ -27,33 +32,48 @@ export const jobBatch = new Hono<AppEnv>();
  *
  * A retry of a request that stored nothing (every item refused) is simply processed again.
  */
-jobBatch.post("/", async (c) => {
-  const body = await readBody(c, jobBatchSchema);
-  const idempotency = await readIdempotency(c, body);
-  const nowMs = Date.now();
-  const outcomes = body.jobs.map((input, index): BatchOutcome => {
-    const checked = checkItem(c, input, index, nowMs);
-    if ("problem" in checked) return checked;
-    const itemIdempotency =
-      idempotency === null
-        ? null
-        : { key: batchItemKey(idempotency.key, index), requestHash: idempotency.requestHash };
-    return { index, job: newStoredJob(c.env, c.get("tenantId"), checked.spec, nowMs, itemIdempotency) };
-  });
-  const jobs = outcomes.flatMap((outcome) => ("job" in outcome ? [outcome.job] : []));
-  try {
-    await insertJobs(c.env.DB, jobs);
-  } catch (error) {
-    // The key was used before (a retry, or a concurrent twin): the unique index on the items'
-    // keys refused the whole insert, so nothing of this attempt was stored. Inserting first
-    // spares every first attempt a lookup of its 1,000 keys.
-    const replay = idempotency === null ? null : await replayIfKnown(c, idempotency, body.jobs);
-    if (replay !== null) return replay;
-    throw error;
-  }
-  await pushAndMarkSynced(c.env, jobs);
-  return c.json(batchResponse(outcomes, nowMs));
-});
+defineRoute(
+  jobBatch,
+  createRoute({
+    method: "post",
+    path: "/",
+    operationId: "createJobs",
+    summary: "Create up to 1,000 jobs; each item succeeds or fails on its own",
+    tags: ["jobs"],
+    request: { headers: createHeaders, body: jsonBody(jobBatchDocSchema) },
+    responses: {
+      200: json(batchResultSchema, "One result per item, in the request's order"),
+      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict"),
+    },
+  }),
+  async (c) => {
+    const body = await readBody(c, jobBatchSchema);
+    const idempotency = await readIdempotency(c, body);
+    const nowMs = Date.now();
+    const outcomes = body.jobs.map((input, index): BatchOutcome => {
+      const checked = checkItem(c, input, index, nowMs);
+      if ("problem" in checked) return checked;
+      const itemIdempotency =
+        idempotency === null
+          ? null
+          : { key: batchItemKey(idempotency.key, index), requestHash: idempotency.requestHash };
+      return { index, job: newStoredJob(c.env, c.get("tenantId"), checked.spec, nowMs, itemIdempotency) };
+    });
+    const jobs = outcomes.flatMap((outcome) => ("job" in outcome ? [outcome.job] : []));
+    try {
+      await insertJobs(c.env.DB, jobs);
+    } catch (error) {
+      // The key was used before (a retry, or a concurrent twin): the unique index on the items'
+      // keys refused the whole insert, so nothing of this attempt was stored. Inserting first
+      // spares every first attempt a lookup of its 1,000 keys.
+      const replay = idempotency === null ? null : await replayIfKnown(c, idempotency, body.jobs);
+      if (replay !== null) return replay;
+      throw error;
+    }
+    await pushAndMarkSynced(c.env, jobs);
+    return c.json(batchResponse(outcomes, nowMs));
+  },
+);
 
 function checkItem(
   c: Context<AppEnv>,
