@@ -24,7 +24,6 @@ import {
   tenantHeaders,
 } from "../openapi/define";
 import { deadLetterPageSchema, listDeadLettersQuerySchema, redriveResultSchema } from "../openapi/components";
-import type { AppEnv } from "../types";
 
 function deadLetterNotFound(id?: string): EdgecronError {
   return new EdgecronError(
