@@ -33,7 +33,8 @@ export function defineRoute<R extends RouteConfig>(
   route: R,
   handler: (c: RouteContext<R>) => Response | Promise<Response>,
 ): void {
-  app.openAPIRegistry.registerPath(route);
+  const { middleware: _middleware, hide: _hide, ...documented } = route;
+  app.openAPIRegistry.registerPath(documented);
   const { body: _documentedOnly, ...validated } = route.request ?? {};
   // `never`: OpenAPIHono's typed-response handler type refuses a plain Response.
   app.openapi({ ...route, request: validated, hide: true }, handler as never);
