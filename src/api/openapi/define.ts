@@ -26,7 +26,8 @@ type RouteContext<R extends RouteConfig> = Parameters<RouteHandler<R, AppEnv>>[0
  * Registers the route and its definition. The body schema is for the document only: bodies go
  * through readJsonBody (415, 413, depth, Unicode) and the route's own checks, as before, while
  * query, path and headers are validated by the definition's schemas. Handlers answer through
- * shared mappers (jobResponse sets ETag and Location), so they return a plain Response.
+ * shared mappers (jobResponse sets ETag and Location), so they return a plain Response;
+ * test/integration/api-contract.test.ts holds real answers to the documented schemas.
  */
 export function defineRoute<R extends RouteConfig>(
   app: OpenAPIHono<AppEnv>,
