@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { raisePauseAlerts } from "../src/alerts";
+import { sqlInList, UNCLAIMED_STATES } from "../src/core/run-state";
 import { logEvent } from "../src/log";
 import { type BackfillResult, type RetryResult, shardCount, type TriggerResult } from "../src/shard/client";
 import type {
@@ -254,7 +255,7 @@ export class ShardScheduler extends DurableObject<Env> {
   /** True once at most half of the unclaimed budget is in use. */
   private budgetRefilled(): boolean {
     const unclaimed = this.sql
-      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE state IN ('ACQUIRED', 'DISPATCHED')")
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE state IN ${sqlInList(UNCLAIMED_STATES)}`)
       .one().n;
     return unclaimed <= this.tickSettings().maxUnclaimed / 2;
   }

@@ -1,17 +1,59 @@
 #!/usr/bin/env node
 // `npm start`: a local scheduler in one command. Creates .dev.vars with the dev admin token if it
 // is missing, applies the D1 migrations locally, then runs `wrangler dev` (local D1, DOs, queues,
-// KV) in its own process group so Ctrl-C stops wrangler and its workerd children together.
+// KV) through scripts/dev-supervisor.mjs, which stops wrangler and its workerd children with us.
+//
+// Environment: PORT (8787), HOST (127.0.0.1), EDGECRON_STATE_DIR (local state, .wrangler/state).
+//
+// It stops, leaving no process behind, on SIGINT, SIGTERM or SIGHUP (a closed terminal), sent to
+// this process or to its whole process group; when npm above it dies (npm forwards only SIGINT and
+// SIGTERM: we watch our parent); and when this process is SIGKILLed (the supervisor sees its stdin
+// close: see dev-supervisor.mjs).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { createServer } from "node:net";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const port = process.env.PORT ?? "8787";
+const port = Number(process.env.PORT ?? "8787");
 const host = process.env.HOST ?? "127.0.0.1";
+const stateDir = resolve(root, process.env.EDGECRON_STATE_DIR ?? join(".wrangler", "state"));
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
+const supervisor = join(root, "scripts", "dev-supervisor.mjs");
 const quietEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const ANCESTOR_POLL_MS = 250;
+
+// A closed terminal makes writes fail (EIO/EPIPE); that must not stop us from cleaning up.
+process.stdout.on("error", () => {});
+process.stderr.on("error", () => {});
+
+/** Resolves with the port if `host:port` can be bound now, or rejects with the bind error. */
+function probePort(portToProbe) {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(portToProbe, host, () => {
+      const bound = server.address().port;
+      server.close(() => resolvePort(bound));
+    });
+  });
+}
+
+// Checked before anything starts, so a taken port is one line, not a workerd stack trace.
+try {
+  await probePort(port);
+} catch (error) {
+  const why =
+    error.code === "EADDRINUSE" ? "is already in use (another npm start?)" : `cannot be used (${error.code})`;
+  console.error(
+    `edgecron: port ${port} on ${host} ${why}; stop that process or pick another: PORT=${port + 1} npm start`,
+  );
+  process.exit(1);
+}
+// wrangler's devtools inspector defaults to 9229 for every instance: take a free one instead, so
+// two instances (`PORT=8788 npm start` beside another) both start.
+const inspectorPort = await probePort(0);
 
 const devVarsPath = join(root, ".dev.vars");
 if (!existsSync(devVarsPath)) {
@@ -20,33 +62,45 @@ if (!existsSync(devVarsPath)) {
 }
 const token = /^EDGECRON_ADMIN_TOKEN=(.*)$/m.exec(readFileSync(devVarsPath, "utf8"))?.[1]?.trim();
 
-const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local"], {
-  cwd: root,
-  env: quietEnv,
-  encoding: "utf8",
-});
+const migrate = spawnSync(
+  wrangler,
+  ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir],
+  {
+    cwd: root,
+    env: quietEnv,
+    encoding: "utf8",
+  },
+);
 if (migrate.status !== 0) {
   process.stderr.write(migrate.stdout + migrate.stderr);
   process.exit(migrate.status ?? 1);
 }
 console.log("D1 migrations applied (local)");
 
-const dev = spawn(
-  wrangler,
-  [
-    "dev",
-    "--ip",
-    host,
-    "--port",
-    port,
-    "--test-scheduled",
-    "--show-interactive-dev-session=false",
-    // Local targets (your own http://127.0.0.1 server) are refused in production; allow them here.
-    "--var",
-    "ALLOW_PRIVATE_TARGETS:true",
-  ],
-  { cwd: root, env: quietEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] },
-);
+const devArgs = [
+  "dev",
+  "--ip",
+  host,
+  "--port",
+  String(port),
+  "--inspector-port",
+  String(inspectorPort),
+  "--persist-to",
+  stateDir,
+  "--test-scheduled",
+  "--show-interactive-dev-session=false",
+  // Local targets (your own http://127.0.0.1 server) are refused in production; allow them here.
+  "--var",
+  "ALLOW_PRIVATE_TARGETS:true",
+];
+// Its own process group: a signal to ours (Ctrl-C, a group kill) must not kill it before it has
+// stopped wrangler. Its stdin is the pipe whose EOF tells it we are gone.
+const dev = spawn(process.execPath, [supervisor, wrangler, ...devArgs], {
+  cwd: root,
+  env: quietEnv,
+  detached: true,
+  stdio: ["pipe", "pipe", "pipe"],
+});
 
 let announced = false;
 const relay = (stream, out) =>
@@ -62,11 +116,45 @@ const relay = (stream, out) =>
 relay(dev.stdout, process.stdout);
 relay(dev.stderr, process.stderr);
 
+let stopRequested = false;
+/** Closing the supervisor's stdin asks it to stop the tree; we exit when it has. */
 const stop = () => {
-  try {
-    process.kill(-dev.pid, "SIGTERM");
-  } catch {}
+  stopRequested = true;
+  dev.stdin.end();
 };
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
-dev.on("exit", (code) => process.exit(code ?? 0));
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, stop);
+dev.stdin.on("error", () => {});
+dev.on("exit", (code) => process.exit(stopRequested ? 0 : (code ?? 1)));
+
+/** The parent pid of a live `pid`, from /proc (Linux); undefined if it is gone, a zombie, or not Linux. */
+function parentOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return state === "Z" ? undefined : Number(ppid);
+  } catch {
+    return undefined;
+  }
+}
+
+// npm alone receiving SIGHUP dies without telling its child: watch the chain above us. npm runs
+// scripts under `sh -c`; dash swallows a SIGINT that npm forwards to it, so package.json `exec`s
+// us and npm is our parent. Should a shell still sit between us (another runner, no exec), it
+// outlives npm, so then its parent is watched too.
+const SHELLS = new Set(["sh", "dash", "bash", "zsh", "ash"]);
+const parentPid = process.ppid;
+const commandOf = (pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+};
+const grandparentPid = SHELLS.has(commandOf(parentPid)) ? parentOf(parentPid) : undefined;
+const ancestorsAlive = () =>
+  process.ppid === parentPid &&
+  (grandparentPid === undefined ||
+    (parentOf(parentPid) === grandparentPid && parentOf(grandparentPid) !== undefined));
+setInterval(() => {
+  if (!ancestorsAlive()) stop();
+}, ANCESTOR_POLL_MS).unref();

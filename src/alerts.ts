@@ -2,6 +2,14 @@
 // tenant's alert webhook and, for a dead-lettered run, to the job's on_failure URL. Delivery is
 // best effort here; maintenance retries what was not delivered.
 import { targetAddressProblem } from "./core/ssrf";
+import {
+  alertWebhookBody,
+  insertAlerts,
+  listUndeliveredAlerts,
+  type PendingAlertRow,
+  recordAlertDelivery,
+} from "./db/alerts";
+import { signingSecretsOf } from "./db/tenants";
 import { logEvent } from "./log";
 import { signatureHeader } from "./queue/target-call";
 
@@ -20,6 +28,10 @@ export interface NewAlert {
 }
 
 const DELIVERY_TIMEOUT_MS = 10_000;
+/** Alerts delivered per call; maintenance picks up the rest on its next pass. */
+const DELIVERIES_PER_CALL = 100;
+/** Maintenance retries undelivered alerts created within this window. */
+const REDELIVERY_WINDOW_MS = 3_600_000;
 
 export async function raiseAlerts(env: Env, alerts: NewAlert[]): Promise<void> {
   if (alerts.length === 0) return;
@@ -33,36 +45,12 @@ export async function raiseAlerts(env: Env, alerts: NewAlert[]): Promise<void> {
     });
   }
   const rows = alerts.map((alert) => ({ ...alert, id: `alt_${crypto.randomUUID().replaceAll("-", "")}` }));
-  await env.DB.prepare(
-    `INSERT OR IGNORE INTO alerts (id, tenant_id, job_id, run_id, kind, dedup_key, message, details_json, created_at_ms)
-     SELECT json_extract(value, '$.id'), json_extract(value, '$.tenantId'), json_extract(value, '$.jobId'),
-       json_extract(value, '$.runId'), json_extract(value, '$.kind'), json_extract(value, '$.dedupKey'),
-       json_extract(value, '$.message'), json_extract(value, '$.details'), ?2
-     FROM json_each(?1)`,
-  )
-    .bind(JSON.stringify(rows.map((row) => ({ ...row, details: JSON.stringify(row.details) }))), nowMs)
-    .run();
+  await insertAlerts(env.DB, rows, nowMs);
   await deliverPending(
     env,
     rows.map((row) => row.dedupKey),
     new Map(rows.map((row) => [row.dedupKey, row.extraUrl ?? null])),
   );
-}
-
-interface PendingAlertRow {
-  id: string;
-  tenant_id: string;
-  job_id: string | null;
-  run_id: string | null;
-  kind: string;
-  dedup_key: string;
-  message: string;
-  details_json: string;
-  created_at_ms: number;
-  alert_webhook_url: string | null;
-  signing_secret: string;
-  signing_secret_next: string | null;
-  on_failure: string | null;
 }
 
 /** Delivers undelivered alerts (the given keys, or every recent undelivered one). */
@@ -71,16 +59,8 @@ export async function deliverPending(
   dedupKeys: string[] | null,
   extraUrls: Map<string, string | null> = new Map(),
 ): Promise<number> {
-  const filter =
-    dedupKeys === null ? "a.created_at_ms > ?1" : "a.dedup_key IN (SELECT value FROM json_each(?1))";
-  const { results } = await env.DB.prepare(
-    `SELECT a.*, t.alert_webhook_url, t.signing_secret, t.signing_secret_next,
-            json_extract(j.spec_json, '$.on_failure') AS on_failure
-     FROM alerts a JOIN tenants t ON t.id = a.tenant_id LEFT JOIN jobs j ON j.id = a.job_id
-     WHERE a.delivered_at_ms IS NULL AND ${filter} LIMIT 100`,
-  )
-    .bind(dedupKeys === null ? Date.now() - 3_600_000 : JSON.stringify(dedupKeys))
-    .all<PendingAlertRow>();
+  const which = dedupKeys === null ? { createdAfterMs: Date.now() - REDELIVERY_WINDOW_MS } : { dedupKeys };
+  const results = await listUndeliveredAlerts(env.DB, which, DELIVERIES_PER_CALL);
   let delivered = 0;
   for (const alert of results) {
     const urls = [
@@ -88,26 +68,18 @@ export async function deliverPending(
       alert.kind === "dead_lettered" ? (extraUrls.get(alert.dedup_key) ?? alert.on_failure) : null,
     ].filter((url): url is string => typeof url === "string" && url.length > 0);
     const error = urls.length === 0 ? null : await deliver(alert, urls, env);
-    await env.DB.prepare("UPDATE alerts SET delivered_at_ms = ?, delivery_error = ? WHERE id = ?")
-      .bind(urls.length === 0 || error === null ? Date.now() : null, error, alert.id)
-      .run();
+    await recordAlertDelivery(env.DB, alert.id, {
+      deliveredAtMs: urls.length === 0 || error === null ? Date.now() : null,
+      error,
+    });
     if (error === null) delivered += 1;
   }
   return delivered;
 }
 
 async function deliver(alert: PendingAlertRow, urls: string[], env: Env): Promise<string | null> {
-  const body = JSON.stringify({
-    id: alert.id,
-    kind: alert.kind,
-    tenant_id: alert.tenant_id,
-    job_id: alert.job_id,
-    run_id: alert.run_id,
-    message: alert.message,
-    details: JSON.parse(alert.details_json) as unknown,
-    created_at: new Date(alert.created_at_ms).toISOString(),
-  });
-  const secrets = [alert.signing_secret, ...(alert.signing_secret_next ? [alert.signing_secret_next] : [])];
+  const body = JSON.stringify(alertWebhookBody(alert));
+  const secrets = signingSecretsOf(alert);
   const errors: string[] = [];
   for (const url of urls) {
     try {

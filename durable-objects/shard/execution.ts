@@ -3,6 +3,7 @@
 import { retryDelayMs } from "../../src/core/backoff";
 import { durationMs } from "../../src/core/duration";
 import type { TargetOutcome } from "../../src/core/outcome";
+import { runIdempotencyKey } from "../../src/core/run-idempotency";
 import { TERMINAL_STATES } from "../../src/core/run-state";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
 import { getJobs, type ShardJobRow, specOf } from "./job-store";
@@ -82,7 +83,7 @@ function claimRun(rows: BatchRows, sql: SqlStorage, claim: ClaimRequest, nowMs: 
     tenantId: run.tenant_id,
     attempt: run.attempt,
     scheduledAtMs: run.scheduled_at_ms,
-    idempotencyKey: `${run.job_id}:${new Date(run.scheduled_at_ms).toISOString()}`,
+    idempotencyKey: runIdempotencyKey(run.job_id, run.scheduled_at_ms),
     target: spec.target,
     timeoutMs,
     latenessMs: Math.max(0, nowMs - run.fire_at_ms),

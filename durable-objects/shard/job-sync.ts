@@ -1,6 +1,6 @@
 // Applying D1's job snapshots to a shard. Idempotent by version: the outbox sweep may re-send any
 // snapshot any number of times, and an older version never overwrites a newer one.
-import { upcomingFires } from "../../src/core/job-timeline";
+import { firstFire, upcomingFires } from "../../src/core/job-timeline";
 import type { ShardJob } from "../../src/shard/protocol";
 import { fireDueJob, markCompleted } from "./firing";
 import { getJob, getJobs, type ShardJobRow, setJobTimer, specOf } from "./job-store";
@@ -108,15 +108,12 @@ const NEW_JOB_COLUMNS = [
 function newJobRow(snapshot: ShardJob, nowMs: number): NewJobRow {
   const specJson = snapshot.specJson;
   const spec = specOf({ job_id: snapshot.jobId, version: snapshot.version, spec_json: specJson });
-  // A new job fires its instants from its creation on: instants between creation and now (a late
-  // outbox delivery) are found late by the next tick and go through the misfire policy.
-  let afterMs = snapshot.createdAtMs - 1;
-  if (spec.schedule.type === "once" && spec.schedule.at !== undefined) {
-    afterMs = Math.min(afterMs, Date.parse(spec.schedule.at) - 1);
-  }
+  // A new job fires its instants from its creation on, the first one exactly as its create
+  // response listed it: instants between creation and now (a late outbox delivery) are found
+  // late by the next tick and go through the misfire policy.
   const next =
     snapshot.status === "ACTIVE" || snapshot.status === "PAUSED"
-      ? (upcomingFires(spec, snapshot.jobId, afterMs, 1)[0] ?? null)
+      ? firstFire(spec, snapshot.jobId, snapshot.createdAtMs)
       : null;
   const status = snapshot.status === "ACTIVE" && next === null ? "COMPLETED" : snapshot.status;
   return [

@@ -1,12 +1,12 @@
 // Operator actions that create or revive runs: trigger now, backfill a range, manual retry.
 // They only put runs on the wheel (due now); the alarm is the one path that dispatches.
-import { nextFireTimes } from "../../src/core/schedule";
+import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../../src/core/backfill";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../src/shard/client";
 import { startRun } from "./firing";
 import { getJob, specOf } from "./job-store";
 import { getRun, moveRun, runIdFor } from "./run-store";
 
-export const MAX_BACKFILL_INSTANTS = 1_000;
+export { MAX_BACKFILL_INSTANTS };
 
 export function triggerNow(sql: SqlStorage, jobId: string, nowMs: number): TriggerResult {
   const job = getJob(sql, jobId);
@@ -29,9 +29,9 @@ export function backfill(
   const job = getJob(sql, jobId);
   if (!job || job.status === "DELETED") return { ok: false, code: "job_not_found" };
   if (job.status === "PAUSED") return { ok: false, code: "job_not_active" };
-  const instants = nextFireTimes(specOf(job).schedule, fromMs - 1, MAX_BACKFILL_INSTANTS + 1).filter(
-    (instantMs) => instantMs <= toMs,
-  );
+  // Never later than this shard's own now, whatever the caller checked: a future instant's key
+  // is the real schedule's to take.
+  const instants = backfillInstants(specOf(job).schedule, fromMs, toMs, nowMs);
   if (instants.length > MAX_BACKFILL_INSTANTS) return { ok: false, code: "too_many_instants" };
   const runIds: string[] = [];
   let skipped = 0;

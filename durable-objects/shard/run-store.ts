@@ -1,6 +1,12 @@
 // A shard's runs: every state change goes through moveRun, which checks the transition table,
 // appends the event to the run's history and marks the run for the next D1 history flush.
-import { type RunState, transition } from "../../src/core/run-state";
+import {
+  PENDING_STATES,
+  type RunState,
+  sqlInList,
+  transition,
+  UNFINISHED_STATES,
+} from "../../src/core/run-state";
 
 export type RunKind = "schedule" | "trigger" | "backfill" | "catch_up";
 
@@ -234,10 +240,7 @@ function writeRun(sql: SqlStorage, run: RunRow, patchedColumns: string[]): void 
 /** Runs of a job that still need the wheel (not terminal, not running). */
 export function pendingRunsOfJob(sql: SqlStorage, jobId: string): RunRow[] {
   return sql
-    .exec<RunRow>(
-      "SELECT * FROM runs WHERE job_id = ? AND state IN ('SCHEDULED', 'ACQUIRED', 'DISPATCHED', 'RETRYING', 'FAILED')",
-      jobId,
-    )
+    .exec<RunRow>(`SELECT * FROM runs WHERE job_id = ? AND state IN ${sqlInList(PENDING_STATES)}`, jobId)
     .toArray();
 }
 
@@ -245,9 +248,9 @@ export function countInFlight(sql: SqlStorage, jobId: string): { inFlight: numbe
   const row = sql
     .exec<{ in_flight: number; buffered: number }>(
       `SELECT
-         SUM(CASE WHEN waiting IS NULL AND state IN ('SCHEDULED', 'ACQUIRED', 'DISPATCHED', 'RUNNING', 'FAILED', 'RETRYING') THEN 1 ELSE 0 END) AS in_flight,
+         SUM(CASE WHEN waiting IS NULL AND state IN ${sqlInList(UNFINISHED_STATES)} THEN 1 ELSE 0 END) AS in_flight,
          SUM(CASE WHEN waiting = 'overlap' THEN 1 ELSE 0 END) AS buffered
-       FROM runs WHERE job_id = ? AND state IN ('SCHEDULED', 'ACQUIRED', 'DISPATCHED', 'RUNNING', 'FAILED', 'RETRYING')`,
+       FROM runs WHERE job_id = ? AND state IN ${sqlInList(UNFINISHED_STATES)}`,
       jobId,
     )
     .one();

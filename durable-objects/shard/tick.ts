@@ -1,5 +1,6 @@
 // One pass of the timing wheel: fire due jobs, then act on due runs (dispatch, retry, expired
 // leases), then hand the dispatchable runs to the queue.
+import { sqlInList, UNCLAIMED_STATES } from "../../src/core/run-state";
 import { dispatchRuns } from "./dispatch";
 import { applyFailure } from "./execution";
 import { fireDueJob } from "./firing";
@@ -89,7 +90,7 @@ function collectDueRuns(
   nowMs: number,
 ): { toDispatch: RunRow[]; backpressured: boolean; jobs: Map<string, ShardJobRow | null> } {
   const unclaimed = sql
-    .exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE state IN ('ACQUIRED', 'DISPATCHED')")
+    .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE state IN ${sqlInList(UNCLAIMED_STATES)}`)
     .one().n;
   let budget = Math.max(0, settings.maxUnclaimed - unclaimed);
   // Reading 5,000 rows to send a few is what made a backpressured shard busy: read what the

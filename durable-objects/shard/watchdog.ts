@@ -1,6 +1,7 @@
 // The shard's side of maintenance: overdue jobs (missed-run detection), poison messages, and
 // pruning terminal runs whose history already reached D1.
 import { durationMs } from "../../src/core/duration";
+import { sqlInList, TERMINAL_STATES } from "../../src/core/run-state";
 import { type ShardJobRow, specOf } from "./job-store";
 import { getRun, moveRun } from "./run-store";
 
@@ -53,7 +54,7 @@ export function watchdogScan(
   const pruned = sql.exec(
     `DELETE FROM runs WHERE run_id IN (
        SELECT run_id FROM runs WHERE due_at_ms IS NULL AND waiting IS NULL AND dirty = 0 AND dlq_pending = 0
-         AND state IN ('SUCCEEDED', 'DEAD_LETTERED', 'SKIPPED', 'CANCELLED') AND updated_at_ms < ? LIMIT ?)`,
+         AND state IN ${sqlInList(TERMINAL_STATES)} AND updated_at_ms < ? LIMIT ?)`,
     nowMs - retentionMs,
     PRUNE_BATCH,
   ).rowsWritten;

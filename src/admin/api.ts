@@ -1,8 +1,11 @@
-// The console reads and writes through the API itself, in-process: a Request with the session's
-// bearer token goes to the API Hono app's `fetch`, so tenant scoping, validation and error shapes
-// are exactly the API's. Nothing here talks to D1 or a shard directly.
+// The console reads and writes through the API itself, in-process: a Request goes to the API Hono
+// app's `fetch`, so tenant scoping, validation and error shapes are exactly the API's. The session
+// holds no secret to send as a bearer token: the Request is marked with the session's caller
+// instead (src/api/middleware/in-process-caller.ts). Nothing here talks to D1 or a shard directly.
 import { app as apiApp } from "../api/app";
+import { asInProcessCaller } from "../api/middleware/in-process-caller";
 import type { ConsoleContext } from "./env";
+import { callerOfSession } from "./session";
 import type { ApiResult, Problem } from "./types";
 
 function executionContextOf(c: ConsoleContext): ExecutionContext | undefined {
@@ -32,7 +35,7 @@ function toProblem(status: number, body: unknown, statusText: string): Problem {
 export interface CallOptions {
   body?: unknown;
   headers?: Record<string, string>;
-  /** Use this token instead of the session's (sign-in validates a key before a session exists). */
+  /** Send this bearer token instead of acting as the session (sign-in checks a key before a session exists). */
   token?: string;
   /** Admin tenant switch: sent as Edgecron-Tenant. */
   tenant?: string | null;
@@ -45,12 +48,11 @@ export async function callApi<T>(
   options: CallOptions = {},
 ): Promise<ApiResult<T>> {
   const session = c.get("session") as ConsoleContext["var"]["session"] | undefined;
-  const token = options.token ?? session?.token;
   const tenant =
     options.tenant !== undefined ? options.tenant : session?.role === "admin" ? session.actingTenant : null;
   const headers = new Headers(options.headers);
   headers.set("accept", "application/json");
-  if (token) headers.set("authorization", `Bearer ${token}`);
+  if (options.token) headers.set("authorization", `Bearer ${options.token}`);
   if (tenant) headers.set("edgecron-tenant", tenant);
   if (options.body !== undefined) headers.set("content-type", "application/json");
   const request = new Request(new URL(path, c.req.url), {
@@ -58,6 +60,7 @@ export async function callApi<T>(
     headers,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
+  if (options.token === undefined && session) asInProcessCaller(request, callerOfSession(session));
   let response: Response;
   try {
     response = await apiApp.fetch(request, c.env, executionContextOf(c));
@@ -74,7 +77,6 @@ export async function callApi<T>(
     body = text ? JSON.parse(text) : null;
   } catch {}
   if (response.ok) return { ok: true, status: response.status, data: body as T };
-  if (response.status === 401 && options.token === undefined) c.set("keyRejected", true);
   return {
     ok: false,
     status: response.status,

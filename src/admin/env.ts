@@ -8,8 +8,6 @@ export interface ConsoleEnv {
     session: Session;
     /** CSRF token every form of this session carries. */
     csrf: string;
-    /** Set when the API refused the session's key (revoked, or the admin token rotated). */
-    keyRejected?: boolean;
   };
 }
 

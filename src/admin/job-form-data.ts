@@ -71,7 +71,11 @@ function parseJsonField(text: string, field: string, errors: FieldErrors): unkno
   }
 }
 
-/** The create body; fields the form cannot express as JSON are reported locally. */
+/**
+ * The create body, and the fields the form itself finds wrong (text that is not JSON). Such a
+ * field is sent as it is, which the API always refuses: send the body anyway and show the local
+ * errors beside the API's (mapErrors), so one submit shows every problem.
+ */
 export function jobBodyFrom(values: FormValues): { body: Record<string, unknown>; localErrors: FieldErrors } {
   const localErrors: FieldErrors = {};
   const target: Record<string, unknown> = {
@@ -81,8 +85,10 @@ export function jobBodyFrom(values: FormValues): { body: Record<string, unknown>
   };
   const headers = (values["target.headers"] ?? "").trim();
   if (headers) {
+    // Text that is not JSON is still sent, as a string the API refuses: the create then stores
+    // nothing, and its answer names every other bad field in the same round trip.
     const parsed = parseJsonField(headers, "target.headers", localErrors);
-    if (parsed !== undefined) target.headers = parsed;
+    target.headers = parsed === undefined ? headers : parsed;
   }
   const payload = values["target.body"] ?? "";
   if (payload.trim()) {
@@ -184,6 +190,8 @@ export function mapErrors(
   const other: string[] = [];
   for (const error of problem?.errors ?? []) {
     const field = fieldForPath(error.path);
+    // The form's own message says more than the API's "expected record" for the same field.
+    if (field && local[field]) continue;
     if (field) fields[field] = [...(fields[field] ?? []), error.message];
     else other.push(error.path ? `${error.path}: ${error.message}` : error.message);
   }

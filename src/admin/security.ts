@@ -1,14 +1,13 @@
 // Request guards for the console: security headers, same-origin checks on every state-changing
 // request, the session cookie and the CSRF token.
-import { getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { MiddlewareHandler } from "hono";
 import { BASE, type ConsoleContext, type ConsoleEnv } from "./env";
 import {
+  configuredAdminToken,
   csrfToken,
-  openSession,
+  loadConsoleSession,
   SESSION_TTL_SECONDS,
-  sealSession,
-  type Session,
   verifyCsrf,
 } from "./session";
 
@@ -35,8 +34,7 @@ export function cookieOptions(c: ConsoleContext, maxAgeSeconds: number) {
 }
 
 export function adminSecret(c: ConsoleContext): string | null {
-  const secret = c.env.EDGECRON_ADMIN_TOKEN;
-  return typeof secret === "string" && secret.length > 0 ? secret : null;
+  return configuredAdminToken(c.env);
 }
 
 export const securityHeaders: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
@@ -86,27 +84,33 @@ export const readableForm: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   return next();
 };
 
-export async function saveSession(c: ConsoleContext, secret: string, session: Session): Promise<void> {
-  setCookie(
-    c,
-    sessionCookieName(c),
-    await sealSession(secret, session),
-    cookieOptions(c, SESSION_TTL_SECONDS),
-  );
+/** Gives the browser the session id: the cookie holds that random id and nothing else. */
+export function saveSessionCookie(c: ConsoleContext, sessionId: string): void {
+  setCookie(c, sessionCookieName(c), sessionId, cookieOptions(c, SESSION_TTL_SECONDS));
 }
 
-/** Loads the session (or redirects to sign-in) and, for POSTs, checks the CSRF token. */
+export function clearSessionCookie(c: ConsoleContext): void {
+  deleteCookie(c, sessionCookieName(c), cookieOptions(c, 0));
+}
+
+/**
+ * Loads the session (or sends the visitor to sign-in) and, for POSTs, checks the CSRF token. A
+ * cookie whose session has ended (signed out, key revoked, admin token changed, expired) is
+ * cleared: a page load goes to sign-in, any other request is refused with 401 and changes nothing.
+ */
 export const requireSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   const secret = adminSecret(c);
   if (!secret) return c.text("Console unavailable: EDGECRON_ADMIN_TOKEN is not configured", 503);
-  const sealed = getCookie(c, sessionCookieName(c));
-  const session = sealed ? await openSession(secret, sealed, Date.now()) : null;
+  const sessionId = getCookie(c, sessionCookieName(c));
+  const session = sessionId ? await loadConsoleSession(c.env, sessionId, Date.now()) : null;
   if (!session) {
-    if (c.req.method !== "GET") return c.text("Session expired: sign in again", 401);
+    if (sessionId !== undefined) clearSessionCookie(c);
+    if (c.req.method !== "GET") return c.text("Session ended: sign in again", 401);
+    if (sessionId !== undefined) return c.redirect(`${BASE}/login`, 303);
     const url = new URL(c.req.url);
     return c.redirect(`${BASE}/login?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
   }
-  const subject = `session:${session.sid}`;
+  const subject = `session:${session.id}`;
   if (c.req.method !== "GET" && c.req.method !== "HEAD") {
     const submitted = c.req.header("x-csrf-token") ?? (await formField(c, "_csrf"));
     if (!(await verifyCsrf(secret, subject, submitted))) return c.text("Invalid or missing CSRF token", 403);
@@ -114,17 +118,6 @@ export const requireSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => 
   c.set("session", session);
   c.set("csrf", await csrfToken(secret, subject));
   await next();
-  // A key revoked after sign-in: end the session instead of showing 401s on every page.
-  if (c.get("keyRejected")) {
-    const secure = isSecureContext(c) ? "; Secure" : "";
-    const headers = new Headers({ location: `${BASE}/login` });
-    headers.append(
-      "set-cookie",
-      `${sessionCookieName(c)}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict${secure}`,
-    );
-    c.res = undefined;
-    c.res = new Response(null, { status: 303, headers });
-  }
 };
 
 /** Reads one field of an urlencoded or multipart body (Hono caches the parsed body for handlers). */

@@ -1,62 +1,155 @@
-// The console session lives in one cookie, sealed with AES-GCM (confidentiality + integrity) under a
-// key derived from EDGECRON_ADMIN_TOKEN with HKDF-SHA256: Workers keep nothing in memory between
-// requests, and a sealed cookie needs no storage. CSRF tokens are HMACs of the session id under a
-// second derived key, so they cannot be forged without the secret and die with the session.
+// Console sessions live on the server (D1, src/db/sessions.ts). The cookie carries only a random
+// session id: no key, no token, nothing sealed that could be opened or derived from. The row holds
+// who signed in (the admin, or a tenant key by id) and a hash of the credential used, so a session
+// ends when it is signed out (row deleted), when its key is revoked, when EDGECRON_ADMIN_TOKEN
+// changes (admin sessions compare their hash with the current token's on every request) and after
+// SESSION_TTL_SECONDS; the maintenance pass deletes rows that have ended. CSRF tokens are HMACs of
+// the session id under a key derived from the admin token, so they cannot be forged and die with
+// the session.
+import { sha256Hex } from "../api/crypto";
+import type { Caller } from "../api/types";
+import { findApiKeyByHash } from "../db/api-keys";
+import {
+  type ConsoleSessionWithKey,
+  deleteConsoleSession,
+  deleteEndedConsoleSessions,
+  findConsoleSession,
+  insertConsoleSession,
+} from "../db/sessions";
 
 const encoder = new TextEncoder();
 const SALT = encoder.encode("edgecron-console");
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
+/** 32 random bytes, base64url: the only thing the session cookie holds. */
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+const SWEEP_BATCH = 1_000;
 
 export interface Session {
-  /** The bearer token the console uses for API calls: a tenant key or the admin token. */
-  token: string;
-  /** Random per sign-in; the CSRF token is an HMAC of it. */
-  sid: string;
+  /** The cookie's random id (the CSRF token is an HMAC of it); D1 keeps only its hash. */
+  id: string;
+  idHash: string;
   role: "admin" | "tenant";
   /** The key's own tenant (null for the admin token). */
   tenantId: string | null;
+  /** The key the session was opened with (null for the admin token). */
+  apiKeyId: string | null;
   /** The tenant an admin is looking at (sent as Edgecron-Tenant); null = none chosen. */
   actingTenant: string | null;
   expiresAtMs: number;
 }
 
-interface Keys {
-  seal: CryptoKey;
-  mac: CryptoKey;
+/** Who is signing in, as the API resolved it from the credential typed into the form. */
+export type SignIn =
+  | { role: "admin"; adminToken: string; actingTenant: string | null }
+  | { role: "tenant"; tenantId: string; apiKeyId: string; keyHash: string };
+
+export function configuredAdminToken(env: Env): string | null {
+  const secret = env.EDGECRON_ADMIN_TOKEN;
+  return typeof secret === "string" && secret.length > 0 ? secret : null;
 }
 
-const keyCache = new Map<string, Promise<Keys>>();
+const adminHashCache = new Map<string, Promise<string>>();
 
-function deriveKeys(secret: string): Promise<Keys> {
-  let keys = keyCache.get(secret);
-  if (!keys) {
-    keys = (async () => {
-      const base = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]);
-      const hkdf = (info: string) => ({
-        name: "HKDF",
+/**
+ * What an admin session stores of the token it was opened with. PBKDF2 (the most iterations
+ * Workers allow), not a bare SHA-256: the admin token may be a chosen word, and a copy of D1 must
+ * not make guessing it cheap. Computed once per isolate for the current token.
+ */
+export function adminCredentialHash(adminToken: string): Promise<string> {
+  let hash = adminHashCache.get(adminToken);
+  if (!hash) {
+    hash = (async () => {
+      const base = await crypto.subtle.importKey("raw", encoder.encode(adminToken), "PBKDF2", false, [
+        "deriveBits",
+      ]);
+      const params = {
+        name: "PBKDF2",
         hash: "SHA-256",
-        salt: SALT,
-        info: encoder.encode(info),
-      });
-      const seal = await crypto.subtle.deriveKey(
-        hkdf("session-aes-gcm-v1"),
-        base,
-        { name: "AES-GCM", length: 256 },
-        false,
-        ["encrypt", "decrypt"],
-      );
-      const mac = await crypto.subtle.deriveKey(
-        hkdf("csrf-hmac-v1"),
-        base,
-        { name: "HMAC", hash: "SHA-256", length: 256 },
-        false,
-        ["sign", "verify"],
-      );
-      return { seal, mac };
+        salt: encoder.encode("edgecron-console-admin-v1"),
+        iterations: 100_000,
+      };
+      return toBase64Url(new Uint8Array(await crypto.subtle.deriveBits(params, base, 256)));
     })();
-    keyCache.set(secret, keys);
+    adminHashCache.set(adminToken, hash);
   }
-  return keys;
+  return hash;
+}
+
+/** The sign-in of a tenant key the API has just accepted: which key it is, by its hash. */
+export async function tenantSignIn(db: D1Database, apiKey: string): Promise<SignIn | null> {
+  const keyHash = await sha256Hex(apiKey);
+  const key = await findApiKeyByHash(db, keyHash);
+  if (key === null || key.revoked_at_ms !== null) return null;
+  return { role: "tenant", tenantId: key.tenant_id, apiKeyId: key.id, keyHash };
+}
+
+/** Stores a new session and returns the id for the cookie. */
+export async function openConsoleSession(db: D1Database, signIn: SignIn, nowMs: number): Promise<string> {
+  const id = randomId(32);
+  const principal =
+    signIn.role === "tenant"
+      ? {
+          tenant_id: signIn.tenantId,
+          api_key_id: signIn.apiKeyId,
+          credential_hash: signIn.keyHash,
+          acting_tenant: null,
+        }
+      : {
+          tenant_id: null,
+          api_key_id: null,
+          credential_hash: await adminCredentialHash(signIn.adminToken),
+          acting_tenant: signIn.actingTenant,
+        };
+  await insertConsoleSession(db, {
+    id_hash: await sha256Hex(id),
+    role: signIn.role,
+    ...principal,
+    created_at_ms: nowMs,
+    expires_at_ms: nowMs + SESSION_TTL_SECONDS * 1000,
+  });
+  return id;
+}
+
+/** The session behind a cookie, or null when there is none or it has ended (its row is then deleted). */
+export async function loadConsoleSession(env: Env, cookieId: string, nowMs: number): Promise<Session | null> {
+  if (!SESSION_ID.test(cookieId)) return null;
+  const idHash = await sha256Hex(cookieId);
+  const row = await findConsoleSession(env.DB, idHash);
+  if (row === null) return null;
+  if (!(await stillStands(env, row, nowMs))) {
+    await deleteConsoleSession(env.DB, idHash);
+    return null;
+  }
+  return {
+    id: cookieId,
+    idHash,
+    role: row.role,
+    tenantId: row.tenant_id,
+    apiKeyId: row.api_key_id,
+    actingTenant: row.acting_tenant,
+    expiresAtMs: row.expires_at_ms,
+  };
+}
+
+async function stillStands(env: Env, row: ConsoleSessionWithKey, nowMs: number): Promise<boolean> {
+  if (row.expires_at_ms <= nowMs) return false;
+  if (row.role === "tenant") {
+    return row.key_revoked_at_ms === null && row.key_hash !== null && row.key_hash === row.credential_hash;
+  }
+  const adminToken = configuredAdminToken(env);
+  return adminToken !== null && (await adminCredentialHash(adminToken)) === row.credential_hash;
+}
+
+/** The API caller a session acts as (see src/api/middleware/in-process-caller.ts). */
+export function callerOfSession(session: Session): Caller {
+  return { role: session.role, tenantId: session.tenantId, keyId: session.apiKeyId };
+}
+
+/** Maintenance: deletes sessions that have ended (expired, key revoked, admin token changed). */
+export async function sweepConsoleSessions(env: Env, nowMs: number): Promise<number> {
+  const adminToken = configuredAdminToken(env);
+  const adminHash = adminToken === null ? null : await adminCredentialHash(adminToken);
+  return deleteEndedConsoleSessions(env.DB, nowMs, adminHash, SWEEP_BATCH);
 }
 
 export function toBase64Url(bytes: Uint8Array): string {
@@ -65,7 +158,7 @@ export function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
-export function fromBase64Url(text: string): Uint8Array | null {
+function fromBase64Url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
   try {
     const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
@@ -79,42 +172,29 @@ export function randomId(bytes = 18): string {
   return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
-const AAD = encoder.encode("edgecron-console-session-v1");
+const macKeyCache = new Map<string, Promise<CryptoKey>>();
 
-export async function sealSession(secret: string, session: Session): Promise<string> {
-  const { seal } = await deriveKeys(secret);
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const plain = encoder.encode(JSON.stringify(session));
-  const cipher = new Uint8Array(
-    await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: AAD }, seal, plain),
-  );
-  const out = new Uint8Array(iv.length + cipher.length);
-  out.set(iv);
-  out.set(cipher, iv.length);
-  return toBase64Url(out);
-}
-
-/** Returns the session, or null if the cookie was tampered with, sealed under another secret or expired. */
-export async function openSession(secret: string, sealed: string, nowMs: number): Promise<Session | null> {
-  const bytes = fromBase64Url(sealed);
-  if (!bytes || bytes.length < 12 + 16) return null;
-  const { seal } = await deriveKeys(secret);
-  try {
-    const plain = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: bytes.slice(0, 12), additionalData: AAD },
-      seal,
-      bytes.slice(12),
-    );
-    const session = JSON.parse(new TextDecoder().decode(plain)) as Session;
-    return session.expiresAtMs > nowMs ? session : null;
-  } catch {
-    return null;
+function csrfKey(secret: string): Promise<CryptoKey> {
+  let key = macKeyCache.get(secret);
+  if (!key) {
+    key = (async () => {
+      const base = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]);
+      return crypto.subtle.deriveKey(
+        { name: "HKDF", hash: "SHA-256", salt: SALT, info: encoder.encode("csrf-hmac-v1") },
+        base,
+        { name: "HMAC", hash: "SHA-256", length: 256 },
+        false,
+        ["sign", "verify"],
+      );
+    })();
+    macKeyCache.set(secret, key);
   }
+  return key;
 }
 
-/** CSRF token for a purpose-qualified subject (`session:<sid>` or `login:<nonce>`). */
+/** CSRF token for a purpose-qualified subject (`session:<id>` or `login:<nonce>`). */
 export async function csrfToken(secret: string, subject: string): Promise<string> {
-  const { mac } = await deriveKeys(secret);
+  const mac = await csrfKey(secret);
   return toBase64Url(new Uint8Array(await crypto.subtle.sign("HMAC", mac, encoder.encode(subject))));
 }
 
@@ -127,6 +207,5 @@ export async function verifyCsrf(
   if (!token) return false;
   const signature = fromBase64Url(token);
   if (signature?.length !== 32) return false;
-  const { mac } = await deriveKeys(secret);
-  return crypto.subtle.verify("HMAC", mac, signature, encoder.encode(subject));
+  return crypto.subtle.verify("HMAC", await csrfKey(secret), signature, encoder.encode(subject));
 }

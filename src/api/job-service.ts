@@ -1,12 +1,21 @@
-import { type JobSpec, jobCreateSchema } from "../core/job-spec";
+import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../core/backfill";
+import {
+  type JobSpec,
+  jobCreateSchema,
+  type Schedule,
+  validJobFields,
+  validTargetUrl,
+} from "../core/job-spec";
+import { jobSpecIssues, normalizeJobSpec } from "../core/normalize";
+import { previewFireTimes } from "../core/preview";
+import type { SearchAllowance } from "../core/schedule-check";
 import { logEvent } from "../log";
-import { normalizeJobSpec } from "../core/normalize";
 import { targetAddressProblem } from "../core/ssrf";
 import { markJobsSynced, type StoredJob, specJsonOf, updateJobVersion } from "../db/jobs";
 import type { ShardJob } from "../shard/protocol";
 import { pushJobs, shardOfJob } from "../shard/client";
 import { newId } from "./ids";
-import { EdgecronError, type FieldError, fieldErrorsOf, joinPath } from "./problem";
+import { EdgecronError, type FieldError, fieldErrorsOf, joinPath, validationError } from "./problem";
 
 export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: FieldError[] };
 
@@ -17,12 +26,13 @@ export function allowsPrivateTargets(env: Env): boolean {
 
 /**
  * The SSRF policy (src/core/ssrf.ts) on every URL a job makes us call, so a job the consumer
- * would refuse at call time is refused at create instead, where the user can fix it.
+ * would refuse at call time is refused at create instead, where the user can fix it. Runs on
+ * each URL that is valid on its own, whatever else in the body is wrong.
  */
-function targetUrlErrors(spec: JobSpec, allowPrivate: boolean, prefix: (string | number)[]): FieldError[] {
+function targetUrlErrors(input: unknown, allowPrivate: boolean, prefix: (string | number)[]): FieldError[] {
   const urls: [string, string | null][] = [
-    ["target.url", spec.target.url],
-    ["on_failure", spec.on_failure],
+    ["target.url", validTargetUrl(input)],
+    ["on_failure", validJobFields(input).on_failure ?? null],
   ];
   const errors: FieldError[] = [];
   for (const [path, url] of urls) {
@@ -33,29 +43,45 @@ function targetUrlErrors(spec: JobSpec, allowPrivate: boolean, prefix: (string |
 }
 
 /**
- * jobCreateSchema, the SSRF policy, then the checks that need `now`; every issue with its path
- * under `prefix`.
+ * jobCreateSchema, the SSRF policy and the checks that need `now` or several fields, each on
+ * what is valid on its own, so one answer names every bad field; every path under `prefix`.
  */
 export function checkJobInput(
   input: unknown,
   nowMs: number,
   prefix: (string | number)[],
-  options: { rejectPastOnce?: boolean; allowPrivate: boolean },
+  options: { rejectPastOnce?: boolean; allowPrivate: boolean; searchAllowance?: SearchAllowance },
 ): SpecCheck {
   const parsed = jobCreateSchema.safeParse(input);
-  if (!parsed.success) return { ok: false, errors: fieldErrorsOf(parsed.error.issues, prefix) };
-  const addressErrors = targetUrlErrors(parsed.data, options.allowPrivate, prefix);
-  if (addressErrors.length > 0) return { ok: false, errors: addressErrors };
-  const normalized = normalizeJobSpec(parsed.data, nowMs, options);
-  if (!normalized.ok) {
-    const head = prefix.map(String).join(".");
-    const errors = normalized.issues.map((issue) => ({
-      path: head === "" ? issue.path : `${head}.${issue.path}`,
-      message: issue.message,
-    }));
-    return { ok: false, errors };
+  const errors = parsed.success ? [] : fieldErrorsOf(parsed.error.issues, prefix);
+  errors.push(...targetUrlErrors(input, options.allowPrivate, prefix));
+  if (parsed.success && errors.length === 0) {
+    const normalized = normalizeJobSpec(parsed.data, nowMs, options);
+    if (normalized.ok) return { ok: true, spec: normalized.spec };
+    return { ok: false, errors: prefixed(normalized.issues, prefix) };
   }
-  return { ok: true, spec: normalized.spec };
+  const fields = parsed.success ? parsed.data : validJobFields(input);
+  errors.push(...prefixed(jobSpecIssues(fields, nowMs, options), prefix));
+  return { ok: false, errors };
+}
+
+function prefixed(issues: readonly FieldError[], prefix: (string | number)[]): FieldError[] {
+  return issues.map((issue) => ({ path: joinPath([...prefix, issue.path]), message: issue.message }));
+}
+
+/**
+ * A preview's fire times, or a 400 naming the schedule field that cannot be accepted (the same
+ * refusals as create: can never fire, too costly to evaluate).
+ */
+export function previewScheduleTimes(
+  schedule: Schedule,
+  nowMs: number,
+  fromMs: number,
+  count: number,
+): string[] {
+  const preview = previewFireTimes(schedule, nowMs, fromMs, count);
+  if (!preview.ok) throw validationError(preview.issues);
+  return preview.fireTimesMs.map((ms) => new Date(ms).toISOString());
 }
 
 export function newStoredJob(
@@ -144,4 +170,39 @@ export async function saveJobVersion(
   }
   await pushAndMarkSynced(env, [next]);
   return next;
+}
+
+/**
+ * A backfill range the shard may run, or a 400 naming every bad bound: `to` must be after `from`,
+ * neither may be in the future (a backfill covers past instants only; running a future one would
+ * take the key the real schedule fires under), and the range may hold at most
+ * MAX_BACKFILL_INSTANTS instants. Refused rather than clamped: the caller learns the range was
+ * not what it asked, and nothing runs.
+ */
+export function checkBackfillRange(
+  schedule: Schedule,
+  range: { from: string; to: string },
+  nowMs: number,
+): { fromMs: number; toMs: number; instants: number[] } {
+  const fromMs = Date.parse(range.from);
+  const toMs = Date.parse(range.to);
+  const now = new Date(nowMs).toISOString();
+  const errors: FieldError[] = [];
+  if (fromMs > nowMs) errors.push({ path: "from", message: `must not be in the future (now is ${now})` });
+  if (toMs <= fromMs) errors.push({ path: "to", message: "must be after from" });
+  else if (toMs > nowMs) {
+    errors.push({
+      path: "to",
+      message: `must not be in the future (now is ${now}): a backfill runs past instants only; the schedule fires the rest`,
+    });
+  }
+  if (errors.length > 0) throw validationError(errors);
+  // Count first: more than the cap is refused before any run exists.
+  const instants = backfillInstants(schedule, fromMs, toMs, nowMs);
+  if (instants.length > MAX_BACKFILL_INSTANTS) {
+    throw validationError([
+      { path: "to", message: `the range holds more than ${MAX_BACKFILL_INSTANTS} instants` },
+    ]);
+  }
+  return { fromMs, toMs, instants };
 }

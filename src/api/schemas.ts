@@ -6,9 +6,10 @@ import { ERROR_CODE_LIST } from "../core/errors";
 import { jobCreateSchema, scheduleSchema } from "../core/job-spec";
 import { JOB_STATUSES, RUN_STATES } from "../core/run-state";
 
+export { MAX_BACKFILL_INSTANTS } from "../core/backfill";
+
 export const MAX_BATCH_JOBS = 1000;
 export const MAX_PREVIEW_COUNT = 1000;
-export const MAX_BACKFILL_INSTANTS = 1000;
 export const MAX_NEXT_FIRES = 100;
 
 const time = z.iso.datetime().meta({ example: "2026-12-01T09:00:00.000Z" });

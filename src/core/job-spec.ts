@@ -1,7 +1,8 @@
 import { IANAZone } from "luxon";
 import { z } from "zod";
-import { cronExpressionIssues } from "./cron/validate";
+import { cronExprIssues } from "./cron/validate";
 import { durationSchema } from "./duration";
+import { JOB_STATUSES } from "./run-state";
 
 /** Largest target body we accept: queue messages are 128 KB and carry headers besides. */
 export const MAX_TARGET_BODY_BYTES = 100 * 1024;
@@ -14,21 +15,22 @@ export const dstPolicySchema = z.strictObject({
   overlap: z.enum(["first", "last", "both"]).default("first"),
 });
 
-export const cronScheduleSchema = z
-  .strictObject({
-    type: z.literal("cron"),
-    expr: z.string().min(1).max(256),
-    timezone: z.string().refine((tz) => IANAZone.isValidZone(tz), {
-      message: "must be an IANA time zone such as Europe/Berlin or UTC",
+// Each field checks itself, so a bad zone never hides a bad expression (one round trip names
+// both); only checks that need several fields (and now) run later, in schedule-check.ts.
+export const cronScheduleSchema = z.strictObject({
+  type: z.literal("cron"),
+  expr: z
+    .string()
+    .min(1)
+    .max(256)
+    .superRefine((expr, ctx) => {
+      for (const message of cronExprIssues(expr)) ctx.addIssue({ code: "custom", message });
     }),
-    dst: dstPolicySchema.optional(),
-  })
-  .superRefine((schedule, ctx) => {
-    if (!IANAZone.isValidZone(schedule.timezone)) return;
-    for (const message of cronExpressionIssues(schedule.expr, schedule.timezone)) {
-      ctx.addIssue({ code: "custom", path: ["expr"], message });
-    }
-  });
+  timezone: z.string().refine((tz) => IANAZone.isValidZone(tz), {
+    message: "must be an IANA time zone such as Europe/Berlin or UTC",
+  }),
+  dst: dstPolicySchema.optional(),
+});
 
 export const intervalScheduleSchema = z.strictObject({
   type: z.literal("interval"),
@@ -80,6 +82,9 @@ export const misfirePolicySchema = z.strictObject({
   max_catch_up: z.number().int().min(1).max(1000).default(10),
 });
 
+/** A job status in request and response schemas (the list itself lives in run-state). */
+export const jobStatusSchema = z.enum(JOB_STATUSES);
+
 export const overlapPolicySchema = z.enum(["allow", "skip", "buffer_one", "buffer_all"]);
 
 export type BackoffPolicy = z.infer<typeof backoffPolicySchema>;
@@ -97,50 +102,48 @@ const RESERVED_HEADERS = new Set([
   "transfer-encoding",
 ]);
 
-export const httpTargetSchema = z
-  .strictObject({
-    type: z.literal("http").default("http"),
-    url: z
-      .string()
-      .max(2048)
-      .refine((value) => URL.canParse(value), { message: "must be an absolute URL" })
-      .refine((value) => !URL.canParse(value) || ["http:", "https:"].includes(new URL(value).protocol), {
-        message: "must use http or https",
-      }),
-    method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
-    // CR, LF and NUL can never be sent (fetch throws at call time): refuse them at create instead.
-    headers: z
-      .record(
-        z.string(),
-        z
-          .string()
-          .max(8192)
-          .regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL"),
-      )
-      .default({}),
-    body: z.unknown().optional(),
-  })
-  .superRefine((target, ctx) => {
-    for (const name of Object.keys(target.headers)) {
-      const lower = name.toLowerCase();
-      if (!HEADER_NAME.test(name)) {
-        ctx.addIssue({ code: "custom", path: ["headers", name], message: "is not a valid header name" });
-      } else if (RESERVED_HEADERS.has(lower) || lower.startsWith("edgecron-")) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["headers", name],
-          message: "is set by edgecron and cannot be overridden",
-        });
+export const httpTargetSchema = z.strictObject({
+  type: z.literal("http").default("http"),
+  url: z
+    .string()
+    .max(2048)
+    .refine((value) => URL.canParse(value), { message: "must be an absolute URL" })
+    .refine((value) => !URL.canParse(value) || ["http:", "https:"].includes(new URL(value).protocol), {
+      message: "must use http or https",
+    }),
+  method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
+  // CR, LF and NUL can never be sent (fetch throws at call time): refuse them at create instead.
+  headers: z
+    .record(
+      z.string(),
+      z
+        .string()
+        .max(8192)
+        .regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL"),
+    )
+    .superRefine((headers, ctx) => {
+      for (const name of Object.keys(headers)) {
+        const message = headerNameProblem(name);
+        if (message !== null) ctx.addIssue({ code: "custom", path: [name], message });
       }
-    }
-    if (target.body !== undefined && serializedBodyBytes(target.body) > MAX_TARGET_BODY_BYTES) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["body"],
-        message: `must be at most ${MAX_TARGET_BODY_BYTES} bytes`,
-      });
-    }
-  });
+    })
+    .default({}),
+  // Checked on the field itself so that a bad url or method never hides an oversized body.
+  body: z
+    .unknown()
+    .optional()
+    .refine((body) => body === undefined || serializedBodyBytes(body) <= MAX_TARGET_BODY_BYTES, {
+      message: `must be at most ${MAX_TARGET_BODY_BYTES} bytes`,
+    }),
+});
+
+function headerNameProblem(name: string): string | null {
+  const lower = name.toLowerCase();
+  if (!HEADER_NAME.test(name)) return "is not a valid header name";
+  if (RESERVED_HEADERS.has(lower) || lower.startsWith("edgecron-"))
+    return "is set by edgecron and cannot be overridden";
+  return null;
+}
 
 /** A string body is sent as is; anything else as JSON. */
 export function serializeTargetBody(body: unknown): string | undefined {
@@ -186,3 +189,31 @@ export type JobCreate = z.input<typeof jobCreateSchema>;
 /** A validated job definition with defaults filled in: what D1 stores and shards execute. */
 export type JobSpec = z.output<typeof jobCreateSchema>;
 export type HttpTarget = JobSpec["target"];
+
+/**
+ * The top-level fields of a job body that are valid on their own, defaults filled: what a failed
+ * whole-body parse still knows, so the checks that need several fields or `now` can run anyway
+ * and one answer names every problem.
+ *
+ * @example validJobFields({ name: "", start_at: "2026-01-01T00:00:00Z" })
+ * // { start_at: "2026-01-01T00:00:00Z", retry: {...defaults}, misfire: {...}, ... } (no name)
+ */
+export function validJobFields(input: unknown): Partial<JobSpec> {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return {};
+  const body = input as Record<string, unknown>;
+  const fields: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(jobCreateSchema.shape)) {
+    const result = schema.safeParse(Object.hasOwn(body, key) ? body[key] : undefined);
+    if (result.success) fields[key] = result.data;
+  }
+  return fields as Partial<JobSpec>;
+}
+
+/** The target's URL when it is valid on its own, even if another target field is not. */
+export function validTargetUrl(input: unknown): string | null {
+  if (typeof input !== "object" || input === null) return null;
+  const target = (input as Record<string, unknown>).target;
+  if (typeof target !== "object" || target === null) return null;
+  const result = httpTargetSchema.shape.url.safeParse((target as Record<string, unknown>).url);
+  return result.success ? result.data : null;
+}

@@ -27,3 +27,21 @@ export function upcomingFires(spec: JobSpec, jobId: string, afterMs: number, cou
   }
   return fires;
 }
+
+/**
+ * The first fire of a job created (or first placed on its shard) at `createdAtMs`: its first
+ * instant strictly after creation, exactly as the create response's `next_fire_times[0]` and the
+ * schedule preview from that time list it (both are `upcomingFires` / `nextFireTimes` after the
+ * same instant). So an interval without anchor, anchored at its creation, first fires one
+ * `every` later; a future `anchor` or `start_at` is itself the first fire. One exception: a
+ * one-shot whose `at` is already past (accepted within the misfire grace) still fires, late.
+ *
+ * @example firstFire(specEvery15mAnchoredAt(t), "job_1", t) // { scheduledAtMs: t + 900_000, fireAtMs: t + 900_000 }
+ */
+export function firstFire(spec: JobSpec, jobId: string, createdAtMs: number): JobFire | null {
+  let afterMs = createdAtMs;
+  if (spec.schedule.type === "once" && spec.schedule.at !== undefined) {
+    afterMs = Math.min(afterMs, Date.parse(spec.schedule.at) - 1);
+  }
+  return upcomingFires(spec, jobId, afterMs, 1)[0] ?? null;
+}

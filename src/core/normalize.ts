@@ -1,16 +1,16 @@
 import { durationMs } from "./duration";
 import type { JobSpec, Schedule } from "./job-spec";
+import { checkedFireTimes, type SearchAllowance, type SpecIssue } from "./schedule-check";
 
-export interface SpecIssue {
-  path: string;
-  message: string;
-}
+export type { SpecIssue };
 
 export type NormalizeResult = { ok: true; spec: JobSpec } | { ok: false; issues: SpecIssue[] };
 
 export interface NormalizeOptions {
   /** Reject a one-shot `at` further in the past than the misfire grace (create, or a new schedule). */
   rejectPastOnce?: boolean;
+  /** Search units shared with the rest of the request (a batch); one search's budget without. */
+  searchAllowance?: SearchAllowance;
 }
 
 function utcIso(instant: string): string {
@@ -45,8 +45,48 @@ export function normalizeSchedule(schedule: Schedule, nowMs: number, defaultAnch
 }
 
 /**
- * The spec as stored and sent to shards, plus the checks that need `now`. Pure: the reference
- * time is a parameter.
+ * The checks that need `now` or several fields, on whatever fields of a body are valid on their
+ * own (see `validJobFields`): a bad name or target never hides a one-shot in the past or an end
+ * before the start. Every issue is returned, none stops the others.
+ * `jobSpecIssues({ start_at: "2026-02-01T00:00:00Z", end_at: "2026-01-01T00:00:00Z" }, nowMs)`
+ * -> `[{ path: "end_at", message: "must not be before start_at" }]`.
+ */
+export function jobSpecIssues(
+  fields: Partial<JobSpec>,
+  nowMs: number,
+  options: NormalizeOptions = {},
+): SpecIssue[] {
+  const issues: SpecIssue[] = [];
+  const { start_at: startAt, end_at: endAt, schedule, misfire } = fields;
+  if (typeof startAt === "string" && typeof endAt === "string" && Date.parse(endAt) < Date.parse(startAt)) {
+    issues.push({ path: "end_at", message: "must not be before start_at" });
+  }
+  if (schedule === undefined) return issues;
+  if (schedule.type === "once" && misfire !== undefined && (options.rejectPastOnce ?? true)) {
+    const atMs =
+      schedule.at !== undefined ? Date.parse(schedule.at) : nowMs + durationMs(schedule.delay ?? 0);
+    if (atMs < nowMs - durationMs(misfire.grace)) {
+      issues.push({
+        path: schedule.delay !== undefined ? "schedule.delay" : "schedule.at",
+        message: `is in the past by more than the misfire grace (${String(misfire.grace)})`,
+      });
+    }
+  }
+  // A cron that can never fire from now (every match in a DST gap it skips), or whose next fire
+  // costs more than the search budget, is refused rather than stored as a silent job.
+  const reach = checkedFireTimes(
+    normalizeSchedule(schedule, nowMs, nowMs),
+    nowMs,
+    1,
+    options.searchAllowance,
+  );
+  if (!reach.ok) issues.push(...reach.issues);
+  return issues;
+}
+
+/**
+ * The spec as stored and sent to shards, plus the checks that need `now` (jobSpecIssues). Pure:
+ * the reference time is a parameter.
  * `normalizeJobSpec(spec, Date.parse("2026-01-01T00:00:00Z"))` -> `{ok: true, spec}` or
  * `{ok: false, issues: [{path: "schedule.at", message: "..."}]}`.
  */
@@ -55,26 +95,11 @@ export function normalizeJobSpec(
   nowMs: number,
   options: NormalizeOptions = {},
 ): NormalizeResult {
-  const issues: SpecIssue[] = [];
+  const issues = jobSpecIssues(spec, nowMs, options);
+  if (issues.length > 0) return { ok: false, issues };
   const startAt = utcIsoOrNull(spec.start_at);
   const endAt = utcIsoOrNull(spec.end_at);
   const anchorMs = startAt === null ? nowMs : Date.parse(startAt);
   const schedule = normalizeSchedule(spec.schedule, nowMs, anchorMs);
-  if (startAt !== null && endAt !== null && Date.parse(endAt) < Date.parse(startAt)) {
-    issues.push({ path: "end_at", message: "must not be before start_at" });
-  }
-  if (schedule.type === "once" && schedule.at !== undefined && (options.rejectPastOnce ?? true)) {
-    const graceMs = durationMs(spec.misfire.grace);
-    if (Date.parse(schedule.at) < nowMs - graceMs) {
-      issues.push({
-        path:
-          spec.schedule.type === "once" && spec.schedule.delay !== undefined
-            ? "schedule.delay"
-            : "schedule.at",
-        message: `is in the past by more than the misfire grace (${String(spec.misfire.grace)})`,
-      });
-    }
-  }
-  if (issues.length > 0) return { ok: false, issues };
   return { ok: true, spec: { ...spec, start_at: startAt, end_at: endAt, schedule } };
 }

@@ -44,17 +44,65 @@ const TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
  * States in which the system does nothing more with a run by itself. DEAD_LETTERED is terminal
  * although an operator may redrive it (DEAD_LETTERED -> SCHEDULED).
  */
-export const TERMINAL_STATES: readonly RunState[] = ["SUCCEEDED", "DEAD_LETTERED", "SKIPPED", "CANCELLED"];
+export const TERMINAL_STATES = [
+  "SUCCEEDED",
+  "DEAD_LETTERED",
+  "SKIPPED",
+  "CANCELLED",
+] as const satisfies readonly RunState[];
 
 /**
- * States in which the shard holds a lease on the run (acquired, on the queue, or executing).
- * These count as "in flight" for the overlap policy and are what the watchdog re-drives.
+ * Every other state: the run is not finished. The overlap policy counts these as a job's runs in
+ * progress (a FAILED run about to retry still overlaps the next instant). With TERMINAL_STATES
+ * they partition RUN_STATES.
  */
-export const IN_FLIGHT_STATES: readonly RunState[] = ["ACQUIRED", "DISPATCHED", "RUNNING"];
+export const UNFINISHED_STATES = [
+  "SCHEDULED",
+  "ACQUIRED",
+  "DISPATCHED",
+  "RUNNING",
+  "FAILED",
+  "RETRYING",
+] as const satisfies readonly RunState[];
+
+/**
+ * Unfinished runs that still need the wheel: every unfinished state but RUNNING (a running
+ * attempt ends through its consumer's report or its lease, not the wheel). Pausing or deleting a
+ * job cancels these.
+ */
+export const PENDING_STATES = [
+  "SCHEDULED",
+  "ACQUIRED",
+  "DISPATCHED",
+  "RETRYING",
+  "FAILED",
+] as const satisfies readonly RunState[];
+
+/**
+ * States in which the shard holds a lease on the run (acquired, on the queue, or executing):
+ * what the watchdog re-drives when the lease expires.
+ */
+export const IN_FLIGHT_STATES = ["ACQUIRED", "DISPATCHED", "RUNNING"] as const satisfies readonly RunState[];
+
+/**
+ * Handed to the queue but not yet claimed by a consumer: what the shard's unclaimed budget
+ * (its backpressure on the queue) counts.
+ */
+export const UNCLAIMED_STATES = ["ACQUIRED", "DISPATCHED"] as const satisfies readonly RunState[];
 
 /** Job status (DESIGN.md). COMPLETED: one-shot done, end_at or max_runs reached. */
 export const JOB_STATUSES = ["ACTIVE", "PAUSED", "COMPLETED", "DELETED"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/**
+ * A SQL `IN` list of state or status names, for the state sets above inside SQL strings. The
+ * names are our own constants, never user input; quotes are doubled anyway.
+ * @example `WHERE state IN ${sqlInList(TERMINAL_STATES)}` // WHERE state IN ('SUCCEEDED', 'DEAD_LETTERED', 'SKIPPED', 'CANCELLED')
+ */
+export function sqlInList(names: readonly (RunState | JobStatus)[]): string {
+  if (names.length === 0) throw new Error("an SQL IN list needs at least one name");
+  return `(${names.map((name) => `'${name.replaceAll("'", "''")}'`).join(", ")})`;
+}
 
 /** A transition the table does not allow: always a bug in the caller, never user input. */
 export class IllegalTransitionError extends Error {
@@ -88,7 +136,7 @@ export function transition(from: RunState, to: RunState): RunState {
 
 /** @example isTerminalState("SKIPPED") === true */
 export function isTerminalState(state: RunState): boolean {
-  return TERMINAL_STATES.includes(state);
+  return (TERMINAL_STATES as readonly RunState[]).includes(state);
 }
 
 /** Narrows a string read from storage. @example isRunState("RUNNING") === true */

@@ -5,9 +5,10 @@ import type { IntervalSchedule, OnceSchedule, Schedule } from "./job-spec";
 
 /**
  * The next `count` fire instants (epoch ms, ascending) strictly after `afterMs`. Fewer when the
- * schedule ends (a one-shot) or can never fire again.
+ * schedule ends (a one-shot), can never fire again, or a cron's bounded search runs out (create
+ * and preview refuse such schedules: see schedule-check.ts).
  *
- * - cron: wall-clock time in the schedule's IANA zone, with the DST rules of DESIGN.md.
+ * - cron: wall-clock time in the schedule's IANA zone, with the DST rules of the README's time semantics.
  * - interval: elapsed time, `anchor + k * every` for k >= 0 (a future anchor is the first
  *   fire); without an anchor, anchored at `afterMs` (the first fire is `afterMs + every`).
  * - once: `at` (or `afterMs + delay` when only a delay is given) if it is after `afterMs`.

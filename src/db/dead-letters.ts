@@ -80,3 +80,30 @@ export async function releaseRedrive(db: D1Database, id: string, claimedAtMs: nu
     .bind(id, claimedAtMs)
     .run();
 }
+
+/** A dead letter as the dead-letter consumer records it (created now, not redriven). */
+export type NewDeadLetter = Omit<DeadLetterRow, "created_at_ms" | "redriven_at_ms">;
+
+/**
+ * Records dead letters in one statement. Ids are deterministic per run and attempt, so a
+ * redelivered dead-letter message inserts nothing twice.
+ */
+export async function insertDeadLetters(
+  db: D1Database,
+  deadLetters: readonly NewDeadLetter[],
+  nowMs: number,
+): Promise<void> {
+  if (deadLetters.length === 0) return;
+  await db
+    .prepare(
+      `INSERT OR IGNORE INTO dead_letters (id, tenant_id, job_id, run_id, attempt, scheduled_at_ms, reason, last_error,
+         target_status, payload_json, created_at_ms)
+       SELECT json_extract(value, '$.id'), json_extract(value, '$.tenant_id'), json_extract(value, '$.job_id'),
+         json_extract(value, '$.run_id'), json_extract(value, '$.attempt'), json_extract(value, '$.scheduled_at_ms'),
+         json_extract(value, '$.reason'), json_extract(value, '$.last_error'), json_extract(value, '$.target_status'),
+         json_extract(value, '$.payload_json'), ?2
+       FROM json_each(?1)`,
+    )
+    .bind(JSON.stringify(deadLetters), nowMs)
+    .run();
+}

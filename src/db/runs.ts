@@ -1,7 +1,6 @@
+import { type RunState, sqlInList, TERMINAL_STATES } from "../core/run-state";
 import { addClause, addCursor, selectPage, type TimeCursor, where } from "./page";
-import { iso, isoOrNull, parseJsonColumn } from "./time";
-
-import type { RunState } from "../core/run-state";
+import { chunk, iso, isoOrNull, parseJsonColumn } from "./time";
 
 export { RUN_STATES, type RunState } from "../core/run-state";
 
@@ -95,4 +94,49 @@ export async function findRunShard(db: D1Database, tenantId: string, runId: stri
     .bind(runId, tenantId)
     .first<{ shard: number }>();
   return row?.shard ?? null;
+}
+
+/** Rows per upsert statement: one bound parameter carries them as JSON (D1 binds ≤ 100). */
+const RUNS_PER_UPSERT = 250;
+
+const UPSERT_RUNS_SQL = `
+INSERT INTO runs (id, job_id, tenant_id, shard, kind, scheduled_at_ms, idempotency_key, state, attempt,
+  max_attempts, fence, job_version, target_status, error, lateness_ms, duration_ms, next_attempt_at_ms,
+  events_json, created_at_ms, updated_at_ms)
+SELECT json_extract(value, '$.id'), json_extract(value, '$.job_id'), json_extract(value, '$.tenant_id'),
+  json_extract(value, '$.shard'), json_extract(value, '$.kind'), json_extract(value, '$.scheduled_at_ms'),
+  json_extract(value, '$.idempotency_key'), json_extract(value, '$.state'), json_extract(value, '$.attempt'),
+  json_extract(value, '$.max_attempts'), json_extract(value, '$.fence'), json_extract(value, '$.job_version'),
+  json_extract(value, '$.target_status'), json_extract(value, '$.error'), json_extract(value, '$.lateness_ms'),
+  json_extract(value, '$.duration_ms'), json_extract(value, '$.next_attempt_at_ms'),
+  json_extract(value, '$.events_json'), json_extract(value, '$.created_at_ms'), json_extract(value, '$.updated_at_ms')
+FROM json_each(?1) WHERE true
+ON CONFLICT(id) DO UPDATE SET state = excluded.state, attempt = excluded.attempt,
+  max_attempts = excluded.max_attempts, fence = excluded.fence, job_version = excluded.job_version,
+  target_status = excluded.target_status, error = excluded.error, lateness_ms = excluded.lateness_ms,
+  duration_ms = excluded.duration_ms, next_attempt_at_ms = excluded.next_attempt_at_ms,
+  events_json = excluded.events_json, updated_at_ms = excluded.updated_at_ms
+WHERE excluded.updated_at_ms >= runs.updated_at_ms`;
+
+/**
+ * Writes a shard's runs to the history in one D1 batch. A row older than the one D1 holds (by
+ * updated_at_ms) changes nothing, so a late or repeated flush never moves a run backwards.
+ */
+export async function upsertRuns(db: D1Database, runs: readonly RunRow[]): Promise<void> {
+  if (runs.length === 0) return;
+  await db.batch(
+    chunk(runs, RUNS_PER_UPSERT).map((group) => db.prepare(UPSERT_RUNS_SQL).bind(JSON.stringify(group))),
+  );
+}
+
+/** Deletes up to `limit` terminal runs last changed before `beforeMs`; returns how many. */
+export async function pruneTerminalRuns(db: D1Database, beforeMs: number, limit: number): Promise<number> {
+  const result = await db
+    .prepare(
+      `DELETE FROM runs WHERE id IN (
+         SELECT id FROM runs WHERE updated_at_ms < ? AND state IN ${sqlInList(TERMINAL_STATES)} LIMIT ?)`,
+    )
+    .bind(beforeMs, limit)
+    .run();
+  return result.meta.changes ?? 0;
 }

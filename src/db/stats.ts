@@ -1,7 +1,7 @@
-import type { JobStatus } from "../shard/protocol";
-import { RUN_STATES } from "./runs";
+import { JOB_STATUSES, RUN_STATES, type RunState, sqlInList } from "../core/run-state";
 
-const JOB_STATUSES: JobStatus[] = ["ACTIVE", "PAUSED", "COMPLETED", "DELETED"];
+/** A run counts as a failure in the per-minute chart in these states (or with a FAILED event). */
+const FAILURE_STATES: readonly RunState[] = ["FAILED", "DEAD_LETTERED"];
 export const STATS_WINDOW_MINUTES = 60;
 /** Lateness percentiles come from at most this many of the most recent runs. */
 export const LATENESS_SAMPLE_LIMIT = 10_000;
@@ -47,7 +47,7 @@ export async function perMinute(db: D1Database, tenantId: string | null, nowMs: 
   const { results } = await db
     .prepare(
       `SELECT created_at_ms / ${MINUTE_MS} AS minute, COUNT(*) AS triggers,
-         SUM(CASE WHEN state IN ('FAILED', 'DEAD_LETTERED') OR events_json LIKE '%"FAILED"%' THEN 1 ELSE 0 END) AS failures
+         SUM(CASE WHEN state IN ${sqlInList(FAILURE_STATES)} OR events_json LIKE '%"FAILED"%' THEN 1 ELSE 0 END) AS failures
        FROM runs WHERE ${clause} AND created_at_ms >= ? GROUP BY minute`,
     )
     .bind(...values, firstMinuteMs)

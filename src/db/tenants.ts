@@ -20,6 +20,25 @@ export function tenantResource(row: TenantRow) {
   };
 }
 
+/** The secrets a signature is made with: the current one, then the next during a rotation. */
+export function signingSecretsOf(row: Pick<TenantRow, "signing_secret" | "signing_secret_next">): string[] {
+  return [row.signing_secret, ...(row.signing_secret_next ? [row.signing_secret_next] : [])];
+}
+
+/** The signing secrets of these tenants (one query); an unknown tenant is absent from the map. */
+export async function findSigningSecrets(
+  db: D1Database,
+  tenantIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  const { results } = await db
+    .prepare(
+      "SELECT id, signing_secret, signing_secret_next FROM tenants WHERE id IN (SELECT value FROM json_each(?))",
+    )
+    .bind(JSON.stringify(tenantIds))
+    .all<Pick<TenantRow, "id" | "signing_secret" | "signing_secret_next">>();
+  return new Map(results.map((row) => [row.id, signingSecretsOf(row)]));
+}
+
 export async function insertTenant(db: D1Database, row: TenantRow): Promise<void> {
   await db
     .prepare(

@@ -1,10 +1,12 @@
 // The maintenance pass. The Maintenance DO's alarm runs it every MAINTENANCE_INTERVAL_MS (Cron
 // Triggers never fire locally) and the Cron Trigger runs it in production as the backstop: the
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
+import { sweepConsoleSessions } from "../admin/session";
 import { deliverPending, raiseAlerts } from "../alerts";
+import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../db/jobs";
+import { pruneTerminalRuns } from "../db/runs";
 import { logEvent } from "../log";
 import { pushJobs, shardCount, shardStub } from "../shard/client";
-import { type JobSnapshotRow, jobRowToSnapshot, markSynced } from "../shard/snapshot";
 
 const OUTBOX_BATCH = 500;
 const RETENTION_BATCH = 5_000;
@@ -33,6 +35,7 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
   await sweepOutbox(env, summary);
   await watchShards(env, summary);
   summary.historyPruned = await pruneHistory(env, nowMs);
+  await sweepConsoleSessions(env, nowMs);
   summary.alertsDelivered = await deliverPending(env, null);
   logEvent("maintenance.pass", { ...summary });
   return summary;
@@ -40,20 +43,13 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
 
 /** Jobs whose latest version no shard confirmed (a failed push, a crash after the D1 write). */
 async function sweepOutbox(env: Env, summary: MaintenanceSummary): Promise<void> {
-  const { results } = await env.DB.prepare(
-    `SELECT id, tenant_id, version, status, spec_json, created_at_ms FROM jobs
-     WHERE synced_version < version ORDER BY updated_at_ms LIMIT ?`,
-  )
-    .bind(OUTBOX_BATCH)
-    .all<JobSnapshotRow>();
-  if (results.length === 0) return;
-  const confirmed = await pushJobs(env, results.map(jobRowToSnapshot));
-  const synced = results
-    .filter((row) => confirmed.has(row.id))
-    .map((row) => ({ jobId: row.id, version: row.version }));
-  await markSynced(env.DB, synced);
+  const unsynced = await listUnsyncedJobs(env.DB, OUTBOX_BATCH);
+  if (unsynced.length === 0) return;
+  const confirmed = await pushJobs(env, unsynced.map(toShardJob));
+  const synced = unsynced.filter((job) => confirmed.has(job.id));
+  await markJobsSynced(env.DB, synced);
   summary.resynced = synced.length;
-  summary.unsynced = results.length - synced.length;
+  summary.unsynced = unsynced.length - synced.length;
 }
 
 /** Every shard: alarm armed if it has work, overdue jobs reported, old terminal runs pruned. */
@@ -95,12 +91,5 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
 
 async function pruneHistory(env: Env, nowMs: number): Promise<number> {
   const days = Number(env.HISTORY_RETENTION_DAYS) || 30;
-  const result = await env.DB.prepare(
-    `DELETE FROM runs WHERE id IN (
-       SELECT id FROM runs WHERE updated_at_ms < ? AND state IN ('SUCCEEDED', 'DEAD_LETTERED', 'SKIPPED', 'CANCELLED')
-       LIMIT ?)`,
-  )
-    .bind(nowMs - days * 86_400_000, RETENTION_BATCH)
-    .run();
-  return result.meta.changes ?? 0;
+  return pruneTerminalRuns(env.DB, nowMs - days * 86_400_000, RETENTION_BATCH);
 }

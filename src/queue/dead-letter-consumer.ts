@@ -2,6 +2,7 @@
 // dispatch messages the queue gave up on (the consumer kept crashing), which it hands back to
 // their shard to dead-letter authoritatively.
 import { raiseAlerts } from "../alerts";
+import { insertDeadLetters, type NewDeadLetter } from "../db/dead-letters";
 import { shardStub } from "../shard/client";
 import {
   type DeadLetterMessage,
@@ -45,29 +46,21 @@ export async function handleDeadLetterBatch(
 
 async function recordDeadLetters(env: Env, deadLetters: DeadLetterMessage[]): Promise<void> {
   const nowMs = Date.now();
-  const rows = deadLetters.map((letter) => ({
-    id: `dlq_${letter.run_id.slice(4)}_${letter.attempt}`,
-    tenant_id: letter.tenant,
-    job_id: letter.job_id,
-    run_id: letter.run_id,
-    attempt: letter.attempt,
-    scheduled_at_ms: letter.scheduled_at,
-    reason: letter.reason,
-    last_error: letter.last_error,
-    target_status: letter.target_status,
-    payload_json: JSON.stringify(letter.payload),
-  }));
-  await env.DB.prepare(
-    `INSERT OR IGNORE INTO dead_letters (id, tenant_id, job_id, run_id, attempt, scheduled_at_ms, reason, last_error,
-       target_status, payload_json, created_at_ms)
-     SELECT json_extract(value, '$.id'), json_extract(value, '$.tenant_id'), json_extract(value, '$.job_id'),
-       json_extract(value, '$.run_id'), json_extract(value, '$.attempt'), json_extract(value, '$.scheduled_at_ms'),
-       json_extract(value, '$.reason'), json_extract(value, '$.last_error'), json_extract(value, '$.target_status'),
-       json_extract(value, '$.payload_json'), ?2
-     FROM json_each(?1)`,
-  )
-    .bind(JSON.stringify(rows), nowMs)
-    .run();
+  const rows = deadLetters.map(
+    (letter): NewDeadLetter => ({
+      id: `dlq_${letter.run_id.slice(4)}_${letter.attempt}`,
+      tenant_id: letter.tenant,
+      job_id: letter.job_id,
+      run_id: letter.run_id,
+      attempt: letter.attempt,
+      scheduled_at_ms: letter.scheduled_at,
+      reason: letter.reason,
+      last_error: letter.last_error,
+      target_status: letter.target_status,
+      payload_json: JSON.stringify(letter.payload),
+    }),
+  );
+  await insertDeadLetters(env.DB, rows, nowMs);
   await raiseAlerts(
     env,
     deadLetters.map((letter) => ({

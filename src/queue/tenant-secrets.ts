@@ -1,5 +1,7 @@
 // Signing secrets per tenant, cached briefly per isolate: one D1 read per tenant per TTL rather
 // than one per call. A rotation is picked up within the TTL, and both secrets sign meanwhile.
+import { findSigningSecrets } from "../db/tenants";
+
 const TTL_MS = 30_000;
 const cache = new Map<string, { secrets: string[]; expiresAtMs: number }>();
 
@@ -16,16 +18,9 @@ export async function tenantSecrets(
     else missing.push(tenantId);
   }
   if (missing.length > 0) {
-    const rows = await db
-      .prepare(
-        "SELECT id, signing_secret, signing_secret_next FROM tenants WHERE id IN (SELECT value FROM json_each(?))",
-      )
-      .bind(JSON.stringify(missing))
-      .all<{ id: string; signing_secret: string; signing_secret_next: string | null }>();
-    for (const row of rows.results) {
-      const secrets = [row.signing_secret, ...(row.signing_secret_next ? [row.signing_secret_next] : [])];
-      cache.set(row.id, { secrets, expiresAtMs: nowMs + TTL_MS });
-      result.set(row.id, secrets);
+    for (const [tenantId, secrets] of await findSigningSecrets(db, missing)) {
+      cache.set(tenantId, { secrets, expiresAtMs: nowMs + TTL_MS });
+      result.set(tenantId, secrets);
     }
   }
   return result;

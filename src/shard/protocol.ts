@@ -2,8 +2,9 @@
 // Object. Plain data only: these values cross the RPC boundary.
 import type { JobSpec } from "../core/job-spec";
 import type { TargetOutcome } from "../core/outcome";
+import type { JobStatus } from "../core/run-state";
 
-export type JobStatus = "ACTIVE" | "PAUSED" | "COMPLETED" | "DELETED";
+export type { JobStatus };
 
 /**
  * What a shard holds of a job. D1 is the source of truth; the shard keeps the latest version it

@@ -81,6 +81,9 @@ export async function startScheduler(options: StartOptions = {}): Promise<Schedu
     "127.0.0.1",
     "--port",
     String(port),
+    // Every wrangler dev defaults its inspector to 9229: a free one lets runs go side by side.
+    "--inspector-port",
+    String(await freePort()),
     "--persist-to",
     join(stateDir, "state"),
     "--env-file",

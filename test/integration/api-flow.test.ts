@@ -1,6 +1,6 @@
 // The API driving real shards: what a client does over HTTP, down to the target and back into
 // the run history it reads over HTTP. Nothing of ours is mocked.
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { shardStub } from "../../src/shard/client";
 import { api, createTenantWithKey } from "../helpers/api";
@@ -177,4 +177,88 @@ describe("the API driving real shards", () => {
     const calls = await targetCalls("/flaky/1/api-dead");
     expect(calls.map((call) => call.headers["edgecron-attempt"])).toEqual(["1", "2"]);
   });
+
+  it("fires an interval job first exactly where its create response and the preview said", async () => {
+    const t = await createTenantWithKey();
+    const created = await api<Job & { next_fire_times: string[]; created_at: string }>("POST", "/v1/jobs", {
+      token: t.key,
+      body: { ...body("interval-first", "/ok/interval-first"), schedule: { type: "interval", every: "2s" } },
+    });
+    expect(created.status).toBe(201);
+    const job = created.body;
+    const promisedFirst = job.next_fire_times[0] as string;
+    const preview = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
+      token: t.key,
+      body: { schedule: { type: "interval", every: "2s" }, from: job.created_at, count: 1 },
+    });
+    expect(preview.body.fire_times).toEqual([promisedFirst]);
+    // One `every` after creation, not at creation.
+    expect(Date.parse(promisedFirst) - Date.parse(job.created_at)).toBe(2_000);
+    const [timer] = await shardTimer(job);
+    expect(timer?.next_fire_ms).toBe(Date.parse(promisedFirst));
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(Date.parse(promisedFirst)), WAIT);
+    await runDurableObjectAlarm(shardStub(env, job.shard));
+    await vi.waitFor(async () => expect(await targetCalls("/ok/interval-first")).not.toHaveLength(0), WAIT);
+    const [first] = await targetCalls("/ok/interval-first");
+    expect(first?.headers["edgecron-scheduled-at"]).toBe(promisedFirst);
+    // Nothing fired at creation: the earliest run is the promised one.
+    const scheduled = await shardScheduledTimes(job);
+    expect(new Date(Math.min(...scheduled)).toISOString()).toBe(promisedFirst);
+    await api("DELETE", `/v1/jobs/${job.id}`, { token: t.key });
+  });
+
+  it("refuses a backfill reaching into the future, naming `to`, and leaves the next instant to the schedule", async () => {
+    const t = await createTenantWithKey();
+    const job = (
+      await api<Job>("POST", "/v1/jobs", {
+        token: t.key,
+        body: {
+          ...body("backfill-future", "/ok/backfill-future"),
+          schedule: { type: "cron", expr: "0 * * * *", timezone: "UTC" },
+        },
+      })
+    ).body;
+    const hourMs = 3_600_000;
+    const nextHourMs = (Math.floor(Date.now() / hourMs) + 1) * hourMs;
+    const res = await api<{ code: string; errors: { path: string; message: string }[] }>(
+      "POST",
+      `/v1/jobs/${job.id}/backfill`,
+      {
+        token: t.key,
+        body: {
+          from: new Date(nextHourMs - 3 * hourMs).toISOString(),
+          to: new Date(nextHourMs + 365 * 24 * hourMs).toISOString(),
+        },
+      },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("validation_failed");
+    expect(res.body.errors.map((error) => error.path)).toEqual(["to"]);
+    expect(res.body.errors[0]?.message).toContain("must not be in the future");
+    // Nothing ran, and the schedule still holds its next instant.
+    expect(await shardScheduledTimes(job)).toEqual([]);
+    const [timer] = await shardTimer(job);
+    expect(timer?.next_scheduled_ms).toBe(nextHourMs);
+    await api("DELETE", `/v1/jobs/${job.id}`, { token: t.key });
+  });
 });
+
+async function shardTimer(job: Job) {
+  return runInDurableObject(shardStub(env, job.shard), (_instance, state) =>
+    state.storage.sql
+      .exec<{ next_fire_ms: number; next_scheduled_ms: number }>(
+        "SELECT next_fire_ms, next_scheduled_ms FROM jobs WHERE job_id = ?",
+        job.id,
+      )
+      .toArray(),
+  );
+}
+
+async function shardScheduledTimes(job: Job): Promise<number[]> {
+  return runInDurableObject(shardStub(env, job.shard), (_instance, state) =>
+    state.storage.sql
+      .exec<{ scheduled_at_ms: number }>("SELECT scheduled_at_ms FROM runs WHERE job_id = ?", job.id)
+      .toArray()
+      .map((row) => row.scheduled_at_ms),
+  );
+}

@@ -590,3 +590,114 @@ describe("job operations", () => {
     },
   );
 });
+
+describe("every bad field in one answer", () => {
+  const badCron = { type: "cron", expr: "61 * * * *", timezone: "Mars/Base" };
+
+  it("names a bad cron and a bad zone together on create, update, batch and preview", async () => {
+    const t = await createTenantWithKey();
+    const created = await api<ProblemBody>("POST", "/v1/jobs", {
+      token: t.key,
+      body: jobBody({ schedule: badCron }),
+    });
+    expect(created.status).toBe(400);
+    expect(paths(created.body)).toEqual(["schedule.expr", "schedule.timezone"]);
+    expect(await jobCount(t.tenantId)).toBe(0);
+
+    const job = (await api<Job>("POST", "/v1/jobs", { token: t.key, body: jobBody() })).body;
+    const updated = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: { schedule: badCron },
+    });
+    expect(updated.status).toBe(400);
+    expect(paths(updated.body)).toEqual(["schedule.expr", "schedule.timezone"]);
+
+    const batch = await api<{ results: { status: number; error?: ProblemBody }[] }>(
+      "POST",
+      "/v1/jobs/batch",
+      {
+        token: t.key,
+        body: { jobs: [jobBody({ schedule: badCron })] },
+      },
+    );
+    expect(paths(batch.body.results[0]?.error as ProblemBody)).toEqual([
+      "jobs.0.schedule.expr",
+      "jobs.0.schedule.timezone",
+    ]);
+
+    const preview = await api<ProblemBody>("POST", "/v1/schedules/preview", {
+      token: t.key,
+      body: { schedule: badCron },
+    });
+    expect(preview.status).toBe(400);
+    expect(paths(preview.body)).toEqual(["schedule.expr", "schedule.timezone"]);
+  });
+
+  it("names schema, address and cross-field problems together", async () => {
+    const t = await createTenantWithKey();
+    const res = await api<ProblemBody>("POST", "/v1/jobs", {
+      token: t.key,
+      body: jobBody({
+        name: "",
+        schedule: { type: "cron", expr: "0 9 * * *", timezone: "UTC", dst: { gap: "jump" } },
+        // Credentials in the URL are refused by the address policy, after the schema.
+        target: { url: "https://user:pw@example.com/hook", method: "FETCH", body: "x".repeat(200_000) },
+        start_at: "2027-02-01T00:00:00Z",
+        end_at: "2027-01-01T00:00:00Z",
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(paths(res.body)).toEqual([
+      "end_at",
+      "name",
+      "schedule.dst.gap",
+      "target.body",
+      "target.method",
+      "target.url",
+    ]);
+    expect(await jobCount(t.tenantId)).toBe(0);
+  });
+});
+
+describe("schedules that can never fire, or cost too much to evaluate", () => {
+  const gapOnly = {
+    type: "cron",
+    expr: "0 1 * 3 7L",
+    timezone: "Europe/London",
+    dst: { gap: "skip", overlap: "first" },
+  };
+
+  it.each([
+    ["every match in a DST gap it skips", gapOnly, "expression can never fire"],
+    // Every second of London's gap hour, every year: the search stops at its budget.
+    ["the worst case for the search", { ...gapOnly, expr: "* * 1 * 3 0L" }, "too costly to evaluate"],
+    ["the calendar alone", { ...gapOnly, expr: "0 0 30 2 *" }, "expression can never fire"],
+  ])("refuses %s on preview and create, naming schedule.expr", async (_name, schedule, message) => {
+    const t = await createTenantWithKey();
+    const preview = await api<ProblemBody>("POST", "/v1/schedules/preview", {
+      token: t.key,
+      body: { schedule, count: 1000 },
+    });
+    const created = await api<ProblemBody>("POST", "/v1/jobs", { token: t.key, body: jobBody({ schedule }) });
+    for (const res of [preview, created]) {
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe("validation_failed");
+      expect(res.body.errors).toEqual([{ path: "schedule.expr", message: expect.stringContaining(message) }]);
+    }
+    expect(await jobCount(t.tenantId)).toBe(0);
+  });
+
+  it("accepts the same expression with gap: shift, firing just after the gap", async () => {
+    const t = await createTenantWithKey();
+    const res = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
+      token: t.key,
+      body: {
+        schedule: { ...gapOnly, dst: { gap: "shift", overlap: "first" } },
+        count: 1,
+        from: "2026-12-01T00:00:00Z",
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.fire_times).toEqual(["2027-03-28T01:00:00.000Z"]);
+  });
+});

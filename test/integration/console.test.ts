@@ -221,6 +221,29 @@ describe("console pages", () => {
     expect(res.text).toContain('href="#f-schedule-expr"');
   });
 
+  it("shows every bad field of the new-job form after one submit", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const csrf = ConsoleClient.csrfOf((await client.get("/console/jobs/new")).text);
+    const res = await client.post("/console/jobs", {
+      _csrf: csrf,
+      name: "every-field",
+      "schedule.type": "cron",
+      "schedule.expr": "61 * * * *",
+      "schedule.timezone": "Mars/Base",
+      "target.url": "http://127.0.0.1:9/hook",
+      // Not JSON: reported by the form itself, beside what the API says of the rest.
+      "target.headers": "{not json",
+    });
+    expect(res.status).toBe(422);
+    for (const field of ["schedule-expr", "schedule-timezone", "target-headers"]) {
+      expect(res.text).toMatch(new RegExp(`id="f-${field}"[^>]*aria-invalid="true"`));
+      expect(res.text).toContain(`id="f-${field}-error"`);
+    }
+    expect(res.text).toContain("61 is out of range");
+    expect(res.text).toContain("must be valid JSON");
+  });
+
   it("previews fire times as a fragment for the live preview", async () => {
     const client = new ConsoleClient();
     await client.signIn(data.tenantKey);

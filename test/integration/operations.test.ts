@@ -182,6 +182,41 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
     expect(keys).toEqual([0, 1, 2, 3, 4].map((i) => new Date(fromMs + i * hourMs).toISOString()));
   });
 
+  it("backfill at the shard never creates a run later than its own now: the schedule fires that instant", async () => {
+    const jobId = uniqueJobId("backfill-future");
+    const jobSpec = spec({
+      schedule: { type: "cron", expr: "0 * * * *", timezone: "UTC" },
+      target: { url: targetUrl(`/ok/${jobId}`) },
+    });
+    await placeJob(snapshot(jobId, jobSpec));
+    const shard = shardOfJob(env, jobId);
+    const hourMs = 3_600_000;
+    const nextHourMs = (Math.floor(Date.now() / hourMs) + 1) * hourMs;
+    // A caller that skipped the API's check: from 3 hours ago to a day ahead.
+    const result = await stubFor(jobId).backfill(
+      shard,
+      jobId,
+      nextHourMs - 3 * hourMs,
+      nextHourMs + 24 * hourMs,
+    );
+    expect(result).toMatchObject({ ok: true, created: 3, skipped: 0 });
+    expect((await shardRuns(jobId)).map((run) => run.scheduled_at_ms)).toEqual(
+      [3, 2, 1].map((hours) => nextHourMs - hours * hourMs),
+    );
+    // The next instant's key is still the schedule's: make it due (fire time now) and tick.
+    await runInDurableObject(stubFor(jobId), (_instance, state) => {
+      state.storage.sql.exec("UPDATE jobs SET next_fire_ms = ? WHERE job_id = ?", Date.now(), jobId);
+    });
+    await runDurableObjectAlarm(stubFor(jobId));
+    const fired = (await shardRuns(jobId)).find((run) => run.scheduled_at_ms === nextHourMs);
+    expect(fired).toMatchObject({ kind: "schedule" });
+    expect(fired?.state).not.toBe("SKIPPED");
+    await vi.waitFor(async () => {
+      const keys = (await targetCalls(`/ok/${jobId}`)).map((call) => call.headers["edgecron-scheduled-at"]);
+      expect(keys).toContain(new Date(nextHourMs).toISOString());
+    }, WAIT);
+  });
+
   it("jitter spreads the fire time deterministically within the window", async () => {
     const jobId = uniqueJobId("jitter");
     const jobSpec = spec({

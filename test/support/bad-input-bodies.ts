@@ -81,6 +81,16 @@ export const JOB_MUTATIONS: Mutation[] = [
     "../../etc/passwd",
     "\udfff",
   ]),
+  // Valid syntax that can never fire (every match in London's gap, skipped), and the search's
+  // worst case (every second of that hour, every year): refused, never stored.
+  ...["0 1 * 3 7L", "* * 1 * 3 0L"].map(
+    (expr): Mutation => ({
+      set: {
+        schedule: { type: "cron", expr, timezone: "Europe/London", dst: { gap: "skip", overlap: "first" } },
+      },
+      path: "schedule.expr",
+    }),
+  ),
   ...each("schedule.dst", ["both", 1], "schedule.dst"),
   ...each("schedule.dst.gap", ["jump", null], "schedule.dst.gap"),
   ...each("schedule.extra", [1], "schedule.extra"),

@@ -2,18 +2,19 @@
 import { Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { callApi } from "../api";
-import { BASE, type ConsoleEnv } from "../env";
+import { BASE, type ConsoleContext, type ConsoleEnv } from "../env";
 import { LoginPage } from "../pages/login";
+import { deleteConsoleSession, setConsoleSessionActingTenant } from "../../db/sessions";
 import {
   adminSecret,
+  clearSessionCookie,
   cookieOptions,
   formField,
   requireSession,
   safeNext,
-  saveSession,
-  sessionCookieName,
+  saveSessionCookie,
 } from "../security";
-import { csrfToken, randomId, SESSION_TTL_SECONDS, verifyCsrf } from "../session";
+import { csrfToken, openConsoleSession, randomId, type SignIn, tenantSignIn, verifyCsrf } from "../session";
 import type { Me, Tenant } from "../types";
 
 export const authRoutes = new Hono<ConsoleEnv>();
@@ -42,38 +43,41 @@ authRoutes.post("/login", async (c) => {
   const next = safeNext(await formField(c, "next"));
   const key = ((await formField(c, "api_key")) ?? "").trim();
   const csrf = await csrfToken(secret, `login:${nonce}`);
-  const me = key ? await callApi<Me>(c, "GET", "/v1/me", { token: key, tenant: null }) : null;
-  if (!me?.ok || (me.data.role !== "admin" && me.data.role !== "tenant")) {
+  const signIn = key ? await signInOf(c, key) : null;
+  if (!signIn) {
     const error = key ? "That key was not accepted. Check it and try again." : "Enter an API key.";
     return c.html(<LoginPage csrf={csrf} next={next} error={error} />, 401);
   }
-  let actingTenant: string | null = null;
-  if (me.data.role === "admin") {
-    const tenants = await callApi<{ data: Tenant[] }>(c, "GET", "/v1/tenants", { token: key, tenant: null });
-    actingTenant = tenants.ok ? (tenants.data.data[0]?.id ?? null) : null;
-  }
-  await saveSession(c, secret, {
-    token: key,
-    sid: randomId(),
-    role: me.data.role,
-    tenantId: me.data.tenant_id,
-    actingTenant,
-    expiresAtMs: Date.now() + SESSION_TTL_SECONDS * 1000,
-  });
+  saveSessionCookie(c, await openConsoleSession(c.env.DB, signIn, Date.now()));
   deleteCookie(c, LOGIN_COOKIE, { ...cookieOptions(c, 0), path: `${BASE}/login` });
   return c.redirect(next, 303);
 });
 
-authRoutes.post("/logout", requireSession, (c) => {
-  deleteCookie(c, sessionCookieName(c), cookieOptions(c, 0));
+/** Asks the API who the credential is (it alone decides what is accepted), then what to store. */
+async function signInOf(c: ConsoleContext, credential: string): Promise<SignIn | null> {
+  const me = await callApi<Me>(c, "GET", "/v1/me", { token: credential, tenant: null });
+  if (!me.ok) return null;
+  if (me.data.role === "tenant") return tenantSignIn(c.env.DB, credential);
+  if (me.data.role !== "admin") return null;
+  const tenants = await callApi<{ data: Tenant[] }>(c, "GET", "/v1/tenants", {
+    token: credential,
+    tenant: null,
+  });
+  const actingTenant = tenants.ok ? (tenants.data.data[0]?.id ?? null) : null;
+  return { role: "admin", adminToken: credential, actingTenant };
+}
+
+// Signing out deletes the session itself: the old cookie opens nothing afterwards.
+authRoutes.post("/logout", requireSession, async (c) => {
+  await deleteConsoleSession(c.env.DB, c.get("session").idHash);
+  clearSessionCookie(c);
   return c.redirect(`${BASE}/login`, 303);
 });
 
 authRoutes.post("/tenant", requireSession, async (c) => {
   const session = c.get("session");
-  const secret = adminSecret(c);
-  if (session.role !== "admin" || !secret) return c.text("Only the admin token can switch tenants", 403);
+  if (session.role !== "admin") return c.text("Only the admin token can switch tenants", 403);
   const tenant = ((await formField(c, "tenant")) ?? "").trim();
-  await saveSession(c, secret, { ...session, actingTenant: tenant || null });
+  await setConsoleSessionActingTenant(c.env.DB, session.idHash, tenant || null);
   return c.redirect(safeNext(await formField(c, "next")), 303);
 });

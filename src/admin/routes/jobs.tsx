@@ -77,14 +77,13 @@ jobRoutes.post("/jobs", async (c) => {
   const form = await c.req.parseBody();
   const values = formValues(form);
   const { body, localErrors } = jobBodyFrom(values);
-  if (Object.keys(localErrors).length)
-    return renderForm(c, { ...newJobForm(values), localErrors, status: 400 });
   const key = typeof form.idempotency_key === "string" ? form.idempotency_key : randomId();
   const result = await callApi<Job>(c, "POST", "/v1/jobs", { body, headers: { "idempotency-key": key } });
   if (result.ok) return c.redirect(`${jobPath(result.data.id)}?notice=created`, 303);
   return renderForm(c, {
     ...newJobForm(values),
     problem: result.problem,
+    localErrors,
     status: result.status === 409 ? 409 : 422,
   });
 });
@@ -157,11 +156,15 @@ jobRoutes.post("/jobs/:id/edit", async (c) => {
     values,
     hidden: { job_id: id, version },
   };
-  if (Object.keys(localErrors).length) return renderForm(c, { ...page, localErrors, status: 400 });
   const result = await callApi<Job>(c, "PATCH", `/v1/jobs/${encodeURIComponent(id)}`, {
     body,
     headers: { "if-match": version },
   });
   if (result.ok) return c.redirect(`${jobPath(id)}?notice=updated`, 303);
-  return renderForm(c, { ...page, problem: result.problem, status: result.status === 409 ? 409 : 422 });
+  return renderForm(c, {
+    ...page,
+    problem: result.problem,
+    localErrors,
+    status: result.status === 409 ? 409 : 422,
+  });
 });

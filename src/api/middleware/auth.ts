@@ -3,6 +3,7 @@ import { findApiKeyByHash } from "../../db/api-keys";
 import { findTenant } from "../../db/tenants";
 import { secretsEqual, sha256Hex } from "../crypto";
 import { EdgecronError } from "../problem";
+import { inProcessCallerOf } from "./in-process-caller";
 import type { AppEnv, Caller } from "../types";
 
 const API_KEY = /^ek_[0-9a-f]{64}$/;
@@ -42,7 +43,9 @@ async function callerOfApiKey(db: D1Database, token: string): Promise<Caller | n
 }
 
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  c.set("caller", await resolveCaller(c.env, bearerToken(c.req.header("authorization"))));
+  const caller =
+    inProcessCallerOf(c.req.raw) ?? (await resolveCaller(c.env, bearerToken(c.req.header("authorization"))));
+  c.set("caller", caller);
   await next();
 });
 

@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { JobSpec } from "../../core/job-spec";
+import { BATCH_SEARCH_UNITS, type SearchAllowance } from "../../core/schedule-check";
 import { findJobsByIdempotencyKeys, insertJobs, type StoredJob } from "../../db/jobs";
 import { readBody } from "../body";
 import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
@@ -50,8 +51,9 @@ defineRoute(
     const body = await readBody(c, jobBatchSchema);
     const idempotency = await readIdempotency(c, body);
     const nowMs = Date.now();
+    const searchAllowance = { remainingUnits: BATCH_SEARCH_UNITS };
     const outcomes = body.jobs.map((input, index): BatchOutcome => {
-      const checked = checkItem(c, input, index, nowMs);
+      const checked = checkItem(c, input, index, nowMs, searchAllowance);
       if ("problem" in checked) return checked;
       const itemIdempotency =
         idempotency === null
@@ -80,8 +82,10 @@ function checkItem(
   input: unknown,
   index: number,
   nowMs: number,
+  searchAllowance: SearchAllowance,
 ): { spec: JobSpec } | { index: number; problem: Problem } {
-  const check = checkJobInput(input, nowMs, ["jobs", index], { allowPrivate: allowsPrivateTargets(c.env) });
+  const allowPrivate = allowsPrivateTargets(c.env);
+  const check = checkJobInput(input, nowMs, ["jobs", index], { allowPrivate, searchAllowance });
   if (check.ok) return { spec: check.spec };
   const fields = [...new Set(check.errors.map((error) => error.path))].join(", ");
   return {
@@ -123,10 +127,11 @@ async function replayIfKnown(
   if (stored.some((job) => job.requestHash !== idempotency.requestHash)) throw idempotencyConflict();
   const byKey = new Map(stored.map((job) => [job.idempotencyKey, job]));
   const nowMs = Date.now();
+  const searchAllowance = { remainingUnits: BATCH_SEARCH_UNITS };
   const outcomes = items.map((input, index): BatchOutcome => {
     const job = byKey.get(batchItemKey(idempotency.key, index));
     if (job !== undefined) return { index, job };
-    const checked = checkItem(c, input, index, nowMs);
+    const checked = checkItem(c, input, index, nowMs, searchAllowance);
     if ("problem" in checked) return checked;
     return {
       index,

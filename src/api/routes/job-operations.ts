@@ -1,11 +1,16 @@
 import { createRoute } from "@hono/zod-openapi";
-import { nextFireTimes } from "../../core/schedule";
 import type { StoredJob } from "../../db/jobs";
 import { backfillJob, triggerJob } from "../../shard/client";
 import { readBody, readJsonBody } from "../body";
 import { loadJob } from "../job-loader";
 import { expectedVersionOf, mergeJobPatch } from "../job-patch";
-import { allowsPrivateTargets, checkJobInput, pushAndMarkSynced, saveJobVersion } from "../job-service";
+import {
+  allowsPrivateTargets,
+  checkBackfillRange,
+  checkJobInput,
+  pushAndMarkSynced,
+  saveJobVersion,
+} from "../job-service";
 import { jobResponse } from "../job-view";
 import { EdgecronError, validationError } from "../problem";
 import { callShard, type ShardRefusalCode, shardRefusal } from "../shard-calls";
@@ -26,7 +31,6 @@ import {
   backfillResultSchema,
   jobPatchDocSchema,
   jobSchema,
-  MAX_BACKFILL_INSTANTS,
   triggerResultSchema,
 } from "../openapi/components";
 
@@ -193,18 +197,7 @@ defineRoute(
   async (c) => {
     const loaded = await loadJob(c);
     const body = await readBody(c, backfillRequestSchema);
-    const fromMs = Date.parse(body.from);
-    const toMs = Date.parse(body.to);
-    if (toMs <= fromMs) throw validationError([{ path: "to", message: "must be after from" }]);
-    // Count first: the range is inclusive, and more than the cap is refused before any run exists.
-    const instants = nextFireTimes(loaded.spec.schedule, fromMs - 1, MAX_BACKFILL_INSTANTS + 1).filter(
-      (ms) => ms <= toMs,
-    );
-    if (instants.length > MAX_BACKFILL_INSTANTS) {
-      throw validationError([
-        { path: "to", message: `the range holds more than ${MAX_BACKFILL_INSTANTS} instants` },
-      ]);
-    }
+    const { fromMs, toMs, instants } = checkBackfillRange(loaded.spec.schedule, body, Date.now());
     if (instants.length === 0) return c.json({ created: 0, skipped: 0, run_ids: [] }, 202);
     const job = await syncedJob(c.env, loaded);
     const result = await callShard("backfill the job", () =>

@@ -1,7 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { normalizeSchedule } from "../../core/normalize";
-import { nextFireTimes } from "../../core/schedule";
 import { readBody } from "../body";
+import { previewScheduleTimes } from "../job-service";
 import {
   AUTH_ERRORS,
   apiRouter,
@@ -37,8 +36,6 @@ defineRoute(
     const body = await readBody(c, previewRequestSchema);
     const nowMs = Date.now();
     const fromMs = body.from === undefined ? nowMs : Date.parse(body.from);
-    const schedule = normalizeSchedule(body.schedule, nowMs, fromMs);
-    const fireTimes = nextFireTimes(schedule, fromMs, body.count);
-    return c.json({ fire_times: fireTimes.map((ms) => new Date(ms).toISOString()) });
+    return c.json({ fire_times: previewScheduleTimes(body.schedule, nowMs, fromMs, body.count) });
   },
 );

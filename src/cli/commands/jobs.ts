@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Job, JobCreate, JobStatus } from "../../client/index";
+import { JOB_STATUSES } from "../../core/run-state";
 import {
   type Command,
   type Context,
@@ -13,7 +14,7 @@ import {
 import { hasSpecFlags, JOB_FLAG_OPTIONS, jobFromFlags } from "../job-flags";
 import { formatSchedule, renderJob, renderKeyValues } from "../render";
 
-const STATUSES: JobStatus[] = ["ACTIVE", "PAUSED", "COMPLETED", "DELETED"];
+const STATUSES: readonly JobStatus[] = JOB_STATUSES;
 
 const JOB_COLUMNS = [
   { header: "ID", value: (job: Job) => job.id, maxWidth: 64 },

@@ -20,14 +20,24 @@ export function cronExpressionIssues(expr: string, timezone: string): string[] {
   if (!IANAZone.isValidZone(timezone)) {
     issues.push(`unknown time zone "${timezone}": use an IANA name such as Europe/Berlin or UTC`);
   }
+  return [...issues, ...cronExprIssues(expr)];
+}
+
+/**
+ * Problems with the expression alone, whatever its zone: syntax, and day fields that can never
+ * coincide. A bad zone never hides them.
+ *
+ * @example cronExprIssues("61 * * * *") // ["field minute: 61 is out of range 0-59"]
+ */
+export function cronExprIssues(expr: string): string[] {
   const parsed = parseCronCached(expr);
-  if (!parsed.ok) return [...issues, ...parsed.issues];
+  if (!parsed.ok) return parsed.issues;
   if (nextMatchingWall(parsed.spec, CYCLE_START_WALL_MS, CYCLE_LAST_YEAR) === null) {
-    issues.push(
+    return [
       "expression can never fire (e.g. 30 February): no date matches its day-of-month, month and day-of-week fields",
-    );
+    ];
   }
-  return issues;
+  return [];
 }
 
 /**

@@ -1,0 +1,213 @@
+#!/usr/bin/env node
+// The house rules that imports and call sites can show, checked on every `npm run check`:
+//   1. no import cycle in src/ or durable-objects/ (madge; type-only imports count, because a
+//      type cycle is still two modules that cannot be read or moved apart);
+//   2. D1 statements (`.prepare(`) only in src/db/;
+//   3. shards only through src/shard/client.ts (`shardStub` and the `SHARD_SCHEDULER` binding
+//      appear nowhere else; the generated Env typings live outside the scanned folders);
+//   4. src/core imports only luxon, zod and itself.
+// Call sites are found in the TypeScript syntax tree, so comments and strings never count.
+//
+// Usage: node scripts/check-structure.mjs [--root DIR] [--no-allowlist]
+// Exit 0 when clean (known violations below aside), 1 with a list of every violation otherwise.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import madge from "madge";
+import ts from "typescript";
+
+const SCANNED_DIRS = ["src", "durable-objects"];
+const SOURCE_EXTENSIONS = [".ts", ".tsx"];
+const CORE_DIR = "src/core";
+const CORE_PACKAGES = ["luxon", "zod"];
+const D1_DIR = "src/db";
+const SHARD_CLIENT = "src/shard/client.ts";
+const SHARD_IDENTIFIERS = new Set(["shardStub", "SHARD_SCHEDULER"]);
+
+// Today's known violations, being removed by work in flight (issue 12, "one way into each
+// store" and "no loops"). The lead empties these lists once that work is merged. Each entry is
+// exact: a cycle as its normalized path, a file with the number of occurrences it may still
+// have. Anything beyond them (a new cycle, a new file, one more call in a listed file) fails.
+const KNOWN_VIOLATIONS = {
+  cycles: [
+    "durable-objects/shard/dispatch.ts > durable-objects/shard/tick.ts",
+  ],
+  // Emptied once every D1 statement moved to src/db/.
+  d1Prepare: {},
+  // Counted per identifier occurrence, the import included.
+  shardAccess: {
+    "src/maintenance/pass.ts": 2,
+    "src/queue/dead-letter-consumer.ts": 2,
+    "src/queue/shard-batches.ts": 3,
+    "src/test-hooks.ts": 3,
+  },
+};
+const NO_KNOWN_VIOLATIONS = { cycles: [], d1Prepare: {}, shardAccess: {} };
+
+/** Repository-relative, forward slashes, whatever the platform. */
+const toPosix = (path) => path.split(sep).join("/");
+
+function listSourceFiles(root) {
+  const files = [];
+  const walk = (dir) => {
+    let entries;
+    try {
+      entries = readdirSync(join(root, dir), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (SOURCE_EXTENSIONS.some((ext) => entry.name.endsWith(ext))) files.push(path);
+    }
+  };
+  for (const dir of SCANNED_DIRS) walk(dir);
+  return files.sort();
+}
+
+/** A cycle as one string, rotated to start at its smallest path, so the order madge finds it in does not matter. */
+export function normalizeCycle(paths) {
+  const start = paths.indexOf([...paths].sort()[0]);
+  return [...paths.slice(start), ...paths.slice(0, start)].join(" > ");
+}
+
+async function findCycles(root, files) {
+  const tsConfig = join(root, "tsconfig.json");
+  const graph = await madge(
+    files.map((file) => join(root, file)),
+    {
+      baseDir: root,
+      fileExtensions: SOURCE_EXTENSIONS.map((ext) => ext.slice(1)),
+      tsConfig: readdirSync(root).includes("tsconfig.json") ? tsConfig : undefined,
+      detectiveOptions: { ts: { skipTypeImports: false }, tsx: { skipTypeImports: false } },
+    },
+  );
+  // An unresolved relative import would hide its edges from the cycle search: report it too.
+  const unresolved = graph.warnings().skipped.filter((specifier) => specifier.startsWith("."));
+  return { cycles: graph.circular().map((cycle) => normalizeCycle(cycle.map(toPosix))), unresolved };
+}
+
+/** Calls `visit(node)` for every node of the file's syntax tree. */
+function walkSyntax(file, text, visit) {
+  const kind = file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
+  const lineOf = (node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+  const recurse = (node) => {
+    visit(node, lineOf);
+    ts.forEachChild(node, recurse);
+  };
+  recurse(source);
+}
+
+function findCallSites(root, files) {
+  const d1Prepare = [];
+  const shardAccess = [];
+  for (const file of files) {
+    walkSyntax(file, readFileSync(join(root, file), "utf8"), (node, lineOf) => {
+      const isPrepareCall =
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        node.expression.name.text === "prepare";
+      if (isPrepareCall && !file.startsWith(`${D1_DIR}/`)) d1Prepare.push({ file, line: lineOf(node) });
+      const isShardIdentifier = ts.isIdentifier(node) && SHARD_IDENTIFIERS.has(node.text);
+      if (isShardIdentifier && file !== SHARD_CLIENT) {
+        shardAccess.push({ file, line: lineOf(node), name: node.text });
+      }
+    });
+  }
+  return { d1Prepare, shardAccess };
+}
+
+function isAllowedCoreImport(file, specifier) {
+  if (specifier.startsWith(".")) {
+    const target = toPosix(join(dirname(file), specifier));
+    return target === CORE_DIR || target.startsWith(`${CORE_DIR}/`);
+  }
+  return CORE_PACKAGES.some((name) => specifier === name || specifier.startsWith(`${name}/`));
+}
+
+function findCoreImports(root, files) {
+  const violations = [];
+  for (const file of files.filter((path) => path.startsWith(`${CORE_DIR}/`))) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), "utf8"), true, true);
+    for (const { fileName: specifier } of importedFiles) {
+      if (!isAllowedCoreImport(file, specifier)) violations.push({ file, specifier });
+    }
+  }
+  return violations;
+}
+
+/** Occurrences grouped by file; a file over its allowance reports all its occurrences. */
+function overAllowance(occurrences, allowance) {
+  // Map.groupBy would do, but it needs Node 21 and we support 20.19.
+  const byFile = new Map();
+  for (const occurrence of occurrences) {
+    byFile.set(occurrence.file, [...(byFile.get(occurrence.file) ?? []), occurrence]);
+  }
+  return [...byFile].filter(([file, list]) => list.length > (allowance[file] ?? 0));
+}
+
+/** Every violation beyond the known ones, as lines of text; and the known ones now gone. */
+export async function checkStructure(root, known = KNOWN_VIOLATIONS) {
+  const files = listSourceFiles(root);
+  const { cycles, unresolved } = await findCycles(root, files);
+  const { d1Prepare, shardAccess } = findCallSites(root, files);
+  const problems = [];
+  for (const cycle of cycles.filter((found) => !known.cycles.includes(found))) {
+    problems.push(`import cycle: ${cycle}`);
+  }
+  for (const specifier of unresolved) problems.push(`unresolved import (hides cycles): ${specifier}`);
+  for (const [file, list] of overAllowance(d1Prepare, known.d1Prepare)) {
+    const lines = list.map((site) => `line ${site.line}`).join(", ");
+    problems.push(`D1 statement outside ${D1_DIR}/: ${file}: ${lines}${allowedNote(known.d1Prepare[file])}`);
+  }
+  for (const [file, list] of overAllowance(shardAccess, known.shardAccess)) {
+    const sites = list.map((site) => `${site.name} line ${site.line}`).join(", ");
+    problems.push(
+      `shard access outside ${SHARD_CLIENT}: ${file}: ${sites}${allowedNote(known.shardAccess[file])}`,
+    );
+  }
+  for (const { file, specifier } of findCoreImports(root, files)) {
+    problems.push(
+      `${CORE_DIR} imports "${specifier}" in ${file} (only ${CORE_PACKAGES.join(", ")} and itself)`,
+    );
+  }
+  const countIn = (list, file) => list.filter((site) => site.file === file).length;
+  const fixed = [
+    ...known.cycles.filter((cycle) => !cycles.includes(cycle)).map((cycle) => `cycle ${cycle}`),
+    ...Object.entries(known.d1Prepare)
+      .filter(([file, allowed]) => countIn(d1Prepare, file) < allowed)
+      .map(([file]) => `D1 statements in ${file}`),
+    ...Object.entries(known.shardAccess)
+      .filter(([file, allowed]) => countIn(shardAccess, file) < allowed)
+      .map(([file]) => `shard access in ${file}`),
+  ];
+  return { files: files.length, problems, fixed };
+}
+
+const allowedNote = (allowed) => (allowed ? ` (${allowed} known, allowlisted)` : "");
+
+async function main() {
+  const { values } = parseArgs({
+    options: { root: { type: "string" }, "no-allowlist": { type: "boolean", default: false } },
+  });
+  const root = resolve(values.root ?? join(dirname(fileURLToPath(import.meta.url)), ".."));
+  const known = values["no-allowlist"] ? NO_KNOWN_VIOLATIONS : KNOWN_VIOLATIONS;
+  const { files, problems, fixed } = await checkStructure(root, known);
+  if (fixed.length > 0) {
+    console.log(
+      "structure: known violations now gone (shrink KNOWN_VIOLATIONS in scripts/check-structure.mjs):",
+    );
+    for (const item of fixed) console.log(`  - ${item}`);
+  }
+  if (problems.length > 0) {
+    console.error(`structure check failed: ${problems.length} violation(s) in ${files} files`);
+    for (const problem of problems) console.error(`  - ${problem}`);
+    process.exit(1);
+  }
+  console.log(`structure check passed (${files} files)`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

@@ -1,0 +1,200 @@
+// The D1 repositories that several callers share (the API, the outbox sweep, the shard's history
+// flush, the dead-letter consumer): what each promises, against the real D1 schema.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { jobCreateSchema } from "../../src/core/job-spec";
+import { RUN_STATES, UNFINISHED_STATES } from "../../src/core/run-state";
+import { alertResource, alertWebhookBody, type AlertRow } from "../../src/db/alerts";
+import {
+  applyShardJobStatuses,
+  findJob,
+  insertJobs,
+  listUnsyncedJobs,
+  markJobsSynced,
+  type StoredJob,
+} from "../../src/db/jobs";
+import { pruneTerminalRuns, type RunRow, upsertRuns } from "../../src/db/runs";
+import { findSigningSecrets, insertTenant } from "../../src/db/tenants";
+import { seedAlert, seedRun } from "../helpers/seed";
+
+const NOW_MS = Date.parse("2026-12-01T00:00:00Z");
+let sequence = 0;
+
+async function newTenant(secretNext: string | null = null): Promise<string> {
+  sequence += 1;
+  const id = `ten_db${sequence}${crypto.randomUUID().slice(0, 8)}`;
+  await insertTenant(env.DB, {
+    id,
+    name: id,
+    signing_secret: `secret-${id}`,
+    signing_secret_next: secretNext,
+    alert_webhook_url: null,
+    created_at_ms: NOW_MS,
+  });
+  return id;
+}
+
+async function newJob(tenantId: string, version: number, syncedVersion: number): Promise<StoredJob> {
+  sequence += 1;
+  const job: StoredJob = {
+    id: `job_db${sequence}${crypto.randomUUID().slice(0, 8)}`,
+    tenantId,
+    spec: jobCreateSchema.parse({
+      name: `job-${sequence}`,
+      schedule: { type: "cron", expr: "*/5 * * * *", timezone: "UTC" },
+      target: { url: "https://example.com/hook" },
+    }),
+    status: "ACTIVE",
+    version,
+    shard: 0,
+    syncedVersion,
+    idempotencyKey: null,
+    requestHash: null,
+    createdAtMs: NOW_MS,
+    updatedAtMs: NOW_MS,
+  };
+  await insertJobs(env.DB, [job]);
+  return job;
+}
+
+async function syncedVersionOf(job: StoredJob): Promise<number | undefined> {
+  return (await findJob(env.DB, job.tenantId, job.id))?.syncedVersion;
+}
+
+describe("markJobsSynced", () => {
+  it("marks only the confirmed version, so an edit written meanwhile stays in the outbox", async () => {
+    const job = await newJob(await newTenant(), 2, 0);
+    await markJobsSynced(env.DB, [{ id: job.id, version: 1 }]);
+    expect(await syncedVersionOf(job)).toBe(1);
+    expect((await listUnsyncedJobs(env.DB, 500)).map((row) => row.id)).toContain(job.id);
+
+    await markJobsSynced(env.DB, [{ id: job.id, version: 2 }]);
+    expect(await syncedVersionOf(job)).toBe(2);
+    expect((await listUnsyncedJobs(env.DB, 500)).map((row) => row.id)).not.toContain(job.id);
+  });
+
+  it("never moves synced_version backwards and never past the stored version", async () => {
+    const job = await newJob(await newTenant(), 3, 3);
+    await markJobsSynced(env.DB, [{ id: job.id, version: 2 }]);
+    expect(await syncedVersionOf(job)).toBe(3);
+    const behind = await newJob(job.tenantId, 1, 0);
+    await markJobsSynced(env.DB, [{ id: behind.id, version: 2 }]);
+    expect(await syncedVersionOf(behind)).toBe(0);
+  });
+});
+
+describe("applyShardJobStatuses", () => {
+  it("writes a shard's COMPLETED or pause as synced, but never over a deletion or a newer edit", async () => {
+    const tenantId = await newTenant();
+    const completed = await newJob(tenantId, 1, 1);
+    const paused = await newJob(tenantId, 1, 1);
+    const edited = await newJob(tenantId, 4, 3);
+    const deleted = await newJob(tenantId, 2, 2);
+    await env.DB.prepare("UPDATE jobs SET status = 'DELETED' WHERE id = ?").bind(deleted.id).run();
+    await applyShardJobStatuses(
+      env.DB,
+      [
+        { id: completed.id, status: "COMPLETED", version: 1 },
+        { id: paused.id, status: "PAUSED", version: 2 },
+        { id: edited.id, status: "PAUSED", version: 2 },
+        { id: deleted.id, status: "COMPLETED", version: 2 },
+      ],
+      NOW_MS + 1_000,
+    );
+    const read = async (job: StoredJob) => {
+      const row = await findJob(env.DB, tenantId, job.id);
+      return [row?.status, row?.version, row?.syncedVersion];
+    };
+    expect(await read(completed)).toEqual(["COMPLETED", 1, 1]);
+    expect(await read(paused)).toEqual(["PAUSED", 2, 2]);
+    expect(await read(edited)).toEqual(["ACTIVE", 4, 3]);
+    expect(await read(deleted)).toEqual(["DELETED", 2, 2]);
+  });
+});
+
+describe("runs", () => {
+  it("prunes only terminal runs older than the cutoff", async () => {
+    const tenantId = await newTenant();
+    const job = await newJob(tenantId, 1, 1);
+    const oldMs = NOW_MS - 40 * 86_400_000;
+    for (const state of RUN_STATES) {
+      await seedRun({ jobId: job.id, tenantId, state, createdAtMs: oldMs, scheduledAtMs: oldMs });
+    }
+    await seedRun({
+      jobId: job.id,
+      tenantId,
+      state: "SUCCEEDED",
+      createdAtMs: NOW_MS,
+      scheduledAtMs: NOW_MS,
+    });
+    expect(await pruneTerminalRuns(env.DB, NOW_MS - 30 * 86_400_000, 5_000)).toBe(4);
+    const { results } = await env.DB.prepare("SELECT state, updated_at_ms FROM runs WHERE job_id = ?")
+      .bind(job.id)
+      .all<{ state: string; updated_at_ms: number }>();
+    const remainingOld = results.filter((row) => row.updated_at_ms === oldMs).map((row) => row.state);
+    expect(remainingOld.sort()).toEqual([...UNFINISHED_STATES].sort());
+    expect(results.filter((row) => row.updated_at_ms === NOW_MS).map((row) => row.state)).toEqual([
+      "SUCCEEDED",
+    ]);
+  });
+
+  it("upserts history without ever moving a run back to an older write", async () => {
+    const tenantId = await newTenant();
+    const job = await newJob(tenantId, 1, 1);
+    const run = (state: string, updatedAtMs: number): RunRow => ({
+      id: `run_db${job.id.slice(6)}`,
+      job_id: job.id,
+      tenant_id: tenantId,
+      shard: 0,
+      kind: "schedule",
+      scheduled_at_ms: NOW_MS,
+      idempotency_key: `${job.id}:2026-12-01T00:00:00.000Z`,
+      state,
+      attempt: 1,
+      max_attempts: 3,
+      fence: 1,
+      job_version: 1,
+      target_status: null,
+      error: null,
+      lateness_ms: 3,
+      duration_ms: null,
+      next_attempt_at_ms: null,
+      events_json: "[]",
+      created_at_ms: NOW_MS,
+      updated_at_ms: updatedAtMs,
+    });
+    await upsertRuns(env.DB, [run("RUNNING", NOW_MS + 2_000)]);
+    await upsertRuns(env.DB, [run("DISPATCHED", NOW_MS + 1_000)]);
+    const stateOf = () =>
+      env.DB.prepare("SELECT state FROM runs WHERE job_id = ?").bind(job.id).first<{ state: string }>();
+    expect(await stateOf()).toEqual({ state: "RUNNING" });
+    await upsertRuns(env.DB, [run("SUCCEEDED", NOW_MS + 3_000)]);
+    expect(await stateOf()).toEqual({ state: "SUCCEEDED" });
+  });
+});
+
+describe("alerts and tenants", () => {
+  it("sends in the webhook what the API lists, for its tenant, without delivery state", async () => {
+    const tenantId = await newTenant();
+    const id = await seedAlert({ tenantId, kind: "missed_run" });
+    const row = await env.DB.prepare("SELECT * FROM alerts WHERE id = ?").bind(id).first<AlertRow>();
+    if (row === null) throw new Error("seeded alert not found");
+    const { delivered_at: _deliveredAt, resolved_at: _resolvedAt, ...listed } = alertResource(row);
+    expect(alertWebhookBody(row)).toEqual({ ...listed, tenant_id: tenantId });
+    expect(Object.keys(alertWebhookBody(row)).sort()).toEqual(
+      ["id", "kind", "tenant_id", "job_id", "run_id", "message", "details", "created_at"].sort(),
+    );
+  });
+
+  it("reads the current then the next signing secret of each tenant, and skips unknown ones", async () => {
+    const rotating = await newTenant("next-secret");
+    const plain = await newTenant();
+    const secrets = await findSigningSecrets(env.DB, [rotating, plain, "ten_unknown"]);
+    expect(secrets).toEqual(
+      new Map([
+        [rotating, [`secret-${rotating}`, "next-secret"]],
+        [plain, [`secret-${plain}`]],
+      ]),
+    );
+  });
+});
