@@ -30,9 +30,7 @@ const SHARD_IDENTIFIERS = new Set(["shardStub", "SHARD_SCHEDULER"]);
 // exact: a cycle as its normalized path, a file with the number of occurrences it may still
 // have. Anything beyond them (a new cycle, a new file, one more call in a listed file) fails.
 const KNOWN_VIOLATIONS = {
-  cycles: [
-    "durable-objects/shard/dispatch.ts > durable-objects/shard/tick.ts",
-  ],
+  cycles: ["durable-objects/shard/dispatch.ts > durable-objects/shard/tick.ts"],
   // Emptied once every D1 statement moved to src/db/.
   d1Prepare: {},
   // Counted per identifier occurrence, the import included.
