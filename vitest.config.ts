@@ -37,7 +37,7 @@ export default defineConfig(async () => {
       // Integration tests wait (with deadlines) on real queues, alarms and a real target.
       testTimeout: 30_000,
       globalSetup: ["./test/global-setup.ts"],
-      setupFiles: ["./test/apply-migrations.ts"],
+      setupFiles: ["./test/apply-migrations.ts", "./test/helpers/no-alarm-left.ts"],
       // cron-parser 5 is CommonJS (require("luxon")); the pool's CJS shim leaves luxon
       // undefined unless Vite pre-bundles it.
       deps: { optimizer: { ssr: { enabled: true, include: ["cron-parser"] } } },

@@ -2,7 +2,8 @@
 // `npx edgecron ...`: runs the bundled CLI, rebuilding it first when the TypeScript sources changed
 // (or the bundle is missing because `npm install` ran with --ignore-scripts).
 import { buildCli, CLI_BUNDLE, isCliBundleStale } from "../scripts/build-cli.mjs";
-import { pathToFileURL } from "node:url";
+import { readFileSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 if (isCliBundleStale()) {
   try {
@@ -20,4 +21,12 @@ process.stdout.on("error", (error) => {
   throw error;
 });
 const { main } = await import(pathToFileURL(CLI_BUNDLE).href);
-process.exitCode = await main(process.argv.slice(2));
+const packageJson = JSON.parse(
+  readFileSync(fileURLToPath(new URL("../package.json", import.meta.url)), "utf8"),
+);
+process.exitCode = await main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  version: String(packageJson.version),
+});

@@ -13,7 +13,9 @@ import { signingSecretsOf } from "./db/tenants";
 import { logEvent } from "./log";
 import { signatureHeader } from "./queue/target-call";
 
-export type AlertKind = "dead_lettered" | "paused_after_failures" | "missed_run";
+/** Every kind of alert we raise (the console's filter offers exactly these). */
+export const ALERT_KINDS = ["dead_lettered", "paused_after_failures", "missed_run"] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export interface NewAlert {
   tenantId: string;

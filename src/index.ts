@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { consoleApp } from "./admin";
 import { app as apiApp } from "./api/app";
-import { errorResponse, notFoundResponse } from "./api/errors";
+import { errorResponse, notFoundFor } from "./api/errors";
 import { logEvent } from "./log";
 import { runMaintenancePass } from "./maintenance/pass";
 import { handleDeadLetterBatch } from "./queue/dead-letter-consumer";
@@ -20,7 +20,7 @@ export { ShardScheduler } from "../durable-objects/shard-scheduler";
 const http = new Hono<{ Bindings: Env }>();
 http.route("/console", consoleApp);
 http.route("/", apiApp);
-http.notFound(notFoundResponse);
+http.notFound(notFoundFor(http));
 http.onError(errorResponse);
 
 const DISPATCH_QUEUE_NAME = "edgecron-dispatch";

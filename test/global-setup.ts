@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startRecordingTarget } from "./target-server";
+import { startRecordingTarget } from "./helpers/target-server";
 
 export default async function setup(project: TestProject) {
   const target = await startRecordingTarget();

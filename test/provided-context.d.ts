@@ -1,7 +1,7 @@
 // Values vitest's globalSetup (Node) provides to the workers-pool tests.
 declare module "vitest" {
   export interface ProvidedContext {
-    /** Base URL of the real local HTTP target (test/target-server.ts). */
+    /** Base URL of the real local HTTP target (test/helpers/target-server.ts). */
     targetUrl: string;
   }
 }

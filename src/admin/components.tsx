@@ -1,4 +1,5 @@
 import type { Child } from "hono/jsx";
+import { BASE } from "./env";
 import type { Problem } from "./types";
 
 export function ProblemBox({ problem }: { problem: Problem }) {
@@ -116,5 +117,42 @@ export function TableWrap({ label, children }: { label: string; children?: Child
     <section class="table-wrap" aria-label={label} tabindex={0}>
       {children}
     </section>
+  );
+}
+
+/** An id shortened to its tail (the random part of our ids), full id in the tooltip. */
+export function shortId(id: string): string {
+  return id.length > 12 ? `…${id.slice(-6)}` : id;
+}
+
+/** A job by name (linked) with its id under it; the id alone when the name is unknown. */
+export function JobRef({ jobId, names }: { jobId: string; names: ReadonlyMap<string, string> }) {
+  const name = names.get(jobId);
+  const href = `${BASE}/jobs/${encodeURIComponent(jobId)}`;
+  return (
+    <div class="job-ref">
+      <a href={href} class={name === undefined ? "mono id" : undefined} title={jobId}>
+        {name ?? jobId}
+      </a>
+      {name === undefined ? null : (
+        <div class="muted mono id" title={jobId}>
+          {jobId}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** A run id linking to the run's page with its full state history. */
+export function RunLink({ runId, label }: { runId: string; label?: string }) {
+  return (
+    <a
+      href={`${BASE}/runs/${encodeURIComponent(runId)}`}
+      class={label === undefined ? "mono id" : undefined}
+      title={runId}
+      aria-label={label === undefined ? undefined : `${label} of run ${runId}`}
+    >
+      {label ?? runId}
+    </a>
   );
 }

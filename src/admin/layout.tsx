@@ -1,5 +1,6 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
+import { shortId } from "./components";
 import { BASE } from "./env";
 import type { Session } from "./session";
 import type { Tenant } from "./types";
@@ -43,8 +44,8 @@ function TenantSwitch({
           (none)
         </option>
         {tenants.map((tenant) => (
-          <option value={tenant.id} selected={tenant.id === session.actingTenant}>
-            {tenant.name} · {tenant.id}
+          <option value={tenant.id} selected={tenant.id === session.actingTenant} title={tenant.id}>
+            {tenantLabel(tenant)}
           </option>
         ))}
       </select>
@@ -53,6 +54,14 @@ function TenantSwitch({
       </button>
     </form>
   );
+}
+
+/**
+ * "acme (…7K2QDX)": the name first (what people recognise), then the tail of the id, its random
+ * part, so two tenants of the same name differ even in a narrow select. Ids share their time prefix.
+ */
+export function tenantLabel(tenant: Tenant): string {
+  return `${tenant.name} (${shortId(tenant.id)})`;
 }
 
 function Header({ session, csrf, tenants, currentPath, active }: LayoutProps) {

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { errorResponse, notFoundResponse } from "./errors";
+import { errorResponse, notFoundFor } from "./errors";
 import { authenticate } from "./middleware/auth";
 import { apiRouter, defineRoute, json } from "./openapi/define";
 import { documentOf } from "./openapi/document";
@@ -58,5 +58,5 @@ app.route("/v1/dead-letters", deadLetters);
 app.route("/v1/alerts", alerts);
 app.route("/v1/stats", stats);
 
-app.notFound(notFoundResponse);
+app.notFound(notFoundFor(app));
 app.onError(errorResponse);

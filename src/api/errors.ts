@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { EdgecronError, type ErrorCode } from "../core/errors";
 import { logEvent } from "../log";
+import { allowedMethods } from "./allowed-methods";
 import { problemResponse, toProblem } from "./problem";
 
 /** Hono's own refusals (HTTPException) as catalogue codes: the code, not Hono, decides the status. */
@@ -35,6 +36,19 @@ export function errorResponse(error: unknown, _c?: Context): Response {
   return problemResponse(toProblem(known), headers);
 }
 
-export function notFoundResponse(): Response {
-  return problemResponse(toProblem(new EdgecronError("not_found", "No such route")));
+/**
+ * No route answered: 405 with `Allow` when the path exists with other methods (RFC 9110
+ * §15.5.6), else 404. `app` is the one whose router knows every path (the entry's, or the API's
+ * when it is called on its own).
+ */
+export function notFoundFor(app: Parameters<typeof allowedMethods>[0]) {
+  return (c: Context): Response => {
+    const allowed = allowedMethods(app, c.req.path);
+    if (allowed.length === 0)
+      return problemResponse(toProblem(new EdgecronError("not_found", "No such route")));
+    const detail = `${c.req.method} is not allowed here; use ${allowed.join(", ")}`;
+    return problemResponse(toProblem(new EdgecronError("method_not_allowed", detail)), {
+      allow: allowed.join(", "),
+    });
+  };
 }

@@ -17,6 +17,8 @@ export interface Io {
   stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
   env: Record<string, string | undefined>;
+  /** package.json's version, for `edgecron --version` (bin/edgecron.mjs reads it). */
+  version?: string;
 }
 
 export interface Context {

@@ -1,5 +1,5 @@
 // `jobs create` from flags: --name --cron/--every/--at/--delay --tz --target --method --body --header.
-import type { JobCreate, Schedule } from "../client/index";
+import type { JobCreate, JobUpdate, Schedule } from "../client/index";
 import { type FlagValues, intFlag, stringFlag, stringListFlag, UsageError } from "./context";
 
 export const JOB_FLAG_OPTIONS = {
@@ -46,17 +46,14 @@ export function jobFromFlags(values: FlagValues): JobCreate {
   const url = stringFlag(values, "target");
   if (!name) throw new UsageError("--name is required (or give the whole job with --file job.json)");
   if (!url) throw new UsageError("--target <url> is required: the HTTP endpoint the job calls");
-  const method = (stringFlag(values, "method") ?? "POST").toUpperCase();
-  if (!(METHODS as readonly string[]).includes(method)) {
-    throw new UsageError(`--method must be one of ${METHODS.join(", ")}, got ${method}`);
-  }
+  const method = methodValue(stringFlag(values, "method") ?? "POST");
   const job: JobCreate = {
     name,
     schedule: scheduleFromFlags(values),
     target: {
       type: "http",
       url,
-      method: method as (typeof METHODS)[number],
+      method,
       headers: headersFromFlags(stringListFlag(values, "header")),
     },
   };
@@ -69,6 +66,44 @@ export function jobFromFlags(values: FlagValues): JobCreate {
   return job;
 }
 
+/**
+ * A JSON Merge Patch from flags (`jobs update`): only what was given. `schedule` is replaced
+ * whole by the API, so a schedule flag sends a complete schedule; target fields merge.
+ */
+export function jobPatchFromFlags(values: FlagValues): JobUpdate {
+  const patch: JobUpdate = {};
+  const name = stringFlag(values, "name");
+  if (name !== undefined) patch.name = name;
+  if (["cron", "every", "at", "delay"].some((flag) => stringFlag(values, flag) !== undefined)) {
+    patch.schedule = scheduleFromFlags(values);
+  } else if (stringFlag(values, "tz") !== undefined) {
+    throw new UsageError("--tz goes with --cron: the schedule is replaced whole, so give both");
+  }
+  const target: Partial<JobCreate["target"]> = {};
+  const url = stringFlag(values, "target");
+  if (url !== undefined) target.url = url;
+  const method = stringFlag(values, "method");
+  if (method !== undefined) target.method = methodValue(method);
+  const headers = stringListFlag(values, "header");
+  if (headers.length > 0) target.headers = headersFromFlags(headers);
+  const body = stringFlag(values, "body");
+  if (body !== undefined) target.body = parseBody(body);
+  if (Object.keys(target).length > 0) patch.target = target as JobCreate["target"];
+  const maxAttempts = intFlag(values, "max-attempts", { min: 1, max: 100 });
+  if (maxAttempts !== undefined) patch.retry = { max_attempts: maxAttempts };
+  const timeout = stringFlag(values, "timeout");
+  if (timeout !== undefined) patch.timeout = timeout;
+  return patch;
+}
+
+function methodValue(text: string): (typeof METHODS)[number] {
+  const method = text.toUpperCase();
+  if (!(METHODS as readonly string[]).includes(method)) {
+    throw new UsageError(`--method must be one of ${METHODS.join(", ")}, got ${method}`);
+  }
+  return method as (typeof METHODS)[number];
+}
+
 export function scheduleFromFlags(values: FlagValues): Schedule {
   const kinds = ["cron", "every", "at", "delay"].filter((flag) => stringFlag(values, flag) !== undefined);
   if (kinds.length !== 1) {
@@ -77,13 +112,32 @@ export function scheduleFromFlags(values: FlagValues): Schedule {
     );
   }
   const cron = stringFlag(values, "cron");
-  if (cron !== undefined) return { type: "cron", expr: cron, timezone: stringFlag(values, "tz") ?? "UTC" };
+  if (cron !== undefined) return cronSchedule(cron, stringFlag(values, "tz"));
   if (stringFlag(values, "tz") !== undefined) throw new UsageError("--tz applies to --cron only");
   const every = stringFlag(values, "every");
   if (every !== undefined) return { type: "interval", every: durationValue(every) };
   const at = stringFlag(values, "at");
   if (at !== undefined) return { type: "once", at };
   return { type: "once", delay: durationValue(stringFlag(values, "delay") ?? "") };
+}
+
+/**
+ * `--cron "CRON_TZ=Europe/Paris 0 9 * * *"` (the crontab spelling) means the zone and the
+ * expression; the API takes them as two fields, so split them here. A zone given both ways must agree.
+ */
+function cronSchedule(text: string, tzFlag: string | undefined): Schedule {
+  const prefixed = /^\s*(?:CRON_TZ|TZ)=(\S*)\s*(.*)$/.exec(text);
+  if (!prefixed) return { type: "cron", expr: text, timezone: tzFlag ?? "UTC" };
+  const [, zone = "", expr = ""] = prefixed;
+  if (!zone || !expr) {
+    throw new UsageError(
+      'a CRON_TZ= prefix needs a zone and an expression: "CRON_TZ=Europe/Paris 0 9 * * *", or use --tz <zone>',
+    );
+  }
+  if (tzFlag !== undefined && tzFlag !== zone) {
+    throw new UsageError(`--tz ${tzFlag} and CRON_TZ=${zone} disagree: give the zone once, with --tz`);
+  }
+  return { type: "cron", expr, timezone: zone };
 }
 
 /** "15m" stays a string; "60000" becomes the integer milliseconds the API also accepts. */

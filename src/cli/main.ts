@@ -1,7 +1,7 @@
 // The `edgecron` CLI: `edgecron <command> [args] [--json] [--url <api>] [--token <token>]`.
 // Exit codes: 0 ok, 1 the API refused or could not be reached, 2 usage.
 import { parseArgs } from "node:util";
-import { EdgecronNetworkError, EdgecronProblemError } from "../client/index";
+import { EdgecronNetworkError, EdgecronProblemError, type Problem } from "../client/index";
 import { adminCommands } from "./commands/admin";
 import { importCommand } from "./commands/import";
 import { jobCommands } from "./commands/jobs";
@@ -25,6 +25,22 @@ const GLOBAL_HELP = [
   "  --tenant <id>    admin token only: act on this tenant (env EDGECRON_TENANT)",
   "  --json           machine-readable output",
 ];
+
+/** The commands of one group (`edgecron jobs --help`). */
+export function groupHelpText(group: Command[]): string {
+  const width = Math.max(...group.map((c) => c.path.join(" ").length));
+  return [
+    `usage: edgecron ${group[0]?.path[0] ?? ""} <command> [args] [flags]`,
+    "",
+    "commands:",
+    ...group.map((c) => `  ${c.path.join(" ").padEnd(width)}  ${c.summary}`),
+    "",
+    ...GLOBAL_HELP,
+    "",
+    `edgecron ${group[0]?.path[0] ?? ""} <command> --help for a command's flags`,
+    "",
+  ].join("\n");
+}
 
 function usageLine(command: Command): string {
   return `edgecron ${command.path.join(" ")}${command.args ? ` ${command.args}` : ""}`;
@@ -84,14 +100,12 @@ export function resolveCommand(argv: string[]): {
 
 /** Runs the CLI; resolves to the exit code. */
 export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
-  const { command, rest, words } = resolveCommand(argv);
-  if (!command) {
-    const asked = words.length === 0 || words[0] === "help";
-    const helped = asked ? COMMANDS.find((c) => c.path.join(" ") === words.slice(1).join(" ")) : undefined;
-    (asked ? io.stdout : io.stderr).write(helpText(helped));
-    if (!asked) io.stderr.write(`\nunknown command: ${words.join(" ")}\n`);
-    return asked || rest.includes("--help") ? 0 : 2;
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+    io.stdout.write(`edgecron ${io.version ?? "unknown"}\n`);
+    return 0;
   }
+  const { command, rest, words } = resolveCommand(argv);
+  if (!command) return helpOrUnknown(words, rest, io);
   try {
     const { values, positionals } = parseArgs({
       args: rest,
@@ -116,13 +130,45 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
   }
 }
 
+/**
+ * No command matched. `edgecron help [cmd]` and `--help` print to stdout and exit 0; a group's
+ * `--help` (`jobs --help`) lists that group; nothing at all is a usage error (exit 2), as is an
+ * unknown command.
+ */
+function helpOrUnknown(words: string[], rest: string[], io: Io): number {
+  const group = COMMANDS.filter((c) => words.length > 0 && c.path[0] === words[0]);
+  if (words[0] === "help") {
+    const named = words.slice(1).join(" ");
+    const helped = COMMANDS.find((c) => c.path.join(" ") === named);
+    const helpedGroup = COMMANDS.filter((c) => c.path[0] === words[1]);
+    io.stdout.write(helped ? helpText(helped) : helpedGroup.length ? groupHelpText(helpedGroup) : helpText());
+    return 0;
+  }
+  const asksHelp = rest.includes("--help") || rest.includes("-h");
+  if (words.length === 0) {
+    (asksHelp ? io.stdout : io.stderr).write(helpText());
+    return asksHelp ? 0 : 2;
+  }
+  if (group.length > 0 && words.length === 1) {
+    (asksHelp ? io.stdout : io.stderr).write(groupHelpText(group));
+    if (!asksHelp) io.stderr.write(`\nerror: \`${words[0]}\` needs a subcommand\n`);
+    return asksHelp ? 0 : 2;
+  }
+  io.stderr.write(`error: unknown command: ${words.join(" ")}\n  see: edgecron --help\n`);
+  return 2;
+}
+
 function reportError(error: unknown, io: Io, command: Command): number {
-  if (error instanceof UsageError || isParseArgsError(error)) {
-    io.stderr.write(`error: ${(error as Error).message}\nusage: ${usageLine(command)}\n`);
+  if (error instanceof UsageError) {
+    io.stderr.write(`error: ${error.message}\nusage: ${usageLine(command)}\n`);
+    return 2;
+  }
+  if (isParseArgsError(error)) {
+    io.stderr.write(`error: ${parseArgsMessage(error)}\n  see: edgecron ${command.path.join(" ")} --help\n`);
     return 2;
   }
   if (error instanceof EdgecronProblemError) {
-    io.stderr.write(renderProblem(error.problem));
+    io.stderr.write(renderProblem(cliWording(error.problem)));
     return 1;
   }
   if (error instanceof EdgecronNetworkError) {
@@ -137,7 +183,32 @@ function reportError(error: unknown, io: Io, command: Command): number {
   return 1;
 }
 
-function isParseArgsError(error: unknown): boolean {
+/** Our one line for Node's parseArgs errors, which speak of positionals and `--` escapes. */
+function parseArgsMessage(error: Error & { code?: string }): string {
+  const flag = /'(-[^']*)'/.exec(error.message)?.[1] ?? "";
+  switch (error.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown flag ${flag}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return /argument missing/.test(error.message)
+        ? `${flag.split(" ")[0]} needs a value`
+        : `${flag.split(" ")[0]} takes no value`;
+    default:
+      return error.message.split(". ")[0] ?? error.message;
+  }
+}
+
+/** The API names its HTTP header; a CLI user sets the tenant with a flag or the environment. */
+function cliWording(problem: Problem): Problem {
+  if (problem.code !== "tenant_required") return problem;
+  return {
+    ...problem,
+    detail:
+      "The admin token acts on one tenant: pass --tenant <tenant-id> or set EDGECRON_TENANT (edgecron tenants list shows the ids)",
+  };
+}
+
+function isParseArgsError(error: unknown): error is Error & { code?: string } {
   return isNodeError(error) && typeof error.code === "string" && error.code.startsWith("ERR_PARSE_ARGS");
 }
 

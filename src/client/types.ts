@@ -115,6 +115,9 @@ export type ApiKeyCreate = z.input<typeof api.apiKeyCreateSchema>;
 /** A new key: `key` (the secret) is shown once, at creation. */
 export type ApiKey = z.output<typeof api.apiKeySchema>;
 
+/** A key as `GET /v1/api-keys?tenant_id=` lists it: never the secret itself. */
+export type ApiKeySummary = z.output<typeof api.apiKeyListedSchema>;
+
 export type ApiKeyRevoked = z.output<typeof api.apiKeyRevokedSchema>;
 
 export type Me = z.output<typeof api.meSchema>;

@@ -14,6 +14,10 @@ export const ERROR_CODES = {
   unauthorized: { status: 401, description: "Missing, unknown or revoked API key or admin token" },
   forbidden: { status: 403, description: "The route needs the admin token" },
   not_found: { status: 404, description: "No such route" },
+  method_not_allowed: {
+    status: 405,
+    description: "The path exists, not with this method; `Allow` lists those it takes",
+  },
   tenant_not_found: { status: 404, description: "No such tenant (or not yours)" },
   api_key_not_found: { status: 404, description: "No such API key" },
   job_not_found: { status: 404, description: "No such job in this tenant" },
@@ -52,6 +56,7 @@ const STATUS_TITLES: Record<number, string> = {
   401: "Unauthorized",
   403: "Forbidden",
   404: "Not Found",
+  405: "Method Not Allowed",
   409: "Conflict",
   413: "Content Too Large",
   415: "Unsupported Media Type",

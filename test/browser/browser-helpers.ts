@@ -5,7 +5,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { ROOT, waitUntil } from "../e2e/harness";
 
 export const ARTIFACTS = join(ROOT, "test", "browser", "artifacts");
-export const WIDTHS = [1280, 390] as const;
+export const WIDTHS = [1366, 390] as const;
 
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
@@ -76,4 +76,18 @@ export async function overflowingElements(page: Page): Promise<string[]> {
           `${element.tagName.toLowerCase()}.${Array.from(element.classList).join(".")} right=${Math.round(element.getBoundingClientRect().right)}`,
       ),
   );
+}
+
+/**
+ * How far a table's last header cell sticks out past what its scroll container shows (0 or less:
+ * the whole table is visible without scrolling it sideways).
+ */
+export async function lastColumnOverflowPx(page: Page, tableSelector: string): Promise<number> {
+  return page.evaluate((selector) => {
+    const table = document.querySelector(selector);
+    const wrap = table?.closest(".table-wrap");
+    const last = table?.querySelector("thead th:last-child");
+    if (!table || !wrap || !last) throw new Error(`no table ${selector}`);
+    return Math.round(last.getBoundingClientRect().right - wrap.getBoundingClientRect().right);
+  }, tableSelector);
 }

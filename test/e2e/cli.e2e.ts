@@ -115,6 +115,81 @@ describe("edgecron CLI against wrangler dev", () => {
     expect((await asTenant("jobs", "delete", job.id)).stdout).toBe(`${job.id} DELETED\n`);
   });
 
+  it("updates a job, backfills its past instants, lists keys and names --tenant for the admin", async () => {
+    const job = jsonOf<{ id: string; version: number }>(
+      await asTenant(
+        "jobs",
+        "create",
+        "--name",
+        "cli-changes",
+        "--cron",
+        "CRON_TZ=Europe/Paris 0 * * * *",
+        "--target",
+        `${target.url}/changes`,
+        "--json",
+      ),
+    );
+    const got = jsonOf<{ schedule: { timezone: string; expr: string } }>(
+      await asTenant("jobs", "get", job.id, "--json"),
+    );
+    expect(got.schedule).toMatchObject({ expr: "0 * * * *", timezone: "Europe/Paris" });
+    // Hourly in Paris: a three-hour range in the past holds at least two instants.
+    const toMs = Date.now() - 60_000;
+    const range = [
+      "--from",
+      new Date(toMs - 3 * 3_600_000).toISOString(),
+      "--to",
+      new Date(toMs).toISOString(),
+    ];
+    const backfilled = jsonOf<{ created: number; run_ids: string[] }>(
+      await asTenant("jobs", "backfill", job.id, ...range, "--json"),
+    );
+    expect(backfilled.created).toBeGreaterThanOrEqual(2);
+    expect(backfilled.run_ids).toHaveLength(backfilled.created);
+
+    const updated = jsonOf<{ name: string; version: number; schedule: { expr: string } }>(
+      await asTenant(
+        "jobs",
+        "update",
+        job.id,
+        "--name",
+        "cli-changed",
+        "--every",
+        "1h",
+        "--if-version",
+        String(job.version),
+        "--json",
+      ),
+    );
+    expect(updated).toMatchObject({
+      name: "cli-changed",
+      version: job.version + 1,
+      schedule: { type: "interval" },
+    });
+    const stale = await asTenant(
+      "jobs",
+      "update",
+      job.id,
+      "--name",
+      "again",
+      "--if-version",
+      String(job.version),
+    );
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain("version_conflict");
+
+    const me = jsonOf<{ tenant_id: string }>(await asTenant("me", "--json"));
+    const keys = await cli(["keys", "list", "--tenant-id", me.tenant_id], ADMIN_TOKEN);
+    expect(keys.code, keys.stderr).toBe(0);
+    expect(keys.stdout).toMatch(/^ID\s+PREFIX\s+NAME\s+CREATED\s+REVOKED\nkey_/);
+    expect(keys.stdout).toContain(tenantKey.slice(0, 11));
+
+    const noTenant = await cli(["jobs", "list"], ADMIN_TOKEN);
+    expect(noTenant.code).toBe(1);
+    expect(noTenant.stderr).toContain("--tenant <tenant-id> or set EDGECRON_TENANT");
+    expect((await asTenant("jobs", "delete", job.id)).code).toBe(0);
+  });
+
   it("creates a job from a file", async () => {
     const file = join(dir, "job.json");
     writeFileSync(

@@ -3,6 +3,7 @@
 // spread (at most ~25 jobs per instant) because wrangler dev proxies every outbound fetch through
 // its Node process; raw throughput is measured by `npm run bench` under Miniflare instead.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliveryVerifies } from "../helpers/signature";
 import {
   ADMIN_TOKEN,
   apiClient,
@@ -13,7 +14,6 @@ import {
   type TargetServer,
   waitUntil,
 } from "./harness";
-import { signatureVerifies } from "./verify-signature";
 
 interface Tenant {
   id: string;
@@ -105,9 +105,8 @@ describe("e2e: jobs of every kind fire on time through wrangler dev", () => {
     expect(summary.max).toBeLessThan(1_000);
 
     for (const call of target.calls) {
-      expect(
-        signatureVerifies(call.headers["edgecron-signature"] as string, call.body, [tenant.signing_secret]),
-      ).toBe(true);
+      const delivered = { ...call, url: `${target.url}${call.path}` };
+      expect(await deliveryVerifies(delivered, [tenant.signing_secret])).toBe(true);
       expect(call.headers["edgecron-job-id"]).toMatch(/^job_/);
       expect(call.headers["edgecron-run-id"]).toMatch(/^run_/);
       expect(call.headers["edgecron-attempt"]).toBe("1");

@@ -1,9 +1,11 @@
 // Helpers for workers-pool tests that drive shards directly (below the HTTP API).
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { inject } from "vitest";
+import type { Secrets } from "../../src/client/verify";
 import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
 import { pushJobs, shardOfJob, shardStub } from "../../src/shard/client";
 import type { ShardJob } from "../../src/shard/protocol";
+import { deliveryVerifies } from "./signature";
 
 /** Deadline for waits on real queues, alarms and the target. */
 export const WAIT = { timeout: 20_000, interval: 100 };
@@ -86,6 +88,8 @@ export async function shardRows<T>(
 export interface TargetCall {
   method: string;
   path: string;
+  /** Path and query as received. */
+  url: string;
   headers: Record<string, string>;
   body: string;
   receivedAtMs: number;
@@ -94,6 +98,11 @@ export interface TargetCall {
 export async function targetCalls(prefix: string): Promise<TargetCall[]> {
   const res = await fetch(`${inject("targetUrl")}/__calls?prefix=${encodeURIComponent(prefix)}`);
   return res.json<TargetCall[]>();
+}
+
+/** Whether a receiver holding `secrets` accepts the call the target recorded (client verifySignature). */
+export function targetCallVerifies(call: TargetCall, secrets: Secrets): Promise<boolean> {
+  return deliveryVerifies({ ...call, url: targetUrl(call.url) }, secrets);
 }
 
 export interface HistoryRow {

@@ -1,8 +1,11 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/api/app";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, BASE, createTenantWithKey } from "../helpers/api";
-import { engineReady } from "../helpers/engine";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 describe("auth", () => {
   it("refuses a request without a token with a 401 problem", async () => {
@@ -254,38 +257,35 @@ describe("POST /v1/schedules/preview", () => {
     expect(noAuth.status).toBe(401);
   });
 
-  it.skipIf(!engineReady)(
-    "returns fire times strictly after from, in UTC with ms (needs the schedule engine)",
-    async () => {
-      const t = await createTenantWithKey();
-      const res = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
-        token: t.key,
-        body: {
-          schedule: { type: "interval", every: "1h", anchor: "2026-01-01T00:00:00Z" },
-          from: "2026-01-01T00:00:00Z",
-          count: 3,
-        },
-      });
-      expect(res.status).toBe(200);
-      expect(res.body.fire_times).toEqual([
-        "2026-01-01T01:00:00.000Z",
-        "2026-01-01T02:00:00.000Z",
-        "2026-01-01T03:00:00.000Z",
-      ]);
-      const cron = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
-        body: {
-          schedule: { type: "cron", expr: "0 9 * * *", timezone: "UTC" },
-          from: "2026-01-01T09:00:00Z",
-        },
-      });
-      expect(cron.body.fire_times).toHaveLength(5);
-      expect(cron.body.fire_times[0]).toBe("2026-01-02T09:00:00.000Z");
-      const many = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
-        body: { schedule: { type: "interval", every: "1s" }, count: 1000 },
-      });
-      expect(many.body.fire_times).toHaveLength(1000);
-    },
-  );
+  it("returns fire times strictly after from, in UTC with ms", async () => {
+    const t = await createTenantWithKey();
+    const res = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
+      token: t.key,
+      body: {
+        schedule: { type: "interval", every: "1h", anchor: "2026-01-01T00:00:00Z" },
+        from: "2026-01-01T00:00:00Z",
+        count: 3,
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.fire_times).toEqual([
+      "2026-01-01T01:00:00.000Z",
+      "2026-01-01T02:00:00.000Z",
+      "2026-01-01T03:00:00.000Z",
+    ]);
+    const cron = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
+      body: {
+        schedule: { type: "cron", expr: "0 9 * * *", timezone: "UTC" },
+        from: "2026-01-01T09:00:00Z",
+      },
+    });
+    expect(cron.body.fire_times).toHaveLength(5);
+    expect(cron.body.fire_times[0]).toBe("2026-01-02T09:00:00.000Z");
+    const many = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {
+      body: { schedule: { type: "interval", every: "1s" }, count: 1000 },
+    });
+    expect(many.body.fire_times).toHaveLength(1000);
+  });
 });
 
 describe("GET /v1/openapi.json", () => {

@@ -3,8 +3,12 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { shardStub } from "../../src/shard/client";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
 import { targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 interface Job {
   id: string;

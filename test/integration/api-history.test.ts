@@ -1,7 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import { seedAlert, seedDeadLetter, seedRun } from "../helpers/seed";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 interface Page<T> {
   data: T[];

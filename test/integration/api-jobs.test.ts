@@ -1,8 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { shardStub } from "../../src/shard/client";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
-import { engineReady } from "../helpers/engine";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 interface Job {
   id: string;
@@ -123,7 +126,7 @@ describe("POST /v1/jobs", () => {
     expect(JSON.parse(row?.spec_json as string).name).toBe(res.body.name);
   });
 
-  it.skipIf(!engineReady)("returns the next 5 fire times (needs the schedule engine)", async () => {
+  it("returns the next 5 fire times", async () => {
     const t = await createTenantWithKey();
     const res = await api<Job>("POST", "/v1/jobs", {
       token: t.key,
@@ -571,24 +574,21 @@ describe("job operations", () => {
     expect(paths(missing.body)).toEqual(["from", "to"]);
   });
 
-  it.skipIf(!engineReady)(
-    "refuses a backfill of more than 1000 instants (needs the schedule engine)",
-    async () => {
-      const t = await createTenantWithKey();
-      const job = (
-        await api<Job>("POST", "/v1/jobs", {
-          token: t.key,
-          body: jobBody({ schedule: { type: "interval", every: "1m", anchor: "2026-01-01T00:00:00Z" } }),
-        })
-      ).body;
-      const res = await api<ProblemBody>("POST", `/v1/jobs/${job.id}/backfill`, {
+  it("refuses a backfill of more than 1000 instants", async () => {
+    const t = await createTenantWithKey();
+    const job = (
+      await api<Job>("POST", "/v1/jobs", {
         token: t.key,
-        body: { from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z" },
-      });
-      expect(res.status).toBe(400);
-      expect(paths(res.body)).toEqual(["to"]);
-    },
-  );
+        body: jobBody({ schedule: { type: "interval", every: "1m", anchor: "2026-01-01T00:00:00Z" } }),
+      })
+    ).body;
+    const res = await api<ProblemBody>("POST", `/v1/jobs/${job.id}/backfill`, {
+      token: t.key,
+      body: { from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z" },
+    });
+    expect(res.status).toBe(400);
+    expect(paths(res.body)).toEqual(["to"]);
+  });
 });
 
 describe("every bad field in one answer", () => {

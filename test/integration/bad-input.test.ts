@@ -3,10 +3,14 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import { ADMIN_TOKEN, api, BASE, createTenantWithKey } from "../helpers/api";
+import { allBadRequests, type BadRequest, type Fixtures } from "../helpers/bad-input-cases";
+import { ConsoleClient, ORIGIN } from "../helpers/console-client";
 import { targetUrl, WAIT } from "../helpers/scheduling";
-import { allBadRequests, type BadRequest, type Fixtures } from "../support/bad-input-cases";
-import { ConsoleClient, ORIGIN } from "../support/console-client";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 const SEED = 0x6ec2_0b06;
 const TABLES = ["tenants", "api_keys", "jobs", "runs", "dead_letters", "alerts"];

@@ -3,9 +3,9 @@
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConsoleSession, sweepConsoleSessions, tenantSignIn } from "../../src/admin/session";
-import { sha256Hex } from "../../src/api/crypto";
 import { app } from "../../src/api/app";
-import { ConsoleClient } from "../support/console-client";
+import { sha256Hex } from "../../src/api/crypto";
+import { ConsoleClient } from "../helpers/console-client";
 
 const ADMIN_TOKEN = env.EDGECRON_ADMIN_TOKEN;
 const COOKIE = "__Host-edgecron_console";

@@ -1,7 +1,11 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { ConsoleClient, unlabelledControls } from "../support/console-client";
+import { disarmShardsAfterEach } from "../helpers/alarms";
+import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 const ADMIN_TOKEN = env.EDGECRON_ADMIN_TOKEN;
 
@@ -280,7 +284,7 @@ describe("console tenant switch", () => {
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/console/jobs");
     const page = await admin.get("/console/jobs");
-    expect(page.text).toContain(`<option value="${data.tenantId}" selected="">`);
+    expect(page.text).toContain(`<option value="${data.tenantId}" selected=""`);
     expect(page.text).toContain(data.jobId);
   });
 
@@ -301,5 +305,146 @@ describe("console sign-out", () => {
     expect(res.headers.get("location")).toBe("/console/login");
     expect(res.cookies.find((line) => line.startsWith("__Host-edgecron_console="))).toMatch(/Max-Age=0/);
     expect((await client.get("/console")).status).toBe(303);
+  });
+});
+
+/** Rows as the shard's history sync writes them, straight into D1: one per table the pages read. */
+async function seedHistory(tenantId: string, jobId: string, nowMs: number) {
+  const runId = `run_console_${nowMs}`;
+  const events = [
+    { state: "SCHEDULED", at_ms: nowMs - 3000, reason: "due", attempt: 1 },
+    { state: "FAILED", at_ms: nowMs - 2000, reason: "target answered 500: boom", attempt: 1 },
+    { state: "DEAD_LETTERED", at_ms: nowMs - 1000, reason: "attempts exhausted (1 of 1)", attempt: 1 },
+  ];
+  const insertRun = (id: string, kind: string, latenessMs: number, firstReason: string) =>
+    env.DB.prepare(
+      `INSERT INTO runs (id, job_id, tenant_id, shard, kind, scheduled_at_ms, idempotency_key, state, attempt,
+         max_attempts, job_version, lateness_ms, events_json, created_at_ms, updated_at_ms)
+       VALUES (?, ?, ?, 0, ?, ?, ?, 'SUCCEEDED', 1, 1, 1, ?, ?, ?, ?)`,
+    ).bind(
+      id,
+      jobId,
+      tenantId,
+      kind,
+      nowMs - latenessMs,
+      `${jobId}:${id}`,
+      latenessMs,
+      JSON.stringify([{ state: "SCHEDULED", at_ms: nowMs, reason: firstReason, attempt: 1 }]),
+      nowMs,
+      nowMs,
+    );
+  await env.DB.batch([
+    env.DB.prepare(
+      `INSERT INTO runs (id, job_id, tenant_id, shard, kind, scheduled_at_ms, idempotency_key, state, attempt,
+         max_attempts, job_version, target_status, error, lateness_ms, events_json, created_at_ms, updated_at_ms)
+       VALUES (?, ?, ?, 0, 'schedule', ?, ?, 'DEAD_LETTERED', 1, 1, 1, 500, 'target answered 500: boom', 40, ?, ?, ?)`,
+    ).bind(runId, jobId, tenantId, nowMs - 3000, `${jobId}:${nowMs}`, JSON.stringify(events), nowMs, nowMs),
+    insertRun(`${runId}_own`, "schedule", 30, "due"),
+    insertRun(`${runId}_catchup`, "catch_up", 3_600_000, "misfire catch_up: fired late (3 missed)"),
+    insertRun(`${runId}_resume`, "schedule", 7_200_000, "misfire fire_now: fired late (1 missed)"),
+    env.DB.prepare(
+      `INSERT INTO dead_letters (id, tenant_id, job_id, run_id, attempt, scheduled_at_ms, reason, last_error,
+         target_status, payload_json, created_at_ms)
+       VALUES (?, ?, ?, ?, 1, ?, 'exhausted', 'target answered 500: boom', 500, ?, ?)`,
+    ).bind(
+      `dlq_${runId}`,
+      tenantId,
+      jobId,
+      runId,
+      nowMs - 3000,
+      JSON.stringify({ method: "POST", url: "https://example.com/a/very/long/path/hook", headers: {} }),
+      nowMs,
+    ),
+    env.DB.prepare(
+      `INSERT INTO alerts (id, tenant_id, job_id, run_id, kind, dedup_key, message, details_json, created_at_ms)
+       VALUES (?, ?, ?, ?, 'dead_lettered', ?, 'Run was dead-lettered', '{}', ?)`,
+    ).bind(`alt_${runId}`, tenantId, jobId, runId, `dl:${runId}`, nowMs),
+  ]);
+  return { runId };
+}
+
+describe("console run history, job names and dead-letter detail", () => {
+  let runId = "";
+  let client: ConsoleClient;
+  beforeAll(async () => {
+    ({ runId } = await seedHistory(data.tenantId, data.jobId, Date.now()));
+    client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+  });
+
+  it("shows a run's every transition with its time and reason", async () => {
+    const res = await client.get(`/console/runs/${runId}`);
+    expect(res.status).toBe(200);
+    const rows = [...res.text.matchAll(/<tr data-event-state="([A-Z_]+)">([\s\S]*?)<\/tr>/g)];
+    expect(rows.map((row) => row[1])).toEqual(["SCHEDULED", "FAILED", "DEAD_LETTERED"]);
+    expect(rows[1]?.[2]).toContain("target answered 500: boom");
+    expect(rows.every((row) => /<time datetime="[^"]+Z">/.test(row[2] ?? ""))).toBe(true);
+    expect(res.text).toContain("console-fixture");
+    expect(unlabelledControls(res.text)).toEqual([]);
+  });
+
+  it("answers 404 for another tenant's or an unknown run", async () => {
+    expect((await client.get("/console/runs/run_nope")).status).toBe(404);
+  });
+
+  it("names the job beside its id and links each run to its history on runs, dead letters and alerts", async () => {
+    for (const path of ["/console/runs", "/console/dead-letters", "/console/alerts"]) {
+      const res = await client.get(path);
+      expect(res.text, path).toMatch(new RegExp(`title="${data.jobId}"[^>]*>console-fixture</a>`));
+      expect(res.text, path).toContain(`href="/console/runs/${runId}"`);
+    }
+  });
+
+  it("opens a dead letter's detail in a row spanning the table, with the whole URL, error and run id", async () => {
+    const res = await client.get("/console/dead-letters");
+    const detail =
+      /<tr class="row-detail" id="inspect-([^"]+)"[^>]*><td colspan="(\d+)">([\s\S]*?)<\/tr>/.exec(res.text);
+    expect(detail?.[1]).toBe(`dlq_${runId}`);
+    const headerCells = /<thead>([\s\S]*?)<\/thead>/.exec(res.text)?.[1]?.match(/<th /g)?.length;
+    expect(Number(detail?.[2])).toBe(headerCells);
+    expect(detail?.[3]).toContain("POST https://example.com/a/very/long/path/hook");
+    expect(detail?.[3]).toContain("target answered 500: boom");
+    expect(detail?.[3]).toContain(`>${runId}</a>`);
+    expect(res.text).toContain(`href="#inspect-dlq_${runId}"`);
+  });
+
+  it("offers the real alert kinds as a select", async () => {
+    const res = await client.get("/console/alerts?kind=dead_lettered");
+    const select = /<select id="filter-kind" name="kind">([\s\S]*?)<\/select>/.exec(res.text)?.[1] ?? "";
+    expect([...select.matchAll(/value="([^"]*)"/g)].map((m) => m[1])).toEqual([
+      "",
+      "dead_lettered",
+      "paused_after_failures",
+      "missed_run",
+    ]);
+    expect(select).toContain('<option value="dead_lettered" selected="">');
+  });
+
+  it("counts catch-up and resume fires apart from the scheduler's own lateness", async () => {
+    const res = await client.get("/console");
+    const own = /<div data-lateness="own"><h3>[^<]*\((\d+)\)<\/h3>/.exec(res.text);
+    const deliberate = /<div data-lateness="deliberate"><h3>[^<]*\((\d+)\)<\/h3>([\s\S]*?)<\/ul>/.exec(
+      res.text,
+    );
+    // The dead-lettered run (40 ms) and the due run (30 ms) are ours; the catch-up and resume are not.
+    expect(Number(own?.[1])).toBe(2);
+    expect(Number(deliberate?.[1])).toBe(2);
+    expect(deliberate?.[2]).toContain("7200.00 s");
+  });
+});
+
+describe("console tenant picker", () => {
+  it("tells same-named tenants apart by a short id", async () => {
+    const first = await api<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "twin" });
+    const second = await api<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "twin" });
+    const admin = new ConsoleClient();
+    await admin.signIn(ADMIN_TOKEN);
+    const page = (await admin.get("/console/jobs")).text;
+    const labels = [first.id, second.id].map(
+      (id) => new RegExp(`<option value="${id}"[^>]*>([^<]+)</option>`).exec(page)?.[1],
+    );
+    expect(labels[0]).toBe(`twin (…${first.id.slice(-6)})`);
+    expect(labels[1]).toBe(`twin (…${second.id.slice(-6)})`);
+    expect(labels[0]).not.toBe(labels[1]);
   });
 });

@@ -6,6 +6,7 @@ import { bundle, RUNS_PER_MESSAGE, runsPerMessage, sendGroups } from "../../dura
 import { flushToD1 } from "../../durable-objects/shard/history";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DispatchRun } from "../../src/shard/protocol";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   historyOf,
   seedTenant,
@@ -19,6 +20,9 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 /** `count` job ids that all live on the shard of the first one. */
 function jobIdsOnOneShard(label: string, count: number): string[] {

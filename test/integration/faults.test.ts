@@ -13,6 +13,7 @@ import worker from "../../src/index";
 import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
 import { shardOfJob } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   dispatchButLose,
   historyOf,
@@ -29,6 +30,9 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 let faultsInjected = 0;
 

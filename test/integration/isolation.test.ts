@@ -2,9 +2,13 @@
 // dead letter and its alert. Every by-id answer must be the 404 an id that never existed gets.
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, type JsonResponse, type TenantWithKey } from "../helpers/api";
+import { ConsoleClient } from "../helpers/console-client";
 import { targetUrl, WAIT } from "../helpers/scheduling";
-import { ConsoleClient } from "../support/console-client";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 interface Owned {
   jobId: string;

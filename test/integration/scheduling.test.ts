@@ -15,6 +15,7 @@ import type {
   DispatchRun,
   SingleRunDispatchMessage,
 } from "../../src/shard/protocol";
+import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import {
   dispatchButLose,
   historyOf,
@@ -28,22 +29,14 @@ import {
   statesOf,
   stubFor,
   targetCalls,
+  targetCallVerifies,
   targetUrl,
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
 
-async function hmacHex(secret: string, text: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(text));
-  return [...new Uint8Array(mac)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 function onceJob(
   label: string,
@@ -92,10 +85,7 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     expect(call.headers["edgecron-run-id"]).toBe(run.id);
     expect(call.headers["edgecron-scheduled-at"]).toBe(scheduledAt);
     expect(call.headers["edgecron-attempt"]).toBe("1");
-    const signature = call.headers["edgecron-signature"]!;
-    const timestamp = /t=(\d+)/.exec(signature)?.[1];
-    const v1 = [...signature.matchAll(/v1=([0-9a-f]{64})/g)].map((match) => match[1]);
-    expect(v1).toContain(await hmacHex(SIGNING_SECRET, `${timestamp}.${call.body}`));
+    expect(await targetCallVerifies(call, [SIGNING_SECRET])).toBe(true);
   });
 
   it("retries a failing target with the configured backoff, then dead-letters and raises an alert", async () => {
@@ -286,7 +276,7 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     )
       .bind(jobId, JSON.stringify(jobSpec), shardOfJob(env, jobId), nowMs, nowMs)
       .run();
-    const summary = await env.MAINTENANCE.getByName("maintenance").runNow();
+    const summary = await maintenanceStub().runNow();
     expect(summary.resynced).toBeGreaterThanOrEqual(1);
     const row = await env.DB.prepare("SELECT synced_version FROM jobs WHERE id = ?")
       .bind(jobId)

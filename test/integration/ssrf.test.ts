@@ -5,8 +5,12 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { callTarget } from "../../src/queue/target-call";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import { ADMIN_TOKEN, api, BASE, createTenantWithKey, jobBody } from "../helpers/api";
 import { targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
+
+// These tests leave scheduled jobs on their shards: delete the alarms after each test.
+disarmShardsAfterEach();
 
 const PRODUCTION_ENV = { ...env, ALLOW_PRIVATE_TARGETS: "false" };
 

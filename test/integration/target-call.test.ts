@@ -1,12 +1,15 @@
 import { SELF } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
+import { parseSignatureHeader } from "../../src/client/verify";
 import type { HttpTarget } from "../../src/core/job-spec";
 import { limiter, runPool } from "../../src/queue/pool";
 import { type CallTargetInput, callTarget, signatureHeader } from "../../src/queue/target-call";
+import { deliveryVerifies } from "../helpers/signature";
 
 interface Received {
   method: string;
+  url: string;
   path: string;
   headers: Record<string, string>;
   body: string;
@@ -19,6 +22,7 @@ function makeTarget() {
   app.use(async (c, next) => {
     received.push({
       method: c.req.method,
+      url: c.req.url,
       path: c.req.path,
       headers: Object.fromEntries(c.req.raw.headers),
       body: await c.req.text(),
@@ -84,26 +88,10 @@ function input(target: Partial<HttpTarget>, overrides: Partial<CallTargetInput> 
   };
 }
 
-/** Independent receiver-side verification: parse the header, HMAC with WebCrypto, compare. */
-async function verifySignature(header: string, secret: string, body: string): Promise<boolean[]> {
-  const parts = header.split(",").map((part) => part.split("=") as [string, string]);
-  const timestamp = parts.find(([key]) => key === "t")?.[1];
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["verify"],
-  );
-  const signed = new TextEncoder().encode(`${timestamp}.${body}`);
-  return Promise.all(
-    parts
-      .filter(([name]) => name === "v1")
-      .map(([, hex]) => {
-        const bytes = new Uint8Array(hex.match(/../g)?.map((pair) => Number.parseInt(pair, 16)) ?? []);
-        return crypto.subtle.verify("HMAC", key, bytes, signed);
-      }),
-  );
+/** Whether a receiver holding `secrets` accepts the call, per the client's verifySignature at NOW_MS. */
+function verifies(call: Received | undefined, secrets: string[]): Promise<boolean> {
+  if (!call) throw new Error("the target received no call");
+  return deliveryVerifies({ ...call, receivedAtMs: NOW_MS }, secrets);
 }
 
 describe("callTarget", () => {
@@ -128,9 +116,7 @@ describe("callTarget", () => {
       "edgecron-attempt": "2",
     });
     expect(call?.headers["edgecron-signature"]).toMatch(/^t=1796083200,v1=[0-9a-f]{64}$/);
-    expect(
-      await verifySignature(call?.headers["edgecron-signature"] ?? "", "whsec_current", call?.body ?? ""),
-    ).toEqual([true]);
+    expect(await verifies(call, ["whsec_current"])).toBe(true);
   });
 
   it("keeps the job's content-type and sends a string body as is", async () => {
@@ -149,9 +135,7 @@ describe("callTarget", () => {
     expect(received[0]?.method).toBe("GET");
     expect(received[0]?.body).toBe("");
     expect(received[0]?.headers["content-type"]).toBeUndefined();
-    expect(
-      await verifySignature(received[0]?.headers["edgecron-signature"] ?? "", "whsec_current", ""),
-    ).toEqual([true]);
+    expect(await verifies(received[0], ["whsec_current"])).toBe(true);
   });
 
   it("signs with every active secret, current first, so either key verifies during rotation", async () => {
@@ -159,10 +143,15 @@ describe("callTarget", () => {
     await callTarget(input({ body: { n: 1 } }, { fetchImpl, secrets: ["whsec_new", "whsec_old"] }));
     const header = received[0]?.headers["edgecron-signature"] ?? "";
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
-    expect(await verifySignature(header, "whsec_new", '{"n":1}')).toEqual([true, false]);
-    expect(await verifySignature(header, "whsec_old", '{"n":1}')).toEqual([false, true]);
-    expect(await verifySignature(header, "whsec_other", '{"n":1}')).toEqual([false, false]);
-    expect(await verifySignature(header, "whsec_new", '{"n":2}')).toEqual([false, false]); // tampered body
+    const call = received[0];
+    expect(await verifies(call, ["whsec_new"])).toBe(true);
+    expect(await verifies(call, ["whsec_old"])).toBe(true);
+    expect(await verifies(call, ["whsec_other"])).toBe(false);
+    expect(await verifies(call && { ...call, body: '{"n":2}' }, ["whsec_new"])).toBe(false); // tampered body
+    // Current first: the first signature is the one a call signed with the current secret alone carries.
+    await callTarget(input({ body: { n: 1 } }, { fetchImpl, secrets: ["whsec_new"] }));
+    const currentOnly = parseSignatureHeader(received[1]?.headers["edgecron-signature"] ?? "");
+    expect(parseSignatureHeader(header)?.signatures[0]).toEqual(currentOnly?.signatures[0]);
     expect(await signatureHeader(["a", "a"], 1, "")).toMatch(/^t=1,v1=[0-9a-f]{64}$/); // duplicates collapse
   });
 

@@ -1,40 +1,11 @@
 // The CLI as users run it: `node bin/edgecron.mjs ...` against a stub API, asserting what it sent,
 // what it printed and its exit code.
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type CliResult, cli } from "./cli-harness";
 import { type StubServer, sampleJob, startStub } from "./stub-server";
-
-const ROOT = join(import.meta.dirname, "..", "..");
-const BIN = join(ROOT, "bin", "edgecron.mjs");
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("edgecron CLI", () => {
   let stub: StubServer;

@@ -359,6 +359,8 @@ describe("cronExpressionIssues", () => {
     ["0 0 1,,2 * *", "empty item"],
     ["1-2-3 * * * *", 'cannot read "1-2-3"'],
     ["0 0 32W * *", "field day-of-month: 32 is out of range 1-31"],
+    ["CRON_TZ=Europe/Paris 0 9 * * *", 'put "Europe/Paris" in schedule.timezone'],
+    ["TZ=UTC 0 9 * * *", 'put "UTC" in schedule.timezone'],
   ])("rejects %s with a message a user can act on", (expr, message) => {
     const issues = cronExpressionIssues(expr, "UTC");
     expect(issues.join("\n")).toContain(message);

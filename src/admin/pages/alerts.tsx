@@ -1,13 +1,13 @@
-import { Badge, Empty, Pager, ProblemBox, TableWrap } from "../components";
+import { ALERT_KINDS } from "../../alerts";
+import { Badge, Empty, JobRef, Pager, ProblemBox, RunLink, TableWrap } from "../components";
 import { BASE } from "../env";
 import { Time } from "../format";
 import type { Alert, Problem } from "../types";
 
-const KINDS = ["missed_run", "dead_letter", "failure", "paused_after_failures"];
-
 export function AlertsPage(props: {
   kind: string;
   alerts: Alert[];
+  jobNames: ReadonlyMap<string, string>;
   nextCursor: string | null;
   problem?: Problem;
 }) {
@@ -16,19 +16,14 @@ export function AlertsPage(props: {
       <form method="get" action={`${BASE}/alerts`} class="filters" aria-label="Filter alerts">
         <div class="field">
           <label for="filter-kind">Kind</label>
-          <input
-            id="filter-kind"
-            name="kind"
-            type="search"
-            list="alert-kinds"
-            value={props.kind}
-            autocomplete="off"
-          />
-          <datalist id="alert-kinds">
-            {KINDS.map((kind) => (
-              <option value={kind} />
+          <select id="filter-kind" name="kind">
+            <option value="">Any kind</option>
+            {ALERT_KINDS.map((kind) => (
+              <option value={kind} selected={kind === props.kind}>
+                {kind.replaceAll("_", " ")}
+              </option>
             ))}
-          </datalist>
+          </select>
         </div>
         <div class="actions">
           <button type="submit">Filter</button>
@@ -38,44 +33,42 @@ export function AlertsPage(props: {
       {props.alerts.length === 0 && !props.problem ? <Empty>No alerts.</Empty> : null}
       {props.alerts.length > 0 ? (
         <TableWrap label="Alerts">
-          <table>
+          <table class="alerts">
             <thead>
               <tr>
                 <th scope="col">Status</th>
                 <th scope="col">Kind</th>
                 <th scope="col">Message</th>
-                <th scope="col">Job / run</th>
-                <th scope="col">Raised</th>
-                <th scope="col">Delivered</th>
-                <th scope="col">Resolved</th>
+                <th scope="col">Job</th>
+                <th scope="col">Run</th>
+                <th scope="col">When (UTC)</th>
               </tr>
             </thead>
             <tbody>
               {props.alerts.map((alert) => (
-                <tr>
+                <tr data-alert-id={alert.id}>
                   <td>
                     <Badge value={alert.resolved_at ? "RESOLVED" : "OPEN"} />
                   </td>
                   <td>{alert.kind}</td>
-                  <td>{alert.message}</td>
+                  <td class="message-text">{alert.message}</td>
+                  <td>{alert.job_id ? <JobRef jobId={alert.job_id} names={props.jobNames} /> : "—"}</td>
+                  <td>{alert.run_id ? <RunLink runId={alert.run_id} label="History" /> : "—"}</td>
                   <td>
-                    {alert.job_id ? (
-                      <a href={`${BASE}/jobs/${encodeURIComponent(alert.job_id)}`} class="mono">
-                        {alert.job_id}
-                      </a>
-                    ) : (
-                      "—"
-                    )}
-                    {alert.run_id ? <div class="muted mono">{alert.run_id}</div> : null}
-                  </td>
-                  <td>
-                    <Time iso={alert.created_at} />
-                  </td>
-                  <td>
-                    <Time iso={alert.delivered_at} />
-                  </td>
-                  <td>
-                    <Time iso={alert.resolved_at} />
+                    <dl class="timeline">
+                      <dt>raised</dt>
+                      <dd>
+                        <Time iso={alert.created_at} />
+                      </dd>
+                      <dt>delivered</dt>
+                      <dd>
+                        <Time iso={alert.delivered_at} />
+                      </dd>
+                      <dt>resolved</dt>
+                      <dd>
+                        <Time iso={alert.resolved_at} />
+                      </dd>
+                    </dl>
                   </td>
                 </tr>
               ))}

@@ -1,45 +1,61 @@
-import { Empty, Notice, Pager, ProblemBox, TableWrap } from "../components";
+import { Empty, JobRef, Notice, Pager, ProblemBox, RunLink, TableWrap } from "../components";
 import { BASE } from "../env";
 import { Time } from "../format";
 import type { DeadLetter, Problem } from "../types";
 
-function Payload({ letter }: { letter: DeadLetter }) {
-  const body = letter.payload?.body;
+function bodyText(body: unknown): string {
+  if (body === undefined || body === null) return "(none)";
+  return typeof body === "string" ? body : JSON.stringify(body, null, 2);
+}
+
+/**
+ * A dead letter's request, error and run, in a row spanning the whole table under its own row.
+ * Shown while it is the URL's #fragment (the row's Inspect link), so it needs no script.
+ */
+function LetterDetail({ letter, columns }: { letter: DeadLetter; columns: number }) {
   return (
-    <details>
-      <summary>Inspect</summary>
-      <dl class="definition compact">
-        <dt>Request</dt>
-        <dd class="mono">
-          {letter.payload?.method} {letter.payload?.url}
-        </dd>
-        <dt>Headers</dt>
-        <dd>
-          <pre>{JSON.stringify(letter.payload?.headers ?? {}, null, 2)}</pre>
-        </dd>
-        <dt>Body</dt>
-        <dd>
-          <pre>
-            {body === undefined || body === null
-              ? "(none)"
-              : typeof body === "string"
-                ? body
-                : JSON.stringify(body, null, 2)}
-          </pre>
-        </dd>
-        <dt>Last error</dt>
-        <dd>
-          <pre>{letter.last_error ?? "(none)"}</pre>
-        </dd>
-        <dt>Run</dt>
-        <dd class="mono">{letter.run_id}</dd>
-      </dl>
-    </details>
+    <tr class="row-detail" id={`inspect-${letter.id}`} data-detail-of={letter.id}>
+      <td colspan={columns}>
+        <div class="row-detail-head">
+          <h2>Dead letter {letter.id}</h2>
+          <a href="#dead-letters-table" class="button secondary small">
+            Close
+          </a>
+        </div>
+        <dl class="definition">
+          <dt>Request</dt>
+          <dd class="mono">
+            {letter.payload?.method} {letter.payload?.url}
+          </dd>
+          <dt>Run</dt>
+          <dd>
+            <RunLink runId={letter.run_id} /> (attempt {letter.attempt})
+          </dd>
+          <dt>Reason</dt>
+          <dd>{letter.reason}</dd>
+          <dt>Last error</dt>
+          <dd>
+            <pre>{letter.last_error ?? "(none)"}</pre>
+          </dd>
+          <dt>Headers</dt>
+          <dd>
+            <pre>{JSON.stringify(letter.payload?.headers ?? {}, null, 2)}</pre>
+          </dd>
+          <dt>Body</dt>
+          <dd>
+            <pre>{bodyText(letter.payload?.body)}</pre>
+          </dd>
+        </dl>
+      </td>
+    </tr>
   );
 }
 
+const COLUMNS = 8;
+
 export function DeadLettersPage(props: {
   letters: DeadLetter[];
+  jobNames: ReadonlyMap<string, string>;
   nextCursor: string | null;
   jobId: string;
   csrf: string;
@@ -79,7 +95,7 @@ export function DeadLettersPage(props: {
             </label>
           </div>
           <TableWrap label="Dead letters">
-            <table>
+            <table id="dead-letters-table" class="dead-letters">
               <thead>
                 <tr>
                   <th scope="col">
@@ -91,14 +107,13 @@ export function DeadLettersPage(props: {
                   <th scope="col">Reason</th>
                   <th scope="col">Target status</th>
                   <th scope="col">Dead since</th>
-                  <th scope="col">Details</th>
                   <th scope="col">
                     <span class="visually-hidden">Actions</span>
                   </th>
                 </tr>
               </thead>
               <tbody>
-                {props.letters.map((letter) => (
+                {props.letters.map((letter) => [
                   <tr data-dead-letter-id={letter.id}>
                     <td>
                       <input
@@ -112,9 +127,7 @@ export function DeadLettersPage(props: {
                       />
                     </td>
                     <td>
-                      <a href={`${BASE}/jobs/${encodeURIComponent(letter.job_id)}`} class="mono">
-                        {letter.job_id}
-                      </a>
+                      <JobRef jobId={letter.job_id} names={props.jobNames} />
                     </td>
                     <td>
                       <Time iso={letter.scheduled_at} />
@@ -130,10 +143,14 @@ export function DeadLettersPage(props: {
                         </div>
                       ) : null}
                     </td>
-                    <td>
-                      <Payload letter={letter} />
-                    </td>
-                    <td>
+                    <td class="row-actions">
+                      <a
+                        href={`#inspect-${letter.id}`}
+                        class="button secondary small"
+                        aria-label={`Inspect dead letter ${letter.id}`}
+                      >
+                        Inspect
+                      </a>
                       {letter.redriven_at ? null : (
                         <button
                           type="submit"
@@ -147,8 +164,9 @@ export function DeadLettersPage(props: {
                         </button>
                       )}
                     </td>
-                  </tr>
-                ))}
+                  </tr>,
+                  <LetterDetail letter={letter} columns={COLUMNS} />,
+                ])}
               </tbody>
             </table>
           </TableWrap>

@@ -1,5 +1,6 @@
-import { BarList, LatenessChart, PerMinuteChart } from "../charts";
-import { Badge, Empty, ProblemBox, TableWrap } from "../components";
+import { BarList, type LatenessByCause, LatenessChart, PerMinuteChart } from "../charts";
+import { Badge, Empty, JobRef, ProblemBox, RunLink, TableWrap } from "../components";
+
 import { BASE } from "../env";
 import { Time } from "../format";
 import { type Alert, JOB_STATUSES, type Problem, RUN_STATES, type Run, type Stats } from "../types";
@@ -25,7 +26,13 @@ function countRows(
   return keys.map((key) => ({ label: key, value: counts[key] ?? 0, tone: tones[key] }));
 }
 
-export function OverviewPage(props: { stats: Stats | Problem; failures: Run[]; alerts: Alert[] }) {
+export function OverviewPage(props: {
+  stats: Stats | Problem;
+  lateness: LatenessByCause;
+  failures: Run[];
+  alerts: Alert[];
+  jobNames: ReadonlyMap<string, string>;
+}) {
   const { stats } = props;
   return (
     <>
@@ -55,8 +62,11 @@ export function OverviewPage(props: { stats: Stats | Problem; failures: Run[]; a
           </section>
           <section class="card wide" aria-labelledby="lateness">
             <h2 id="lateness">Lateness percentiles, last hour</h2>
-            <p class="muted">From scheduled instant to dispatch, over {stats.lateness_ms.count} runs.</p>
-            <LatenessChart lateness={stats.lateness_ms} />
+            <p class="muted">
+              From scheduled instant to dispatch. Late on purpose (backfills, misfire catch-up, the instants a
+              paused job missed, fired on resume) is counted apart from our own.
+            </p>
+            <LatenessChart lateness={props.lateness} />
           </section>
         </div>
       )}
@@ -82,8 +92,8 @@ export function OverviewPage(props: { stats: Stats | Problem; failures: Run[]; a
                   {props.failures.map((run) => (
                     <tr>
                       <td>
-                        <a href={`${BASE}/jobs/${encodeURIComponent(run.job_id)}`}>{run.job_id}</a>
-                        <div class="muted mono">{run.id}</div>
+                        <JobRef jobId={run.job_id} names={props.jobNames} />
+                        <RunLink runId={run.id} label="History" />
                       </td>
                       <td>
                         <Badge value={run.state} />
@@ -115,7 +125,9 @@ export function OverviewPage(props: { stats: Stats | Problem; failures: Run[]; a
                   {alert.job_id ? (
                     <>
                       {" "}
-                      <a href={`${BASE}/jobs/${encodeURIComponent(alert.job_id)}`}>job {alert.job_id}</a>
+                      <a href={`${BASE}/jobs/${encodeURIComponent(alert.job_id)}`} title={alert.job_id}>
+                        job {props.jobNames.get(alert.job_id) ?? alert.job_id}
+                      </a>
                     </>
                   ) : null}
                 </li>

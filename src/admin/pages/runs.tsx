@@ -1,11 +1,31 @@
-import { ActionForm, Badge, Empty, Notice, Pager, ProblemBox, TableWrap } from "../components";
+import {
+  ActionForm,
+  Badge,
+  Empty,
+  JobRef,
+  Notice,
+  Pager,
+  ProblemBox,
+  RunLink,
+  TableWrap,
+} from "../components";
 import { BASE } from "../env";
 import { formatMs, Time } from "../format";
 import { type Problem, RUN_STATES, type Run } from "../types";
 
 const RETRYABLE = new Set(["FAILED", "DEAD_LETTERED"]);
 
-export function RunsTable({ runs, csrf, showJob }: { runs: Run[]; csrf: string; showJob: boolean }) {
+export function RunsTable({
+  runs,
+  csrf,
+  showJob,
+  jobNames = new Map(),
+}: {
+  runs: Run[];
+  csrf: string;
+  showJob: boolean;
+  jobNames?: ReadonlyMap<string, string>;
+}) {
   return (
     <TableWrap label="Runs">
       <table class="runs">
@@ -29,14 +49,14 @@ export function RunsTable({ runs, csrf, showJob }: { runs: Run[]; csrf: string; 
             <tr data-run-id={run.id} data-state={run.state}>
               {showJob ? (
                 <td>
-                  <a href={`${BASE}/jobs/${encodeURIComponent(run.job_id)}`} class="mono">
-                    {run.job_id}
-                  </a>
+                  <JobRef jobId={run.job_id} names={jobNames} />
                 </td>
               ) : null}
               <td>
                 <Time iso={run.scheduled_at} />
-                <div class="muted mono">{run.id}</div>
+                <div>
+                  <RunLink runId={run.id} label="History" />
+                </div>
               </td>
               <td>{run.kind}</td>
               <td>
@@ -76,6 +96,7 @@ export function RunsPage(props: {
   state: string;
   jobId: string;
   runs: Run[];
+  jobNames: ReadonlyMap<string, string>;
   nextCursor: string | null;
   csrf: string;
   problem?: Problem;
@@ -106,7 +127,7 @@ export function RunsPage(props: {
       </form>
       {props.problem ? <ProblemBox problem={props.problem} /> : null}
       {props.runs.length ? (
-        <RunsTable runs={props.runs} csrf={props.csrf} showJob={true} />
+        <RunsTable runs={props.runs} csrf={props.csrf} showJob={true} jobNames={props.jobNames} />
       ) : props.problem ? null : (
         <Empty>No runs match.</Empty>
       )}

@@ -4,6 +4,7 @@ import type { ConsoleEnv } from "../env";
 import { renderPage } from "../page";
 import { OverviewPage } from "../pages/overview";
 import type { Alert, Page, Run, Stats } from "../types";
+import { jobNamesFor, latenessByCause } from "./lookups";
 
 export const overviewRoutes = new Hono<ConsoleEnv>();
 
@@ -18,9 +19,19 @@ overviewRoutes.get("/", async (c) => {
     .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
     .slice(0, 10);
   const openAlerts = alerts.ok ? alerts.data.data.filter((alert) => !alert.resolved_at).slice(0, 10) : [];
+  const [lateness, jobNames] = await Promise.all([
+    latenessByCause(c, Date.now()),
+    jobNamesFor(c, [...failures.map((run) => run.job_id), ...openAlerts.map((alert) => alert.job_id)]),
+  ]);
   return renderPage(
     c,
     { title: "Overview", active: "overview", autoRefresh: true },
-    <OverviewPage stats={stats.ok ? stats.data : stats.problem} failures={failures} alerts={openAlerts} />,
+    <OverviewPage
+      stats={stats.ok ? stats.data : stats.problem}
+      lateness={lateness}
+      failures={failures}
+      alerts={openAlerts}
+      jobNames={jobNames}
+    />,
   );
 });

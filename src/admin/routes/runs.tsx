@@ -1,15 +1,35 @@
 // Runs, dead letters and alerts: lists with filters, manual retry and redrive.
 import { Hono } from "hono";
+import { TERMINAL_STATES } from "../../core/run-state";
 import { callApi, query } from "../api";
 import { BASE, type ConsoleEnv } from "../env";
 import { noticeText } from "../notices";
 import { confirmFirst, renderPage, renderProblem } from "../page";
 import { AlertsPage } from "../pages/alerts";
 import { DeadLettersPage } from "../pages/dead-letters";
+import { RunDetailPage } from "../pages/run-detail";
 import { RunsPage } from "../pages/runs";
 import type { Alert, DeadLetter, Page, Run } from "../types";
+import { jobNamesFor } from "./lookups";
 
 export const runRoutes = new Hono<ConsoleEnv>();
+
+/** A finished run's page need not refresh itself. */
+const TERMINAL = new Set<string>(TERMINAL_STATES);
+
+/** A run's own page: GET /v1/runs/{id} (the run with its whole D1 event history) and its job's name. */
+runRoutes.get("/runs/:id", async (c) => {
+  const id = c.req.param("id");
+  const result = await callApi<Run>(c, "GET", `/v1/runs/${encodeURIComponent(id)}`);
+  if (!result.ok) return renderProblem(c, "Could not load the run", "runs", result.problem);
+  const run = result.data;
+  const jobNames = await jobNamesFor(c, [run.job_id]);
+  return renderPage(
+    c,
+    { title: `Run ${run.id}`, active: "runs", autoRefresh: !TERMINAL.has(run.state) },
+    <RunDetailPage run={run} jobNames={jobNames} csrf={c.get("csrf")} />,
+  );
+});
 
 runRoutes.get("/runs", async (c) => {
   const state = c.req.query("state") ?? "";
@@ -19,13 +39,19 @@ runRoutes.get("/runs", async (c) => {
     "GET",
     `/v1/runs${query({ state, job_id: jobId, cursor: c.req.query("cursor"), limit: 50 })}`,
   );
+  const runs = result.ok ? result.data.data : [];
+  const jobNames = await jobNamesFor(
+    c,
+    runs.map((run) => run.job_id),
+  );
   return renderPage(
     c,
     { title: "Runs", active: "runs", autoRefresh: true },
     <RunsPage
       state={state}
       jobId={jobId}
-      runs={result.ok ? result.data.data : []}
+      runs={runs}
+      jobNames={jobNames}
       nextCursor={result.ok ? result.data.next_cursor : null}
       csrf={c.get("csrf")}
       problem={result.ok ? undefined : result.problem}
@@ -50,11 +76,17 @@ runRoutes.get("/dead-letters", async (c) => {
     "GET",
     `/v1/dead-letters${query({ job_id: jobId, cursor: c.req.query("cursor"), limit: 50 })}`,
   );
+  const letters = result.ok ? result.data.data : [];
+  const jobNames = await jobNamesFor(
+    c,
+    letters.map((letter) => letter.job_id),
+  );
   return renderPage(
     c,
     { title: "Dead letters", active: "dead-letters", autoRefresh: true },
     <DeadLettersPage
-      letters={result.ok ? result.data.data : []}
+      letters={letters}
+      jobNames={jobNames}
       nextCursor={result.ok ? result.data.next_cursor : null}
       jobId={jobId}
       csrf={c.get("csrf")}
@@ -98,12 +130,18 @@ runRoutes.get("/alerts", async (c) => {
     "GET",
     `/v1/alerts${query({ kind, cursor: c.req.query("cursor"), limit: 50 })}`,
   );
+  const alerts = result.ok ? result.data.data : [];
+  const jobNames = await jobNamesFor(
+    c,
+    alerts.map((alert) => alert.job_id),
+  );
   return renderPage(
     c,
     { title: "Alerts", active: "alerts", autoRefresh: true },
     <AlertsPage
       kind={kind}
-      alerts={result.ok ? result.data.data : []}
+      alerts={alerts}
+      jobNames={jobNames}
       nextCursor={result.ok ? result.data.next_cursor : null}
       problem={result.ok ? undefined : result.problem}
     />,

@@ -1,4 +1,4 @@
-import type { Tenant } from "../../client/index";
+import type { ApiKeySummary, Tenant } from "../../client/index";
 import { type Command, printJson, stringFlag, UsageError } from "../context";
 import { renderKeyValues, renderTable } from "../render";
 
@@ -87,6 +87,36 @@ const keysCreate: Command = {
   },
 };
 
+const keysList: Command = {
+  path: ["keys", "list"],
+  args: "--tenant-id <tenant-id>",
+  summary: "list a tenant's API keys, revoked ones too (admin token); shows prefixes only",
+  options: { "tenant-id": { type: "string" } },
+  positionals: [0, 1],
+  async run(ctx) {
+    const tenantId =
+      stringFlag(ctx.values, "tenant-id") ?? ctx.positionals[0] ?? stringFlag(ctx.values, "tenant");
+    if (!tenantId) throw new UsageError("--tenant-id is required");
+    const result = await ctx.client().apiKeys.list(tenantId);
+    if (ctx.json) printJson(ctx.io, result);
+    else
+      ctx.io.stdout.write(
+        renderTable(
+          [
+            { header: "ID", value: (k: ApiKeySummary) => k.id, maxWidth: 64 },
+            { header: "PREFIX", value: (k: ApiKeySummary) => k.key_prefix },
+            { header: "NAME", value: (k: ApiKeySummary) => k.name ?? "" },
+            { header: "CREATED", value: (k: ApiKeySummary) => k.created_at },
+            { header: "REVOKED", value: (k: ApiKeySummary) => k.revoked_at ?? "" },
+          ],
+          result.data,
+          "no keys",
+        ),
+      );
+    return 0;
+  },
+};
+
 const keysRevoke: Command = {
   path: ["keys", "revoke"],
   args: "<key-id>",
@@ -121,4 +151,4 @@ const me: Command = {
   },
 };
 
-export const adminCommands: Command[] = [tenantsCreate, tenantsList, keysCreate, keysRevoke, me];
+export const adminCommands: Command[] = [tenantsCreate, tenantsList, keysCreate, keysList, keysRevoke, me];

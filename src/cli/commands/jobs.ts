@@ -1,5 +1,4 @@
-import { readFile } from "node:fs/promises";
-import type { Job, JobCreate, JobStatus } from "../../client/index";
+import type { Job, JobStatus } from "../../client/index";
 import { JOB_STATUSES } from "../../core/run-state";
 import {
   type Command,
@@ -11,7 +10,9 @@ import {
   stringFlag,
   UsageError,
 } from "../context";
+import { readJobFile } from "../job-file";
 import { hasSpecFlags, JOB_FLAG_OPTIONS, jobFromFlags } from "../job-flags";
+import { backfill, update } from "./job-changes";
 import { formatSchedule, renderJob, renderKeyValues } from "../render";
 
 const STATUSES: readonly JobStatus[] = JOB_STATUSES;
@@ -23,21 +24,6 @@ const JOB_COLUMNS = [
   { header: "SCHEDULE", value: (job: Job) => formatSchedule(job.schedule), maxWidth: 44 },
   { header: "NEXT FIRE", value: (job: Job) => job.next_fire_times[0] },
 ];
-
-async function readJobFile(path: string): Promise<JobCreate> {
-  const text = path === "-" ? await readStdin() : await readFile(path, "utf8");
-  try {
-    return JSON.parse(text) as JobCreate;
-  } catch (error) {
-    throw new UsageError(`${path} is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 const create: Command = {
   path: ["jobs", "create"],
@@ -156,8 +142,10 @@ export const jobCommands: Command[] = [
   create,
   list,
   get,
+  update,
   jobAction("pause", "pause a job: nothing fires until resume"),
   jobAction("resume", "resume a paused job (its misfire policy decides about missed runs)"),
   trigger,
+  backfill,
   jobAction("delete", "delete a job and cancel its pending runs"),
 ];

@@ -1,5 +1,13 @@
 import type { CallOptions, Transport } from "../transport";
-import type { ApiKey, ApiKeyCreate, ApiKeyRevoked, Tenant, TenantCreate, TenantUpdate } from "../types";
+import type {
+  ApiKey,
+  ApiKeyCreate,
+  ApiKeyRevoked,
+  ApiKeySummary,
+  Tenant,
+  TenantCreate,
+  TenantUpdate,
+} from "../types";
 
 const tenantPath = (id: string) => `/v1/tenants/${encodeURIComponent(id)}`;
 
@@ -74,6 +82,17 @@ export class ApiKeysResource {
       path: "/v1/api-keys",
       body,
       idempotent: false,
+      ...options,
+    });
+  }
+
+  /** A tenant's keys, revoked ones included (prefix only, never the key). */
+  list(tenantId: string, options: CallOptions = {}): Promise<{ data: ApiKeySummary[] }> {
+    return this.#transport.call({
+      method: "GET",
+      path: "/v1/api-keys",
+      query: { tenant_id: tenantId },
+      idempotent: true,
       ...options,
     });
   }

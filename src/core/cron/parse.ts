@@ -52,6 +52,17 @@ export type CronParseResult = { ok: true; spec: CronSpec } | { ok: false; issues
 export function parseCron(expr: string): CronParseResult {
   const trimmed = expr.trim();
   let text = trimmed;
+  // Quartz, QStash and some crontabs put the zone inside the expression; ours is a field of its
+  // own, and a zone in two places could disagree.
+  const zonePrefix = /^(CRON_TZ|TZ)=(\S*)/i.exec(trimmed);
+  if (zonePrefix !== null) {
+    return {
+      ok: false,
+      issues: [
+        `a ${zonePrefix[1]}= prefix is not part of the expression: put "${zonePrefix[2]}" in schedule.timezone and the rest in schedule.expr`,
+      ],
+    };
+  }
   if (trimmed.startsWith("@")) {
     const expanded = NICKNAMES[trimmed.toLowerCase()];
     if (expanded === undefined) {

@@ -5,13 +5,15 @@
 //   /flaky/<n>/<anything>     503 for the first n calls to this exact path, then 200
 //   /slow/<ms>/<anything>     200 after <ms>
 //   /redirect/<name>          302 to /ok/redirected/<name> on this server (never to be followed)
-// GET /__calls?prefix=<path prefix> lists what was received (method, path, headers, body, at).
+// GET /__calls?prefix=<path prefix> lists what was received (method, path, url, headers, body, at).
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface RecordedCall {
   method: string;
   path: string;
+  /** Path and query as received (what a receiver's request URL holds, after the origin). */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
   receivedAtMs: number;
@@ -36,6 +38,7 @@ export async function startRecordingTarget(): Promise<{ url: string; server: Ser
       calls.push({
         method: req.method ?? "",
         path: url.pathname,
+        url: req.url ?? "/",
         headers: req.headers,
         body,
         receivedAtMs: Date.now(),

@@ -1,0 +1,108 @@
+// One run: what it is, where it stands, and every state transition with its time and reason.
+import { ActionForm, Badge, JobRef } from "../components";
+import { BASE } from "../env";
+import { formatMs, Time } from "../format";
+import type { Run, RunEvent } from "../types";
+
+const RETRYABLE = new Set(["FAILED", "DEAD_LETTERED"]);
+
+function EventRow({ event }: { event: RunEvent & Record<string, unknown> }) {
+  return (
+    <tr data-event-state={event.state}>
+      <td>
+        <Time iso={event.at} />
+      </td>
+      <td>
+        <Badge value={event.state} />
+      </td>
+      <td>{event.attempt ?? "—"}</td>
+      <td class="reason-text">{event.reason ?? "—"}</td>
+    </tr>
+  );
+}
+
+export function RunDetailPage({
+  run,
+  jobNames,
+  csrf,
+}: {
+  run: Run;
+  jobNames: ReadonlyMap<string, string>;
+  csrf: string;
+}) {
+  const events = run.events ?? [];
+  return (
+    <>
+      <section class="card" aria-labelledby="run-facts">
+        <h2 id="run-facts">Run</h2>
+        <dl class="definition">
+          <dt>Run ID</dt>
+          <dd class="mono">{run.id}</dd>
+          <dt>Job</dt>
+          <dd>
+            <JobRef jobId={run.job_id} names={jobNames} />
+          </dd>
+          <dt>State</dt>
+          <dd>
+            <Badge value={run.state} />
+          </dd>
+          <dt>Kind</dt>
+          <dd>{run.kind}</dd>
+          <dt>Scheduled for</dt>
+          <dd>
+            <Time iso={run.scheduled_at} />
+          </dd>
+          <dt>Attempt</dt>
+          <dd>
+            {run.attempt} of {run.max_attempts}
+          </dd>
+          {run.next_attempt_at ? (
+            <>
+              <dt>Next attempt</dt>
+              <dd>
+                <Time iso={run.next_attempt_at} />
+              </dd>
+            </>
+          ) : null}
+          <dt>Lateness</dt>
+          <dd>{formatMs(run.lateness_ms)}</dd>
+          <dt>Duration</dt>
+          <dd>{formatMs(run.duration_ms)}</dd>
+          <dt>Target status</dt>
+          <dd>{run.target_status ?? "—"}</dd>
+          <dt>Error</dt>
+          <dd class="error-text">{run.error ?? "—"}</dd>
+        </dl>
+        {RETRYABLE.has(run.state) ? (
+          <ActionForm
+            action={`${BASE}/runs/${encodeURIComponent(run.id)}/retry`}
+            csrf={csrf}
+            label="Retry now"
+            confirm={`Retry run ${run.id} now?`}
+          />
+        ) : null}
+      </section>
+      <section class="card" aria-labelledby="run-history">
+        <h2 id="run-history">State history</h2>
+        <p class="muted">Every transition, oldest first, as the scheduler recorded it. Times in UTC.</p>
+        <div class="table-wrap" tabindex={0}>
+          <table class="run-history">
+            <thead>
+              <tr>
+                <th scope="col">At</th>
+                <th scope="col">State</th>
+                <th scope="col">Attempt</th>
+                <th scope="col">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.map((event) => (
+                <EventRow event={event as RunEvent & Record<string, unknown>} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,36 @@
+// What the console reads beside the API: job names for the ids on a page. Scoped to the tenant
+// the session acts as, exactly as the API scopes the list it decorates.
+import { summarizePercentiles } from "../../core/percentiles";
+import { jobNamesByIds, recentLatenessByCause } from "../../db/console-lookups";
+import { LATENESS_SAMPLE_LIMIT, STATS_WINDOW_MINUTES } from "../../db/stats";
+import type { LatenessByCause } from "../charts";
+import type { ConsoleContext } from "../env";
+
+/** The tenant whose data the session sees: its own, or the one the admin switched to (else null). */
+export function sessionTenant(c: ConsoleContext): string | null {
+  const session = c.get("session");
+  return session.role === "tenant" ? session.tenantId : session.actingTenant;
+}
+
+/** Names of the jobs behind `jobIds`; empty when the session acts on no tenant. */
+export async function jobNamesFor(
+  c: ConsoleContext,
+  jobIds: (string | null)[],
+): Promise<Map<string, string>> {
+  const tenantId = sessionTenant(c);
+  const ids = jobIds.filter((id): id is string => typeof id === "string" && id !== "");
+  if (tenantId === null || ids.length === 0) return new Map();
+  return jobNamesByIds(c.env.DB, tenantId, ids);
+}
+
+/** The overview's lateness, over the same window and sample as the API's stats. */
+export async function latenessByCause(c: ConsoleContext, nowMs: number): Promise<LatenessByCause> {
+  const sinceMs = nowMs - STATS_WINDOW_MINUTES * 60_000;
+  const { ownMs, deliberateMs } = await recentLatenessByCause(
+    c.env.DB,
+    sessionTenant(c),
+    sinceMs,
+    LATENESS_SAMPLE_LIMIT,
+  );
+  return { own: summarizePercentiles(ownMs), deliberate: summarizePercentiles(deliberateMs) };
+}

@@ -1,0 +1,174 @@
+// The CLI's usage paths (help, version, flag errors, exit codes) and the commands that change a
+// job or list keys, against a stub API that records what was sent.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type CliResult, cli } from "./cli-harness";
+import { type StubServer, sampleJob, startStub } from "./stub-server";
+
+const VERSION = JSON.parse(
+  readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8"),
+).version;
+
+describe("edgecron CLI usage", () => {
+  it("exits 2 with the help on stderr when called with no arguments", async () => {
+    const result = await cli([]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("usage: edgecron <command>");
+  });
+
+  it("prints a group's commands for `jobs --help` (exit 0) and for bare `jobs` (exit 2)", async () => {
+    const help = await cli(["jobs", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("usage: edgecron jobs <command>");
+    expect(help.stdout).toMatch(/jobs update\s+change a job/);
+    expect(help.stdout).not.toContain("tenants create");
+    expect(help.stderr).not.toContain("unknown command");
+    const bare = await cli(["jobs"]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("`jobs` needs a subcommand");
+  });
+
+  it("prints the version for --version", async () => {
+    const result = await cli(["--version"]);
+    expect(result).toEqual({ code: 0, stdout: `edgecron ${VERSION}\n`, stderr: "" });
+  });
+
+  it("answers an unknown flag or a missing value with one line of its own and a hint (exit 2)", async () => {
+    const unknown = await cli(["jobs", "list", "--colour"], { EDGECRON_TOKEN: "t" });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe("error: unknown flag --colour\n  see: edgecron jobs list --help\n");
+    const missing = await cli(["jobs", "get", "job_1", "--url"], { EDGECRON_TOKEN: "t" });
+    expect(missing.stderr).toBe("error: --url needs a value\n  see: edgecron jobs get --help\n");
+  });
+
+  it("says an unknown command is unknown, with a hint (exit 2)", async () => {
+    const result = await cli(["frobnicate"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("error: unknown command: frobnicate\n  see: edgecron --help\n");
+  });
+});
+
+describe("edgecron CLI commands", () => {
+  let stub: StubServer;
+  let api: (args: string[]) => Promise<CliResult>;
+
+  beforeAll(async () => {
+    stub = await startStub();
+    api = (args) => cli([...args, "--url", stub.url], { EDGECRON_TOKEN: "ek_cli" });
+  });
+  afterAll(() => stub.close());
+  beforeEach(() => {
+    stub.requests.length = 0;
+  });
+
+  it("names --tenant and EDGECRON_TENANT, not an HTTP header, when the admin token lacks a tenant", async () => {
+    stub.reply(() => ({
+      status: 400,
+      body: {
+        title: "Bad Request",
+        status: 400,
+        code: "tenant_required",
+        detail: "The admin token must name a tenant with `Edgecron-Tenant: <id>`",
+      },
+    }));
+    const result = await api(["jobs", "list"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("--tenant <tenant-id>");
+    expect(result.stderr).toContain("EDGECRON_TENANT");
+    expect(result.stderr).not.toContain("Edgecron-Tenant");
+  });
+
+  it("takes a CRON_TZ= prefix as the zone of the expression", async () => {
+    stub.reply(() => ({ status: 201, body: sampleJob() }));
+    const args = ["jobs", "create", "--name", "n", "--target", "https://example.com/hook", "--cron"];
+    const result = await api([...args, "CRON_TZ=Europe/Paris 0 9 * * *"]);
+    expect(result.code).toBe(0);
+    expect(stub.requests[0]?.json()).toMatchObject({
+      schedule: {
+        type: "cron",
+        expr: "0 9 * * *",
+        timezone: "Europe/Paris",
+      },
+    });
+    const clash = await api([...args, "CRON_TZ=Europe/Paris 0 9 * * *", "--tz", "Asia/Tokyo"]);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain("give the zone once, with --tz");
+    const bare = await api([...args, "CRON_TZ=Europe/Paris"]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("or use --tz <zone>");
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it("updates only the fields given, with If-Match from --if-version", async () => {
+    stub.reply(() => ({ status: 200, body: sampleJob({ version: 4, name: "renamed" }) }));
+    const result = await api([
+      "jobs",
+      "update",
+      "job_01",
+      "--name",
+      "renamed",
+      "--target",
+      "https://example.com/new",
+      "--if-version",
+      "3",
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^updated job_01 \(version 4\)\n/);
+    const request = stub.requests[0];
+    expect(`${request?.method} ${request?.path}`).toBe("PATCH /v1/jobs/job_01");
+    expect(request?.headers["if-match"]).toBe("3");
+    expect(request?.json()).toEqual({ name: "renamed", target: { url: "https://example.com/new" } });
+  });
+
+  it("refuses an update with nothing to change (exit 2, nothing sent)", async () => {
+    const result = await api(["jobs", "update", "job_01"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("nothing to change");
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it("backfills a range and prints what was created and skipped", async () => {
+    stub.reply(() => ({ status: 202, body: { created: 2, skipped: 1, run_ids: ["run_a", "run_b"] } }));
+    const range = ["--from", "2026-11-30T00:00:00Z", "--to", "2026-11-30T03:00:00Z"];
+    const result = await api(["jobs", "backfill", "job_01", ...range]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/created\s+2\nskipped\s+1\nruns\s+run_a\n\s+run_b\n/);
+    expect(stub.requests[0]?.path).toBe("/v1/jobs/job_01/backfill");
+    expect(stub.requests[0]?.json()).toEqual({ from: "2026-11-30T00:00:00Z", to: "2026-11-30T03:00:00Z" });
+    const missing = await api(["jobs", "backfill", "job_01", "--from", "2026-11-30T00:00:00Z"]);
+    expect(missing.code).toBe(2);
+  });
+
+  it("lists a tenant's keys and revokes one", async () => {
+    stub.reply((request) =>
+      request.method === "GET"
+        ? {
+            status: 200,
+            body: {
+              data: [
+                {
+                  id: "key_1",
+                  tenant_id: "ten_1",
+                  name: "ci",
+                  key_prefix: "ek_0123abcd",
+                  created_at: "2026-11-29T00:00:00.000Z",
+                  revoked_at: null,
+                },
+              ],
+            },
+          }
+        : { status: 200, body: { id: "key_1", revoked_at: "2026-12-01T00:00:00.000Z" } },
+    );
+    const list = await api(["keys", "list", "--tenant-id", "ten_1"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^ID\s+PREFIX\s+NAME\s+CREATED\s+REVOKED\nkey_1\s+ek_0123abcd\s+ci\s+/);
+    const revoke = await api(["keys", "revoke", "key_1"]);
+    expect(revoke.stdout).toBe("revoked key_1 at 2026-12-01T00:00:00.000Z\n");
+    expect(stub.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "GET /v1/api-keys?tenant_id=ten_1",
+      "DELETE /v1/api-keys/key_1",
+    ]);
+  });
+});
