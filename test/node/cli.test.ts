@@ -140,7 +140,7 @@ describe("edgecron CLI", () => {
       ]);
       stub.reply(() => ({ status: 200, body: sampleJob() }));
       await api(["jobs", "update", "job_01", "--target", "queue:USER_EVENTS"]);
-      expect((stub.requests[2]?.json() as { target: unknown }).target).toEqual({
+      expect((stub.requests[2]!.json() as { target: unknown }).target).toEqual({
         type: "queue",
         binding: "USER_EVENTS",
       });
