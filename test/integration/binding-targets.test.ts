@@ -8,6 +8,7 @@ import type { JobCreate } from "../../src/core/job-spec";
 import { bindingTargetErrors, targetBindingAccess } from "../../src/api/target-bindings";
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
 import { workflowInstanceId } from "../../src/core/targets";
+import { callTarget } from "../../src/queue/target-call";
 import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
@@ -138,6 +139,25 @@ describe("binding targets", () => {
       }, WAIT);
       expect(letter).toMatchObject({ method: "POST", url: "https://billing.invalid/fail" });
     });
+  });
+
+  it("gives up on a service-binding call that outlives the job's timeout, as a retryable failure", async () => {
+    const startedMs = Date.now();
+    const outcome = await callTarget({
+      target: { type: "service", binding: "BILLING", path: "/slow", method: "POST", headers: {} },
+      runId: "run_slow",
+      jobId: "job_slow",
+      scheduledAtMs: startedMs,
+      attempt: 1,
+      idempotencyKey: `job_slow:${crypto.randomUUID()}`,
+      secrets: [],
+      timeoutMs: 500,
+      allowPrivate: false,
+      nowMs: startedMs,
+      bindings: env as unknown as Record<string, unknown>,
+    });
+    expect(outcome.kind).toBe("retryable");
+    expect(Date.now() - startedMs).toBeLessThan(2_500);
   });
 
   describe("a Workflow", () => {

@@ -120,7 +120,10 @@ describe("edgecron CLI commands", () => {
     expect(`${request?.method} ${request?.path}`).toBe("PATCH /v1/jobs/job_01");
     expect(request?.headers["if-match"]).toBe("3");
     // `type` goes too: a job whose target was a binding becomes an HTTP job again.
-    expect(request?.json()).toEqual({ name: "renamed", target: { type: "http", url: "https://example.com/new" } });
+    expect(request?.json()).toEqual({
+      name: "renamed",
+      target: { type: "http", url: "https://example.com/new" },
+    });
   });
 
   it("refuses an update with nothing to change (exit 2, nothing sent)", async () => {
