@@ -3,13 +3,11 @@
 // binding and a Queue producer, and test/fixtures/targets-worker behind them. The auxiliary
 // Worker posts a copy of everything it receives (service call, Workflow run, queue message) to a
 // local recorder, so the test sees each instant's deliveries from outside.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ADMIN_TOKEN,
   apiClient,
-  ROOT,
   removeState,
   type SchedulerProcess,
   startScheduler,
@@ -17,33 +15,7 @@ import {
   type TargetServer,
   waitUntil,
 } from "./harness";
-
-const FIXTURE_DIR = join(ROOT, "test", "fixtures", "targets-worker");
-const BINDINGS = `
-[[services]]
-binding = "BILLING"
-service = "edgecron-targets"
-
-[[workflows]]
-binding = "REPORT_FLOW"
-name = "report-flow"
-class_name = "ReportFlow"
-script_name = "edgecron-targets"
-
-[[queues.producers]]
-binding = "USER_EVENTS"
-queue = "user-events"
-`;
-
-/** edgecron's wrangler.toml plus the bindings, beside it so its relative paths still resolve. */
-function writeConfigs(recordUrl: string): string[] {
-  const main = join(ROOT, `.wrangler-e2e-targets-${process.pid}.toml`);
-  writeFileSync(main, `${readFileSync(join(ROOT, "wrangler.toml"), "utf8")}\n${BINDINGS}`);
-  const aux = join(FIXTURE_DIR, `.wrangler-e2e-${process.pid}.toml`);
-  const fixture = readFileSync(join(FIXTURE_DIR, "wrangler.toml"), "utf8");
-  writeFileSync(aux, `${fixture}\n[vars]\nRECORD_URL = "${recordUrl}"\n`);
-  return [main, aux];
-}
+import { TARGET_BINDINGS, writeTargetConfigs } from "./target-configs";
 
 interface Delivery {
   kind: "service" | "workflow" | "queue";
@@ -63,10 +35,10 @@ describe("e2e: service-binding, Workflow and Queue targets through wrangler dev"
 
   beforeAll(async () => {
     recorder = await startTarget();
-    configs = writeConfigs(`${recorder.url}/record`);
+    configs = writeTargetConfigs(`${recorder.url}/record`);
     server = await startScheduler({
       configs,
-      vars: { TARGET_BINDINGS: "BILLING:service, REPORT_FLOW:workflow, USER_EVENTS:queue" },
+      vars: { TARGET_BINDINGS },
     });
     const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
     const tenant = (await admin<{ id: string }>("POST", "/v1/tenants", { name: "e2e-targets" })).body;

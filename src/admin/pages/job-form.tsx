@@ -170,7 +170,7 @@ export function JobForm(props: JobFormProps) {
         <Select
           {...base}
           path="target.type"
-          label="Kind"
+          label="Target kind"
           options={["http", "service", "workflow", "queue"]}
           hint="HTTP calls a URL; the others use a binding of this deployment (a Worker, a Workflow or a Queue) listed in TARGET_BINDINGS."
         />
