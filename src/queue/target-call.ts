@@ -1,4 +1,6 @@
-// Executes one run against its HTTP target: the only place edgecron calls user URLs.
+// Executes one run against its target: the only place edgecron calls user URLs. Binding targets
+// (service, Workflow, Queue) are dispatched to binding-targets.ts; a service binding comes back
+// through `exchange` for the same request an HTTP target gets.
 import { callBindingTarget } from "./binding-targets";
 import type { CallTargetInput, HttpCallInput } from "./target-input";
 import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
