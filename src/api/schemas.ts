@@ -2,6 +2,7 @@
 // the OpenAPI document is generated from them (src/api/openapi), and the typed client takes its
 // types from them (type-only imports). Imports only zod and src/core, never Cloudflare or Hono.
 import { z } from "zod";
+import { ALERT_KINDS } from "../core/alert-kinds";
 import { ERROR_CODE_LIST } from "../core/errors";
 import { jobCreateSchema, scheduleSchema } from "../core/job-spec";
 import { JOB_STATUSES, RUN_STATES } from "../core/run-state";
@@ -74,7 +75,7 @@ export const listRunsQuerySchema = pageQuerySchema.extend({
   job_id: z.string().max(100).optional(),
 });
 export const listDeadLettersQuerySchema = pageQuerySchema.extend({ job_id: z.string().max(100).optional() });
-export const listAlertsQuerySchema = pageQuerySchema.extend({ kind: z.string().max(100).optional() });
+export const listAlertsQuerySchema = pageQuerySchema.extend({ kind: z.enum(ALERT_KINDS).optional() });
 export const listApiKeysQuerySchema = z.object({ tenant_id: z.string().min(1).max(100) });
 
 // --- request bodies -------------------------------------------------------------------------
@@ -203,7 +204,7 @@ export const alertSchema = z.object({
   id: z.string(),
   job_id: z.string().nullable(),
   run_id: z.string().nullable(),
-  kind: z.string(),
+  kind: z.enum(ALERT_KINDS),
   message: z.string(),
   details: z.unknown(),
   created_at: time,
