@@ -18,6 +18,9 @@ import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { runTick } from "./shard/tick";
 import { deadLetterPoisonRun, type WatchdogReport, watchdogScan } from "./shard/watchdog";
 import { migrateShardSchema } from "./shard-schema";
+import { observeTzdata, REDERIVE_BATCH_JOBS, rederiveBatch, tzdataProgress } from "./shard/tzdata";
+import { setTzdataOverride, type TzdataOverride, tzdataVersion } from "../src/tzdata";
+import type { TzdataProgress } from "../src/shard/protocol";
 
 /** How soon unwritten history reaches D1 after a change. */
 const FLUSH_DELAY_MS = 250;
@@ -51,6 +54,8 @@ export interface ShardFaults {
   failSendBatch?: boolean;
   /** sendBatch "succeeds" but nothing is sent: a queue that lost the messages. */
   dropDispatches?: boolean;
+  /** Jobs re-derived per alarm after a tz database change (default REDERIVE_BATCH_JOBS). */
+  rederiveBatchJobs?: number;
   /** The next N claim / outcome RPCs fail (the shard unreachable). */
   failClaims?: number;
   /** Writing history to D1 fails (D1 unavailable). */
@@ -74,6 +79,9 @@ export class ShardScheduler extends DurableObject<Env> {
   private alarmRunning = false;
   /** While the unclaimed budget is spent, the alarm is not armed before this instant. */
   private backpressureUntilMs = 0;
+  /** The tz database version last compared with the timers' (the comparison reads storage). */
+  private observedTzdata: string | null = null;
+  private rederiving = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -170,8 +178,9 @@ export class ShardScheduler extends DurableObject<Env> {
     this.alarmRunning = true;
     let busy = false;
     try {
+      busy = this.rederiveTimers();
       const summary = await runTick(this.sql, this.tickSettings(), Date.now());
-      busy = summary.more;
+      busy = busy || summary.more;
       // Budget spent: come back when claims have freed half of it (claimRuns), or after a pause.
       // Re-running every 50 ms instead (16 shards) starved local queue delivery entirely: a
       // 10,000-job burst delivered nothing for 30 s; with this, it drains at ~1,000 jobs/s.
@@ -198,7 +207,39 @@ export class ShardScheduler extends DurableObject<Env> {
     }
   }
 
+  /** Admin view: the tz database version of this shard's timers and any re-derivation. */
+  async tzdataStatus(shard: number): Promise<TzdataProgress> {
+    this.rememberShard(shard);
+    await this.armAlarm();
+    return tzdataProgress(this.sql, shard);
+  }
+
+  /** A new tz database: compare once per version seen, and re-derive in the alarm if it differs. */
+  private observeTzdata(): void {
+    const version = tzdataVersion(this.env);
+    if (version === this.observedTzdata) return;
+    this.observedTzdata = version;
+    this.rederiving = observeTzdata(this.sql, version, Date.now());
+  }
+
+  /** One bounded batch of re-derivation; true while jobs remain. */
+  private rederiveTimers(): boolean {
+    this.observeTzdata();
+    if (!this.rederiving) return false;
+    const batchJobs = (this.testHooksEnabled() && this.faults.rederiveBatchJobs) || REDERIVE_BATCH_JOBS;
+    this.rederiving = rederiveBatch(this.sql, Date.now(), batchJobs);
+    if (!this.rederiving)
+      logEvent("shard.tzdata_rederived", { shard: this.shard, version: this.observedTzdata });
+    return this.rederiving;
+  }
+
   // --- test hooks: inert unless the EDGECRON_TEST_HOOKS binding is "1" ---
+
+  /** Simulates a deploy whose tz database differs (null: the real one again). */
+  async testSetTzdata(override: TzdataOverride | null): Promise<void> {
+    if (!this.testHooksEnabled()) throw new Error("test hooks are disabled");
+    setTzdataOverride(override);
+  }
 
   async testSetFaults(faults: ShardFaults): Promise<void> {
     if (!this.testHooksEnabled()) throw new Error("test hooks are disabled");
@@ -261,6 +302,7 @@ export class ShardScheduler extends DurableObject<Env> {
   }
 
   private rememberShard(shard: number): void {
+    this.observeTzdata();
     if (this.shard === shard) return;
     this.shard = shard;
     this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('shard', ?)", shard);
@@ -272,7 +314,8 @@ export class ShardScheduler extends DurableObject<Env> {
     if (nowMs < this.alarmLostUntilMs) return;
     const next = this.nextWork();
     const timerMs = next.timerMs === null ? null : Math.max(next.timerMs, this.backpressureUntilMs);
-    const candidates = [timerMs, next.flushAtMs, atLeastBy ?? null].filter(
+    const rederiveAtMs = this.rederiving ? nowMs + BUSY_RETRY_MS : null;
+    const candidates = [timerMs, next.flushAtMs, atLeastBy ?? null, rederiveAtMs].filter(
       (value): value is number => value !== null,
     );
     const atMs = candidates.length === 0 ? null : Math.min(...candidates);

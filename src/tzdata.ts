@@ -24,7 +24,7 @@ let appliedEnvText: string | undefined;
 
 /**
  * The tz database version fire times are computed with in this isolate. Computed on first use
- * (~60-120 ms of CPU here for ~420 zones × 40 instants), then cached for the isolate's life.
+ * (~420 zones × 24 instants: 60-100 ms of CPU in workerd here), then cached for the isolate's life.
  */
 export function tzdataVersion(env: Env): string {
   applyEnvOverride(env);

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { logEvent } from "../log";
+import { tzdataVersion } from "../tzdata";
 import { HTTPException } from "hono/http-exception";
 import { consoleApp } from "../admin";
 import { allowedMethods } from "./allowed-methods";
@@ -19,7 +20,8 @@ import type { AppEnv } from "./types";
 
 export const app = new Hono<AppEnv>();
 
-app.get("/healthz", (c) => c.json({ status: "ok" }));
+// `tzdata`: the tz database version fire times are computed with (a fingerprint; see src/tzdata.ts).
+app.get("/healthz", (c) => c.json({ status: "ok", tzdata: tzdataVersion(c.env) }));
 // The console authenticates with its own session cookie, not the API's bearer token.
 app.route("/console", consoleApp);
 // Registered before the auth middleware: the document is public.

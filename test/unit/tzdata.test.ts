@@ -32,11 +32,11 @@ describe("tzdataFingerprint", () => {
     expect(tzdataFingerprint(source({ UTC: 0 }, "2025c"))).toMatch(/^2025c\+intl-[0-9a-f]{12}$/);
   });
 
-  it("samples fixed instants, four a year from 2026 to 2035, so it does not drift with time", () => {
+  it("samples fixed instants, four a year from 2026 to 2031, so it does not drift with time", () => {
     const instants = tzdataSampleInstantsMs();
-    expect(instants).toHaveLength(40);
+    expect(instants).toHaveLength(24);
     expect(new Date(instants[0] as number).toISOString()).toBe("2026-01-15T12:00:00.000Z");
-    expect(new Date(instants.at(-1) as number).toISOString()).toBe("2035-11-01T12:00:00.000Z");
+    expect(new Date(instants.at(-1) as number).toISOString()).toBe("2031-11-01T12:00:00.000Z");
   });
 });
 
