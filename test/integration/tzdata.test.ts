@@ -4,10 +4,17 @@
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextFireTimes } from "../../src/core/schedule";
-import { pushJobs, shardOfJob, shardStub } from "../../src/shard/client";
+import {
+  loseShardAlarm,
+  pushJobs,
+  setShardFaults,
+  setShardTzdata,
+  shardOfJob,
+  shardTzdata,
+} from "../../src/shard/client";
 import type { TzdataProgress } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
-import { seedTenant, snapshot, spec, targetUrl, uniqueJobId } from "../helpers/scheduling";
+import { seedTenant, shardStub, snapshot, spec, targetUrl, uniqueJobId } from "../helpers/scheduling";
 
 disarmShardsAfterEach();
 
@@ -37,7 +44,7 @@ type JobTimer = { job_id: string; next_scheduled_ms: number | null; next_fire_ms
 type RunInstant = { job_id: string; scheduled_at_ms: number; kind: string };
 
 function shardQuery<T>(shard: number, query: string): Promise<T[]> {
-  return runInDurableObject(shardStub(env, shard), (_instance, state) =>
+  return runInDurableObject(shardStub(shard), (_instance, state) =>
     state.storage.sql.exec(query).toArray(),
   ) as Promise<T[]>;
 }
@@ -47,7 +54,7 @@ function shardQuery<T>(shard: number, query: string): Promise<T[]> {
  * so each pass is one re-derivation batch, with no real alarm racing the test.
  */
 async function runOnePass(shard: number): Promise<void> {
-  const stub = shardStub(env, shard);
+  const stub = shardStub(shard);
   await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now() + HOUR_MS));
   expect(await runDurableObjectAlarm(stub)).toBe(true);
 }
@@ -57,7 +64,7 @@ async function rederiveToEnd(shard: number): Promise<TzdataProgress[]> {
   const seen: TzdataProgress[] = [];
   for (let pass = 0; pass < 50; pass++) {
     await runOnePass(shard);
-    const progress = await shardStub(env, shard).tzdataStatus(shard);
+    const progress = await shardTzdata(env, shard);
     seen.push(progress);
     if (progress.rederivingTo === null) return seen;
   }
@@ -66,7 +73,7 @@ async function rederiveToEnd(shard: number): Promise<TzdataProgress[]> {
 
 describe("a tz database change (simulated)", () => {
   beforeAll(() => seedTenant());
-  afterAll(() => shardStub(env, 0).testSetTzdata(null));
+  afterAll(() => setShardTzdata(env, 0, null));
 
   it("re-derives every timer in batches, keeps a due timer, fires a re-derived past instant once, and fires nothing twice", async () => {
     const nowMs = Date.now();
@@ -74,7 +81,7 @@ describe("a tz database change (simulated)", () => {
     const schedule = { type: "cron" as const, expr, timezone: ZONE };
     const oldNextMs = nextFireTimes(schedule, nowMs, 1)[0] as number;
     const { shard, jobIds } = jobIdsOnOneShard(23);
-    const stub = shardStub(env, shard);
+    const stub = shardStub(shard);
     const jobSpec = spec({
       schedule,
       target: { url: targetUrl("/ok/tzdata"), method: "POST" },
@@ -85,7 +92,7 @@ describe("a tz database change (simulated)", () => {
       jobIds.map((jobId) => snapshot(jobId, jobSpec)),
     );
     expect(confirmed.size).toBe(jobIds.length);
-    const before = await stub.tzdataStatus(shard);
+    const before = await shardTzdata(env, shard);
     expect(before.rederivingTo).toBeNull();
     const realRules = before.timersVersion;
     expect(realRules).toMatch(/intl-[0-9a-f]{12}$/);
@@ -114,13 +121,13 @@ describe("a tz database change (simulated)", () => {
 
     // The deploy: Tokyo moves one hour ahead from six hours ago, so today's instant under the new
     // rules was half an hour ago, and tomorrow's comes 23 h after the old one.
-    await stub.testSetFaults({ rederiveBatchJobs: 5 });
-    await stub.testDeleteAlarm(10 * MINUTE_MS);
-    await stub.testSetTzdata({
+    await setShardFaults(env, shard, { rederiveBatchJobs: 5 });
+    await loseShardAlarm(env, shard, 10 * MINUTE_MS);
+    await setShardTzdata(env, shard, {
       version: NEW_RULES,
       patches: [{ zone: ZONE, fromMs: nowMs - 6 * HOUR_MS, shiftMinutes: 60 }],
     });
-    const started = await stub.tzdataStatus(shard);
+    const started = await shardTzdata(env, shard);
     expect(started).toMatchObject({ timersVersion: realRules, rederivingTo: NEW_RULES, jobsDone: 0 });
 
     const passes = await rederiveToEnd(shard);
@@ -166,14 +173,14 @@ describe("a tz database change (simulated)", () => {
     // Rolling back is another change: the timers go back to the real rules, again from what each job
     // handled. Under those, today's instant (the old one) is still to come for every job: it is
     // another instant than the one fired under the simulated rules.
-    await stub.testSetTzdata(null);
+    await setShardTzdata(env, shard, null);
     const back = await rederiveToEnd(shard);
     expect(back.at(-1)).toMatchObject({ timersVersion: realRules, rederivingTo: null });
     const restored = await shardQuery<JobTimer>(shard, "SELECT job_id, next_scheduled_ms FROM jobs");
     for (const timer of restored.filter((row) => jobIds.includes(row.job_id))) {
       expect(timer.next_scheduled_ms).toBe(oldNextMs);
     }
-    await stub.testSetFaults({});
-    await stub.testDeleteAlarm(0);
+    await setShardFaults(env, shard, {});
+    await loseShardAlarm(env, shard, 0);
   });
 });
