@@ -245,4 +245,6 @@ export interface Me {
 
 export interface Health {
   status: string;
+  /** The tz database version fire times are computed with (a fingerprint of its rules). */
+  tzdata: string;
 }
