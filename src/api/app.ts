@@ -16,6 +16,7 @@ import { runs } from "./routes/runs";
 import { schedules } from "./routes/schedules";
 import { stats } from "./routes/stats";
 import { tenants } from "./routes/tenants";
+import { tzdata } from "./routes/tzdata";
 import type { AppEnv } from "./types";
 
 export const app = new Hono<AppEnv>();
@@ -37,6 +38,7 @@ app.route("/v1/runs", runs);
 app.route("/v1/dead-letters", deadLetters);
 app.route("/v1/alerts", alerts);
 app.route("/v1/stats", stats);
+app.route("/v1/tzdata", tzdata);
 
 app.notFound((c) => {
   const allowed = allowedMethods(app, c.req.path);

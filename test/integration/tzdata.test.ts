@@ -13,7 +13,9 @@ import {
   shardTzdata,
 } from "../../src/shard/client";
 import type { TzdataProgress } from "../../src/shard/protocol";
+import type { TzdataView } from "../../src/api/tzdata-view";
 import { disarmShardsAfterEach } from "../helpers/alarms";
+import { api, createTenantWithKey } from "../helpers/api";
 import { seedTenant, shardStub, snapshot, spec, targetUrl, uniqueJobId } from "../helpers/scheduling";
 
 disarmShardsAfterEach();
@@ -130,6 +132,19 @@ describe("a tz database change (simulated)", () => {
     const started = await shardTzdata(env, shard);
     expect(started).toMatchObject({ timersVersion: realRules, rederivingTo: NEW_RULES, jobsDone: 0 });
 
+    // Admins see it per shard; asking makes every shard compare at once (the others have no jobs
+    // of this test: they just record the new version).
+    const midway = await api<TzdataView>("GET", "/v1/tzdata");
+    expect(midway.status).toBe(200);
+    expect(midway.body.tzdata).toBe(NEW_RULES);
+    expect(midway.body.up_to_date).toBe(false);
+    expect(midway.body.shards.find((view) => view.shard === shard)).toMatchObject({
+      timers_version: realRules,
+      rederiving_to: NEW_RULES,
+      jobs_done: 0,
+      jobs_total: 23,
+    });
+
     const passes = await rederiveToEnd(shard);
     // 23 jobs, 5 per alarm: five passes, progress visible after each.
     expect(passes.map((progress) => progress.jobsDone)).toEqual([5, 10, 15, 20, 23]);
@@ -166,6 +181,15 @@ describe("a tz database change (simulated)", () => {
       expect(timer.next_fire_ms).toBe(oldNextMs + 23 * HOUR_MS);
     }
 
+    const done = await api<TzdataView>("GET", "/v1/tzdata");
+    expect(done.body.shards.find((view) => view.shard === shard)).toMatchObject({
+      timers_version: NEW_RULES,
+      rederiving_to: null,
+      jobs_done: 23,
+      // The two due timers were kept as they were.
+      jobs_changed: 21,
+    });
+
     // /healthz names the version fire times are computed with.
     const health = await SELF.fetch("http://edgecron.test/healthz");
     expect(await health.json()).toEqual({ status: "ok", tzdata: NEW_RULES });
@@ -182,5 +206,12 @@ describe("a tz database change (simulated)", () => {
     }
     await setShardFaults(env, shard, {});
     await loseShardAlarm(env, shard, 0);
+  });
+
+  it("shows shard progress to the admin only", async () => {
+    const { key } = await createTenantWithKey("tzdata");
+    const res = await api("GET", "/v1/tzdata", { token: key });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("content-type")).toContain("application/problem+json");
   });
 });

@@ -31,6 +31,13 @@ export const routeDocs: RouteDoc[] = [
   },
   { method: "get", path: "/v1/me", summary: "Who am I", tag: "meta", status: 200 },
   {
+    method: "get",
+    path: "/v1/tzdata",
+    summary: "The tz database version of every shard's timers (admin)",
+    tag: "meta",
+    status: 200,
+  },
+  {
     method: "post",
     path: "/v1/tenants",
     summary: "Create a tenant (admin)",
