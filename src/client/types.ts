@@ -248,3 +248,24 @@ export interface Health {
   /** The tz database version fire times are computed with (a fingerprint of its rules). */
   tzdata: string;
 }
+
+/** One shard's timers and the tz database they were computed with (`GET /v1/tzdata`). */
+export interface ShardTzdata {
+  shard: number;
+  timers_version: string | null;
+  /** The version timers are being re-derived for; null when no re-derivation is running. */
+  rederiving_to: string | null;
+  jobs_done: number;
+  jobs_changed: number;
+  jobs_total: number;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface TzdataStatus {
+  /** The runtime's tz database version (as `/healthz` names it). */
+  tzdata: string;
+  /** Every shard's timers use it. */
+  up_to_date: boolean;
+  shards: ShardTzdata[];
+}
