@@ -219,6 +219,17 @@ describe("console pages", () => {
     }
   });
 
+  it("shows the admin, and only the admin, every shard's tz database progress on the overview", async () => {
+    const admin = new ConsoleClient();
+    await admin.signIn(ADMIN_TOKEN);
+    const overview = await admin.get("/console");
+    expect(overview.text).toContain('<h2 id="tzdata">Time-zone data</h2>');
+    expect(overview.text).toMatch(/All 16 shards&#39;|All 16 shards'/);
+    const tenant = new ConsoleClient();
+    await tenant.signIn(data.tenantKey);
+    expect((await tenant.get("/console")).text).not.toContain('id="tzdata"');
+  });
+
   it("re-renders the new-job form with the API's field errors inline", async () => {
     const client = new ConsoleClient();
     await client.signIn(data.tenantKey);
