@@ -81,7 +81,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_flush_in_flight ON runs(updated_at_ms)
     WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED';
   `,
-  // v4: re-deriving timers when the tz database changes. fired_through_ms is the last scheduled
+  // v4: a dead letter whose send failed waits with backoff (dlq_retry_at_ms) and is re-sent by
+  // reference, alone: one oversized batch once jammed a shard's dead letters for good.
+  `
+  ALTER TABLE runs ADD COLUMN dlq_send_failures INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN dlq_retry_at_ms INTEGER;
+  `,
+  // v5: re-deriving timers when the tz database changes. fired_through_ms is the last scheduled
   // instant the shard handled (fired, skipped or passed over): a timer is re-derived from it, not
   // from now, so no instant is fired twice or missed. NULL: none yet (derive from creation).
   // tzdata is this shard's one row: the tz database its timers were computed with, and the

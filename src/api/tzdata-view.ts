@@ -1,28 +1,15 @@
 // GET /v1/tzdata: the runtime's tz database version and every shard's progress towards it.
+import type { z } from "zod";
 import { shardCount, shardTzdata } from "../shard/client";
 import type { TzdataProgress } from "../shard/protocol";
 import { tzdataVersion } from "../tzdata";
+import type { shardTzdataSchema, tzdataStatusSchema } from "./schemas";
 
 /** Shards asked at once (production has 256). */
 const SHARDS_PER_ROUND = 32;
 
-export interface ShardTzdataView {
-  shard: number;
-  timers_version: string | null;
-  rederiving_to: string | null;
-  jobs_done: number;
-  jobs_changed: number;
-  jobs_total: number;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-export interface TzdataView {
-  tzdata: string;
-  /** Every shard's timers were computed with the runtime's version. */
-  up_to_date: boolean;
-  shards: ShardTzdataView[];
-}
+export type ShardTzdataView = z.output<typeof shardTzdataSchema>;
+export type TzdataView = z.output<typeof tzdataStatusSchema>;
 
 /** Asks every shard (which also makes each compare versions now, not at its next alarm). */
 export async function tzdataView(env: Env): Promise<TzdataView> {
