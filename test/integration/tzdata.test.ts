@@ -208,6 +208,50 @@ describe("a tz database change (simulated)", () => {
     await loseShardAlarm(env, shard, 0);
   });
 
+  it("restarts from the first job, towards the newest version, when another change comes mid-way", async () => {
+    const nowMs = Date.now();
+    const schedule = { type: "cron" as const, expr: dailyCronHalfAnHourAhead(nowMs), timezone: ZONE };
+    const oldNextMs = nextFireTimes(schedule, nowMs, 1)[0] as number;
+    const { shard, jobIds } = jobIdsOnOneShard(7);
+    const jobSpec = spec({ schedule, target: { url: targetUrl("/ok/tzdata-twice"), method: "POST" } });
+    await pushJobs(
+      env,
+      jobIds.map((jobId) => snapshot(jobId, jobSpec)),
+    );
+    await setShardFaults(env, shard, { rederiveBatchJobs: 3 });
+    await loseShardAlarm(env, shard, 10 * MINUTE_MS);
+    const fromMs = nowMs - 6 * HOUR_MS;
+    await setShardTzdata(env, shard, {
+      version: "rules-a",
+      patches: [{ zone: ZONE, fromMs, shiftMinutes: 60 }],
+    });
+    await shardTzdata(env, shard);
+    await runOnePass(shard);
+    expect(await shardTzdata(env, shard)).toMatchObject({ rederivingTo: "rules-a", jobsDone: 3 });
+
+    // Another deploy before the first re-derivation finished: Tokyo two hours ahead instead.
+    await setShardTzdata(env, shard, {
+      version: "rules-b",
+      patches: [{ zone: ZONE, fromMs, shiftMinutes: 120 }],
+    });
+    expect(await shardTzdata(env, shard)).toMatchObject({ rederivingTo: "rules-b", jobsDone: 0 });
+    const passes = await rederiveToEnd(shard);
+    // Three per pass, every job of the shard (an earlier test's may share it) from the first again.
+    const total = passes.at(-1)?.jobsTotal ?? 0;
+    expect(total).toBeGreaterThanOrEqual(7);
+    const expected = Array.from({ length: Math.ceil(total / 3) }, (_, i) => Math.min(total, (i + 1) * 3));
+    expect(passes.map((progress) => progress.jobsDone)).toEqual(expected);
+    const timers = await shardQuery<JobTimer>(shard, "SELECT job_id, next_scheduled_ms FROM jobs");
+    for (const timer of timers.filter((row) => jobIds.includes(row.job_id))) {
+      // Created now: today's instant under rules-b (90 min ago) passed before creation; tomorrow's.
+      expect(timer.next_scheduled_ms).toBe(oldNextMs + 22 * HOUR_MS);
+    }
+    await setShardTzdata(env, shard, null);
+    await rederiveToEnd(shard);
+    await setShardFaults(env, shard, {});
+    await loseShardAlarm(env, shard, 0);
+  });
+
   it("shows shard progress to the admin only", async () => {
     const { key } = await createTenantWithKey("tzdata");
     const res = await api("GET", "/v1/tzdata", { token: key });
