@@ -52,17 +52,19 @@ export function observeTzdata(sql: SqlStorage, runtimeVersion: string, nowMs: nu
 export function rederiveBatch(sql: SqlStorage, nowMs: number, batchJobs = REDERIVE_BATCH_JOBS): boolean {
   const row = readRow(sql);
   if (row.target_version === null) return false;
-  const jobs = sql
+  // One row past the batch says whether another pass is needed (no empty last pass).
+  const rows = sql
     .exec<ShardJobRow>(
       "SELECT * FROM jobs WHERE job_id > ? ORDER BY job_id LIMIT ?",
       row.cursor_job_id ?? "",
-      batchJobs,
+      batchJobs + 1,
     )
     .toArray();
+  const jobs = rows.slice(0, batchJobs);
   let changed = 0;
   for (const job of jobs) if (recomputeNextFire(sql, job, nowMs) === "changed") changed += 1;
   const last = jobs.at(-1);
-  if (jobs.length === batchJobs && last) {
+  if (rows.length > batchJobs && last) {
     sql.exec(
       "UPDATE tzdata SET cursor_job_id = ?, jobs_done = jobs_done + ?, jobs_changed = jobs_changed + ? WHERE id = 1",
       last.job_id,
