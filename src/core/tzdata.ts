@@ -22,10 +22,11 @@ const FIRST_SAMPLE_YEAR = 2026;
 const LAST_SAMPLE_YEAR = 2031;
 /**
  * Sample days each year (month 0-11, day): mid-winter and mid-summer catch a new standard offset
- * or DST gained or lost; 1 April and 1 November fall between the usual start and end dates of
- * DST in both hemispheres, so they catch a season moved by weeks. A change to a transition day
+ * or DST gained or lost; 1 April and 1 November sit near the usual ends of DST (the south's in
+ * early April, the north's from late October to early November), so a season made weeks longer or
+ * shorter there changes the offset sampled. A change to a transition day
  * that none of these straddle goes unseen: the fingerprint trades that for its cost (10,000
- * offsets, ~60-100 ms of CPU once per isolate, measured in workerd).
+ * offsets, 60-170 ms of CPU once per isolate, measured in local workerd).
  */
 const SAMPLE_DAYS: readonly (readonly [month: number, day: number])[] = [
   [0, 15],
