@@ -133,7 +133,8 @@ function findProgramCrossings(root, files) {
     const from = programOf(file);
     walkSyntax(file, readFileSync(join(root, file), "utf8"), (node, lineOf) => {
       const isImport = ts.isImportDeclaration(node) || ts.isExportDeclaration(node);
-      if (!isImport || node.moduleSpecifier === undefined || !ts.isStringLiteral(node.moduleSpecifier)) return;
+      if (!isImport || node.moduleSpecifier === undefined || !ts.isStringLiteral(node.moduleSpecifier))
+        return;
       const specifier = node.moduleSpecifier.text;
       if (!specifier.startsWith(".")) return;
       const target = resolveRelative(file, specifier);
