@@ -2,8 +2,8 @@ import { createRoute } from "@hono/zod-openapi";
 import { alertResource, listAlerts } from "../../db/alerts";
 import { decodeTimeCursor, encodeCursor, pageOf } from "../cursor";
 import { tenantScope } from "../middleware/auth";
-import { alertPageSchema, listAlertsQuerySchema } from "../openapi/components";
 import { apiRouter, defineRoute, json, problems, TENANT_ERRORS, tenantHeaders } from "../openapi/define";
+import { alertPageSchema, listAlertsQuerySchema } from "../openapi/components";
 
 export const alerts = apiRouter();
 

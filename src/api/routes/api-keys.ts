@@ -5,13 +5,7 @@ import { readBody } from "../body";
 import { randomHex, sha256Hex } from "../crypto";
 import { newId, requireOwnId } from "../ids";
 import { requireAdmin } from "../middleware/auth";
-import {
-  apiKeyCreateSchema,
-  apiKeyListSchema,
-  apiKeyRevokedSchema,
-  apiKeySchema,
-  listApiKeysQuerySchema,
-} from "../openapi/components";
+import { EdgecronError } from "../problem";
 import {
   ADMIN_ERRORS,
   apiRouter,
@@ -22,7 +16,13 @@ import {
   jsonBody,
   problems,
 } from "../openapi/define";
-import { EdgecronError } from "../problem";
+import {
+  apiKeyCreateSchema,
+  apiKeyListSchema,
+  apiKeyRevokedSchema,
+  apiKeySchema,
+  listApiKeysQuerySchema,
+} from "../openapi/components";
 
 /** `ek_` + 32 random bytes as hex (256 bits). Only its SHA-256 is stored. */
 function newApiKey(): string {

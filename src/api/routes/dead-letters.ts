@@ -12,7 +12,8 @@ import { retryRun, shardOfJob } from "../../shard/client";
 import { decodeTimeCursor, encodeCursor, pageOf } from "../cursor";
 import { requireForeignId } from "../ids";
 import { tenantScope } from "../middleware/auth";
-import { deadLetterPageSchema, listDeadLettersQuerySchema, redriveResultSchema } from "../openapi/components";
+import { EdgecronError } from "../problem";
+import { callShard, shardRefusal } from "../shard-calls";
 import {
   apiRouter,
   defineRoute,
@@ -22,8 +23,7 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
-import { EdgecronError } from "../problem";
-import { callShard, shardRefusal } from "../shard-calls";
+import { deadLetterPageSchema, listDeadLettersQuerySchema, redriveResultSchema } from "../openapi/components";
 
 function deadLetterNotFound(id?: string): EdgecronError {
   return new EdgecronError(

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { meSchema } from "../openapi/components";
 import { AUTH_ERRORS, apiRouter, defineRoute, json, problems } from "../openapi/define";
+import { meSchema } from "../openapi/components";
 
 export const me = apiRouter();
 

@@ -5,13 +5,8 @@ import { decodeTimeCursor, encodeCursor, pageOf } from "../cursor";
 import { requireForeignId } from "../ids";
 import { loadJob } from "../job-loader";
 import { tenantScope } from "../middleware/auth";
-import {
-  listRunsQuerySchema,
-  pageQuerySchema,
-  retryResultSchema,
-  runPageSchema,
-  runSchema,
-} from "../openapi/components";
+import { EdgecronError } from "../problem";
+import { callShard, shardRefusal } from "../shard-calls";
 import {
   apiRouter,
   defineRoute,
@@ -21,8 +16,13 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
-import { EdgecronError } from "../problem";
-import { callShard, shardRefusal } from "../shard-calls";
+import {
+  listRunsQuerySchema,
+  pageQuerySchema,
+  retryResultSchema,
+  runPageSchema,
+  runSchema,
+} from "../openapi/components";
 
 function runNotFound(id?: string): EdgecronError {
   return new EdgecronError("run_not_found", id === undefined ? "No such run" : `No run ${id}`);

@@ -1,7 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { readBody } from "../body";
 import { previewScheduleTimes } from "../job-service";
-import { previewRequestSchema, previewResultSchema } from "../openapi/components";
 import {
   AUTH_ERRORS,
   apiRouter,
@@ -11,6 +10,7 @@ import {
   jsonBody,
   problems,
 } from "../openapi/define";
+import { previewRequestSchema, previewResultSchema } from "../openapi/components";
 
 export const schedules = apiRouter();
 

@@ -1,5 +1,4 @@
 import { createRoute } from "@hono/zod-openapi";
-import { targetAddressProblem } from "../../core/ssrf";
 import {
   findTenant,
   insertTenant,
@@ -9,13 +8,14 @@ import {
   tenantResource,
   updateTenant,
 } from "../../db/tenants";
+import { targetAddressProblem } from "../../core/ssrf";
 import { forgetTenantSecrets } from "../../queue/tenant-secrets";
 import { readBody } from "../body";
 import { randomHex } from "../crypto";
 import { newId, requireOwnId } from "../ids";
-import { allowsPrivateTargets } from "../job-service";
 import { requireAdmin } from "../middleware/auth";
-import { tenantCreateSchema, tenantListSchema, tenantPatchSchema, tenantSchema } from "../openapi/components";
+import { allowsPrivateTargets } from "../job-service";
+import { EdgecronError, validationError } from "../problem";
 import {
   ADMIN_ERRORS,
   apiRouter,
@@ -26,7 +26,7 @@ import {
   jsonBody,
   problems,
 } from "../openapi/define";
-import { EdgecronError, validationError } from "../problem";
+import { tenantCreateSchema, tenantListSchema, tenantPatchSchema, tenantSchema } from "../openapi/components";
 
 const tags = ["tenants"];
 const params = idParams("ten_01JDXS3M0000000000000000AB");
