@@ -1,6 +1,8 @@
 // Alerts: recorded once in D1 (deduplicated by key), then delivered, signed like job calls, to the
 // tenant's alert webhook and, for a dead-lettered run, to the job's on_failure URL. Delivery is
 // best effort here; maintenance retries what was not delivered.
+
+import type { AlertKind } from "./core/alerts";
 import { targetAddressProblem } from "./core/ssrf";
 import {
   alertWebhookBody,
@@ -13,9 +15,7 @@ import { signingSecretsOf } from "./db/tenants";
 import { logEvent } from "./log";
 import { signatureHeader } from "./queue/target-call";
 
-/** Every kind of alert we raise (the console's filter offers exactly these). */
-export const ALERT_KINDS = ["dead_lettered", "paused_after_failures", "missed_run"] as const;
-export type AlertKind = (typeof ALERT_KINDS)[number];
+export { ALERT_KINDS, type AlertKind } from "./core/alerts";
 
 export interface NewAlert {
   tenantId: string;
@@ -69,9 +69,15 @@ export async function deliverPending(
       alert.alert_webhook_url,
       alert.kind === "dead_lettered" ? (extraUrls.get(alert.dedup_key) ?? alert.on_failure) : null,
     ].filter((url): url is string => typeof url === "string" && url.length > 0);
-    const error = urls.length === 0 ? null : await deliver(alert, urls, env);
+    // An alert with nowhere to go is recorded as such (delivery none), never as delivered.
+    if (urls.length === 0) {
+      await recordAlertDelivery(env.DB, alert.id, { delivery: "none", atMs: Date.now(), error: null });
+      continue;
+    }
+    const error = await deliver(alert, urls, env);
     await recordAlertDelivery(env.DB, alert.id, {
-      deliveredAtMs: urls.length === 0 || error === null ? Date.now() : null,
+      delivery: error === null ? "delivered" : "failed",
+      atMs: Date.now(),
       error,
     });
     if (error === null) delivered += 1;

@@ -17,6 +17,12 @@ export async function callShard<T>(what: string, call: () => Promise<T>): Promis
 const SHARD_CODES: Record<string, { status: number; detail: string }> = {
   job_not_found: { status: 404, detail: "No such job" },
   job_not_active: { status: 409, detail: "The job is not active" },
+  job_deleted: {
+    status: 409,
+    detail:
+      "The job was deleted, so its runs can no longer be retried or redriven. To call its target again, " +
+      "create the job anew (POST /v1/jobs) and trigger it (POST /v1/jobs/{id}/trigger)",
+  },
   run_not_found: { status: 404, detail: "No such run" },
   run_not_retryable: { status: 409, detail: "Only a FAILED or DEAD_LETTERED run can be retried" },
   too_many_instants: { status: 400, detail: "The range holds more than 1000 instants" },
