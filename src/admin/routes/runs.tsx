@@ -2,11 +2,12 @@
 import { Hono } from "hono";
 import { TERMINAL_STATES } from "../../core/run-state";
 import { callApi, query } from "../api";
-import { BASE, type ConsoleEnv } from "../env";
+import { BASE, type ConsoleContext, type ConsoleEnv } from "../env";
 import { noticeText } from "../notices";
 import { confirmFirst, renderPage, renderProblem } from "../page";
 import { AlertsPage } from "../pages/alerts";
 import { DeadLettersPage } from "../pages/dead-letters";
+import { type RedriveOutcome, RedriveReport } from "../pages/redrive-report";
 import { RunDetailPage } from "../pages/run-detail";
 import { RunsPage } from "../pages/runs";
 import type { Alert, DeadLetter, Page, Run } from "../types";
@@ -112,16 +113,28 @@ runRoutes.post("/dead-letters/redrive", async (c) => {
   }
   const confirmation = await confirmFirst(c, `Redrive ${ids.length} dead letter(s)?`, `${BASE}/dead-letters`);
   if (confirmation) return confirmation;
-  const results = await Promise.all(
-    ids.map((id) => callApi(c, "POST", `/v1/dead-letters/${encodeURIComponent(id)}/redrive`)),
-  );
-  const failed = results.find((result) => !result.ok);
-  if (failed && !failed.ok) {
-    const done = results.filter((result) => result.ok).length;
-    return renderProblem(c, `Redrove ${done} of ${ids.length}`, "dead-letters", failed.problem);
+  const outcomes = await Promise.all(ids.map((id) => redriveOne(c, id)));
+  if (outcomes.every((outcome) => outcome.ok)) {
+    return c.redirect(`${BASE}/dead-letters?notice=redriven&count=${ids.length}`, 303);
   }
-  return c.redirect(`${BASE}/dead-letters?notice=redriven&count=${ids.length}`, 303);
+  const done = outcomes.filter((outcome) => outcome.ok).length;
+  return renderPage(
+    c,
+    { title: `Redrove ${done} of ${ids.length}`, active: "dead-letters" },
+    <RedriveReport outcomes={outcomes} />,
+  );
 });
+
+async function redriveOne(c: ConsoleContext, id: string): Promise<RedriveOutcome> {
+  const result = await callApi<{ run_id: string; attempt: number }>(
+    c,
+    "POST",
+    `/v1/dead-letters/${encodeURIComponent(id)}/redrive`,
+  );
+  return result.ok
+    ? { id, ok: true, runId: result.data.run_id, attempt: result.data.attempt }
+    : { id, ok: false, problem: result.problem };
+}
 
 runRoutes.get("/alerts", async (c) => {
   const kind = c.req.query("kind") ?? "";
