@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   job_not_found: { status: 404, description: "No such job in this tenant" },
   run_not_found: { status: 404, description: "No such run in this tenant" },
   dead_letter_not_found: { status: 404, description: "No such dead letter in this tenant" },
+  alert_not_found: { status: 404, description: "No such alert in this tenant" },
   version_conflict: {
     status: 409,
     description: "The job changed since you read it: read it again and retry",

@@ -1,4 +1,10 @@
-import { type AlertDelivery, type AlertResolution, type AlertState, alertStateOf } from "../core/alerts";
+import {
+  type AlertDelivery,
+  type AlertKind,
+  type AlertResolution,
+  type AlertState,
+  alertStateOf,
+} from "../core/alerts";
 import { addClause, addCursor, selectPage, type TimeCursor, where } from "./page";
 import { iso, isoOrNull, parseJsonColumn } from "./time";
 
@@ -7,7 +13,7 @@ export interface AlertRow {
   tenant_id: string;
   job_id: string | null;
   run_id: string | null;
-  kind: string;
+  kind: AlertKind;
   dedup_key: string;
   message: string;
   details_json: string;
@@ -20,10 +26,23 @@ export interface AlertRow {
   delivery: AlertDelivery;
 }
 
-/** An alert as the API lists it. */
+/** What an alert says, for the API and the webhook alike. */
+function alertContent(row: AlertRow) {
+  return {
+    id: row.id,
+    job_id: row.job_id,
+    run_id: row.run_id,
+    kind: row.kind,
+    message: row.message,
+    details: parseJsonColumn<unknown>(row.details_json, {}),
+    created_at: iso(row.created_at_ms),
+  };
+}
+
+/** An alert as the API lists it: what it says, where it stands, whether it reached anyone. */
 export function alertResource(row: AlertRow) {
   return {
-    ...alertWebhookBody(row),
+    ...alertContent(row),
     state: alertStateOf({ acknowledgedAtMs: row.acknowledged_at_ms, resolvedAtMs: row.resolved_at_ms }),
     delivery: row.delivery,
     delivered_at: isoOrNull(row.delivered_at_ms),
@@ -34,18 +53,9 @@ export function alertResource(row: AlertRow) {
   };
 }
 
-/** An alert as its webhook sends it when raised: what it says, without where it stands now. */
+/** An alert as its webhook sends it when raised: what it says, for its tenant, not where it stands. */
 export function alertWebhookBody(row: AlertRow) {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    job_id: row.job_id,
-    run_id: row.run_id,
-    kind: row.kind,
-    message: row.message,
-    details: parseJsonColumn<unknown>(row.details_json, {}),
-    created_at: iso(row.created_at_ms),
-  };
+  return { ...alertContent(row), tenant_id: row.tenant_id };
 }
 
 /** The SQL condition of each state (resolved wins over acknowledged, as in alertStateOf). */

@@ -39,6 +39,7 @@ export const runPageSchema = schemas.runPageSchema.openapi("RunPage");
 export const retryResultSchema = schemas.retryResultSchema.openapi("RetryResult");
 export const deadLetterPageSchema = schemas.deadLetterPageSchema.openapi("DeadLetterPage");
 export const redriveResultSchema = schemas.redriveResultSchema.openapi("RedriveResult");
+export const alertSchema = schemas.alertSchema.openapi("Alert");
 export const alertPageSchema = schemas.alertPageSchema.openapi("AlertPage");
 export const statsSchema = schemas.statsSchema.openapi("Stats");
 export const previewRequestSchema = schemas.previewRequestSchema.openapi("PreviewRequest", {
