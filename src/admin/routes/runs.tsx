@@ -4,7 +4,7 @@ import { TERMINAL_STATES } from "../../core/run-state";
 import { callApi, query } from "../api";
 import { BASE, type ConsoleContext, type ConsoleEnv } from "../env";
 import { noticeText } from "../notices";
-import { confirmFirst, renderPage, renderProblem } from "../page";
+import { confirmFirst, pageStatusOf, renderPage, renderProblem } from "../page";
 import { AlertsPage } from "../pages/alerts";
 import { DeadLettersPage } from "../pages/dead-letters";
 import { type RedriveOutcome, RedriveReport } from "../pages/redrive-report";
@@ -118,9 +118,12 @@ runRoutes.post("/dead-letters/redrive", async (c) => {
     return c.redirect(`${BASE}/dead-letters?notice=redriven&count=${ids.length}`, 303);
   }
   const done = outcomes.filter((outcome) => outcome.ok).length;
+  // All refused: the first refusal's status (one dead letter refused answers like the API did).
+  const firstRefusal = outcomes.find((outcome) => !outcome.ok);
+  const status = done === 0 && firstRefusal && !firstRefusal.ok ? pageStatusOf(firstRefusal.problem) : 200;
   return renderPage(
     c,
-    { title: `Redrove ${done} of ${ids.length}`, active: "dead-letters" },
+    { title: `Redrove ${done} of ${ids.length}`, active: "dead-letters", status },
     <RedriveReport outcomes={outcomes} />,
   );
 });
