@@ -1,16 +1,15 @@
-// Runs, dead letters and alerts: lists with filters, manual retry and redrive.
+// Runs and dead letters: lists with filters, manual retry and redrive.
 import { Hono } from "hono";
 import { TERMINAL_STATES } from "../../core/run-state";
 import { callApi, query } from "../api";
 import { BASE, type ConsoleContext, type ConsoleEnv } from "../env";
 import { noticeText } from "../notices";
 import { confirmFirst, pageStatusOf, renderPage, renderProblem } from "../page";
-import { AlertsPage } from "../pages/alerts";
 import { DeadLettersPage } from "../pages/dead-letters";
 import { type RedriveOutcome, RedriveReport } from "../pages/redrive-report";
 import { RunDetailPage } from "../pages/run-detail";
 import { RunsPage } from "../pages/runs";
-import type { Alert, DeadLetter, Page, Run } from "../types";
+import type { DeadLetter, Page, Run } from "../types";
 import { jobNamesFor } from "./lookups";
 
 export const runRoutes = new Hono<ConsoleEnv>();
@@ -138,28 +137,3 @@ async function redriveOne(c: ConsoleContext, id: string): Promise<RedriveOutcome
     ? { id, ok: true, runId: result.data.run_id, attempt: result.data.attempt }
     : { id, ok: false, problem: result.problem };
 }
-
-runRoutes.get("/alerts", async (c) => {
-  const kind = c.req.query("kind") ?? "";
-  const result = await callApi<Page<Alert>>(
-    c,
-    "GET",
-    `/v1/alerts${query({ kind, cursor: c.req.query("cursor"), limit: 50 })}`,
-  );
-  const alerts = result.ok ? result.data.data : [];
-  const jobNames = await jobNamesFor(
-    c,
-    alerts.map((alert) => alert.job_id),
-  );
-  return renderPage(
-    c,
-    { title: "Alerts", active: "alerts", autoRefresh: true },
-    <AlertsPage
-      kind={kind}
-      alerts={alerts}
-      jobNames={jobNames}
-      nextCursor={result.ok ? result.data.next_cursor : null}
-      problem={result.ok ? undefined : result.problem}
-    />,
-  );
-});
