@@ -30,7 +30,7 @@ export const ERROR_CODES = {
   },
   job_deleted: {
     status: 409,
-    description: "The job is deleted: it cannot be edited, and its runs cannot be retried or redriven",
+    description: "The job is deleted: it cannot be edited, nor its runs retried or redriven",
   },
   job_not_active: { status: 409, description: "The operation needs an ACTIVE (or PAUSED) job" },
   run_not_retryable: { status: 409, description: "Only a FAILED or DEAD_LETTERED run can be retried" },
