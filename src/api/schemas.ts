@@ -261,7 +261,31 @@ export const retryResultSchema = z.object({ run_id: z.string(), attempt: z.numbe
 export const redriveResultSchema = retryResultSchema.extend({ dead_letter_id: z.string() });
 export const previewResultSchema = z.object({ fire_times: z.array(time) });
 export const meSchema = z.object({ role: z.enum(["admin", "tenant"]), tenant_id: z.string().nullable() });
-export const healthSchema = z.object({ status: z.literal("ok") });
+export const healthSchema = z.object({
+  status: z.literal("ok"),
+  tzdata: z.string().meta({
+    description: "The tz database fire times are computed with: a fingerprint of the runtime's zone rules",
+    example: "intl-2121a3338ac8",
+  }),
+});
+export const shardTzdataSchema = z.object({
+  shard: z.number().int(),
+  timers_version: z.string().nullable().meta({ description: "The tz database the shard's timers use" }),
+  rederiving_to: z
+    .string()
+    .nullable()
+    .meta({ description: "The version timers are being re-derived for; null when none is running" }),
+  jobs_done: count,
+  jobs_changed: count,
+  jobs_total: count,
+  started_at: nullableTime,
+  finished_at: nullableTime,
+});
+export const tzdataStatusSchema = z.object({
+  tzdata: z.string().meta({ description: "The runtime's tz database version (as /healthz names it)" }),
+  up_to_date: z.boolean().meta({ description: "Every shard's timers use it" }),
+  shards: z.array(shardTzdataSchema),
+});
 export const openApiDocumentSchema = z
   .record(z.string(), z.unknown())
   .meta({ description: "This OpenAPI 3.1 document" });

@@ -1,9 +1,7 @@
-// What an alert is and where it stands: its kinds, its states for an operator, and whether it
-// reached anyone. The API, the console and the CLI all list exactly these.
+// Where an alert stands: its states for an operator, whether it reached anyone, who resolved it
+// (its kinds are in alert-kinds.ts). The API, the console and the CLI all list exactly these.
 
-/** Every kind of alert we raise (the console's filter offers exactly these). */
-export const ALERT_KINDS = ["dead_lettered", "paused_after_failures", "missed_run"] as const;
-export type AlertKind = (typeof ALERT_KINDS)[number];
+export { ALERT_KINDS, type AlertKind } from "./alert-kinds";
 
 /**
  * Where an alert stands: open (nobody acted on it), acknowledged (an operator has seen it; still
