@@ -106,6 +106,11 @@ const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO tzdata (id) VALUES (1);
   `,
+  // v6: a run an operator retried or redrove (manual = 1) is dispatched even while its job is
+  // paused: a pause governs the job's schedule, not what an operator asked for by hand.
+  `
+  ALTER TABLE runs ADD COLUMN manual INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { EdgecronNetworkError, EdgecronProblemError, type Problem } from "../client/index";
 import { adminCommands } from "./commands/admin";
+import { alertCommands } from "./commands/alerts";
 import { importCommand } from "./commands/import";
 import { jobCommands } from "./commands/jobs";
 import { previewCommand } from "./commands/preview";
@@ -13,6 +14,7 @@ import { renderProblem } from "./render";
 export const COMMANDS: Command[] = [
   ...jobCommands,
   ...runCommands,
+  ...alertCommands,
   previewCommand,
   importCommand,
   ...adminCommands,

@@ -16,7 +16,7 @@ import worker from "../../src/index";
 import type { StoredPayload } from "../../src/queue/dead-letter-payload";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DeadLetterMessage } from "../../src/shard/protocol";
-import { armedAlarms } from "../helpers/alarms";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   deadLettersOf,
   deleteLargeJobs,
@@ -38,6 +38,10 @@ import {
   targetCalls,
   targetUrl,
 } from "../helpers/scheduling";
+
+// Letters, their alerts and the steady job's runs settle asynchronously after each test's
+// assertions: delete the alarms they leave behind.
+disarmShardsAfterEach();
 
 describe("dead letters on a shard", () => {
   it("records 80 large-bodied runs dead-lettered at once, alerts each, and the shard keeps firing another tenant's job", async () => {
@@ -88,9 +92,6 @@ describe("dead letters on a shard", () => {
       LONG_WAIT,
     );
     await pushJobs(env, [{ ...snapshot(steadyId, steadySpec, 2, "DELETED"), tenantId: otherTenantId }]);
-    // The steady job's last run may still be in flight when the delete lands, and finishing it arms
-    // the shard once more: wait (with a deadline) for that last alarm to fire by itself.
-    await vi.waitFor(async () => expect(await armedAlarms()).toEqual([]), LONG_WAIT);
   }, 180_000);
 
   it("recovers a shard already jammed: pending letters too large for one batch are re-sent split or by reference", async () => {

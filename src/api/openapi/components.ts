@@ -43,6 +43,7 @@ export const runPageSchema = schemas.runPageSchema.meta({ id: "RunPage" });
 export const retryResultSchema = schemas.retryResultSchema.meta({ id: "RetryResult" });
 export const deadLetterPageSchema = schemas.deadLetterPageSchema.meta({ id: "DeadLetterPage" });
 export const redriveResultSchema = schemas.redriveResultSchema.meta({ id: "RedriveResult" });
+export const alertSchema = schemas.alertSchema.meta({ id: "Alert" });
 export const alertPageSchema = schemas.alertPageSchema.meta({ id: "AlertPage" });
 export const statsSchema = schemas.statsSchema.meta({ id: "Stats" });
 export const previewRequestSchema = schemas.previewRequestSchema.meta({
