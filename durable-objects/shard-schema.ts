@@ -81,6 +81,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_flush_in_flight ON runs(updated_at_ms)
     WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED';
   `,
+  // v4: long-running runs. accepted_at_ms: the target accepted the call and reports back later
+  // (the RUNNING lease is then the heartbeat timeout); the last heartbeat; the reported result.
+  `
+  ALTER TABLE runs ADD COLUMN accepted_at_ms INTEGER;
+  ALTER TABLE runs ADD COLUMN heartbeat_at_ms INTEGER;
+  ALTER TABLE runs ADD COLUMN result_json TEXT;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

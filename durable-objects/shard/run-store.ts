@@ -46,6 +46,11 @@ export type RunRow = {
   rev: number;
   dlq_pending: number;
   dlq_reason: string | null;
+  /** Set while a long-running target works on the attempt it accepted (cleared per attempt). */
+  accepted_at_ms: number | null;
+  heartbeat_at_ms: number | null;
+  /** What the target reported with its completion (JSON, at most 4 KB). */
+  result_json: string | null;
 };
 
 /** Deterministic: one run per (job, instant), so a re-fired tick collapses onto the same row. */
@@ -130,6 +135,9 @@ export type RunPatch = Partial<
     | "next_attempt_at_ms"
     | "dlq_pending"
     | "dlq_reason"
+    | "accepted_at_ms"
+    | "heartbeat_at_ms"
+    | "result_json"
   >
 >;
 
@@ -148,6 +156,9 @@ const PATCHABLE = new Set<string>([
   "next_attempt_at_ms",
   "dlq_pending",
   "dlq_reason",
+  "accepted_at_ms",
+  "heartbeat_at_ms",
+  "result_json",
 ]);
 
 /**
@@ -213,6 +224,15 @@ export function moveRunsAtFence(
     )
     .toArray()
     .map((row) => row.run_id);
+}
+
+/** Records an event that changes no state (a long-running target accepted the call), plus `patch`. */
+export function noteRun(sql: SqlStorage, run: RunRow, reason: string, nowMs: number, patch: RunPatch = {}): void {
+  const event: RunEvent = { state: run.state, at_ms: nowMs, reason, attempt: run.attempt };
+  if (run.fence !== null) event.fence = run.fence;
+  if (patch.target_status !== undefined) event.target_status = patch.target_status;
+  run.events_json = `${run.events_json.slice(0, -1)}${run.events_json.length > 2 ? "," : ""}${JSON.stringify(event)}]`;
+  patchRun(sql, run, nowMs, patch);
 }
 
 /** Updates columns without a state change (e.g. re-arming a lease); still flushed to D1. */

@@ -119,6 +119,11 @@ export interface Run {
   duration_ms: number | null;
   next_attempt_at: Instant | null;
   events: RunEvent[];
+  /** When a long-running target accepted the current attempt (null: not accepted / not async). */
+  accepted_at: Instant | null;
+  last_heartbeat_at: Instant | null;
+  /** The JSON a long-running target reported with its completion (at most 4 KB). */
+  result: unknown;
   created_at: Instant;
   updated_at: Instant;
 }
@@ -131,6 +136,31 @@ export interface ListRunsParams extends PageParams {
 export interface RetryResult {
   run_id: string;
   attempt: number;
+}
+
+/** What a long-running target reports at `POST /v1/runs/{id}/complete`. */
+export interface RunCompletion {
+  status: "succeeded" | "failed";
+  /** Any JSON, at most 4 KB serialized: stored with the run and shown in its history. */
+  result?: unknown;
+  /** For a failure: what went wrong (at most 1,000 characters). */
+  error?: string;
+  /** A failure is retried under the job's retry policy unless this is false. Default true. */
+  retryable?: boolean;
+}
+
+export interface CompleteResult {
+  run_id: string;
+  attempt: number;
+  /** SUCCEEDED, or for a failure RETRYING / DEAD_LETTERED. */
+  state: "SUCCEEDED" | "RETRYING" | "DEAD_LETTERED";
+}
+
+export interface HeartbeatResult {
+  run_id: string;
+  attempt: number;
+  /** The attempt fails unless another heartbeat or the completion arrives before this. */
+  lease_expires_at: Instant;
 }
 
 export interface DeadLetter {
