@@ -1,4 +1,5 @@
 import { durationMs } from "./duration";
+import { fireWindowIssue } from "./fire-window";
 import type { JobSpec, Schedule } from "./job-spec";
 import { checkedFireTimes, type SearchAllowance, type SpecIssue } from "./schedule-check";
 
@@ -101,5 +102,8 @@ export function normalizeJobSpec(
   const endAt = utcIsoOrNull(spec.end_at);
   const anchorMs = startAt === null ? nowMs : Date.parse(startAt);
   const schedule = normalizeSchedule(spec.schedule, nowMs, anchorMs);
-  return { ok: true, spec: { ...spec, start_at: startAt, end_at: endAt, schedule } };
+  const normalized = { ...spec, start_at: startAt, end_at: endAt, schedule };
+  const windowIssue = fireWindowIssue(normalized);
+  if (windowIssue !== null) return { ok: false, issues: [windowIssue] };
+  return { ok: true, spec: normalized };
 }

@@ -15,6 +15,7 @@ import {
 import { recordDispatch, recordOutcome } from "./metrics";
 import { limiter, runPool } from "./pool";
 import { type Claimed, claimAtShard, type Reported, reportAtShard } from "./shard-batches";
+import { resolverFromEnv } from "./dns-resolver";
 import { callTarget } from "./target-call";
 import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerFaults, consumerFaults } from "./test-faults";
@@ -100,6 +101,7 @@ async function callTargets(claimed: Claimed[], context: BatchContext): Promise<T
   );
   const allowPrivate = env.ALLOW_PRIVATE_TARGETS === "true";
   const tokenSecret = await runTokenSecret(env);
+  const resolveHost = resolverFromEnv(env);
   for (const run of claimed) {
     recordDispatch(env.ANALYTICS, pointOf(run));
     logEvent("run.dispatched", { ...idsOf(run), attempt: run.attempt, lateness_ms: run.latenessMs });
@@ -130,6 +132,7 @@ async function callTargets(claimed: Claimed[], context: BatchContext): Promise<T
           timeoutMs: run.timeoutMs,
           retryOnStatus: run.retryOnStatus,
           allowPrivate,
+          resolveHost,
           nowMs: Date.now(),
         });
       }),
