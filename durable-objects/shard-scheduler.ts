@@ -6,10 +6,14 @@ import { type BackfillResult, type RetryResult, shardCount, type TriggerResult }
 import type {
   ClaimRequest,
   ClaimResult,
+  CompleteRunResult,
+  HeartbeatResult,
+  RunCompletion,
   OutcomeReport,
   OutcomeResult,
   ShardJob,
 } from "../src/shard/protocol";
+import { completeRun, heartbeatRun } from "./shard/callbacks";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
 import { flushToD1, IN_FLIGHT_FLUSH_AFTER_MS } from "./shard/history";
 import { runsPerMessage } from "./shard/dispatch";
@@ -136,6 +140,23 @@ export class ShardScheduler extends DurableObject<Env> {
     const results = reportOutcomes(this.sql, reports, nowMs, effects, Math.random);
     await this.armAlarm();
     return results;
+  }
+
+  /** A long-running target reports its attempt's end (its run token already verified). */
+  async completeRun(shard: number, completion: RunCompletion): Promise<CompleteRunResult> {
+    this.rememberShard(shard);
+    const effects: OutcomeEffects = { pausedJobs: [] };
+    const result = completeRun(this.sql, completion, Date.now(), effects, Math.random);
+    await this.armAlarm();
+    return result;
+  }
+
+  /** A long-running target is still working: extend its attempt's lease. */
+  async heartbeatRun(shard: number, runId: string, fence: number): Promise<HeartbeatResult> {
+    this.rememberShard(shard);
+    const result = heartbeatRun(this.sql, runId, fence, Date.now());
+    await this.armAlarm();
+    return result;
   }
 
   /** A dispatch message the queue gave up on (the consumer kept failing): dead-letter its run. */

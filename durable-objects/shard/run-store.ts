@@ -227,7 +227,13 @@ export function moveRunsAtFence(
 }
 
 /** Records an event that changes no state (a long-running target accepted the call), plus `patch`. */
-export function noteRun(sql: SqlStorage, run: RunRow, reason: string, nowMs: number, patch: RunPatch = {}): void {
+export function noteRun(
+  sql: SqlStorage,
+  run: RunRow,
+  reason: string,
+  nowMs: number,
+  patch: RunPatch = {},
+): void {
   const event: RunEvent = { state: run.state, at_ms: nowMs, reason, attempt: run.attempt };
   if (run.fence !== null) event.fence = run.fence;
   if (patch.target_status !== undefined) event.target_status = patch.target_status;

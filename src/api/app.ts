@@ -11,6 +11,7 @@ import { deadLetters } from "./routes/dead-letters";
 import { jobs } from "./routes/jobs";
 import { me } from "./routes/me";
 import { openapi } from "./routes/openapi";
+import { runCallbacks } from "./routes/run-callbacks";
 import { runs } from "./routes/runs";
 import { schedules } from "./routes/schedules";
 import { stats } from "./routes/stats";
@@ -24,6 +25,9 @@ app.get("/healthz", (c) => c.json({ status: "ok" }));
 app.route("/console", consoleApp);
 // Registered before the auth middleware: the document is public.
 app.route("/v1/openapi.json", openapi);
+
+// A long-running target reports back with its run token instead of an API key.
+app.route("/v1/runs", runCallbacks);
 
 app.use("/v1/*", authenticate);
 app.route("/v1/me", me);

@@ -64,7 +64,12 @@ export async function verifyRunToken(
   const claims = { shard: Number(match[1]), attempt: Number(match[2]), fence: Number(match[3]) };
   const mac = fromBase64Url(match[4] as string);
   if (mac === null) return null;
-  const valid = await crypto.subtle.verify("HMAC", await hmacKey(secret, "verify"), mac, macInput(runId, claims));
+  const valid = await crypto.subtle.verify(
+    "HMAC",
+    await hmacKey(secret, "verify"),
+    mac,
+    macInput(runId, claims),
+  );
   return valid ? claims : null;
 }
 

@@ -2,7 +2,7 @@
 // results; expected failures are values, not exceptions.
 import { shardForJob } from "../core/jitter";
 import { logEvent } from "../log";
-import type { ShardJob } from "./protocol";
+import type { CompleteRunResult, HeartbeatResult, RunCompletion, ShardJob } from "./protocol";
 
 export function shardCount(env: Env): number {
   return Number(env.SHARD_COUNT) || 16;
@@ -75,4 +75,23 @@ export type RetryResult =
 /** Manual retry or redrive of a FAILED / DEAD_LETTERED run: a new attempt, same idempotency key. */
 export async function retryRun(env: Env, shard: number, runId: string): Promise<RetryResult> {
   return shardStub(env, shard).retryRun(shard, runId);
+}
+
+/** A long-running target's completion (its token already verified): ends the attempt it names. */
+export async function completeRunAtShard(
+  env: Env,
+  shard: number,
+  completion: RunCompletion,
+): Promise<CompleteRunResult> {
+  return shardStub(env, shard).completeRun(shard, completion);
+}
+
+/** A long-running target's heartbeat: extends the lease of the attempt its token names. */
+export async function heartbeatRunAtShard(
+  env: Env,
+  shard: number,
+  runId: string,
+  fence: number,
+): Promise<HeartbeatResult> {
+  return shardStub(env, shard).heartbeatRun(shard, runId, fence);
 }

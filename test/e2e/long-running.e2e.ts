@@ -50,7 +50,10 @@ describe("e2e: long-running targets through wrangler dev", () => {
       await receiver.runs.heartbeat(runId, token);
       heartbeats[runId] = (heartbeats[runId] ?? 0) + 1;
     }
-    await receiver.runs.complete(runId, token, { status: "succeeded", result: { beats, attempt: call.headers["edgecron-attempt"] } });
+    await receiver.runs.complete(runId, token, {
+      status: "succeeded",
+      result: { beats, attempt: call.headers["edgecron-attempt"] },
+    });
   }
 
   beforeAll(async () => {
@@ -95,15 +98,21 @@ describe("e2e: long-running targets through wrangler dev", () => {
       heartbeat_timeout: "10s",
     });
     expect(job.status).toBe(201);
-    const running = await waitUntil(async () => {
-      const [run] = await jobRuns(job.body.id);
-      return run?.state === "RUNNING" && run.accepted_at !== null ? run : undefined;
-    }, { timeoutMs: 15_000, what: "the run accepted and RUNNING" });
+    const running = await waitUntil(
+      async () => {
+        const [run] = await jobRuns(job.body.id);
+        return run?.state === "RUNNING" && run.accepted_at !== null ? run : undefined;
+      },
+      { timeoutMs: 15_000, what: "the run accepted and RUNNING" },
+    );
     expect(running.attempt).toBe(1);
-    const done = await waitUntil(async () => {
-      const [run] = await jobRuns(job.body.id);
-      return run?.state === "SUCCEEDED" ? run : undefined;
-    }, { timeoutMs: 20_000, what: "the run SUCCEEDED" });
+    const done = await waitUntil(
+      async () => {
+        const [run] = await jobRuns(job.body.id);
+        return run?.state === "SUCCEEDED" ? run : undefined;
+      },
+      { timeoutMs: 20_000, what: "the run SUCCEEDED" },
+    );
     expect(heartbeats[done.id]).toBe(3);
     expect(done.result).toEqual({ beats: 3, attempt: "1" });
     expect(done.last_heartbeat_at).not.toBeNull();
@@ -119,10 +128,13 @@ describe("e2e: long-running targets through wrangler dev", () => {
       retry: { max_attempts: 2, backoff: { initial: "1s", max: "1s", jitter: "none" } },
     });
     expect(job.status).toBe(201);
-    const done = await waitUntil(async () => {
-      const [run] = await jobRuns(job.body.id);
-      return run?.state === "SUCCEEDED" ? run : undefined;
-    }, { timeoutMs: 40_000, what: "the retried run SUCCEEDED" });
+    const done = await waitUntil(
+      async () => {
+        const [run] = await jobRuns(job.body.id);
+        return run?.state === "SUCCEEDED" ? run : undefined;
+      },
+      { timeoutMs: 40_000, what: "the retried run SUCCEEDED" },
+    );
     expect(done.attempt).toBe(2);
     expect(done.events).toContainEqual(
       expect.objectContaining({
@@ -136,7 +148,10 @@ describe("e2e: long-running targets through wrangler dev", () => {
     // The first attempt's token names a superseded fence now.
     const stale = await fetch(`${server.baseUrl}/v1/runs/${done.id}/complete`, {
       method: "POST",
-      headers: { "content-type": "application/json", "edgecron-run-token": headerOf(calls[0]!, "edgecron-run-token") },
+      headers: {
+        "content-type": "application/json",
+        "edgecron-run-token": headerOf(calls[0]!, "edgecron-run-token"),
+      },
       body: JSON.stringify({ status: "succeeded" }),
     });
     expect(stale.status).toBe(409);

@@ -36,7 +36,10 @@ interface ShardRun {
   events_json: string;
 }
 
-const NO_WAIT_RETRY = { max_attempts: 2, backoff: { initial: "0s", max: "0s", multiplier: 1, jitter: "none" } };
+const NO_WAIT_RETRY = {
+  max_attempts: 2,
+  backoff: { initial: "0s", max: "0s", multiplier: 1, jitter: "none" },
+};
 
 function longRunningJob(label: string, path: "/async" | "/ok", extra: Partial<JobCreate> = {}) {
   const jobId = uniqueJobId(label);
@@ -50,7 +53,11 @@ function longRunningJob(label: string, path: "/async" | "/ok", extra: Partial<Jo
 }
 
 async function shardRun(jobId: string): Promise<ShardRun> {
-  const [run] = await shardRows<ShardRun>(jobId, "SELECT * FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms", jobId);
+  const [run] = await shardRows<ShardRun>(
+    jobId,
+    "SELECT * FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms",
+    jobId,
+  );
   if (!run) throw new Error(`no run of ${jobId} on its shard`);
   return run;
 }
@@ -64,7 +71,11 @@ async function acceptedAttempt(jobId: string, path: string, attempt = 1) {
     expect(run).toMatchObject({ state: "RUNNING", attempt });
     expect(run.accepted_at_ms).not.toBeNull();
     const call = calls[attempt - 1]!;
-    return { runId: call.headers["edgecron-run-id"] as string, token: call.headers["edgecron-run-token"] as string, run };
+    return {
+      runId: call.headers["edgecron-run-id"] as string,
+      token: call.headers["edgecron-run-token"] as string,
+      run,
+    };
   }, WAIT);
 }
 
@@ -76,7 +87,11 @@ async function report(kind: "complete" | "heartbeat", runId: string, token: stri
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, type: res.headers.get("content-type"), body: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    type: res.headers.get("content-type"),
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 async function setLease(jobId: string, runId: string, dueAtMs: number) {
@@ -109,7 +124,14 @@ describe("long-running jobs", () => {
     const done = await report("complete", runId, token, { status: "succeeded", result: { rows: 1200 } });
     expect(done).toMatchObject({ status: 200, body: { run_id: runId, attempt: 1, state: "SUCCEEDED" } });
     const history = await waitForHistoryState(jobId, "SUCCEEDED");
-    expect(statesOf(history)).toEqual(["SCHEDULED", "ACQUIRED", "DISPATCHED", "RUNNING", "RUNNING", "SUCCEEDED"]);
+    expect(statesOf(history)).toEqual([
+      "SCHEDULED",
+      "ACQUIRED",
+      "DISPATCHED",
+      "RUNNING",
+      "RUNNING",
+      "SUCCEEDED",
+    ]);
     const read = await api<Record<string, unknown>>("GET", `/v1/runs/${runId}`, {
       headers: { "edgecron-tenant": TENANT_ID },
     });
@@ -127,14 +149,24 @@ describe("long-running jobs", () => {
     const otherAttempt = await acceptedAttempt(other.jobId, other.path);
 
     const missing = await report("complete", runId, null, { status: "succeeded" });
-    expect(missing).toMatchObject({ status: 401, type: "application/problem+json", body: { code: "unauthorized" } });
+    expect(missing).toMatchObject({
+      status: 401,
+      type: "application/problem+json",
+      body: { code: "unauthorized" },
+    });
     const forged = `${token.slice(0, -4)}AAAA`;
-    expect((await report("complete", runId, forged, { status: "succeeded" })).body.code).toBe("invalid_run_token");
+    expect((await report("complete", runId, forged, { status: "succeeded" })).body.code).toBe(
+      "invalid_run_token",
+    );
     const borrowed = await report("heartbeat", runId, otherAttempt.token);
     expect(borrowed).toMatchObject({ status: 403, body: { code: "invalid_run_token" } });
     const apiKeyInstead = await report("complete", runId, "test-admin-token", { status: "succeeded" });
     expect(apiKeyInstead.status).toBe(403);
-    const bad = await report("complete", runId, token, { status: "done", result: "x".repeat(5000), extra: 1 });
+    const bad = await report("complete", runId, token, {
+      status: "done",
+      result: "x".repeat(5000),
+      extra: 1,
+    });
     expect(bad.status).toBe(400);
     expect((bad.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
       "extra",
@@ -217,7 +249,11 @@ describe("long-running jobs", () => {
 
     await makeJobDue(jobId, firstAtMs + 500);
     await runDurableObjectAlarm(stubFor(jobId));
-    const runs = await shardRows<ShardRun>(jobId, "SELECT * FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms", jobId);
+    const runs = await shardRows<ShardRun>(
+      jobId,
+      "SELECT * FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms",
+      jobId,
+    );
     expect(runs.map((run) => run.state)).toEqual(["RUNNING", "SKIPPED"]);
     expect(JSON.parse(runs[1]!.events_json)[0].reason).toMatch(/overlap skip/);
     expect(await targetCalls(path)).toHaveLength(1);

@@ -211,18 +211,12 @@ export function JobForm(props: JobFormProps) {
           />
         </div>
         <div class="row">
-          <Select
-            {...base}
-            path="completion"
-            label="Run ends with"
-            options={["response", "callback"]}
-          />
+          <Select {...base} path="completion" label="Run ends with" options={["response", "callback"]} />
           <TextField {...base} path="heartbeat_timeout" label="Heartbeat timeout" placeholder="5m" />
         </div>
         <p class="muted">
-          A long-running target answers 202 with Edgecron-Async: true (or, with callback, any 2xx) and
-          reports back with the run token it received; it must heartbeat or complete within the
-          heartbeat timeout.
+          A long-running target answers 202 with Edgecron-Async: true (or, with callback, any 2xx) and reports
+          back with the run token it received; it must heartbeat or complete within the heartbeat timeout.
         </p>
       </fieldset>
       <div class="actions">

@@ -72,7 +72,12 @@ export class RunsResource {
    * const edgecron = new EdgecronClient({ baseUrl: "https://edgecron.example.com" });
    * await edgecron.runs.complete(runId, runToken, { status: "succeeded", result: { rows: 1200 } });
    */
-  complete(id: string, runToken: string, completion: RunCompletion, options: CallOptions = {}): Promise<CompleteResult> {
+  complete(
+    id: string,
+    runToken: string,
+    completion: RunCompletion,
+    options: CallOptions = {},
+  ): Promise<CompleteResult> {
     return this.#transport.call({
       method: "POST",
       path: `/v1/runs/${encodeURIComponent(id)}/complete`,
