@@ -1,7 +1,7 @@
 // Operator actions that create or revive runs: trigger now, backfill a range, manual retry.
 // They only put runs on the wheel (due now); the alarm is the one path that dispatches.
 import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../../src/core/backfill";
-import type { BackfillResult, RetryResult, TriggerResult } from "../../src/shard/client";
+import type { BackfillResult, RetryResult, TriggerResult } from "../../src/shard/protocol";
 import { startRun } from "./firing";
 import { getJob, specOf } from "./job-store";
 import { getRun, moveRun, runIdFor } from "./run-store";
