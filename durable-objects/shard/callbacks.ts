@@ -74,8 +74,12 @@ export function heartbeatRun(sql: SqlStorage, runId: string, fence: number, nowM
   const run = found;
   const job = getJob(sql, run.job_id);
   const { heartbeatTimeoutMs } = longRunningSettingsOf(job ? specOf(job) : {});
-  // Never shortens a lease: a heartbeat during the call itself keeps the call's own timeout.
-  const leaseExpiresAtMs = Math.max(nowMs + heartbeatTimeoutMs, run.due_at_ms ?? 0);
+  // Once the target accepted the work, the lease is the heartbeat timeout from now; a heartbeat
+  // during the call itself never cuts the call's own lease (timeout + grace) short.
+  const leaseExpiresAtMs =
+    run.accepted_at_ms === null
+      ? Math.max(nowMs + heartbeatTimeoutMs, run.due_at_ms ?? 0)
+      : nowMs + heartbeatTimeoutMs;
   patchRun(sql, run, nowMs, { due_at_ms: leaseExpiresAtMs, heartbeat_at_ms: nowMs });
   return { ok: true, runId, attempt: run.attempt, leaseExpiresAtMs };
 }

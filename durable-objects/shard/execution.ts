@@ -148,8 +148,12 @@ function acceptAsyncWork(
   nowMs: number,
 ): OutcomeResult {
   const { heartbeatTimeoutMs } = longRunningSettingsOf(job ? specOf(job) : {});
-  // A heartbeat that raced ahead of this report may already have pushed the lease further.
-  const leaseMs = Math.max(nowMs + heartbeatTimeoutMs, run.due_at_ms ?? 0);
+  // The call's own lease (timeout + grace) ends here; a heartbeat that raced ahead of this report
+  // may already have pushed the lease further.
+  const leaseMs =
+    run.heartbeat_at_ms === null
+      ? nowMs + heartbeatTimeoutMs
+      : Math.max(nowMs + heartbeatTimeoutMs, run.due_at_ms ?? 0);
   noteRun(sql, run, `target accepted the work (${status}); waiting for it to report back`, nowMs, {
     due_at_ms: leaseMs,
     target_status: status,

@@ -25,7 +25,8 @@ interface Run {
   events: { state: string; reason: string; attempt: number }[];
 }
 
-const HEARTBEAT_GAP_MS = 700;
+/** Longer than the shard's in-flight flush delay (1 s), so the API shows the run RUNNING meanwhile. */
+const HEARTBEAT_GAP_MS = 1_500;
 
 function headerOf(call: ReceivedCall, name: string): string {
   const value = call.headers[name];

@@ -221,9 +221,14 @@ describe("long-running jobs", () => {
   });
 
   it("with completion: callback treats a 200 as accepted; a non-retryable failure dead-letters with its error", async () => {
-    const { jobId, jobSpec, path } = longRunningJob("callback", "/ok", { completion: "callback" });
+    const { jobId, jobSpec, path } = longRunningJob("callback", "/ok", {
+      completion: "callback",
+      heartbeat_timeout: "10s",
+    });
     await placeJob(snapshot(jobId, jobSpec));
-    const { runId, token } = await acceptedAttempt(jobId, path);
+    const { runId, token, run } = await acceptedAttempt(jobId, path);
+    // The call's own lease (timeout 30 s + grace) gives way to the heartbeat timeout.
+    expect(run.due_at_ms).toBe((run.accepted_at_ms as number) + 10_000);
     const failed = await report("complete", runId, token, {
       status: "failed",
       error: "disk full",
