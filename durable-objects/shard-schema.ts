@@ -81,7 +81,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_flush_in_flight ON runs(updated_at_ms)
     WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED';
   `,
-  // v4: long-running runs. accepted_at_ms: the target accepted the call and reports back later
+  // v4: a dead letter whose send failed waits with backoff (dlq_retry_at_ms) and is re-sent by
+  // reference, alone: one oversized batch once jammed a shard's dead letters for good.
+  `
+  ALTER TABLE runs ADD COLUMN dlq_send_failures INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN dlq_retry_at_ms INTEGER;
+  `,
+  // v5: long-running runs. accepted_at_ms: the target accepted the call and reports back later
   // (the RUNNING lease is then the heartbeat timeout); the last heartbeat; the reported result.
   `
   ALTER TABLE runs ADD COLUMN accepted_at_ms INTEGER;
