@@ -1,8 +1,18 @@
-// Response shapes of the v1 API, written from docs/API.md. Request bodies come from the zod
-// schemas in src/core/job-spec.ts as type-only imports, so zod never enters a client bundle.
+// Types of the v1 API. Responses and request bodies are the zod schemas the API validates with
+// and documents (src/api/schemas.ts), taken as type-only imports so zod never enters a client
+// bundle; only the query parameters are written here (the client sends numbers, the wire strings).
+import type { z } from "zod";
+import type * as api from "../api/schemas";
+import type { ErrorCode } from "../core/errors";
 import type { JobCreate, JobSpec, Schedule } from "../core/job-spec";
-import type { JobStatus } from "../core/run-state";
 
+/**
+ * Every `code` the API can answer with: the keys of the server's one error catalogue
+ * (src/core/errors.ts, tabled in docs/API.md), as a type-only import so the catalogue itself stays
+ * out of a client bundle. `http_error` is also what the client reports for an answer that is not
+ * problem+json (a proxy's HTML page, an empty 502).
+ */
+export type { ErrorCode };
 export type { JobCreate, JobSpec, Schedule };
 
 /** RFC 3339 UTC timestamp with milliseconds, e.g. `2026-12-01T00:00:00.000Z`. */
@@ -22,7 +32,7 @@ export interface Problem {
   title: string;
   status: number;
   detail?: string;
-  code?: string;
+  code?: ErrorCode;
   errors?: FieldError[];
   [extension: string]: unknown;
 }
@@ -37,21 +47,13 @@ export interface PageParams {
   cursor?: string;
 }
 
-export type { JobStatus };
+export type JobStatus = z.output<typeof api.jobStatusSchema>;
 
 /** A job as every job route returns it: the validated spec plus server-owned fields. */
-export type Job = JobSpec & {
-  id: string;
-  status: JobStatus;
-  version: number;
-  shard: number;
-  next_fire_times: Instant[];
-  created_at: Instant;
-  updated_at: Instant;
-};
+export type Job = z.output<typeof api.jobSchema>;
 
 /** PATCH body: any create field; `version` (or the If-Match option) guards concurrent edits. */
-export type JobUpdate = Partial<JobCreate> & { version?: number };
+export type JobUpdate = z.input<typeof api.jobPatchDocSchema>;
 
 export interface ListJobsParams extends PageParams {
   status?: JobStatus;
@@ -59,220 +61,72 @@ export interface ListJobsParams extends PageParams {
   name?: string;
 }
 
-export type BatchItemResult =
-  | { index: number; status: 201; job: Job }
-  | { index: number; status: number; error: Problem };
+export type BatchItemResult = BatchResult["results"][number];
 
-export interface BatchResult {
-  created: number;
-  failed: number;
-  results: BatchItemResult[];
-}
+export type BatchResult = z.output<typeof api.batchResultSchema>;
 
-export interface TriggerResult {
-  run_id: string;
-  job_id: string;
-  scheduled_at: Instant;
-}
+export type TriggerResult = z.output<typeof api.triggerResultSchema>;
 
-export interface BackfillResult {
-  created: number;
-  skipped: number;
-  run_ids: string[];
-}
+export type BackfillResult = z.output<typeof api.backfillResultSchema>;
 
-export type RunState =
-  | "SCHEDULED"
-  | "ACQUIRED"
-  | "DISPATCHED"
-  | "RUNNING"
-  | "SUCCEEDED"
-  | "FAILED"
-  | "RETRYING"
-  | "DEAD_LETTERED"
-  | "SKIPPED"
-  | "CANCELLED";
+export type RunState = z.output<typeof api.runStateSchema>;
 
-export type RunKind = "schedule" | "trigger" | "backfill" | "catch_up";
+export type RunKind = Run["kind"];
 
-export interface RunEvent {
-  state: RunState;
-  at: Instant;
-  reason: string;
-  attempt: number;
-}
+export type RunEvent = z.output<typeof api.runEventSchema>;
 
-export interface Run {
-  id: string;
-  job_id: string;
-  kind: RunKind;
-  scheduled_at: Instant;
-  idempotency_key: string;
-  state: RunState;
-  attempt: number;
-  max_attempts: number;
-  fence: number;
-  job_version: number;
-  target_status: number | null;
-  error: string | null;
-  lateness_ms: number | null;
-  duration_ms: number | null;
-  next_attempt_at: Instant | null;
-  events: RunEvent[];
-  /** When a long-running target accepted the current attempt (null: not accepted / not async). */
-  accepted_at: Instant | null;
-  last_heartbeat_at: Instant | null;
-  /** The JSON a long-running target reported with its completion (at most 4 KB). */
-  result: unknown;
-  created_at: Instant;
-  updated_at: Instant;
-}
+export type Run = z.output<typeof api.runSchema>;
 
 export interface ListRunsParams extends PageParams {
   state?: RunState;
   job_id?: string;
 }
 
-export interface RetryResult {
-  run_id: string;
-  attempt: number;
-}
+export type RetryResult = z.output<typeof api.retryResultSchema>;
 
 /** What a long-running target reports at `POST /v1/runs/{id}/complete`. */
-export interface RunCompletion {
-  status: "succeeded" | "failed";
-  /** Any JSON, at most 4 KB serialized: stored with the run and shown in its history. */
-  result?: unknown;
-  /** For a failure: what went wrong (at most 1,000 characters). */
-  error?: string;
-  /** A failure is retried under the job's retry policy unless this is false. Default true. */
-  retryable?: boolean;
-}
+export type RunCompletion = z.input<typeof api.completionBodySchema>;
 
-export interface CompleteResult {
-  run_id: string;
-  attempt: number;
-  /** SUCCEEDED, or for a failure RETRYING / DEAD_LETTERED. */
-  state: "SUCCEEDED" | "RETRYING" | "DEAD_LETTERED";
-}
+export type CompleteResult = z.output<typeof api.completeResultSchema>;
 
-export interface HeartbeatResult {
-  run_id: string;
-  attempt: number;
-  /** The attempt fails unless another heartbeat or the completion arrives before this. */
-  lease_expires_at: Instant;
-}
+export type HeartbeatResult = z.output<typeof api.heartbeatResultSchema>;
 
-export interface DeadLetter {
-  id: string;
-  job_id: string;
-  run_id: string;
-  attempt: number;
-  scheduled_at: Instant;
-  reason: string;
-  last_error: string | null;
-  target_status: number | null;
-  payload: { method: string; url: string; headers: Record<string, string>; body: unknown };
-  created_at: Instant;
-  redriven_at: Instant | null;
-}
+export type DeadLetter = z.output<typeof api.deadLetterSchema>;
 
 export interface ListDeadLettersParams extends PageParams {
   job_id?: string;
 }
 
-export interface RedriveResult {
-  run_id: string;
-  attempt: number;
-  dead_letter_id: string;
-}
+export type RedriveResult = z.output<typeof api.redriveResultSchema>;
 
-export interface Alert {
-  id: string;
-  job_id: string | null;
-  run_id: string | null;
-  kind: string;
-  message: string;
-  details: unknown;
-  created_at: Instant;
-  delivered_at: Instant | null;
-  resolved_at: Instant | null;
-}
+export type Alert = z.output<typeof api.alertSchema>;
 
 export interface ListAlertsParams extends PageParams {
   kind?: string;
 }
 
-export interface Stats {
-  jobs_by_status: Partial<Record<JobStatus, number>>;
-  runs_by_state: Partial<Record<RunState, number>>;
-  per_minute: { minute: Instant; triggers: number; failures: number }[];
-  lateness_ms: { p50: number | null; p90: number | null; p99: number | null; count: number };
-}
+export type Stats = z.output<typeof api.statsSchema>;
 
-export interface PreviewRequest {
-  schedule: Schedule;
-  /** 1..1000, default 5. */
-  count?: number;
-  /** Fire times are strictly after this instant (default now). */
-  from?: Instant;
-}
+export type PreviewRequest = z.input<typeof api.previewRequestSchema>;
 
-export interface PreviewResult {
-  fire_times: Instant[];
-}
+export type PreviewResult = z.output<typeof api.previewResultSchema>;
 
-export interface Tenant {
-  id: string;
-  name: string;
-  alert_webhook_url: string | null;
-  signing_secret: string;
-  signing_secret_next: string | null;
-  created_at: Instant;
-}
+export type Tenant = z.output<typeof api.tenantSchema>;
 
-export interface TenantCreate {
-  name: string;
-  alert_webhook_url?: string | null;
-}
+export type TenantCreate = z.input<typeof api.tenantCreateSchema>;
 
-export type TenantUpdate = Partial<TenantCreate>;
+export type TenantUpdate = z.input<typeof api.tenantPatchSchema>;
 
-export interface ApiKeyCreate {
-  tenant_id: string;
-  name?: string;
-}
+export type ApiKeyCreate = z.input<typeof api.apiKeyCreateSchema>;
 
-export interface ApiKey {
-  id: string;
-  tenant_id: string;
-  name: string | null;
-  /** The secret key, shown once at creation. */
-  key: string;
-  key_prefix: string;
-  created_at: Instant;
-}
+/** A new key: `key` (the secret) is shown once, at creation. */
+export type ApiKey = z.output<typeof api.apiKeySchema>;
 
 /** A key as `GET /v1/api-keys?tenant_id=` lists it: never the secret itself. */
-export interface ApiKeySummary {
-  id: string;
-  tenant_id: string;
-  name: string | null;
-  key_prefix: string;
-  created_at: Instant;
-  revoked_at: Instant | null;
-}
+export type ApiKeySummary = z.output<typeof api.apiKeyListedSchema>;
 
-export interface ApiKeyRevoked {
-  id: string;
-  revoked_at: Instant;
-}
+export type ApiKeyRevoked = z.output<typeof api.apiKeyRevokedSchema>;
 
-export interface Me {
-  role: "admin" | "tenant";
-  tenant_id: string | null;
-}
+export type Me = z.output<typeof api.meSchema>;
 
-export interface Health {
-  status: string;
-}
+export type Health = z.output<typeof api.healthSchema>;

@@ -25,6 +25,16 @@ export const QUEUE_SEND_LIMITS: QueueSendLimits = {
   maxBatchMessages: QUEUE_BATCH_LIMIT_MESSAGES,
 };
 
+/**
+ * The same split for SQL statements that carry rows as one JSON parameter: D1 and Durable
+ * Object SQLite refuse strings past about 2 MB (SQLITE_TOOBIG), so each statement stays near 1 MB.
+ */
+export const STATEMENT_LIMITS: QueueSendLimits = {
+  maxMessageBytes: 1_000_000,
+  maxBatchBytes: 1_000_000,
+  maxBatchMessages: 250,
+};
+
 const encoder = new TextEncoder();
 
 /** UTF-8 bytes of a string. */

@@ -3,6 +3,8 @@
 // per-run token it received. Alarms are fired explicitly; leases are moved in the shard's storage.
 import { runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import type { z } from "zod";
+import { app } from "../../src/api/app";
 import type { JobCreate } from "../../src/core/job-spec";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, BASE } from "../helpers/api";
@@ -79,6 +81,18 @@ async function acceptedAttempt(jobId: string, path: string, attempt = 1) {
   }, WAIT);
 }
 
+type DocumentedResponses = Record<string, { content?: Record<string, { schema: z.ZodType }> }>;
+
+/** The responses the OpenAPI definition of POST /v1/runs/{id}/<kind> documents. */
+function documentedResponses(kind: "complete" | "heartbeat"): DocumentedResponses {
+  const definition = app.openAPIRegistry.definitions.find(
+    (candidate) => candidate.type === "route" && candidate.route.path === `/v1/runs/{id}/${kind}`,
+  );
+  if (definition?.type !== "route") throw new Error(`no definition of ${kind}`);
+  return definition.route.responses as DocumentedResponses;
+}
+
+/** Reports back as a target would; every answer must be one its route definition documents. */
 async function report(kind: "complete" | "heartbeat", runId: string, token: string | null, body?: unknown) {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (token !== null) headers["edgecron-run-token"] = token;
@@ -87,11 +101,17 @@ async function report(kind: "complete" | "heartbeat", runId: string, token: stri
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return {
+  const answer = {
     status: res.status,
     type: res.headers.get("content-type"),
     body: (await res.json()) as Record<string, unknown>,
   };
+  const documented = documentedResponses(kind)[String(answer.status)];
+  expect(documented, `${kind} documents ${answer.status}`).toBeDefined();
+  const [mediaType, content] = Object.entries(documented?.content ?? {})[0] ?? [];
+  expect(answer.type).toContain(mediaType);
+  expect(content?.schema.safeParse(answer.body).error?.issues ?? []).toEqual([]);
+  return answer;
 }
 
 async function setLease(jobId: string, runId: string, dueAtMs: number) {

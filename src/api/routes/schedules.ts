@@ -1,27 +1,41 @@
-import { Hono } from "hono";
-import { z } from "zod";
-import { scheduleSchema } from "../../core/job-spec";
+import { createRoute } from "@hono/zod-openapi";
 import { readBody } from "../body";
 import { previewScheduleTimes } from "../job-service";
-import type { AppEnv } from "../types";
+import {
+  AUTH_ERRORS,
+  apiRouter,
+  BODY_ERRORS,
+  defineRoute,
+  json,
+  jsonBody,
+  problems,
+} from "../openapi/define";
+import { previewRequestSchema, previewResultSchema } from "../openapi/components";
 
-export const MAX_PREVIEW_COUNT = 1000;
-
-export const previewRequestSchema = z.strictObject({
-  schedule: scheduleSchema,
-  count: z.number().int().min(1).max(MAX_PREVIEW_COUNT).default(5),
-  from: z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" }).optional(),
-});
-
-export const schedules = new Hono<AppEnv>();
+export const schedules = apiRouter();
 
 /**
  * The next `count` instants strictly after `from` (default now). An interval without anchor is
  * anchored at `from`; a delay counts from now.
  */
-schedules.post("/preview", async (c) => {
-  const body = await readBody(c, previewRequestSchema);
-  const nowMs = Date.now();
-  const fromMs = body.from === undefined ? nowMs : Date.parse(body.from);
-  return c.json({ fire_times: previewScheduleTimes(body.schedule, nowMs, fromMs, body.count) });
-});
+defineRoute(
+  schedules,
+  createRoute({
+    method: "post",
+    path: "/preview",
+    operationId: "previewSchedule",
+    summary: "The next fire times of a schedule, without creating anything",
+    tags: ["schedules"],
+    request: { body: jsonBody(previewRequestSchema) },
+    responses: {
+      200: json(previewResultSchema, "The next `count` instants after `from`"),
+      ...problems(...AUTH_ERRORS, ...BODY_ERRORS),
+    },
+  }),
+  async (c) => {
+    const body = await readBody(c, previewRequestSchema);
+    const nowMs = Date.now();
+    const fromMs = body.from === undefined ? nowMs : Date.parse(body.from);
+    return c.json({ fire_times: previewScheduleTimes(body.schedule, nowMs, fromMs, body.count) });
+  },
+);
