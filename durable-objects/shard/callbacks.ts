@@ -24,11 +24,14 @@ function runningAttempt(sql: SqlStorage, runId: string, fence: number): RunRow |
   return run;
 }
 
-/** Time since the attempt was claimed: its last RUNNING event. */
+/** Time since the attempt was claimed: the first of the trailing RUNNING events (claimed, accepted). */
 function attemptDurationMs(run: RunRow, nowMs: number): number | null {
   const events = JSON.parse(run.events_json) as { state: string; at_ms: number }[];
-  const started = events.findLast((event) => event.state === "RUNNING");
-  return started === undefined ? null : Math.max(0, nowMs - started.at_ms);
+  let claimed: { at_ms: number } | undefined;
+  for (let index = events.length - 1; index >= 0 && events[index]?.state === "RUNNING"; index--) {
+    claimed = events[index];
+  }
+  return claimed === undefined ? null : Math.max(0, nowMs - claimed.at_ms);
 }
 
 export function completeRun(

@@ -157,6 +157,10 @@ describe("long-running jobs", () => {
     });
     expect(read.body).toMatchObject({ state: "SUCCEEDED", result: { rows: 1200 }, target_status: 202 });
     expect(read.body.accepted_at).toEqual(expect.any(String));
+    // The attempt's duration runs from its claim, not from the target's acceptance.
+    const events = JSON.parse(history.events_json) as { state: string; at_ms: number }[];
+    const claimedAtMs = events.find((event) => event.state === "RUNNING")?.at_ms ?? 0;
+    expect(read.body.duration_ms).toBe((events.at(-1)?.at_ms ?? 0) - claimedAtMs);
     expect(await targetCalls(path)).toHaveLength(1);
   });
 
