@@ -17,10 +17,23 @@ function macInput(runId: string, claims: RunTokenClaims): Uint8Array {
   return encoder.encode(`edgecron-run-token:v1:${runId}:${claims.shard}:${claims.attempt}:${claims.fence}`);
 }
 
-function hmacKey(secret: string, usage: "sign" | "verify"): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    usage,
-  ]);
+/** Imported keys per secret: a token is issued for every target call, and importKey per call cost more than the MAC. */
+const KEY_CACHE_LIMIT = 16;
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    if (hmacKeys.size >= KEY_CACHE_LIMIT) hmacKeys.clear();
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+      "verify",
+    ]);
+    // A failed import is not cached: the next call tries again.
+    key.catch(() => hmacKeys.delete(secret));
+    hmacKeys.set(secret, key);
+  }
+  return key;
 }
 
 function base64Url(bytes: Uint8Array): string {
@@ -42,7 +55,7 @@ function fromBase64Url(text: string): Uint8Array | null {
  * // "ert1.3.1.42.<43 base64url characters>"
  */
 export async function issueRunToken(secret: string, runId: string, claims: RunTokenClaims): Promise<string> {
-  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret, "sign"), macInput(runId, claims));
+  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret), macInput(runId, claims));
   return `${PREFIX}.${claims.shard}.${claims.attempt}.${claims.fence}.${base64Url(new Uint8Array(mac))}`;
 }
 
@@ -64,12 +77,7 @@ export async function verifyRunToken(
   const claims = { shard: Number(match[1]), attempt: Number(match[2]), fence: Number(match[3]) };
   const mac = fromBase64Url(match[4] as string);
   if (mac === null) return null;
-  const valid = await crypto.subtle.verify(
-    "HMAC",
-    await hmacKey(secret, "verify"),
-    mac,
-    macInput(runId, claims),
-  );
+  const valid = await crypto.subtle.verify("HMAC", await hmacKey(secret), mac, macInput(runId, claims));
   return valid ? claims : null;
 }
 
@@ -82,7 +90,7 @@ export async function runTokenSecretFrom(dedicated: string | undefined, adminTok
   if (dedicated !== undefined && dedicated !== "") return dedicated;
   const mac = await crypto.subtle.sign(
     "HMAC",
-    await hmacKey(adminToken, "sign"),
+    await hmacKey(adminToken),
     encoder.encode("edgecron run tokens v1"),
   );
   return base64Url(new Uint8Array(mac));
