@@ -4,7 +4,7 @@ import { firstFire, upcomingFires } from "../../src/core/job-timeline";
 import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../../src/core/queue-limits";
 import type { ShardJob } from "../../src/shard/protocol";
 import { fireDueJob, markCompleted } from "./firing";
-import { getJob, getJobs, type ShardJobRow, setJobTimer, specOf } from "./job-store";
+import { getJob, getJobs, type ShardJobRow, setFiredThrough, setJobTimer, specOf } from "./job-store";
 import { moveRun, pendingRunsOfJob, type RunRow } from "./run-store";
 
 /** Applies snapshots in order; returns the ids the shard now holds at their version (or newer). */
@@ -63,6 +63,7 @@ function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, existing: ShardJo
     // An edit reschedules from now; a COMPLETED job whose new spec fires again comes back.
     const next = upcomingFires(specOf(existing), existing.job_id, nowMs, 1)[0] ?? null;
     setJobTimer(sql, existing, next);
+    setFiredThrough(sql, existing, nowMs);
     if (previousStatus === "COMPLETED" && next !== null && snapshot.status !== "PAUSED") {
       setStatus(sql, existing, "ACTIVE");
     }

@@ -130,3 +130,8 @@ export type ApiKeyRevoked = z.output<typeof api.apiKeyRevokedSchema>;
 export type Me = z.output<typeof api.meSchema>;
 
 export type Health = z.output<typeof api.healthSchema>;
+
+/** One shard's timers and the tz database they were computed with (`GET /v1/tzdata`). */
+export type ShardTzdata = z.output<typeof api.shardTzdataSchema>;
+/** `GET /v1/tzdata` (admin): the runtime's tz database version and every shard's timers. */
+export type TzdataStatus = z.output<typeof api.tzdataStatusSchema>;

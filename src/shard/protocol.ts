@@ -168,6 +168,21 @@ export interface WatchdogReport {
   pruned: number;
 }
 
+/** One shard's tz database state (admin view): see durable-objects/shard/tzdata.ts. */
+export interface TzdataProgress {
+  shard: number;
+  /** The tz database version the shard's timers were computed with (null: not yet seen). */
+  timersVersion: string | null;
+  /** Set while timers are being re-derived for a new version; null when none is in progress. */
+  rederivingTo: string | null;
+  /** Jobs re-derived so far in the current (or last) re-derivation, and how many moved. */
+  jobsDone: number;
+  jobsChanged: number;
+  jobsTotal: number;
+  startedAtMs: number | null;
+  finishedAtMs: number | null;
+}
+
 /** A long-running target's report, already authenticated by its run token. */
 export interface RunCompletion {
   runId: string;
