@@ -1,13 +1,10 @@
 // The Worker's side of run tokens: the secret comes from the environment, once per isolate.
 import { runTokenSecretFrom } from "./core/run-token";
 
-/** An optional secret: not declared in wrangler.toml (it falls back to the admin token), so not in Env. */
-type RunTokenEnv = Env & { EDGECRON_RUN_TOKEN_SECRET?: string };
-
 let cached: { dedicated: string | undefined; admin: string; secret: Promise<string> } | null = null;
 
 export function runTokenSecret(env: Env): Promise<string> {
-  const dedicated = (env as RunTokenEnv).EDGECRON_RUN_TOKEN_SECRET;
+  const dedicated = env.EDGECRON_RUN_TOKEN_SECRET;
   const admin = env.EDGECRON_ADMIN_TOKEN ?? "";
   if (cached === null || cached.dedicated !== dedicated || cached.admin !== admin) {
     cached = { dedicated, admin, secret: runTokenSecretFrom(dedicated, admin) };
