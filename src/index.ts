@@ -1,6 +1,3 @@
-// First: @hono/zod-openapi adds `.openapi()` to zod schemas created after it (zod 4 sets methods at
-// construction), and the shared schemas in src/core are created by whichever module imports them first.
-import "@hono/zod-openapi";
 import { Hono } from "hono";
 import { runMaintenancePass } from "../durable-objects/maintenance/pass";
 import { consoleApp } from "./admin";

@@ -12,8 +12,13 @@ import {
   saveJobVersion,
 } from "../job-service";
 import { jobResponse } from "../job-view";
-import { EdgecronError, validationError } from "../problem";
-import { callShard, type ShardRefusalCode, shardRefusal } from "../shard-calls";
+import {
+  backfillRequestSchema,
+  backfillResultSchema,
+  jobPatchDocSchema,
+  jobSchema,
+  triggerResultSchema,
+} from "../openapi/components";
 import {
   apiRouter,
   BODY_ERRORS,
@@ -26,13 +31,8 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
-import {
-  backfillRequestSchema,
-  backfillResultSchema,
-  jobPatchDocSchema,
-  jobSchema,
-  triggerResultSchema,
-} from "../openapi/components";
+import { EdgecronError, validationError } from "../problem";
+import { callShard, type ShardRefusalCode, shardRefusal } from "../shard-calls";
 
 export const jobOperations = apiRouter();
 
@@ -61,16 +61,18 @@ defineRoute(
       throw validationError([{ path: "", message: "must be a JSON object" }]);
     }
     const { version: _version, ...patch } = raw as Record<string, unknown>;
-    const expectedVersion = expectedVersionOf(c, raw as Record<string, unknown>);
+    const expected = expectedVersionOf(c, raw as Record<string, unknown>);
     if (job.status === "DELETED") throw new EdgecronError("job_deleted", `Job ${job.id} is deleted`);
-    if (expectedVersion !== null && expectedVersion !== job.version)
-      throw versionConflict(job, expectedVersion);
     const nowMs = Date.now();
     const check = checkJobInput(mergeJobPatch(job.spec, patch), nowMs, [], {
       rejectPastOnce: "schedule" in patch,
       allowPrivate: allowsPrivateTargets(c.env),
     });
-    if (!check.ok) throw validationError(check.errors);
+    // One round trip names every bad field: the version's and the body's together.
+    const errors = [...expected.errors, ...(check.ok ? [] : check.errors)];
+    if (errors.length > 0 || !check.ok) throw validationError(errors);
+    if (expected.version !== null && expected.version !== job.version)
+      throw versionConflict(job, expected.version);
     return jobResponse(c, await saveJobVersion(c.env, job, { spec: check.spec }, nowMs));
   },
 );
