@@ -9,7 +9,7 @@ import { TERMINAL_STATES } from "../../src/core/run-state";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
 import { getJobs, type ShardJobRow, specOf } from "./job-store";
 import { cancelPendingRuns } from "./job-sync";
-import { countInFlight, getRuns, moveRun, noteRun, patchRun, type RunRow } from "./run-store";
+import { countInFlight, getRuns, heldByPause, moveRun, noteRun, patchRun, type RunRow } from "./run-store";
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
 export const RUNNING_LEASE_GRACE_MS = 15_000;
@@ -54,7 +54,7 @@ function claimRun(rows: BatchRows, sql: SqlStorage, claim: ClaimRequest, nowMs: 
     moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
     return { ok: false, runId: run.run_id, code: "job_deleted" };
   }
-  if (job.status === "PAUSED") {
+  if (heldByPause(job.status, run)) {
     moveRun(sql, run, "CANCELLED", "job paused", nowMs, { due_at_ms: null });
     return { ok: false, runId: run.run_id, code: "job_paused" };
   }

@@ -46,12 +46,26 @@ export type RunRow = {
   rev: number;
   dlq_pending: number;
   dlq_reason: string | null;
+  /** Failed sends of this run's dead letter, and when it is sent again (see dead-letters.ts). */
+  dlq_send_failures: number;
+  dlq_retry_at_ms: number | null;
+  /** 1: an operator retried or redrove it; it is dispatched even while its job is paused. */
+  manual: number;
   /** Set while a long-running target works on the attempt it accepted (cleared per attempt). */
   accepted_at_ms: number | null;
   heartbeat_at_ms: number | null;
   /** What the target reported with its completion (JSON, at most 4 KB). */
   result_json: string | null;
 };
+
+/**
+ * Whether a paused job holds this run back. A pause governs the job's schedule: its scheduled,
+ * triggered and backfilled runs wait no further; a run an operator retried or redrove by hand
+ * (the natural fix loop: pause_after_failures, fix the endpoint, redrive, resume) still goes.
+ */
+export function heldByPause(jobStatus: string, run: Pick<RunRow, "manual">): boolean {
+  return jobStatus === "PAUSED" && run.manual !== 1;
+}
 
 /** Deterministic: one run per (job, instant), so a re-fired tick collapses onto the same row. */
 export function runIdFor(jobId: string, scheduledAtMs: number): string {
@@ -135,6 +149,9 @@ export type RunPatch = Partial<
     | "next_attempt_at_ms"
     | "dlq_pending"
     | "dlq_reason"
+    | "dlq_send_failures"
+    | "dlq_retry_at_ms"
+    | "manual"
     | "accepted_at_ms"
     | "heartbeat_at_ms"
     | "result_json"
@@ -156,6 +173,9 @@ const PATCHABLE = new Set<string>([
   "next_attempt_at_ms",
   "dlq_pending",
   "dlq_reason",
+  "dlq_send_failures",
+  "dlq_retry_at_ms",
+  "manual",
   "accepted_at_ms",
   "heartbeat_at_ms",
   "result_json",

@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { trimTrailingSlash } from "hono/trailing-slash";
 import type { ConsoleEnv } from "./env";
+import { alertRoutes } from "./routes/alerts";
 import { authRoutes } from "./routes/auth";
 import { jobActionRoutes } from "./routes/job-actions";
 import { jobRoutes } from "./routes/jobs";
@@ -24,4 +25,5 @@ signedIn.route("/", overviewRoutes);
 signedIn.route("/", jobRoutes);
 signedIn.route("/", jobActionRoutes);
 signedIn.route("/", runRoutes);
+signedIn.route("/", alertRoutes);
 consoleApp.route("/", signedIn);

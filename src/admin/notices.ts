@@ -9,6 +9,8 @@ const NOTICES: Record<string, (count: string | undefined) => string> = {
   backfilled: (count) => `Backfill accepted: ${count ?? "some"} run(s) created.`,
   retried: () => "Retry queued.",
   redriven: (count) => `Redrive accepted for ${count ?? "the selected"} dead letter(s).`,
+  acknowledged: () => "Alert acknowledged: it stays listed until resolved.",
+  resolved: () => "Alert resolved.",
 };
 
 export function noticeText(code: string | undefined, count: string | undefined): string | undefined {

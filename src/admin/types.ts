@@ -104,8 +104,13 @@ export interface Alert {
   message: string;
   details?: unknown;
   created_at: string;
+  state: "open" | "acknowledged" | "resolved";
+  delivery: "pending" | "delivered" | "failed" | "none";
   delivered_at: string | null;
+  delivery_error: string | null;
+  acknowledged_at: string | null;
   resolved_at: string | null;
+  resolution: "job_fired_again" | "operator" | null;
 }
 
 export interface Stats {

@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { EdgecronNetworkError, EdgecronProblemError, type Problem } from "../client/index";
 import { adminCommands } from "./commands/admin";
+import { alertCommands } from "./commands/alerts";
 import { importCommand } from "./commands/import";
 import { jobCommands } from "./commands/jobs";
 import { previewCommand } from "./commands/preview";
@@ -15,6 +16,7 @@ export const COMMANDS: Command[] = [
   ...jobCommands,
   ...runCommands,
   ...runCallbackCommands,
+  ...alertCommands,
   previewCommand,
   importCommand,
   ...adminCommands,

@@ -101,8 +101,14 @@ export type RedriveResult = z.output<typeof api.redriveResultSchema>;
 
 export type Alert = z.output<typeof api.alertSchema>;
 
+export type AlertKind = z.output<typeof api.alertKindSchema>;
+
+/** open (nobody acted), acknowledged (seen, unresolved), resolved. */
+export type AlertState = z.output<typeof api.alertStateSchema>;
+
 export interface ListAlertsParams extends PageParams {
-  kind?: string;
+  kind?: AlertKind;
+  state?: AlertState;
 }
 
 export type Stats = z.output<typeof api.statsSchema>;

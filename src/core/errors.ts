@@ -27,11 +27,15 @@ export const ERROR_CODES = {
   job_not_found: { status: 404, description: "No such job in this tenant" },
   run_not_found: { status: 404, description: "No such run in this tenant" },
   dead_letter_not_found: { status: 404, description: "No such dead letter in this tenant" },
+  alert_not_found: { status: 404, description: "No such alert in this tenant" },
   version_conflict: {
     status: 409,
     description: "The job changed since you read it: read it again and retry",
   },
-  job_deleted: { status: 409, description: "The job is deleted and cannot be edited" },
+  job_deleted: {
+    status: 409,
+    description: "The job is deleted: it cannot be edited, nor its runs retried or redriven",
+  },
   job_not_active: { status: 409, description: "The operation needs an ACTIVE (or PAUSED) job" },
   run_not_retryable: { status: 409, description: "Only a FAILED or DEAD_LETTERED run can be retried" },
   attempt_superseded: {

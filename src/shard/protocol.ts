@@ -148,7 +148,7 @@ export type BackfillResult =
 
 export type RetryResult =
   | { ok: true; runId: string; attempt: number }
-  | { ok: false; code: "run_not_found" | "run_not_retryable" | "job_not_active" };
+  | { ok: false; code: "run_not_found" | "run_not_retryable" | "job_deleted" };
 
 /** An active job whose next instant is overdue beyond its `alert_after` (a missed run). */
 export interface OverdueJob {

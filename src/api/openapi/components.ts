@@ -49,6 +49,7 @@ export const completeResultSchema = schemas.completeResultSchema.meta({ id: "Com
 export const heartbeatResultSchema = schemas.heartbeatResultSchema.meta({ id: "HeartbeatResult" });
 export const deadLetterPageSchema = schemas.deadLetterPageSchema.meta({ id: "DeadLetterPage" });
 export const redriveResultSchema = schemas.redriveResultSchema.meta({ id: "RedriveResult" });
+export const alertSchema = schemas.alertSchema.meta({ id: "Alert" });
 export const alertPageSchema = schemas.alertPageSchema.meta({ id: "AlertPage" });
 export const statsSchema = schemas.statsSchema.meta({ id: "Stats" });
 export const previewRequestSchema = schemas.previewRequestSchema.meta({

@@ -142,7 +142,7 @@ export class DeadLettersResource {
   }
 }
 
-/** `client.alerts`: missed runs and other alerts. */
+/** `client.alerts`: missed runs and other alerts; acknowledge and resolve them. */
 export class AlertsResource {
   readonly #transport: Transport;
 
@@ -166,5 +166,25 @@ export class AlertsResource {
 
   all(params: ListAlertsParams = {}, options: CallOptions = {}): AsyncGenerator<Alert, void, undefined> {
     return paginateItems(this.pages(params, options));
+  }
+
+  /** Marks the alert seen (it stays unresolved). Idempotent: the first acknowledgement's time stays. */
+  acknowledge(id: string, options: CallOptions = {}): Promise<Alert> {
+    return this.#action(id, "ack", options);
+  }
+
+  /** Resolves the alert. Idempotent: the first resolution stays. */
+  resolve(id: string, options: CallOptions = {}): Promise<Alert> {
+    return this.#action(id, "resolve", options);
+  }
+
+  #action(id: string, action: "ack" | "resolve", options: CallOptions): Promise<Alert> {
+    return this.#transport.call({
+      method: "POST",
+      path: `/v1/alerts/${encodeURIComponent(id)}/${action}`,
+      // Safe to retry: the server keeps the first time whatever the number of calls.
+      idempotent: true,
+      ...options,
+    });
   }
 }
