@@ -111,6 +111,13 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE runs ADD COLUMN manual INTEGER NOT NULL DEFAULT 0;
   `,
+  // v7: long-running runs. accepted_at_ms: the target accepted the call and reports back later
+  // (the RUNNING lease is then the heartbeat timeout); the last heartbeat; the reported result.
+  `
+  ALTER TABLE runs ADD COLUMN accepted_at_ms INTEGER;
+  ALTER TABLE runs ADD COLUMN heartbeat_at_ms INTEGER;
+  ALTER TABLE runs ADD COLUMN result_json TEXT;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

@@ -51,6 +51,11 @@ export type RunRow = {
   dlq_retry_at_ms: number | null;
   /** 1: an operator retried or redrove it; it is dispatched even while its job is paused. */
   manual: number;
+  /** Set while a long-running target works on the attempt it accepted (cleared per attempt). */
+  accepted_at_ms: number | null;
+  heartbeat_at_ms: number | null;
+  /** What the target reported with its completion (JSON, at most 4 KB). */
+  result_json: string | null;
 };
 
 /**
@@ -147,6 +152,9 @@ export type RunPatch = Partial<
     | "dlq_send_failures"
     | "dlq_retry_at_ms"
     | "manual"
+    | "accepted_at_ms"
+    | "heartbeat_at_ms"
+    | "result_json"
   >
 >;
 
@@ -168,6 +176,9 @@ const PATCHABLE = new Set<string>([
   "dlq_send_failures",
   "dlq_retry_at_ms",
   "manual",
+  "accepted_at_ms",
+  "heartbeat_at_ms",
+  "result_json",
 ]);
 
 /**
@@ -233,6 +244,21 @@ export function moveRunsAtFence(
     )
     .toArray()
     .map((row) => row.run_id);
+}
+
+/** Records an event that changes no state (a long-running target accepted the call), plus `patch`. */
+export function noteRun(
+  sql: SqlStorage,
+  run: RunRow,
+  reason: string,
+  nowMs: number,
+  patch: RunPatch = {},
+): void {
+  const event: RunEvent = { state: run.state, at_ms: nowMs, reason, attempt: run.attempt };
+  if (run.fence !== null) event.fence = run.fence;
+  if (patch.target_status !== undefined) event.target_status = patch.target_status;
+  run.events_json = `${run.events_json.slice(0, -1)}${run.events_json.length > 2 ? "," : ""}${JSON.stringify(event)}]`;
+  patchRun(sql, run, nowMs, patch);
 }
 
 /** Updates columns without a state change (e.g. re-arming a lease); still flushed to D1. */

@@ -111,7 +111,11 @@ function collectDueRuns(
           {
             kind: "retryable",
             status: null,
-            error: "no outcome within the run's timeout (lease expired)",
+            // A long-running target's lease is its heartbeat timeout, renewed by each heartbeat.
+            error:
+              run.accepted_at_ms === null
+                ? "no outcome within the run's timeout (lease expired)"
+                : "no heartbeat or completion within the job's heartbeat_timeout (lease expired)",
             retryAfterMs: null,
             durationMs: 0,
           },

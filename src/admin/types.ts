@@ -85,6 +85,10 @@ export interface Run {
   duration_ms: number | null;
   next_attempt_at: string | null;
   events?: RunEvent[];
+  /** Long-running runs: the target accepted the attempt, last heartbeat, reported result. */
+  accepted_at?: string | null;
+  last_heartbeat_at?: string | null;
+  result?: unknown;
   created_at: string;
   updated_at: string;
 }

@@ -8,6 +8,7 @@ import { jobCreateSchema, scheduleSchema } from "../core/job-spec";
 import { JOB_STATUSES, RUN_STATES } from "../core/run-state";
 
 export { MAX_BACKFILL_INSTANTS } from "../core/backfill";
+export { completionBodySchema } from "../core/long-running";
 
 export const MAX_BATCH_JOBS = 1000;
 export const MAX_PREVIEW_COUNT = 1000;
@@ -184,6 +185,12 @@ export const runSchema = z.object({
   duration_ms: z.number().int().nullable(),
   next_attempt_at: nullableTime,
   events: z.array(runEventSchema),
+  /** Long-running runs: when the target accepted the attempt, its last heartbeat, its result. */
+  accepted_at: nullableTime,
+  last_heartbeat_at: nullableTime,
+  result: z
+    .unknown()
+    .meta({ description: "What a long-running target reported (JSON, at most 4 KB), else null" }),
   created_at: time,
   updated_at: time,
 });
@@ -258,6 +265,10 @@ export const backfillResultSchema = z.object({
   run_ids: z.array(z.string()),
 });
 export const retryResultSchema = z.object({ run_id: z.string(), attempt: z.number().int() });
+export const completeResultSchema = retryResultSchema.extend({
+  state: z.enum(["SUCCEEDED", "RETRYING", "DEAD_LETTERED"]),
+});
+export const heartbeatResultSchema = retryResultSchema.extend({ lease_expires_at: time });
 export const redriveResultSchema = retryResultSchema.extend({ dead_letter_id: z.string() });
 export const previewResultSchema = z.object({ fire_times: z.array(time) });
 export const meSchema = z.object({ role: z.enum(["admin", "tenant"]), tenant_id: z.string().nullable() });

@@ -7,6 +7,7 @@ import { alertCommands } from "./commands/alerts";
 import { importCommand } from "./commands/import";
 import { jobCommands } from "./commands/jobs";
 import { previewCommand } from "./commands/preview";
+import { runCallbackCommands } from "./commands/run-callbacks";
 import { runCommands } from "./commands/runs";
 import { type Command, GLOBAL_OPTIONS, type Io, makeClientFactory, UsageError } from "./context";
 import { renderProblem } from "./render";
@@ -14,6 +15,7 @@ import { renderProblem } from "./render";
 export const COMMANDS: Command[] = [
   ...jobCommands,
   ...runCommands,
+  ...runCallbackCommands,
   ...alertCommands,
   previewCommand,
   importCommand,

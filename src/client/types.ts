@@ -85,6 +85,13 @@ export interface ListRunsParams extends PageParams {
 
 export type RetryResult = z.output<typeof api.retryResultSchema>;
 
+/** What a long-running target reports at `POST /v1/runs/{id}/complete`. */
+export type RunCompletion = z.input<typeof api.completionBodySchema>;
+
+export type CompleteResult = z.output<typeof api.completeResultSchema>;
+
+export type HeartbeatResult = z.output<typeof api.heartbeatResultSchema>;
+
 export type DeadLetter = z.output<typeof api.deadLetterSchema>;
 
 export interface ListDeadLettersParams extends PageParams {

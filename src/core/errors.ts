@@ -13,6 +13,10 @@ export const ERROR_CODES = {
   http_error: { status: 400, description: "The router refused the request before any route ran" },
   unauthorized: { status: 401, description: "Missing, unknown or revoked API key or admin token" },
   forbidden: { status: 403, description: "The route needs the admin token" },
+  invalid_run_token: {
+    status: 403,
+    description: "Not a run token of this run (forged, another run's, an API key)",
+  },
   not_found: { status: 404, description: "No such route" },
   method_not_allowed: {
     status: 405,
@@ -34,6 +38,10 @@ export const ERROR_CODES = {
   },
   job_not_active: { status: 409, description: "The operation needs an ACTIVE (or PAUSED) job" },
   run_not_retryable: { status: 409, description: "Only a FAILED or DEAD_LETTERED run can be retried" },
+  attempt_superseded: {
+    status: 409,
+    description: "The token's attempt is no longer running (completed, lease expired, retried)",
+  },
   already_redriven: { status: 409, description: "The dead letter was already redriven" },
   no_next_signing_secret: { status: 409, description: "Rotate the signing secret before promoting it" },
   not_created_by_original_request: {

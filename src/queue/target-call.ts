@@ -77,8 +77,10 @@ async function exchange(input: HttpCallInput, fetchImpl: typeof fetch): Promise<
     retryOnStatus: input.retryOnStatus ?? [],
     durationMs,
     nowMs: input.nowMs + durationMs,
+    asyncHeader: response.headers.get("edgecron-async"),
+    completion: input.completion ?? "response",
   });
-  if (outcome.kind === "success") {
+  if (outcome.kind === "success" || outcome.kind === "accepted") {
     await discardBody(response);
     return outcome;
   }
@@ -104,6 +106,7 @@ export async function buildRequest(input: HttpCallInput): Promise<Request> {
   headers.set("edgecron-run-id", input.runId);
   headers.set("edgecron-scheduled-at", new Date(input.scheduledAtMs).toISOString());
   headers.set("edgecron-attempt", String(input.attempt));
+  if (input.runToken !== undefined) headers.set("edgecron-run-token", input.runToken);
   if (input.secrets.length > 0) {
     headers.set(
       "edgecron-signature",

@@ -1,6 +1,7 @@
 // The input of one target call, shared by the HTTP and the binding calls (no module cycle).
 import type { HttpTarget, JobTarget } from "../core/job-spec";
 import type { TargetOutcome } from "../core/outcome";
+import type { CompletionMode } from "../core/long-running";
 import type { ResolveHost } from "../core/ssrf";
 
 export interface CallTargetInput {
@@ -22,6 +23,10 @@ export interface CallTargetInput {
   nowMs: number;
   /** Retry classification: 4xx statuses the job wants retried (`retry.retry_on_status`). */
   retryOnStatus?: readonly number[];
+  /** Sent as `Edgecron-Run-Token`: what a long-running target reports back with. */
+  runToken?: string;
+  /** The job's completion mode: whether a 2xx may only start the work. Default `response`. */
+  completion?: CompletionMode;
   /** The Worker's env: where binding targets (service, workflow, queue) are looked up. */
   bindings?: Readonly<Record<string, unknown>>;
   /** Defaults to the global fetch; tests route it to an in-process handler. */

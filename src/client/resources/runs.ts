@@ -2,15 +2,21 @@ import { paginate, paginateItems, pageQuery } from "../pagination";
 import type { CallOptions, Transport } from "../transport";
 import type {
   Alert,
+  CompleteResult,
   DeadLetter,
   ListAlertsParams,
   ListDeadLettersParams,
   ListRunsParams,
   Page,
   RedriveResult,
+  HeartbeatResult,
   RetryResult,
   Run,
+  RunCompletion,
 } from "../types";
+
+/** The header a long-running target's reports carry instead of an API key. */
+export const RUN_TOKEN_HEADER = "Edgecron-Run-Token";
 
 /** `client.runs`: run history across jobs, one run, manual retry. */
 export class RunsResource {
@@ -54,6 +60,45 @@ export class RunsResource {
       path: `/v1/runs/${encodeURIComponent(id)}/retry`,
       idempotent: false,
       ...options,
+    });
+  }
+
+  /**
+   * A long-running target reports its attempt's end, authenticated by the `Edgecron-Run-Token`
+   * it received with the call (a client with only a `baseUrl` will do). Not retried by the client:
+   * a repeat of a completion that landed answers 409 `attempt_superseded`.
+   *
+   * @example
+   * const edgecron = new EdgecronClient({ baseUrl: "https://edgecron.example.com" });
+   * await edgecron.runs.complete(runId, runToken, { status: "succeeded", result: { rows: 1200 } });
+   */
+  complete(
+    id: string,
+    runToken: string,
+    completion: RunCompletion,
+    options: CallOptions = {},
+  ): Promise<CompleteResult> {
+    return this.#transport.call({
+      method: "POST",
+      path: `/v1/runs/${encodeURIComponent(id)}/complete`,
+      body: completion,
+      idempotent: false,
+      ...options,
+      headers: { ...options.headers, [RUN_TOKEN_HEADER]: runToken },
+    });
+  }
+
+  /**
+   * Extends the attempt's lease by the job's `heartbeat_timeout`. Safe to repeat.
+   * @example await edgecron.runs.heartbeat(runId, runToken) // { lease_expires_at: "..." }
+   */
+  heartbeat(id: string, runToken: string, options: CallOptions = {}): Promise<HeartbeatResult> {
+    return this.#transport.call({
+      method: "POST",
+      path: `/v1/runs/${encodeURIComponent(id)}/heartbeat`,
+      idempotent: true,
+      ...options,
+      headers: { ...options.headers, [RUN_TOKEN_HEADER]: runToken },
     });
   }
 }
