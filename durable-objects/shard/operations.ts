@@ -1,6 +1,7 @@
 // Operator actions that create or revive runs: trigger now, backfill a range, manual retry.
 // They only put runs on the wheel (due now); the alarm is the one path that dispatches.
 import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../../src/core/backfill";
+import { schedulesOf } from "../../src/core/schedule-set";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../src/shard/client";
 import { startRun } from "./firing";
 import { getJob, specOf } from "./job-store";
@@ -31,7 +32,7 @@ export function backfill(
   if (job.status === "PAUSED") return { ok: false, code: "job_not_active" };
   // Never later than this shard's own now, whatever the caller checked: a future instant's key
   // is the real schedule's to take.
-  const instants = backfillInstants(specOf(job).schedule, fromMs, toMs, nowMs);
+  const instants = backfillInstants(schedulesOf(specOf(job)), fromMs, toMs, nowMs);
   if (instants.length > MAX_BACKFILL_INSTANTS) return { ok: false, code: "too_many_instants" };
   const runIds: string[] = [];
   let skipped = 0;

@@ -8,6 +8,7 @@ import {
 } from "../core/job-spec";
 import { jobSpecIssues, normalizeJobSpec } from "../core/normalize";
 import { previewFireTimes } from "../core/preview";
+import { schedulesOf } from "../core/schedule-set";
 import type { SearchAllowance } from "../core/schedule-check";
 import { logEvent } from "../log";
 import { targetAddressProblem } from "../core/ssrf";
@@ -139,7 +140,9 @@ export async function pushAndMarkSynced(env: Env, jobs: readonly StoredJob[]): P
       version: job.version,
       status: job.status,
       shard: job.shard,
-      schedule_type: job.spec.schedule.type,
+      schedule_type: schedulesOf(job.spec)
+        .map((schedule) => schedule.type)
+        .join(","),
       synced: job.syncedVersion === job.version,
     });
   }
@@ -181,7 +184,7 @@ export async function saveJobVersion(
  * not what it asked, and nothing runs.
  */
 export function checkBackfillRange(
-  schedule: Schedule,
+  schedule: readonly Schedule[],
   range: { from: string; to: string },
   nowMs: number,
 ): { fromMs: number; toMs: number; instants: number[] } {

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { StoredJob } from "../../db/jobs";
+import { schedulesOf } from "../../core/schedule-set";
 import { backfillJob, triggerJob } from "../../shard/client";
 import { readBody, readJsonBody } from "../body";
 import { loadJob } from "../job-loader";
@@ -78,7 +79,7 @@ jobOperations.post("/:id/trigger", async (c) => {
 jobOperations.post("/:id/backfill", async (c) => {
   const loaded = await loadJob(c);
   const body = await readBody(c, backfillRequestSchema);
-  const { fromMs, toMs, instants } = checkBackfillRange(loaded.spec.schedule, body, Date.now());
+  const { fromMs, toMs, instants } = checkBackfillRange(schedulesOf(loaded.spec), body, Date.now());
   if (instants.length === 0) return c.json({ created: 0, skipped: 0, run_ids: [] }, 202);
   const job = await syncedJob(c.env, loaded);
   const result = await callShard("backfill the job", () =>
