@@ -12,7 +12,11 @@ import { EXCLUSION_SEARCH_LIMIT, includedFireTimes, unionFireTimes } from "../..
 import { scheduleChoiceIssues } from "../../src/core/schedule-set-check";
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const cron = (expr: string, timezone = "Europe/London"): Schedule => ({ type: "cron", expr, timezone });
+const cron = (expr: string, timezone = "Europe/London"): Extract<Schedule, { type: "cron" }> => ({
+  type: "cron",
+  expr,
+  timezone,
+});
 
 describe("unionFireTimes", () => {
   it("lists an instant two specs share once, across the spring-forward change", () => {
