@@ -81,6 +81,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_flush_in_flight ON runs(updated_at_ms)
     WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED';
   `,
+  // v4: the tenant calendars a job excludes instants by, as D1 resolved them when it pushed the
+  // job (the shard never reads D1 on its hot path), and their revision (a calendar edit re-sends
+  // the same job version with a higher one).
+  `
+  ALTER TABLE jobs ADD COLUMN calendars_json TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE jobs ADD COLUMN calendars_revision INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

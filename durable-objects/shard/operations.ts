@@ -1,10 +1,11 @@
 // Operator actions that create or revive runs: trigger now, backfill a range, manual retry.
 // They only put runs on the wheel (due now); the alarm is the one path that dispatches.
 import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../../src/core/backfill";
+import { isExcluded } from "../../src/core/exclusions";
 import { schedulesOf } from "../../src/core/schedule-set";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../src/shard/client";
 import { startRun } from "./firing";
-import { getJob, specOf } from "./job-store";
+import { exclusionsOf, getJob, specOf } from "./job-store";
 import { getRun, moveRun, runIdFor } from "./run-store";
 
 export { MAX_BACKFILL_INSTANTS };
@@ -36,7 +37,13 @@ export function backfill(
   if (instants.length > MAX_BACKFILL_INSTANTS) return { ok: false, code: "too_many_instants" };
   const runIds: string[] = [];
   let skipped = 0;
+  const exclusions = exclusionsOf(job);
   for (const scheduledAtMs of instants) {
+    // A backfill re-runs what the schedule would have run: excluded instants stay excluded.
+    if (isExcluded(scheduledAtMs, exclusions)) {
+      skipped += 1;
+      continue;
+    }
     const outcome = startRun(sql, job, { scheduledAtMs, fireAtMs: nowMs }, "backfill", "backfill", nowMs);
     if (outcome === "created" || outcome === "buffered") runIds.push(runIdFor(jobId, scheduledAtMs));
     else skipped += 1;

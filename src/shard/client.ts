@@ -1,6 +1,7 @@
 // The only way the Worker talks to shards. Functions take the env first and return plain
 // results; expected failures are values, not exceptions.
 import { shardForJob } from "../core/jitter";
+import { attachCalendars } from "../db/calendars";
 import { logEvent } from "../log";
 import type { ShardJob } from "./protocol";
 
@@ -21,7 +22,16 @@ export function shardStub(env: Env, shard: number) {
  * `jobId` values whose version the shard confirmed; the rest stay unsynced in D1 for the outbox
  * sweep to re-send.
  */
-export async function pushJobs(env: Env, jobs: ShardJob[]): Promise<Set<string>> {
+export async function pushJobs(env: Env, snapshots: ShardJob[]): Promise<Set<string>> {
+  // Every push (create, edit, the outbox sweep) carries the calendars the jobs name, fresh from D1.
+  let jobs: ShardJob[];
+  try {
+    jobs = await attachCalendars(env.DB, snapshots);
+  } catch (error) {
+    // A job pushed without its calendars would fire on excluded instants: push none of them.
+    logEvent("shard.push_failed", { jobs: snapshots.length, error, note: "calendars unreadable" });
+    return new Set();
+  }
   const byShard = new Map<number, ShardJob[]>();
   const shards = shardCount(env);
   for (const job of jobs) {
