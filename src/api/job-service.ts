@@ -9,6 +9,8 @@ import {
 import { jobSpecIssues, normalizeJobSpec } from "../core/normalize";
 import { previewFireTimes } from "../core/preview";
 import { schedulesOf } from "../core/schedule-set";
+import { missingScheduleIssues } from "../core/schedule-set-check";
+import type { ExclusionSet } from "../core/exclusions";
 import type { SearchAllowance } from "../core/schedule-check";
 import { logEvent } from "../log";
 import { targetAddressProblem } from "../core/ssrf";
@@ -51,10 +53,17 @@ export function checkJobInput(
   input: unknown,
   nowMs: number,
   prefix: (string | number)[],
-  options: { rejectPastOnce?: boolean; allowPrivate: boolean; searchAllowance?: SearchAllowance },
+  options: {
+    rejectPastOnce?: boolean;
+    allowPrivate: boolean;
+    searchAllowance?: SearchAllowance;
+    /** The tenant's calendars: names in `calendars` must exist (see calendarSetsFor). */
+    calendars?: ReadonlyMap<string, ExclusionSet>;
+  },
 ): SpecCheck {
   const parsed = jobCreateSchema.safeParse(input);
   const errors = parsed.success ? [] : fieldErrorsOf(parsed.error.issues, prefix);
+  errors.push(...prefixed(missingScheduleIssues(input), prefix));
   errors.push(...targetUrlErrors(input, options.allowPrivate, prefix));
   if (parsed.success && errors.length === 0) {
     const normalized = normalizeJobSpec(parsed.data, nowMs, options);

@@ -7,20 +7,32 @@ import { EXCLUSION_SEARCH_LIMIT, includedFireTimes } from "./schedule-set";
 
 const CHOOSE_ONE = "give exactly one of `schedule` (one spec) or `schedules` (several)";
 
+function givenFields(body: unknown): { schedule: boolean; schedules: boolean } | null {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+  const given = (key: string) =>
+    Object.hasOwn(body, key) && (body as Record<string, unknown>)[key] !== undefined;
+  return { schedule: given("schedule"), schedules: given("schedules") };
+}
+
 /**
- * `schedule` and `schedules` are alternatives. Given the raw body, also refuses neither (a parsed
- * body that failed elsewhere cannot tell "absent" from "invalid").
+ * `schedule` and `schedules` are alternatives: both given is refused.
  *
  * @example scheduleChoiceIssues({ schedule: {...}, schedules: [...] }) // [{ path: "schedules", message: "give exactly one ..." }]
  */
-export function scheduleChoiceIssues(body: unknown, options: { refuseNeither?: boolean } = {}): SpecIssue[] {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return [];
-  const given = (key: string) =>
-    Object.hasOwn(body, key) && (body as Record<string, unknown>)[key] !== undefined;
-  if (given("schedule") && given("schedules")) return [{ path: "schedules", message: CHOOSE_ONE }];
-  if (options.refuseNeither && !given("schedule") && !given("schedules"))
-    return [{ path: "schedule", message: `is required: ${CHOOSE_ONE}` }];
-  return [];
+export function scheduleChoiceIssues(body: unknown): SpecIssue[] {
+  const given = givenFields(body);
+  return given?.schedule && given.schedules ? [{ path: "schedules", message: CHOOSE_ONE }] : [];
+}
+
+/**
+ * Neither given is refused too; checked on the raw body, since a parsed body that failed
+ * elsewhere cannot tell an absent spec from an invalid one.
+ */
+export function missingScheduleIssues(body: unknown): SpecIssue[] {
+  const given = givenFields(body);
+  return given !== null && !given.schedule && !given.schedules
+    ? [{ path: "schedule", message: `is required: ${CHOOSE_ONE}` }]
+    : [];
 }
 
 /** The exclusion sets of a job: its calendars (resolved by name) and its inline `exclude`. */

@@ -48,7 +48,11 @@ export async function listCalendars(db: D1Database, tenantId: string): Promise<S
   return results.map(rowToCalendar);
 }
 
-export async function getCalendar(db: D1Database, tenantId: string, name: string): Promise<StoredCalendar | null> {
+export async function getCalendar(
+  db: D1Database,
+  tenantId: string,
+  name: string,
+): Promise<StoredCalendar | null> {
   const row = await db
     .prepare("SELECT * FROM calendars WHERE tenant_id = ? AND name = ?")
     .bind(tenantId, name)
@@ -59,7 +63,9 @@ export async function getCalendar(db: D1Database, tenantId: string, name: string
 /** The tenant's calendars as the exclusion sets job checks and previews resolve names against. */
 export async function calendarSetsOf(db: D1Database, tenantId: string): Promise<Map<string, ExclusionSet>> {
   const calendars = await listCalendars(db, tenantId);
-  return new Map(calendars.map((calendar) => [calendar.name, { timezone: calendar.timezone, rules: calendar.rules }]));
+  return new Map(
+    calendars.map((calendar) => [calendar.name, { timezone: calendar.timezone, rules: calendar.rules }]),
+  );
 }
 
 export type CalendarBody = { description: string; timezone: string; rules: ExclusionRule[] };
@@ -108,7 +114,9 @@ export async function upsertCalendar(
       )
       .bind(tenantId, name, body.description, body.timezone, JSON.stringify(body.rules), nowMs),
     db
-      .prepare(`UPDATE jobs SET synced_version = MIN(synced_version, version - 1) WHERE ${USES_CALENDAR} RETURNING *`)
+      .prepare(
+        `UPDATE jobs SET synced_version = MIN(synced_version, version - 1) WHERE ${USES_CALENDAR} RETURNING *`,
+      )
       .bind(tenantId, name),
   ]);
   const row = (upserted?.results as CalendarRow[] | undefined)?.[0];
@@ -156,10 +164,14 @@ export async function deleteCalendar(
  */
 export async function attachCalendars(db: D1Database, jobs: readonly ShardJob[]): Promise<ShardJob[]> {
   const named = jobs.map((job) => ({ job, names: calendarNamesOf(job.specJson) }));
-  const tenants = [...new Set(named.filter((entry) => entry.names.length > 0).map((entry) => entry.job.tenantId))];
+  const tenants = [
+    ...new Set(named.filter((entry) => entry.names.length > 0).map((entry) => entry.job.tenantId)),
+  ];
   if (tenants.length === 0) return [...jobs];
   const byTenant = new Map(
-    await Promise.all(tenants.map(async (tenantId) => [tenantId, await listCalendars(db, tenantId)] as const)),
+    await Promise.all(
+      tenants.map(async (tenantId) => [tenantId, await listCalendars(db, tenantId)] as const),
+    ),
   );
   return named.map(({ job, names }) => {
     if (names.length === 0) return job;
@@ -181,4 +193,17 @@ function calendarNamesOf(specJson: string): string[] {
   if (!specJson.includes('"calendars":[') || specJson.includes('"calendars":[]')) return [];
   const spec = parseJsonColumn<{ calendars?: unknown }>(specJson, {});
   return Array.isArray(spec.calendars) ? spec.calendars.filter((name) => typeof name === "string") : [];
+}
+
+/**
+ * The tenant's calendars when one of these specs names any (one query), else an empty map and
+ * no query: what job checks and `next_fire_times` resolve names with.
+ */
+export async function calendarSetsFor(
+  db: D1Database,
+  tenantId: string,
+  specs: readonly { calendars?: readonly string[] | undefined }[],
+): Promise<Map<string, ExclusionSet>> {
+  if (!specs.some((spec) => (spec.calendars?.length ?? 0) > 0)) return new Map();
+  return calendarSetsOf(db, tenantId);
 }

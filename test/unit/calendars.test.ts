@@ -9,7 +9,7 @@ import { jobCreateSchema, type Schedule } from "../../src/core/job-spec";
 import { upcomingFires, upcomingRunFires } from "../../src/core/job-timeline";
 import { jobSpecIssues } from "../../src/core/normalize";
 import { EXCLUSION_SEARCH_LIMIT, includedFireTimes, unionFireTimes } from "../../src/core/schedule-set";
-import { scheduleChoiceIssues } from "../../src/core/schedule-set-check";
+import { missingScheduleIssues, scheduleChoiceIssues } from "../../src/core/schedule-set-check";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const cron = (expr: string, timezone = "Europe/London"): Extract<Schedule, { type: "cron" }> => ({
@@ -178,7 +178,7 @@ describe("job spec checks for several specs and calendars", () => {
     expect(
       scheduleChoiceIssues({ ...base, schedule: cron("0 9 * * *"), schedules: [cron("0 9 * * *")] }),
     ).toEqual([{ path: "schedules", message: expect.stringContaining("exactly one") }]);
-    expect(scheduleChoiceIssues(base, { refuseNeither: true })).toEqual([
+    expect(missingScheduleIssues(base)).toEqual([
       { path: "schedule", message: expect.stringContaining("is required") },
     ]);
   });
