@@ -95,7 +95,15 @@ async function deliver(alert: PendingAlertRow, urls: string[], env: Env): Promis
           "content-type": "application/json",
           "user-agent": "edgecron/0.1",
           "edgecron-alert-kind": alert.kind,
-          "edgecron-signature": await signatureHeader(secrets, Math.floor(Date.now() / 1000), body),
+          // The alert id is the delivery's idempotency key; the signature binds it, the URL and the run.
+          "idempotency-key": alert.id,
+          ...(alert.run_id ? { "edgecron-run-id": alert.run_id } : {}),
+          "edgecron-signature": await signatureHeader(
+            secrets,
+            Math.floor(Date.now() / 1000),
+            { method: "POST", url, idempotencyKey: alert.id, runId: alert.run_id, attempt: null },
+            body,
+          ),
         },
         body,
       });

@@ -5,5 +5,11 @@ declare namespace Cloudflare {
     EDGECRON_TEST_HOOKS?: string;
     /** Present only inside the vitest workers pool (test/apply-migrations.ts). */
     TEST_MIGRATIONS?: import("cloudflare:test").D1Migration[];
+    /**
+     * A DNS-over-HTTPS JSON endpoint (e.g. "https://cloudflare-dns.com/dns-query") the consumer
+     * resolves target names with before each call, refusing names that resolve to special-purpose
+     * addresses. Unset or "off": no resolution (the default; see the README's SSRF paragraph).
+     */
+    TARGET_DNS_RESOLVER?: string;
   }
 }

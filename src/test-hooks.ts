@@ -2,7 +2,8 @@
 // binding is "1" (vitest config, e2e harness) and still requires the admin token: never reachable
 // in a real deployment.
 import { Hono } from "hono";
-import { shardStub } from "./shard/client";
+import type { ShardFaults } from "../durable-objects/shard/test-faults";
+import { loseShardAlarm, setShardFaults } from "./shard/client";
 
 export const testHooks = new Hono<{ Bindings: Env }>();
 
@@ -24,12 +25,12 @@ testHooks.post("/__test/maintenance", async (c) => {
 testHooks.post("/__test/shards/:shard/delete-alarm", async (c) => {
   const shard = Number(c.req.param("shard"));
   const lostForMs = Number(c.req.query("lost_for_ms") ?? 0);
-  await shardStub(c.env, shard).testDeleteAlarm(lostForMs);
+  await loseShardAlarm(c.env, shard, lostForMs);
   return c.json({ ok: true });
 });
 
 testHooks.post("/__test/shards/:shard/faults", async (c) => {
   const shard = Number(c.req.param("shard"));
-  await shardStub(c.env, shard).testSetFaults(await c.req.json());
+  await setShardFaults(c.env, shard, await c.req.json<ShardFaults>());
   return c.json({ ok: true });
 });

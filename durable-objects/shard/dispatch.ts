@@ -3,22 +3,8 @@
 import type { DispatchMessage, DispatchRun } from "../../src/shard/protocol";
 import type { ShardJobRow } from "./job-store";
 import { getRuns, moveRun, moveRunsAtFence, nextFences, type RunRow } from "./run-store";
-import type { TickSettings } from "./tick";
+import { RUNS_PER_MESSAGE, type TickSettings } from "./settings";
 
-/**
- * Runs per queue message unless DISPATCH_RUNS_PER_MESSAGE says otherwise. A message costs the
- * queue one operation and the consumer one claim and one report RPC, whatever it holds; locally
- * the queue hands the consumer one batch of ≤ 100 messages at a time, so this is also what lets
- * one batch keep the target calls busy.
- */
-export const RUNS_PER_MESSAGE = 50;
-const MAX_RUNS_PER_MESSAGE = 100;
-
-/** DISPATCH_RUNS_PER_MESSAGE as a whole number in 1..100; anything else is the default. */
-export function runsPerMessage(setting: string | undefined): number {
-  const value = Number(setting);
-  return Number.isInteger(value) && value >= 1 ? Math.min(value, MAX_RUNS_PER_MESSAGE) : RUNS_PER_MESSAGE;
-}
 /** Queues take ≤ 100 messages and ≤ 256 KB per sendBatch; stay clear of the byte limit. */
 const MESSAGES_PER_SEND = 100;
 const BYTES_PER_SEND = 192 * 1024;
@@ -76,11 +62,9 @@ export async function dispatchRuns(
   for (let i = 0; i < sends.length; i += SENDS_IN_PARALLEL) {
     const group = sends.slice(i, i + SENDS_IN_PARALLEL);
     const results = await Promise.allSettled(
-      group.map((messages) => {
-        if (settings.failSendBatch) return Promise.reject(new Error("fault injected: sendBatch throws"));
-        if (settings.dropDispatches) return Promise.resolve();
-        return settings.queue.sendBatch(messages.map((body) => ({ body, contentType: "json" as const })));
-      }),
+      group.map((messages) =>
+        settings.queue.sendBatch(messages.map((body) => ({ body, contentType: "json" as const }))),
+      ),
     );
     const afterSendMs = Date.now();
     const runsOf = (index: number) => (group[index] ?? []).flatMap((message) => message.runs);

@@ -111,7 +111,9 @@ export function fireDueJob(
 
 /** The stored timer as a fire, its exclusion decided now: with the calendars the shard holds now. */
 function pendingFire(scheduledAtMs: number, fireAtMs: number, exclusions: CompiledExclusions): JobFire {
-  return isExcluded(scheduledAtMs, exclusions) ? { scheduledAtMs, fireAtMs, excluded: true } : { scheduledAtMs, fireAtMs };
+  return isExcluded(scheduledAtMs, exclusions)
+    ? { scheduledAtMs, fireAtMs, excluded: true }
+    : { scheduledAtMs, fireAtMs };
 }
 
 /** Creates one run for an instant, honouring the job's overlap policy. */

@@ -66,7 +66,8 @@ function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, existing: ShardJo
   if (specChanged) {
     cancelPendingRuns(sql, existing.job_id, "job edited", nowMs);
     // An edit reschedules from now; a COMPLETED job whose new spec fires again comes back.
-    const next = upcomingFires(specOf(existing), existing.job_id, nowMs, 1, exclusionsOf(existing))[0] ?? null;
+    const next =
+      upcomingFires(specOf(existing), existing.job_id, nowMs, 1, exclusionsOf(existing))[0] ?? null;
     setJobTimer(sql, existing, next);
     if (previousStatus === "COMPLETED" && next !== null && snapshot.status !== "PAUSED") {
       setStatus(sql, existing, "ACTIVE");

@@ -3,7 +3,7 @@
 import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../../src/core/backfill";
 import { isExcluded } from "../../src/core/exclusions";
 import { schedulesOf } from "../../src/core/schedule-set";
-import type { BackfillResult, RetryResult, TriggerResult } from "../../src/shard/client";
+import type { BackfillResult, RetryResult, TriggerResult } from "../../src/shard/protocol";
 import { startRun } from "./firing";
 import { exclusionsOf, getJob, specOf } from "./job-store";
 import { getRun, moveRun, runIdFor } from "./run-store";

@@ -1,11 +1,12 @@
 // One pass of the timing wheel: fire due jobs, then act on due runs (dispatch, retry, expired
 // leases), then hand the dispatchable runs to the queue.
-import { sqlInList, UNCLAIMED_STATES } from "../../src/core/run-state";
+import { budgetLeft } from "./budget";
 import { dispatchRuns } from "./dispatch";
 import { applyFailure } from "./execution";
 import { fireDueJob } from "./firing";
 import { getJob, getJobs, type ShardJobRow } from "./job-store";
 import { moveRun, type RunRow } from "./run-store";
+import type { TickSettings } from "./settings";
 
 const JOBS_PER_QUERY = 500;
 const MAX_JOBS_PER_TICK = 5_000;
@@ -15,20 +16,6 @@ const MAX_RUNS_PER_TICK = 5_000;
  * lease doubling on every re-send (capped), that is about 17 minutes at the default 30 s lease.
  */
 const MAX_DISPATCHES_PER_ATTEMPT = 8;
-
-export interface TickSettings {
-  shard: number;
-  leaseMs: number;
-  /** Runs bundled into one queue message. */
-  runsPerMessage: number;
-  /** Dispatched-but-unclaimed runs allowed at once: backpressure on a slow consumer. */
-  maxUnclaimed: number;
-  queue: Queue;
-  /** Fault injection (tests only): throw after this many jobs were fired in this pass. */
-  throwAfterJobs?: number;
-  failSendBatch?: boolean;
-  dropDispatches?: boolean;
-}
 
 export interface TickSummary {
   firedJobs: number;
@@ -73,9 +60,7 @@ function fireDueJobs(sql: SqlStorage, settings: TickSettings, nowMs: number): nu
       .toArray();
     if (jobs.length === 0) break;
     for (const job of jobs) {
-      if (settings.throwAfterJobs !== undefined && fired >= settings.throwAfterJobs) {
-        throw new Error(`fault injected: alarm throws after ${fired} timers`);
-      }
+      settings.beforeFire?.(fired);
       fireDueJob(sql, job, nowMs, "tick");
       fired += 1;
     }
@@ -89,10 +74,7 @@ function collectDueRuns(
   settings: TickSettings,
   nowMs: number,
 ): { toDispatch: RunRow[]; backpressured: boolean; jobs: Map<string, ShardJobRow | null> } {
-  const unclaimed = sql
-    .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE state IN ${sqlInList(UNCLAIMED_STATES)}`)
-    .one().n;
-  let budget = Math.max(0, settings.maxUnclaimed - unclaimed);
+  let budget = budgetLeft(sql, settings.maxUnclaimed);
   // Reading 5,000 rows to send a few is what made a backpressured shard busy: read what the
   // budget can send, plus some rows for leases and retries that only change state.
   const runs = sql

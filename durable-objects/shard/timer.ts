@@ -38,6 +38,7 @@ export function rederiveTimer(sql: SqlStorage, job: ShardJobRow): void {
   // The timer's instant is the next of the specs whether excluded or not (excluded ones are
   // recorded, not jumped over), so recomputing from just before it finds it again, with its
   // fire time (jitter) for the new exclusions; the tick decides exclusion again when it is due.
-  const next = upcomingFires(specOf(job), job.job_id, job.next_scheduled_ms - 1, 1, exclusionsOf(job))[0] ?? null;
+  const next =
+    upcomingFires(specOf(job), job.job_id, job.next_scheduled_ms - 1, 1, exclusionsOf(job))[0] ?? null;
   setJobTimer(sql, job, next);
 }

@@ -2,6 +2,7 @@
 // pruning terminal runs whose history already reached D1.
 import { durationMs } from "../../src/core/duration";
 import { sqlInList, TERMINAL_STATES } from "../../src/core/run-state";
+import type { OverdueJob, WatchdogReport } from "../../src/shard/protocol";
 import { type ShardJobRow, specOf } from "./job-store";
 import { getRun, moveRun } from "./run-store";
 
@@ -9,20 +10,6 @@ const OVERDUE_SCAN_LIMIT = 200;
 const PRUNE_BATCH = 5_000;
 /** One missed-run alert per job per this long, however many instants it keeps missing. */
 const MISSED_ALERT_REPEAT_MS = 10 * 60_000;
-
-export interface OverdueJob {
-  jobId: string;
-  tenantId: string;
-  scheduledAtMs: number;
-  overdueMs: number;
-}
-
-export interface WatchdogReport {
-  alarmAtMs: number | null;
-  alarmRearmed: boolean;
-  overdue: OverdueJob[];
-  pruned: number;
-}
 
 export function watchdogScan(
   sql: SqlStorage,

@@ -7,10 +7,14 @@ export type { RetryPolicy } from "./retry";
 export type { CallOptions, FetchLike, RawResponse, RequestSpec } from "./transport";
 export type * from "./types";
 export {
+  canonicalSignatureString,
   type Secrets,
+  type SignedRequestParts,
+  sha256Hex,
   type VerifyFailureReason,
   type VerifyOptions,
   type VerifyPartsInput,
+  type VerifyRequestOptions,
   type VerifyResult,
   verifySignature,
   verifySignatureParts,

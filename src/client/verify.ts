@@ -1,6 +1,8 @@
-// Receiver-side check of `Edgecron-Signature: t=<unix>,v1=<hex>[,v1=<hex>]`, the HMAC-SHA256 of
-// `${t}.${rawBody}` keyed with the tenant's signing secret. WebCrypto only: Node 20, Workers and
-// browsers alike.
+// Receiver-side check of `Edgecron-Signature: t=<unix>,v2=<hex>[,v2=<hex>]`. Each v2 is the
+// HMAC-SHA256, keyed with the tenant's signing secret, of a canonical string that binds the whole
+// request (method, URL, idempotency key, run id, attempt, timestamp, body hash), so a captured
+// call cannot be replayed to another URL or under another key. WebCrypto only: Node 20, Workers
+// and browsers alike. The sender (src/queue/target-call.ts) builds the same string from here.
 
 export type VerifyFailureReason =
   | "no_secrets"
@@ -18,7 +20,29 @@ export interface VerifyOptions {
   nowSec?: number;
 }
 
-export interface VerifyPartsInput extends VerifyOptions {
+export interface VerifyRequestOptions extends VerifyOptions {
+  /**
+   * The URL edgecron called, when `request.url` is not it (a proxy that rewrote the host or the
+   * scheme): the signature covers the URL of the job's target exactly.
+   */
+  url?: string;
+}
+
+/** What a v2 signature binds besides the timestamp and the body. */
+export interface SignedRequestParts {
+  /** The HTTP method, e.g. "POST" (compared upper-cased). */
+  method: string;
+  /** The full URL edgecron called: scheme, host, port, path and query (any #fragment is ignored). */
+  url: string;
+  /** The `Idempotency-Key` header; null/undefined/"" when the call carried none. */
+  idempotencyKey: string | null | undefined;
+  /** The `Edgecron-Run-Id` header; null/undefined/"" when the call carried none (alert webhooks without a run). */
+  runId: string | null | undefined;
+  /** The `Edgecron-Attempt` header (1, 2, ...); null/undefined/"" when the call carried none. */
+  attempt: string | number | null | undefined;
+}
+
+export interface VerifyPartsInput extends VerifyOptions, SignedRequestParts {
   /** The `Edgecron-Signature` header value. */
   header: string | null | undefined;
   /** The raw request body exactly as received: a string (UTF-8) or its bytes. */
@@ -31,31 +55,48 @@ export interface VerifyPartsInput extends VerifyOptions {
 export type Secrets = string | readonly (string | null | undefined)[];
 
 export const SIGNATURE_HEADER = "edgecron-signature";
+/** The only scheme signed and accepted: v1 (body only) was replayable across URLs and keys. */
+export const SIGNATURE_SCHEME = "v2";
 
 const encoder = new TextEncoder();
 
 /**
- * Verifies a delivery from edgecron without consuming the request body (it reads a clone).
+ * Verifies a delivery from edgecron without consuming the request body (it reads a clone). The
+ * method and URL come from the Request, the idempotency key, run id and attempt from its headers.
  * @example
- * const check = await verifySignature(request, [env.EDGECRON_SECRET]);
+ * const check = await verifySignature(request, [env.EDGECRON_SECRET, env.EDGECRON_SECRET_NEXT]);
  * if (!check.ok) return new Response(check.reason, { status: 401 });
  * const payload = await request.json(); // the body is still readable
  */
 export async function verifySignature(
   request: Request,
   secrets: Secrets,
-  options: VerifyOptions = {},
+  options: VerifyRequestOptions = {},
 ): Promise<VerifyResult> {
   const header = request.headers.get(SIGNATURE_HEADER);
   // Bytes, not text(): a decode/re-encode round trip would alter a body that is not valid UTF-8.
   const body = header ? new Uint8Array(await request.clone().arrayBuffer()) : new Uint8Array();
-  return verifySignatureParts({ ...options, header, body, secrets });
+  const { url, ...rest } = options;
+  return verifySignatureParts({
+    ...rest,
+    header,
+    body,
+    secrets,
+    method: request.method,
+    url: url ?? request.url,
+    idempotencyKey: request.headers.get("idempotency-key"),
+    runId: request.headers.get("edgecron-run-id"),
+    attempt: request.headers.get("edgecron-attempt"),
+  });
 }
 
 /**
- * Verifies a signature from its parts: accepts when ANY secret matches ANY `v1` (rotation) and
- * `t` is within the tolerance of now (replay window).
- * @example await verifySignatureParts({ header, body: rawText, secrets: ["whsec_a", "whsec_b"] })
+ * Verifies a signature from its parts: accepts when ANY secret matches ANY `v2` (rotation), the
+ * signed method, URL, idempotency key, run id, attempt and body are the ones given, and `t` is
+ * within the tolerance of now (replay window).
+ * @example await verifySignatureParts({ header, body: rawText, secrets: ["whsec_a", "whsec_b"],
+ *   method: "POST", url: "https://example.com/hook", idempotencyKey: req.get("idempotency-key"),
+ *   runId: req.get("edgecron-run-id"), attempt: req.get("edgecron-attempt") })
  */
 export async function verifySignatureParts(input: VerifyPartsInput): Promise<VerifyResult> {
   const given: readonly (string | null | undefined)[] =
@@ -69,7 +110,7 @@ export async function verifySignatureParts(input: VerifyPartsInput): Promise<Ver
   if (Math.abs(nowSec - parsed.timestampSec) > (input.toleranceSec ?? 300)) {
     return { ok: false, reason: "timestamp_out_of_tolerance" };
   }
-  const message = signedMessage(parsed.timestampSec, input.body);
+  const message = bytesOf(canonicalSignatureString(parsed.timestampSec, input, await sha256Hex(input.body)));
   let matched = false;
   for (const secret of secrets) {
     const expected = await hmacSha256(secret, message);
@@ -79,7 +120,46 @@ export async function verifySignatureParts(input: VerifyPartsInput): Promise<Ver
   return matched ? { ok: true } : { ok: false, reason: "signature_mismatch" };
 }
 
-/** `t=1764403200,v1=ab..,v1=cd..` -> timestamp and the v1 signatures as bytes; null if unusable. */
+/**
+ * The string a v2 signature is the HMAC of: eight lines joined by "\n", no trailing newline.
+ * None of the parts can contain a newline (header values and serialized URLs cannot), so the
+ * join is unambiguous.
+ * @example canonicalSignatureString(1764403200, { method: "POST", url: "https://a.example/h",
+ *   idempotencyKey: "job_1:2026-12-01T00:00:00.000Z", runId: "run_1", attempt: 1 }, sha256hex)
+ * // "v2\n1764403200\nPOST\nhttps://a.example/h\njob_1:2026-12-01T00:00:00.000Z\nrun_1\n1\n<sha256hex>"
+ */
+export function canonicalSignatureString(
+  timestampSec: number,
+  parts: SignedRequestParts,
+  bodySha256Hex: string,
+): string {
+  return [
+    SIGNATURE_SCHEME,
+    String(timestampSec),
+    parts.method.toUpperCase(),
+    canonicalUrl(parts.url),
+    parts.idempotencyKey ?? "",
+    parts.runId ?? "",
+    parts.attempt === null || parts.attempt === undefined ? "" : String(parts.attempt),
+    bodySha256Hex,
+  ].join("\n");
+}
+
+/** The WHATWG serialization without a fragment (fetch never sends one); unparsable URLs as given. */
+function canonicalUrl(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  parsed.hash = "";
+  return parsed.href;
+}
+
+/** Lower-case hex SHA-256 of the raw body bytes (a string is taken as UTF-8). */
+export async function sha256Hex(body: string | ArrayBuffer | Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytesOf(body));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** `t=1764403200,v2=ab..,v2=cd..` -> timestamp and the v2 signatures as bytes; null if unusable. */
 export function parseSignatureHeader(
   header: string,
 ): { timestampSec: number; signatures: Uint8Array[] } | null {
@@ -93,27 +173,20 @@ export function parseSignatureHeader(
     if (name === "t") {
       if (!/^\d{1,12}$/.test(value) || timestampSec !== null) return null;
       timestampSec = Number(value);
-    } else if (name === "v1") {
+    } else if (name === SIGNATURE_SCHEME) {
       const bytes = hexToBytes(value);
       if (bytes) signatures.push(bytes);
     }
-    // Other schemes (v0, a future v2) are ignored so old receivers keep working.
+    // Other schemes (v1, a future v3) are ignored: v1 never counts, whatever it says.
   }
   return timestampSec === null || signatures.length === 0 ? null : { timestampSec, signatures };
 }
 
-function signedMessage(timestampSec: number, body: VerifyPartsInput["body"]): Uint8Array<ArrayBuffer> {
-  const prefix = encoder.encode(`${timestampSec}.`);
-  const bodyBytes =
-    typeof body === "string"
-      ? encoder.encode(body)
-      : body instanceof Uint8Array
-        ? body
-        : new Uint8Array(body);
-  const message = new Uint8Array(prefix.length + bodyBytes.length);
-  message.set(prefix, 0);
-  message.set(bodyBytes, prefix.length);
-  return message;
+/** A copy backed by a plain ArrayBuffer, as WebCrypto's types want. */
+function bytesOf(body: string | ArrayBuffer | Uint8Array): Uint8Array<ArrayBuffer> {
+  if (typeof body === "string") return new Uint8Array(encoder.encode(body));
+  if (body instanceof Uint8Array) return new Uint8Array(body);
+  return new Uint8Array(body);
 }
 
 async function hmacSha256(secret: string, message: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {

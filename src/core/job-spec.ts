@@ -103,14 +103,66 @@ export type MisfirePolicy = z.infer<typeof misfirePolicySchema>;
 export type OverlapPolicy = z.infer<typeof overlapPolicySchema>;
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
-/** Headers we set on every call, or that the runtime owns: a job may not override them. */
-const RESERVED_HEADERS = new Set([
-  "idempotency-key",
-  "host",
-  "content-length",
+/** Headers we set on every call: a job may not override them. */
+const EDGECRON_HEADERS = new Set(["idempotency-key"]);
+/**
+ * Hop-by-hop and framing headers (RFC 9110 section 7.6.1, RFC 9112): the runtime owns them, and
+ * forwarding one breaks the call (`Expect: 100-continue` made a 200 read as "target answered 100").
+ */
+const HOP_BY_HOP_HEADERS = new Set([
   "connection",
+  "keep-alive",
+  "te",
+  "trailer",
   "transfer-encoding",
+  "upgrade",
+  "expect",
+  "content-length",
+  "host",
 ]);
+export const MAX_TARGET_HEADERS = 64;
+export const MAX_TARGET_HEADER_VALUE_BYTES = 8 * 1024;
+export const MAX_TARGET_HEADERS_TOTAL_BYTES = 32 * 1024;
+/** A field value: visible ASCII, Latin-1 (obs-text), space and tab; no other control character. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** Whether edgecron refuses to forward this header (hop-by-hop or framing; `Proxy-*`). */
+export function isHopByHopHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return HOP_BY_HOP_HEADERS.has(lower) || lower.startsWith("proxy-");
+}
+
+/** Every problem with a job's target headers: names, values, reserved names, count and size. */
+function targetHeaderIssues(headers: Record<string, string>): { path: string[]; message: string }[] {
+  const issues: { path: string[]; message: string }[] = [];
+  const names = Object.keys(headers);
+  if (names.length > MAX_TARGET_HEADERS) {
+    issues.push({ path: ["headers"], message: `must have at most ${MAX_TARGET_HEADERS} headers` });
+  }
+  let totalBytes = 0;
+  for (const name of names) {
+    const value = headers[name] ?? "";
+    totalBytes += name.length + value.length;
+    const lower = name.toLowerCase();
+    const problem = !HEADER_NAME.test(name)
+      ? "is not a valid header name (1-100 token characters)"
+      : isHopByHopHeader(name)
+        ? "is a hop-by-hop or framing header, which edgecron cannot forward"
+        : EDGECRON_HEADERS.has(lower) || lower.startsWith("edgecron-")
+          ? "is set by edgecron and cannot be overridden"
+          : !HEADER_VALUE.test(value)
+            ? "must contain only visible characters, spaces and tabs (no CR, LF, NUL or other control characters; Latin-1 at most)"
+            : null;
+    if (problem !== null) issues.push({ path: ["headers", name], message: problem });
+  }
+  if (totalBytes > MAX_TARGET_HEADERS_TOTAL_BYTES) {
+    issues.push({
+      path: ["headers"],
+      message: `must total at most ${MAX_TARGET_HEADERS_TOTAL_BYTES} bytes of names and values`,
+    });
+  }
+  return issues;
+}
 
 export const httpTargetSchema = z.strictObject({
   type: z.literal("http").default("http"),
@@ -122,23 +174,15 @@ export const httpTargetSchema = z.strictObject({
       message: "must use http or https",
     }),
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
-  // CR, LF and NUL can never be sent (fetch throws at call time): refuse them at create instead.
+  // Checked on the field itself (not the object) so that a bad url or method never hides them.
   headers: z
-    .record(
-      z.string(),
-      z
-        .string()
-        .max(8192)
-        .regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL"),
-    )
+    .record(z.string(), z.string().max(MAX_TARGET_HEADER_VALUE_BYTES))
     .superRefine((headers, ctx) => {
-      for (const name of Object.keys(headers)) {
-        const message = headerNameProblem(name);
-        if (message !== null) ctx.addIssue({ code: "custom", path: [name], message });
+      for (const issue of targetHeaderIssues(headers)) {
+        ctx.addIssue({ code: "custom", path: issue.path.slice(1), message: issue.message });
       }
     })
     .default({}),
-  // Checked on the field itself so that a bad url or method never hides an oversized body.
   body: z
     .unknown()
     .optional()
@@ -146,14 +190,6 @@ export const httpTargetSchema = z.strictObject({
       message: `must be at most ${MAX_TARGET_BODY_BYTES} bytes`,
     }),
 });
-
-function headerNameProblem(name: string): string | null {
-  const lower = name.toLowerCase();
-  if (!HEADER_NAME.test(name)) return "is not a valid header name";
-  if (RESERVED_HEADERS.has(lower) || lower.startsWith("edgecron-"))
-    return "is set by edgecron and cannot be overridden";
-  return null;
-}
 
 /** A string body is sent as is; anything else as JSON. */
 export function serializeTargetBody(body: unknown): string | undefined {

@@ -1,5 +1,6 @@
 import { durationMs } from "./duration";
 import type { ExclusionSet } from "./exclusions";
+import { fireWindowIssue } from "./fire-window";
 import type { JobSpec, Schedule } from "./job-spec";
 import { checkedFireTimes, type SearchAllowance, type SpecIssue } from "./schedule-check";
 import { exclusionIssues, scheduleChoiceIssues } from "./schedule-set-check";
@@ -131,5 +132,7 @@ export function normalizeJobSpec(
   if (spec.schedules !== undefined) {
     normalized.schedules = spec.schedules.map((schedule) => normalizeSchedule(schedule, nowMs, anchorMs));
   }
+  const windowIssue = fireWindowIssue(normalized);
+  if (windowIssue !== null) return { ok: false, issues: [windowIssue] };
   return { ok: true, spec: normalized };
 }

@@ -2,55 +2,35 @@
  * Server-side request forgery rules for target URLs, applied at job create and again at call
  * time (a job stored before a rule existed, or a URL smuggled past the API, is still refused).
  *
- * Limits, on purpose: this checks the URL as written, not what a DNS name resolves to. A
- * Worker has no DNS API to pin a resolution, and a name could re-resolve between check and
- * call anyway. Production Workers cannot reach private networks or the host's loopback at
- * all, so the residual risk is local development (`wrangler dev`), where `allowPrivate` is on.
+ * By address: every block of the IANA special-purpose registries (special-addresses.ts), in
+ * every textual form of IPv4 and IPv6. By name: names that only mean this machine or an internal
+ * network, wildcard-DNS services that spell addresses, and names embedding a special address
+ * (ssrf-names.ts). What a public-looking name resolves to is checked only when a resolver is
+ * given (`resolvedTargetProblem`, DNS over HTTPS from the consumer); without one the platform is
+ * the guarantee, as the README's SSRF paragraph states.
  */
+import { parseIPv4, parseIPv6 } from "./ip-parse";
+import { ipv4Problem, ipv6Problem } from "./special-addresses";
+import { privateNameProblem } from "./ssrf-names";
 
 /** Thrown by the target call when a URL is refused; classified as a permanent failure. */
 export class TargetRefusedError extends Error {
   override readonly name = "TargetRefusedError";
 }
 
-/** IPv4 ranges we never call, with the reason a user sees. */
-const PRIVATE_V4_RANGES: readonly { cidr: string; label: string }[] = [
-  { cidr: "0.0.0.0/8", label: "this-network" },
-  { cidr: "10.0.0.0/8", label: "private" },
-  { cidr: "100.64.0.0/10", label: "carrier-grade NAT" },
-  { cidr: "127.0.0.0/8", label: "loopback" },
-  { cidr: "169.254.0.0/16", label: "link-local, cloud metadata" },
-  { cidr: "172.16.0.0/12", label: "private" },
-  { cidr: "192.0.0.0/24", label: "IETF protocol assignments" },
-  { cidr: "192.168.0.0/16", label: "private" },
-  { cidr: "198.18.0.0/15", label: "benchmarking" },
-  { cidr: "224.0.0.0/4", label: "multicast" },
-  { cidr: "240.0.0.0/4", label: "reserved, broadcast" },
-];
-
-const PARSED_V4_RANGES = PRIVATE_V4_RANGES.map(({ cidr, label }) => {
-  const [address = "", bits = "0"] = cidr.split("/");
-  const prefixBits = Number(bits);
-  const mask = prefixBits === 0 ? 0 : (~0 << (32 - prefixBits)) >>> 0;
-  // `>>> 0` keeps both sides unsigned: `&` yields a signed int32 for addresses >= 128.0.0.0.
-  return { base: ((parseDottedV4(address) ?? 0) & mask) >>> 0, mask, label };
-});
-
-/** Host names that only ever mean "this machine" or "the provider's internal network". */
-const PRIVATE_NAME_SUFFIXES = [".localhost", ".internal", ".local", ".home.arpa"];
-const PRIVATE_NAMES = new Set(["localhost", "metadata.google.internal", "metadata"]);
-
 /**
  * Why a target URL may not be called, or null if it may. Refuses non-http(s) schemes and
- * credentials in the URL always; unless `allowPrivate`, also loopback, private, link-local
- * (cloud metadata 169.254.169.254), CGNAT, multicast and reserved addresses in IPv4 and IPv6
- * (including IPv4-mapped, NAT64 and 6to4 forms), and names such as `localhost`, `*.internal`.
+ * credentials in the URL always; unless `allowPrivate`, also every special-purpose address
+ * (loopback, private, link-local and cloud metadata 169.254.169.254, CGNAT, documentation,
+ * benchmarking, multicast, reserved; IPv4-mapped, NAT64, 6to4 and Teredo forms) and private or
+ * address-spelling names (`localhost`, `*.internal`, `127.0.0.1.nip.io`, `localtest.me`).
  *
- * IPv4 written as one integer, in octal or hex (`http://2130706433/`, `http://0x7f.1/`) is
- * normalized to dotted form by the WHATWG URL parser before we look at it.
+ * IPv4 written as one integer, in octal or hex, or short (`http://2130706433/`, `http://0x7f.1/`,
+ * `http://127.1/`) is normalized to dotted form by the WHATWG URL parser, and parsed in every
+ * form again here in case it was not.
  *
  * @example targetAddressProblem("http://127.0.0.1:8080/hook", { allowPrivate: false })
- * // -> "target resolves to a private address (127.0.0.1, loopback); refused"
+ * // -> "target resolves to a private address (127.0.0.1 is loopback, 127.0.0.0/8); refused"
  */
 export function targetAddressProblem(url: string, options: { allowPrivate: boolean }): string | null {
   let parsed: URL;
@@ -69,108 +49,71 @@ export function targetAddressProblem(url: string, options: { allowPrivate: boole
   return hostProblem(parsed.hostname);
 }
 
-function hostProblem(rawHostname: string): string | null {
+/** Why this host (an IP literal, bracketed IPv6 or a name) may not be called, or null. */
+export function hostProblem(rawHostname: string): string | null {
   const hostname = rawHostname.toLowerCase().replace(/\.$/, "");
-  if (hostname.startsWith("[")) {
-    const groups = parseIPv6(hostname.slice(1, -1));
-    if (groups === null) return `target address ${rawHostname} is not a valid IPv6 address; refused`;
-    const label = privateV6Label(groups);
-    return label === null ? null : refusal(rawHostname, label);
+  if (hostname.startsWith("[") || hostname.includes(":")) {
+    const written = hostname.replace(/^\[|\]$/g, "");
+    const v6 = parseIPv6(written);
+    if (v6 === null) return `target address ${rawHostname} is not a valid IPv6 address; refused`;
+    const problem = ipv6Problem(v6, written);
+    return problem === null ? null : `target resolves to a private address (${problem}); refused`;
   }
-  const v4 = parseDottedV4(hostname);
+  const v4 = parseIPv4(hostname);
   if (v4 !== null) {
-    const label = privateV4Label(v4);
-    return label === null ? null : refusal(hostname, label);
+    const problem = ipv4Problem(v4);
+    return problem === null ? null : `target resolves to a private address (${problem}); refused`;
   }
-  if (PRIVATE_NAMES.has(hostname) || PRIVATE_NAME_SUFFIXES.some((suffix) => hostname.endsWith(suffix))) {
-    return `target host ${hostname} is a private name; refused`;
+  return privateNameProblem(hostname);
+}
+
+/** Resolves a host name to its A and AAAA addresses (textual). Throws when it cannot answer. */
+export type ResolveHost = (hostname: string) => Promise<readonly string[]>;
+
+export type ResolvedProblem = { kind: "refused"; error: string } | { kind: "unresolved"; error: string };
+
+/**
+ * targetAddressProblem, then, when `resolveHost` is given and the host is a name, the same rules
+ * on every address it resolves to (any one special address refuses the call). A resolver that
+ * fails is `unresolved` (worth a retry), not a refusal. Between this check and the call the name
+ * can re-resolve (DNS rebinding): the platform remains the last guarantee.
+ * @example await resolvedTargetProblem("https://127.0.0.1.example/", { allowPrivate: false,
+ *   resolveHost: async () => ["127.0.0.1"] }) // { kind: "refused", error: "... resolves to 127.0.0.1 ..." }
+ */
+export async function resolvedTargetProblem(
+  url: string,
+  options: { allowPrivate: boolean; resolveHost?: ResolveHost },
+): Promise<ResolvedProblem | null> {
+  const problem = targetAddressProblem(url, options);
+  if (problem !== null) return { kind: "refused", error: problem };
+  if (options.allowPrivate || options.resolveHost === undefined) return null;
+  const hostname = new URL(url).hostname.toLowerCase().replace(/\.$/, "");
+  if (hostname.startsWith("[") || parseIPv4(hostname) !== null) return null;
+  let addresses: readonly string[];
+  try {
+    addresses = await options.resolveHost(hostname);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { kind: "unresolved", error: `target host ${hostname} could not be resolved: ${message}` };
   }
-  return null;
-}
-
-function refusal(address: string, label: string): string {
-  return `target resolves to a private address (${address}, ${label}); refused`;
-}
-
-function privateV4Label(address: number): string | null {
-  for (const range of PARSED_V4_RANGES) {
-    if ((address & range.mask) >>> 0 === range.base) return range.label;
-  }
-  return null;
-}
-
-/** `groups` holds the eight 16-bit groups of an IPv6 address. */
-function privateV6Label(groups: readonly number[]): string | null {
-  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = groups;
-  const embeddedV4 = ((g6 << 16) | g7) >>> 0;
-  const upperZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0;
-  if (upperZero && g5 === 0 && g6 === 0 && g7 === 0) return "unspecified";
-  if (upperZero && g5 === 0 && g6 === 0 && g7 === 1) return "loopback";
-  // ::ffff:a.b.c.d (IPv4-mapped) and the deprecated ::a.b.c.d (IPv4-compatible).
-  if (upperZero && (g5 === 0xffff || g5 === 0)) return embeddedLabel(embeddedV4);
-  // 64:ff9b::a.b.c.d (NAT64 well-known prefix).
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
-    return embeddedLabel(embeddedV4);
-  }
-  // 2002:AABB:CCDD::/48 (6to4) carries a.b.c.d in groups 1 and 2.
-  if (g0 === 0x2002) return embeddedLabel(((g1 << 16) | g2) >>> 0);
-  if ((g0 & 0xfe00) === 0xfc00) return "unique-local";
-  if ((g0 & 0xffc0) === 0xfe80) return "link-local";
-  if ((g0 & 0xffc0) === 0xfec0) return "site-local";
-  if ((g0 & 0xff00) === 0xff00) return "multicast";
-  return null;
-}
-
-function embeddedLabel(v4: number): string | null {
-  const label = privateV4Label(v4);
-  return label === null ? null : `embeds ${formatV4(v4)}, ${label}`;
-}
-
-/** Parses strict dotted-quad IPv4 (what the URL parser emits) into an unsigned 32-bit number. */
-function parseDottedV4(text: string): number | null {
-  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
-  if (!match) return null;
-  let value = 0;
-  for (const part of match.slice(1)) {
-    const octet = Number(part);
-    if (octet > 255) return null;
-    value = value * 256 + octet;
-  }
-  return value;
-}
-
-function formatV4(value: number): string {
-  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join(".");
-}
-
-/** Parses an IPv6 address (with `::` and an optional dotted IPv4 tail) into 8 groups. */
-function parseIPv6(text: string): number[] | null {
-  const zoneless = text.split("%")[0] ?? "";
-  let body = zoneless;
-  let tail: number[] = [];
-  const v4Match = /^(.*:)(\d{1,3}(?:\.\d{1,3}){3})$/.exec(zoneless);
-  if (v4Match) {
-    const v4 = parseDottedV4(v4Match[2] ?? "");
-    if (v4 === null) return null;
-    tail = [v4 >>> 16, v4 & 0xffff];
-    body = (v4Match[1] ?? "").endsWith("::") ? (v4Match[1] ?? "") : (v4Match[1] ?? "").slice(0, -1);
-  }
-  const halves = body.split("::");
-  if (halves.length > 2) return null;
-  const parseGroups = (part: string | undefined): number[] | null => {
-    if (part === undefined || part === "") return [];
-    const groups: number[] = [];
-    for (const group of part.split(":")) {
-      if (!/^[0-9a-f]{1,4}$/i.test(group)) return null;
-      groups.push(Number.parseInt(group, 16));
+  for (const address of addresses) {
+    const refused = addressProblem(address);
+    if (refused !== null) {
+      return {
+        kind: "refused",
+        error: `target host ${hostname} resolves to a private address (${refused}); refused`,
+      };
     }
-    return groups;
-  };
-  const head = parseGroups(halves[0]);
-  const rest = parseGroups(halves[1]);
-  if (head === null || rest === null) return null;
-  const explicit = head.length + rest.length + tail.length;
-  if (halves.length === 1) return explicit === 8 ? [...head, ...tail] : null;
-  if (explicit > 7) return null;
-  return [...head, ...new Array<number>(8 - explicit).fill(0), ...rest, ...tail];
+  }
+  return null;
+}
+
+/** A resolved address (textual IPv4 or IPv6) that may not be called, described; else null. */
+function addressProblem(address: string): string | null {
+  if (address.includes(":")) {
+    const v6 = parseIPv6(address);
+    return v6 === null ? `${address}, not an address` : ipv6Problem(v6, address);
+  }
+  const v4 = parseIPv4(address);
+  return v4 === null ? `${address}, not an address` : ipv4Problem(v4);
 }

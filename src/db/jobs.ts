@@ -234,6 +234,7 @@ export function toShardJob(job: StoredJob): ShardJob {
   return {
     jobId: job.id,
     tenantId: job.tenantId,
+    shard: job.shard,
     version: job.version,
     status: job.status,
     specJson: specJsonOf(job.spec),

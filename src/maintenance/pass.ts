@@ -6,7 +6,7 @@ import { deliverPending, raiseAlerts } from "../alerts";
 import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../db/jobs";
 import { pruneTerminalRuns } from "../db/runs";
 import { logEvent } from "../log";
-import { pushJobs, shardCount, shardStub } from "../shard/client";
+import { pushJobs, shardCount, watchShard } from "../shard/client";
 
 const OUTBOX_BATCH = 500;
 const RETENTION_BATCH = 5_000;
@@ -59,7 +59,7 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
     const reports = await Promise.all(
       shards.slice(i, i + WATCHDOG_PARALLELISM).map(async (shard) => {
         try {
-          return await shardStub(env, shard).watchdog(shard, SHARD_RUN_RETENTION_MS);
+          return await watchShard(env, shard, SHARD_RUN_RETENTION_MS);
         } catch (error) {
           logEvent("maintenance.watchdog_failed", { shard, error });
           return null;

@@ -3,7 +3,7 @@
 // their shard to dead-letter authoritatively.
 import { raiseAlerts } from "../alerts";
 import { insertDeadLetters, type NewDeadLetter } from "../db/dead-letters";
-import { shardStub } from "../shard/client";
+import { deadLetterPoison } from "../shard/client";
 import {
   type DeadLetterMessage,
   type DispatchMessage,
@@ -25,10 +25,10 @@ export async function handleDeadLetterBatch(
     const poison = runsOfMessage(body as DispatchMessage | SingleRunDispatchMessage);
     try {
       for (const run of poison.runs) {
-        await shardStub(env, poison.shard).deadLetterPoison(
+        await deadLetterPoison(
+          env,
           poison.shard,
-          run.run_id,
-          run.fence,
+          { runId: run.run_id, fence: run.fence },
           `poison: the dispatch consumer failed on this message ${message.attempts} time(s)`,
         );
       }

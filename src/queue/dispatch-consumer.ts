@@ -13,9 +13,10 @@ import {
 import { recordDispatch, recordOutcome } from "./metrics";
 import { limiter, runPool } from "./pool";
 import { type Claimed, claimAtShard, type Reported, reportAtShard } from "./shard-batches";
+import { resolverFromEnv } from "./dns-resolver";
 import { callTarget } from "./target-call";
 import { tenantSecrets } from "./tenant-secrets";
-import { type ConsumerFaults, consumerFaults } from "./test-faults";
+import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
 /**
  * Concurrent target calls per batch: enough to hide target latency, few enough to keep sockets
@@ -36,7 +37,7 @@ type AnyDispatchMessage = DispatchMessage | SingleRunDispatchMessage;
 interface BatchContext {
   env: Env;
   ctx: ExecutionContext;
-  faults: ConsumerFaults;
+  testSeam: ConsumerTestSeam;
   limit: ReturnType<typeof limiter>;
   calls: number;
 }
@@ -49,17 +50,14 @@ export async function handleDispatchBatch(
   const context: BatchContext = {
     env,
     ctx,
-    faults: await consumerFaults(env),
+    testSeam: await consumerTestSeam(env),
     limit: limiter(TARGET_CONCURRENCY),
     calls: 0,
   };
   const results = await runPool(batch.messages, MESSAGES_IN_FLIGHT, (message) =>
     handleMessage(message, context),
   );
-  const crash = context.faults.throwAfterCalls;
-  if (crash !== undefined && context.calls > crash) {
-    throw new Error(`fault injected: consumer crashed mid-batch after ${crash} calls`);
-  }
+  context.testSeam.afterBatch(context.calls);
   results.forEach((result, index) => {
     if (result.status === "fulfilled") return;
     // A bug, not a target failure (callTarget never throws): redeliver; claims refuse duplicates.
@@ -90,13 +88,14 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
 }
 
 async function callTargets(claimed: Claimed[], context: BatchContext): Promise<TargetOutcome[]> {
-  const { env, faults } = context;
+  const { env, testSeam } = context;
   const secrets = await tenantSecrets(
     env.DB,
     claimed.map((run) => run.tenantId),
     Date.now(),
   );
   const allowPrivate = env.ALLOW_PRIVATE_TARGETS === "true";
+  const resolveHost = resolverFromEnv(env);
   for (const run of claimed) {
     recordDispatch(env.ANALYTICS, pointOf(run));
     logEvent("run.dispatched", { ...idsOf(run), attempt: run.attempt, lateness_ms: run.latenessMs });
@@ -105,9 +104,7 @@ async function callTargets(claimed: Claimed[], context: BatchContext): Promise<T
     claimed.map((run) =>
       context.limit(async () => {
         context.calls += 1;
-        if (faults.throwAfterCalls !== undefined && context.calls > faults.throwAfterCalls) {
-          throw new Error(`fault injected: consumer crashes after ${faults.throwAfterCalls} calls`);
-        }
+        testSeam.beforeCall(context.calls);
         return callTarget({
           target: run.target,
           runId: run.runId,
@@ -119,6 +116,7 @@ async function callTargets(claimed: Claimed[], context: BatchContext): Promise<T
           timeoutMs: run.timeoutMs,
           retryOnStatus: run.retryOnStatus,
           allowPrivate,
+          resolveHost,
           nowMs: Date.now(),
         });
       }),

@@ -2,7 +2,7 @@
 // one shard).
 import type { TargetOutcome } from "../core/outcome";
 import { logEvent } from "../log";
-import { shardStub } from "../shard/client";
+import { claimRuns, reportOutcomes } from "../shard/client";
 import type { ClaimResult, DispatchRun, OutcomeReport, OutcomeResult } from "../shard/protocol";
 
 export type Claimed = Extract<ClaimResult, { ok: true }> & { fence: number; shard: number };
@@ -19,7 +19,8 @@ export async function claimAtShard(
 ): Promise<Claimed[] | null> {
   let results: ClaimResult[];
   try {
-    results = await shardStub(env, shard).claimRuns(
+    results = await claimRuns(
+      env,
       shard,
       runs.map((run) => ({ runId: run.run_id, fence: run.fence })),
     );
@@ -69,7 +70,7 @@ export async function reportAtShard(
   }));
   let decisions: OutcomeResult[] | null = null;
   try {
-    decisions = await withRetries(() => shardStub(env, shard).reportOutcomes(shard, payload));
+    decisions = await withRetries(() => reportOutcomes(env, shard, payload));
   } catch (error) {
     logEvent("run.outcome_report_failed", { shard, runs: reports.length, error });
   }

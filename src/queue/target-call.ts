@@ -1,8 +1,14 @@
 // Executes one run against its HTTP target: the only place edgecron calls user URLs.
 import type { HttpTarget } from "../core/job-spec";
-import { serializeTargetBody } from "../core/job-spec";
+import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
 import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
-import { targetAddressProblem } from "../core/ssrf";
+import { type ResolveHost, resolvedTargetProblem } from "../core/ssrf";
+import {
+  canonicalSignatureString,
+  SIGNATURE_SCHEME,
+  type SignedRequestParts,
+  sha256Hex,
+} from "../client/verify";
 
 export const USER_AGENT = "edgecron/0.1";
 /** How much of a failed response's body we keep in the run's error, for the user to read. */
@@ -22,6 +28,8 @@ export interface CallTargetInput {
   timeoutMs: number;
   /** Local development only: lets targets on loopback/private addresses through. */
   allowPrivate: boolean;
+  /** Resolves the target's name before the call (TARGET_DNS_RESOLVER); unset: names are not resolved. */
+  resolveHost?: ResolveHost;
   /** The call's start time: the signature timestamp `t`, and the base for a Retry-After date. */
   nowMs: number;
   /** Retry classification: 4xx statuses the job wants retried (`retry.retry_on_status`). */
@@ -43,8 +51,12 @@ export interface CallTargetInput {
  *   allowPrivate: false, nowMs: Date.now() });
  */
 export async function callTarget(input: CallTargetInput): Promise<TargetOutcome> {
-  const problem = targetAddressProblem(input.target.url, { allowPrivate: input.allowPrivate });
-  if (problem !== null) return { kind: "permanent", status: null, error: problem, durationMs: 0 };
+  const problem = await resolvedTargetProblem(input.target.url, input);
+  if (problem?.kind === "refused")
+    return { kind: "permanent", status: null, error: problem.error, durationMs: 0 };
+  if (problem?.kind === "unresolved") {
+    return { kind: "retryable", status: null, error: problem.error, retryAfterMs: null, durationMs: 0 };
+  }
 
   const clockMs = input.clockMs ?? Date.now;
   const fetchImpl = input.fetchImpl ?? fetch;
@@ -90,6 +102,9 @@ export async function buildRequest(input: CallTargetInput): Promise<Request> {
   const sendsBody = !BODYLESS_METHODS.has(target.method);
   const body = sendsBody ? (serializeTargetBody(target.body) ?? "") : "";
   const headers = new Headers(target.headers);
+  // Refused at create since they were; a job stored before that must still not send them
+  // (`Expect: 100-continue` made a 200 read as "target answered 100").
+  for (const name of Object.keys(target.headers)) if (isHopByHopHeader(name)) headers.delete(name);
   if (sendsBody && body !== "" && typeof target.body !== "string" && !headers.has("content-type")) {
     headers.set("content-type", "application/json");
   }
@@ -102,7 +117,18 @@ export async function buildRequest(input: CallTargetInput): Promise<Request> {
   if (input.secrets.length > 0) {
     headers.set(
       "edgecron-signature",
-      await signatureHeader(input.secrets, Math.floor(input.nowMs / 1000), body),
+      await signatureHeader(
+        input.secrets,
+        Math.floor(input.nowMs / 1000),
+        {
+          method: target.method,
+          url: target.url,
+          idempotencyKey: input.idempotencyKey,
+          runId: input.runId,
+          attempt: input.attempt,
+        },
+        body,
+      ),
     );
   }
   return new Request(target.url, {
@@ -115,14 +141,20 @@ export async function buildRequest(input: CallTargetInput): Promise<Request> {
 }
 
 /**
- * Hex HMAC-SHA256 of `${timestampSec}.${body}` keyed with the UTF-8 bytes of `secret`.
- * @example await signPayload("whsec_x", 1764403200, '{"a":1}') // 64 hex characters
+ * Hex HMAC-SHA256 of the v2 canonical string (src/client/verify.ts `canonicalSignatureString`)
+ * keyed with the UTF-8 bytes of `secret`.
+ * @example await signPayload("whsec_x", 1764403200, parts, await sha256Hex('{"a":1}')) // 64 hex characters
  */
-export async function signPayload(secret: string, timestampSec: number, body: string): Promise<string> {
+export async function signPayload(
+  secret: string,
+  timestampSec: number,
+  request: SignedRequestParts,
+  bodySha256Hex: string,
+): Promise<string> {
   const mac = await crypto.subtle.sign(
     "HMAC",
     await hmacKey(secret),
-    encoder.encode(`${timestampSec}.${body}`),
+    encoder.encode(canonicalSignatureString(timestampSec, request, bodySha256Hex)),
   );
   return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
@@ -147,20 +179,29 @@ function hmacKey(secret: string): Promise<CryptoKey> {
 }
 
 /**
- * `t=<unix seconds>,v1=<hex>[,v1=<hex>...]`: one v1 per active secret, current first, so during
- * a rotation receivers holding either the old or the new secret can verify. Receivers should
- * accept if any v1 matches and reject a `t` too far from their clock (replay).
+ * `t=<unix seconds>,v2=<hex>[,v2=<hex>...]`: one v2 per active secret, current first, so during
+ * a rotation receivers holding either the old or the new secret can verify. Each v2 binds the
+ * method, URL, idempotency key, run id, attempt, `t` and the body's SHA-256: receivers accept if
+ * any v2 matches and reject a `t` too far from their clock (replay). No v1 is sent: a v1 beside
+ * the v2 would keep cross-URL replay open for every receiver that still checks v1.
  *
- * @example await signatureHeader(["new", "old"], 1764403200, "{}") // "t=1764403200,v1=…,v1=…"
+ * @example await signatureHeader(["new", "old"], 1764403200,
+ *   { method: "POST", url, idempotencyKey, runId, attempt: 1 }, "{}") // "t=1764403200,v2=…,v2=…"
  */
 export async function signatureHeader(
   secrets: readonly string[],
   timestampSec: number,
+  request: SignedRequestParts,
   body: string,
 ): Promise<string> {
   const unique = [...new Set(secrets)];
-  const signatures = await Promise.all(unique.map((secret) => signPayload(secret, timestampSec, body)));
-  return [`t=${timestampSec}`, ...signatures.map((signature) => `v1=${signature}`)].join(",");
+  const bodyHash = await sha256Hex(body);
+  const signatures = await Promise.all(
+    unique.map((secret) => signPayload(secret, timestampSec, request, bodyHash)),
+  );
+  return [`t=${timestampSec}`, ...signatures.map((signature) => `${SIGNATURE_SCHEME}=${signature}`)].join(
+    ",",
+  );
 }
 
 /**

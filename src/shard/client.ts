@@ -1,28 +1,50 @@
-// The only way the Worker talks to shards. Functions take the env first and return plain
-// results; expected failures are values, not exceptions.
+// The only way the Worker talks to shards: every call to a ShardScheduler goes through a function
+// here. Functions take the env first and return plain results (types in ./protocol.ts); expected
+// failures are values, not exceptions. A job's calls always go to its stored shard (`ShardJob.shard`,
+// D1 `jobs.shard`), never to a re-hash of its id: SHARD_COUNT may have changed since it was placed.
+import type { ShardFaults } from "../../durable-objects/shard/test-faults";
 import { shardForJob } from "../core/jitter";
 import { attachCalendars } from "../db/calendars";
 import { logEvent } from "../log";
-import type { ShardJob } from "./protocol";
+import type {
+  BackfillResult,
+  ClaimRequest,
+  ClaimResult,
+  OutcomeReport,
+  OutcomeResult,
+  RetryResult,
+  ShardJob,
+  TriggerResult,
+  WatchdogReport,
+} from "./protocol";
+
+// Re-exported while callers move to importing result types from the protocol module.
+export type { BackfillResult, RetryResult, TriggerResult } from "./protocol";
 
 export function shardCount(env: Env): number {
   return Number(env.SHARD_COUNT) || 16;
 }
 
+/** Where a new job goes. Only for placing it: afterwards its stored shard is the truth. */
 export function shardOfJob(env: Env, jobId: string): number {
   return shardForJob(jobId, shardCount(env));
 }
 
-export function shardStub(env: Env, shard: number) {
-  return env.SHARD_SCHEDULER.getByName(`shard-${shard}`);
+/** The Durable Object name of a shard (one instance per name). */
+export function shardName(shard: number): string {
+  return `shard-${shard}`;
+}
+
+function shardStub(env: Env, shard: number) {
+  return env.SHARD_SCHEDULER.getByName(shardName(shard));
 }
 
 /**
- * Sends job snapshots to their shards (grouped, one RPC per shard). Never throws: returns the
- * `jobId` values whose version the shard confirmed; the rest stay unsynced in D1 for the outbox
- * sweep to re-send.
+ * Sends job snapshots to their stored shards (grouped, one RPC per shard). Never throws: returns
+ * the `jobId` values whose version the shard confirmed; the rest stay unsynced in D1 for the
+ * outbox sweep to re-send.
  */
-export async function pushJobs(env: Env, snapshots: ShardJob[]): Promise<Set<string>> {
+export async function pushJobs(env: Env, snapshots: readonly ShardJob[]): Promise<Set<string>> {
   // Every push (create, edit, the outbox sweep) carries the calendars the jobs name, fresh from D1.
   let jobs: ShardJob[];
   try {
@@ -33,12 +55,10 @@ export async function pushJobs(env: Env, snapshots: ShardJob[]): Promise<Set<str
     return new Set();
   }
   const byShard = new Map<number, ShardJob[]>();
-  const shards = shardCount(env);
   for (const job of jobs) {
-    const shard = shardForJob(job.jobId, shards);
-    const group = byShard.get(shard);
+    const group = byShard.get(job.shard);
     if (group) group.push(job);
-    else byShard.set(shard, [job]);
+    else byShard.set(job.shard, [job]);
   }
   const confirmed = new Set<string>();
   await Promise.all(
@@ -54,18 +74,10 @@ export async function pushJobs(env: Env, snapshots: ShardJob[]): Promise<Set<str
   return confirmed;
 }
 
-export type TriggerResult =
-  | { ok: true; runId: string; scheduledAtMs: number }
-  | { ok: false; code: "job_not_found" | "job_not_active" };
-
 /** Runs the job now, outside its schedule (its own idempotency key: the trigger instant). */
 export async function triggerJob(env: Env, shard: number, jobId: string): Promise<TriggerResult> {
   return shardStub(env, shard).trigger(shard, jobId);
 }
-
-export type BackfillResult =
-  | { ok: true; created: number; skipped: number; runIds: string[] }
-  | { ok: false; code: "job_not_found" | "job_not_active" | "too_many_instants" };
 
 /** Runs every instant of the job's schedule in [fromMs, toMs] (at most 1,000), honouring overlap. */
 export async function backfillJob(
@@ -78,11 +90,52 @@ export async function backfillJob(
   return shardStub(env, shard).backfill(shard, jobId, fromMs, toMs);
 }
 
-export type RetryResult =
-  | { ok: true; runId: string; attempt: number }
-  | { ok: false; code: "run_not_found" | "run_not_retryable" | "job_not_active" };
-
 /** Manual retry or redrive of a FAILED / DEAD_LETTERED run: a new attempt, same idempotency key. */
 export async function retryRun(env: Env, shard: number, runId: string): Promise<RetryResult> {
   return shardStub(env, shard).retryRun(shard, runId);
+}
+
+/** Claims dispatched runs for execution; one result per claim, in order. Throws if unreachable. */
+export async function claimRuns(env: Env, shard: number, claims: ClaimRequest[]): Promise<ClaimResult[]> {
+  return shardStub(env, shard).claimRuns(shard, claims);
+}
+
+/** Reports target outcomes; one decision per report, in order. Throws if unreachable. */
+export async function reportOutcomes(
+  env: Env,
+  shard: number,
+  reports: OutcomeReport[],
+): Promise<OutcomeResult[]> {
+  return shardStub(env, shard).reportOutcomes(shard, reports);
+}
+
+/** Dead-letters a run whose dispatch message the queue gave up on, if that dispatch is current. */
+export async function deadLetterPoison(
+  env: Env,
+  shard: number,
+  run: { runId: string; fence: number },
+  reason: string,
+): Promise<boolean> {
+  return shardStub(env, shard).deadLetterPoison(shard, run.runId, run.fence, reason);
+}
+
+/** The shard's maintenance: re-arm a lost alarm, report overdue jobs, prune old terminal runs. */
+export async function watchShard(env: Env, shard: number, retentionMs: number): Promise<WatchdogReport> {
+  return shardStub(env, shard).watchdog(shard, retentionMs);
+}
+
+// --- test hooks: the shard refuses these unless the EDGECRON_TEST_HOOKS binding is "1" ---
+
+/** Replaces the shard's injected faults (`{}` clears them). */
+export async function setShardFaults(env: Env, shard: number, faults: ShardFaults): Promise<void> {
+  await shardStub(env, shard).testHook({ op: "set_faults", faults });
+}
+
+export async function shardFaults(env: Env, shard: number): Promise<ShardFaults> {
+  return shardStub(env, shard).testHook({ op: "get_faults" });
+}
+
+/** Simulates a lost alarm that nothing re-arms for `lostForMs` (then the watchdog repairs it). */
+export async function loseShardAlarm(env: Env, shard: number, lostForMs: number): Promise<void> {
+  await shardStub(env, shard).testHook({ op: "lose_alarm", lostForMs });
 }

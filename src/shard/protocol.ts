@@ -13,6 +13,11 @@ export type { JobStatus };
  */
 export interface ShardJob {
   jobId: string;
+  /**
+   * The shard the job was placed on at create (D1 `jobs.shard`). Every call about the job goes
+   * there: re-hashing the id would split the job across two shards once SHARD_COUNT changes.
+   */
+  shard: number;
   tenantId: string;
   version: number;
   status: JobStatus;
@@ -122,3 +127,39 @@ export interface OutcomeReport {
 export type OutcomeResult =
   | { ok: true; runId: string; state: "SUCCEEDED" | "RETRYING" | "DEAD_LETTERED"; nextAttemptAtMs?: number }
   | { ok: false; runId: string; code: "unknown_run" | "stale_fence" | "not_running" };
+
+export interface UpsertResult {
+  ok: true;
+  /** The jobs the shard now holds at the sent version (or newer). */
+  confirmed: string[];
+}
+
+export type TriggerResult =
+  | { ok: true; runId: string; scheduledAtMs: number }
+  | { ok: false; code: "job_not_found" | "job_not_active" };
+
+export type BackfillResult =
+  | { ok: true; created: number; skipped: number; runIds: string[] }
+  | { ok: false; code: "job_not_found" | "job_not_active" | "too_many_instants" };
+
+export type RetryResult =
+  | { ok: true; runId: string; attempt: number }
+  | { ok: false; code: "run_not_found" | "run_not_retryable" | "job_not_active" };
+
+/** An active job whose next instant is overdue beyond its `alert_after` (a missed run). */
+export interface OverdueJob {
+  jobId: string;
+  tenantId: string;
+  scheduledAtMs: number;
+  overdueMs: number;
+}
+
+/** What a shard's watchdog pass found and repaired. */
+export interface WatchdogReport {
+  alarmAtMs: number | null;
+  /** The shard had work due and no alarm: it was re-armed. */
+  alarmRearmed: boolean;
+  overdue: OverdueJob[];
+  /** Terminal runs removed from the shard (their history is in D1). */
+  pruned: number;
+}

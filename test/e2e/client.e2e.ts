@@ -150,13 +150,21 @@ describe("EdgecronClient against wrangler dev", () => {
     const call = await waitUntil(() => target.calls.find((c) => c.path === "/signed"), {
       what: "the triggered delivery",
     });
-    const header = String(call.headers["edgecron-signature"]);
-    expect(await verifySignatureParts({ header, body: call.body, secrets: [signingSecret] })).toEqual({
-      ok: true,
+    const signed = {
+      header: String(call.headers["edgecron-signature"]),
+      body: call.body,
+      secrets: [signingSecret],
+      method: call.method,
+      url: `${target.url}${call.path}`,
+      idempotencyKey: String(call.headers["idempotency-key"]),
+      runId: String(call.headers["edgecron-run-id"]),
+      attempt: String(call.headers["edgecron-attempt"]),
+    };
+    expect(await verifySignatureParts(signed)).toEqual({ ok: true });
+    expect(await verifySignatureParts({ ...signed, body: `${call.body} ` })).toMatchObject({ ok: false });
+    expect(await verifySignatureParts({ ...signed, url: `${target.url}/elsewhere` })).toMatchObject({
+      ok: false,
     });
-    expect(
-      await verifySignatureParts({ header, body: `${call.body} `, secrets: [signingSecret] }),
-    ).toMatchObject({ ok: false });
     const run = await waitUntil(async () => {
       const current = await tenantClient.runs.get(trigger.run_id);
       return current.state === "SUCCEEDED" ? current : undefined;

@@ -5,7 +5,8 @@
 // after each integration test and fails the test if one is armed.
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, expect } from "vitest";
-import { shardCount, shardStub } from "../../src/shard/client";
+import { loseShardAlarm, shardCount } from "../../src/shard/client";
+import { shardStub } from "./scheduling";
 
 export interface ArmedAlarm {
   /** `shard-N` or the unique name of a DO a test called directly. */
@@ -38,7 +39,7 @@ function readAlarm(stub: DurableObjectStub): Promise<number | null> {
 /** Every alarm armed now on a shard or on a DO this file's tests named. */
 export async function armedAlarms(): Promise<ArmedAlarm[]> {
   const stubs: [string, DurableObjectStub][] = [...namedObjects];
-  for (let shard = 0; shard < shardCount(env); shard++) stubs.push([`shard-${shard}`, shardStub(env, shard)]);
+  for (let shard = 0; shard < shardCount(env); shard++) stubs.push([`shard-${shard}`, shardStub(shard)]);
   const alarms = await Promise.all(
     stubs.map(async ([name, stub]) => ({ name, alarmAtMs: await readAlarm(stub) })),
   );
@@ -59,7 +60,7 @@ export async function disarmAll(): Promise<void> {
           state.storage.deleteAlarm(),
         );
       } else {
-        await shardStub(env, Number(name.slice("shard-".length))).testDeleteAlarm(0);
+        await loseShardAlarm(env, Number(name.slice("shard-".length)), 0);
       }
     }),
   );

@@ -127,6 +127,36 @@ export const JOB_MUTATIONS: Mutation[] = [
   { set: { "target.headers": { "x-a": "b\r\nInjected: 1" } }, path: "target.headers.x-a" },
   { set: { "target.headers": { "x-a": "b\u0000" } }, path: "target.headers.x-a" },
   { set: { "target.headers": { "x-a": "line\nbreak" } }, path: "target.headers.x-a" },
+  // Hop-by-hop and framing headers: the runtime owns them (`Expect: 100-continue` broke a 200).
+  ...[
+    "Expect",
+    "Connection",
+    "Keep-Alive",
+    "Proxy-Authorization",
+    "proxy-connection",
+    "TE",
+    "Trailer",
+    "Transfer-Encoding",
+    "Upgrade",
+    "Content-Length",
+    "Host",
+  ].map((name) => ({ set: { "target.headers": { [name]: "x" } }, path: `target.headers.${name}` })),
+  { set: { "target.headers": { "x-a": "b\u0001" } }, path: "target.headers.x-a" },
+  { set: { "target.headers": { "x-a": "del\u007f" } }, path: "target.headers.x-a" },
+  { set: { "target.headers": { "x-a": "euro \u20ac" } }, path: "target.headers.x-a" },
+  { set: { "target.headers": { "x\u0000a": "b" } }, path: "target.headers.x\u0000a" },
+  {
+    set: { "target.headers": Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`x-h${i}`, "v"])) },
+    path: "target.headers",
+  },
+  {
+    set: {
+      "target.headers": Object.fromEntries(
+        Array.from({ length: 5 }, (_, i) => [`x-h${i}`, "v".repeat(7000)]),
+      ),
+    },
+    path: "target.headers",
+  },
   { set: { "target.body": "b".repeat(100 * 1024 + 1) }, path: "target.body" },
   { set: { "target.body": { blob: "é".repeat(52 * 1024) } }, path: "target.body" },
   ...each("retry", ["3", [], 3]),
@@ -142,6 +172,31 @@ export const JOB_MUTATIONS: Mutation[] = [
   ...each("timeout", ["0s", "16m", "-1s", 999, "1y", 1e308, ""]),
   ...each("start_at", ["yesterday", 5, "2026-02-30T00:00:00Z"]),
   ...each("end_at", ["never", "2026-01-01 00:00:00"]),
+  // Windows the schedule never fires in, refused like a cron that never fires.
+  {
+    set: {
+      start_at: "2030-01-01T10:00:00Z",
+      end_at: "2030-01-01T11:00:00Z",
+      schedule: { type: "cron", expr: "0 9 * * *", timezone: "UTC" },
+    },
+    path: "end_at",
+  },
+  {
+    set: {
+      start_at: "2030-01-01T00:31:00Z",
+      end_at: "2030-01-01T01:29:59Z",
+      schedule: { type: "interval", every: "1h", anchor: "2030-01-01T00:30:00Z" },
+    },
+    path: "end_at",
+  },
+  {
+    set: {
+      start_at: "2030-06-01T00:00:00Z",
+      end_at: null,
+      schedule: { type: "once", at: "2030-01-01T00:00:00Z" },
+    },
+    path: "start_at",
+  },
   ...each("max_runs", [0, -5, 1e10, 1.5, "10"]),
   ...each("jitter", ["2h", -1, "abc"]),
   ...each("pause_after_failures", [0, 1001, "1"]),

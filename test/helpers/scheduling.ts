@@ -1,9 +1,10 @@
 // Helpers for workers-pool tests that drive shards directly (below the HTTP API).
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { inject } from "vitest";
+import type { ShardFaults } from "../../durable-objects/shard/test-faults";
 import type { Secrets } from "../../src/client/verify";
 import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
-import { pushJobs, shardOfJob, shardStub } from "../../src/shard/client";
+import { pushJobs, setShardFaults, shardName, shardOfJob } from "../../src/shard/client";
 import type { ShardJob } from "../../src/shard/protocol";
 import { deliveryVerifies } from "./signature";
 
@@ -44,6 +45,7 @@ export function snapshot(
   return {
     jobId,
     tenantId: TENANT_ID,
+    shard: shardOfJob(env, jobId),
     version,
     status,
     specJson: JSON.stringify(jobSpec),
@@ -55,11 +57,25 @@ export function snapshot(
 export async function placeJob(job: ShardJob): Promise<number> {
   const confirmed = await pushJobs(env, [job]);
   if (!confirmed.has(job.jobId)) throw new Error(`shard did not confirm ${job.jobId}`);
-  return shardOfJob(env, job.jobId);
+  return job.shard;
 }
 
+/**
+ * A shard's Durable Object, for tests that drive it below the client (runInDurableObject,
+ * runDurableObjectAlarm, raw RPCs). The Worker itself reaches shards only through the client.
+ */
+export function shardStub(shard: number) {
+  return env.SHARD_SCHEDULER.getByName(shardName(shard));
+}
+
+/** The stub of the shard a test job was placed on (tests place jobs where the id hashes). */
 export function stubFor(jobId: string) {
-  return shardStub(env, shardOfJob(env, jobId));
+  return shardStub(shardOfJob(env, jobId));
+}
+
+/** Sets (`{}`: clears) the injected faults of the job's shard. */
+export async function setFaultsOf(jobId: string, faults: ShardFaults): Promise<void> {
+  await setShardFaults(env, shardOfJob(env, jobId), faults);
 }
 
 /** Makes a job due right now without touching its alarm (so runDurableObjectAlarm is deterministic). */
@@ -131,9 +147,9 @@ export function statesOf(row: HistoryRow): string[] {
  * runs end DISPATCHED with no message anywhere, as after a queue outage.
  */
 export async function dispatchButLose(jobIds: string[]): Promise<void> {
-  const stub = stubFor(jobIds[0] as string);
-  await stub.testSetFaults({ dropDispatches: true });
+  const first = jobIds[0] as string;
+  await setFaultsOf(first, { dropDispatches: true });
   for (const jobId of jobIds) await makeJobDue(jobId);
-  await runDurableObjectAlarm(stub);
-  await stub.testSetFaults({});
+  await runDurableObjectAlarm(stubFor(first));
+  await setFaultsOf(first, {});
 }

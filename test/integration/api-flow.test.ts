@@ -2,10 +2,9 @@
 // the run history it reads over HTTP. Nothing of ours is mocked.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { shardStub } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
-import { targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
+import { shardStub, targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
@@ -28,7 +27,7 @@ interface Run {
 
 async function shardJob(job: Job) {
   return runInDurableObject(
-    shardStub(env, job.shard),
+    shardStub(job.shard),
     (_instance, state) =>
       state.storage.sql
         .exec<{ version: number; status: string }>(
@@ -201,7 +200,7 @@ describe("the API driving real shards", () => {
     const [timer] = await shardTimer(job);
     expect(timer?.next_fire_ms).toBe(Date.parse(promisedFirst));
     await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(Date.parse(promisedFirst)), WAIT);
-    await runDurableObjectAlarm(shardStub(env, job.shard));
+    await runDurableObjectAlarm(shardStub(job.shard));
     await vi.waitFor(async () => expect(await targetCalls("/ok/interval-first")).not.toHaveLength(0), WAIT);
     const [first] = await targetCalls("/ok/interval-first");
     expect(first?.headers["edgecron-scheduled-at"]).toBe(promisedFirst);
@@ -248,7 +247,7 @@ describe("the API driving real shards", () => {
 });
 
 async function shardTimer(job: Job) {
-  return runInDurableObject(shardStub(env, job.shard), (_instance, state) =>
+  return runInDurableObject(shardStub(job.shard), (_instance, state) =>
     state.storage.sql
       .exec<{ next_fire_ms: number; next_scheduled_ms: number }>(
         "SELECT next_fire_ms, next_scheduled_ms FROM jobs WHERE job_id = ?",
@@ -259,7 +258,7 @@ async function shardTimer(job: Job) {
 }
 
 async function shardScheduledTimes(job: Job): Promise<number[]> {
-  return runInDurableObject(shardStub(env, job.shard), (_instance, state) =>
+  return runInDurableObject(shardStub(job.shard), (_instance, state) =>
     state.storage.sql
       .exec<{ scheduled_at_ms: number }>("SELECT scheduled_at_ms FROM runs WHERE job_id = ?", job.id)
       .toArray()

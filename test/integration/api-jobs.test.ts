@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { shardStub } from "../../src/shard/client";
+import { setShardFaults } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 
@@ -112,12 +112,12 @@ describe("POST /v1/jobs", () => {
 
   it("answers 201 with the row in D1 at synced_version 0 when the shard is unreachable (the outbox state)", async () => {
     const t = await createTenantWithKey();
-    const shards = Array.from({ length: Number(env.SHARD_COUNT) }, (_, shard) => shardStub(env, shard));
+    const shards = Array.from({ length: Number(env.SHARD_COUNT) }, (_, shard) => shard);
     // Every RPC fails until cleared: a claim from an earlier test's run in the background must not
     // use up the fault meant for this push.
-    await Promise.all(shards.map((stub) => stub.testSetFaults({ failClaims: 1_000 })));
+    await Promise.all(shards.map((shard) => setShardFaults(env, shard, { failClaims: 1_000 })));
     const res = await api<Job>("POST", "/v1/jobs", { token: t.key, body: jobBody() });
-    await Promise.all(shards.map((stub) => stub.testSetFaults({})));
+    await Promise.all(shards.map((shard) => setShardFaults(env, shard, {})));
     expect(res.status).toBe(201);
     const row = await env.DB.prepare("SELECT * FROM jobs WHERE id = ?")
       .bind(res.body.id)

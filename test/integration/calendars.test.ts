@@ -66,6 +66,7 @@ describe("a job with two specs and a holiday calendar", () => {
       status: "ACTIVE",
       specJson: JSON.stringify(jobSpec),
       createdAtMs,
+      shard: shardOfJob(env, jobId),
     });
     await runDurableObjectAlarm(stubFor(jobId));
     const runs = await vi.waitFor(async () => {

@@ -2,8 +2,9 @@
 // jobs in one statement, and a shard defers history while it is backlogged.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { bundle, RUNS_PER_MESSAGE, runsPerMessage, sendGroups } from "../../durable-objects/shard/dispatch";
+import { bundle, sendGroups } from "../../durable-objects/shard/dispatch";
 import { flushToD1 } from "../../durable-objects/shard/history";
+import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/settings";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DispatchRun } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";

@@ -11,7 +11,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
-import { shardOfJob } from "../../src/shard/client";
+import { shardFaults, shardOfJob } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
@@ -20,6 +20,7 @@ import {
   makeJobDue,
   placeJob,
   seedTenant,
+  setFaultsOf,
   shardRows,
   snapshot,
   spec,
@@ -129,12 +130,12 @@ describe("fault injection", () => {
     const job = farJob("rpcfail");
     await placeJob(snapshot(job.jobId, job.jobSpec));
     const stub = stubFor(job.jobId);
-    await stub.testSetFaults({ failClaims: 2 });
+    await setFaultsOf(job.jobId, { failClaims: 2 });
     faultsInjected += 1;
     await makeJobDue(job.jobId);
     await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
     await vi.waitFor(async () => expect((await historyOf(job.jobId))[0]?.state).toBe("SUCCEEDED"), WAIT);
-    expect((await stub.testFaults()).failClaims).toBe(0);
+    expect((await shardFaults(env, shardOfJob(env, job.jobId))).failClaims).toBe(0);
     expect(await targetCalls(job.path)).toHaveLength(1);
   });
 
@@ -142,13 +143,13 @@ describe("fault injection", () => {
     const job = farJob("d1fail");
     await placeJob(snapshot(job.jobId, job.jobSpec));
     const stub = stubFor(job.jobId);
-    await stub.testSetFaults({ failHistoryFlush: true });
+    await setFaultsOf(job.jobId, { failHistoryFlush: true });
     faultsInjected += 1;
     await makeJobDue(job.jobId);
     await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
     await waitForShardState(job.jobId, "SUCCEEDED");
     expect(await historyOf(job.jobId)).toHaveLength(0);
-    await stub.testSetFaults({});
+    await setFaultsOf(job.jobId, {});
     await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
     const run = await vi.waitFor(async () => {
       const [found] = await historyOf(job.jobId);

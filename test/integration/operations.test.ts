@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { retryRun, shardOfJob, triggerJob } from "../../src/shard/client";
+import { loseShardAlarm, retryRun, shardOfJob, triggerJob } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import {
   dispatchButLose,
@@ -297,7 +297,7 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
         jobId,
       );
     });
-    await stub.testDeleteAlarm(0);
+    await loseShardAlarm(env, shardOfJob(env, jobId), 0);
     const summary = await maintenanceStub().runNow();
     expect(summary.missedRunAlerts).toBeGreaterThanOrEqual(1);
     expect(summary.alarmsRearmed).toBeGreaterThanOrEqual(1);

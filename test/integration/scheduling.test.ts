@@ -23,6 +23,7 @@ import {
   placeJob,
   SIGNING_SECRET,
   seedTenant,
+  setFaultsOf,
   shardRows,
   snapshot,
   spec,
@@ -176,11 +177,10 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
       const candidate = onceJob("throw", "/ok");
       if (shardOfJob(env, candidate.jobId) === shard) jobs.push(candidate);
     }
-    const stub = stubFor(first.jobId);
-    await stub.testSetFaults({ alarmThrowAfterJobs: 2 });
+    await setFaultsOf(first.jobId, { alarmThrowAfterJobs: 2 });
     for (const job of jobs) await placeJob(snapshot(job.jobId, job.jobSpec));
     for (const job of jobs) await waitForState(job.jobId, "SUCCEEDED");
-    await stub.testSetFaults({});
+    await setFaultsOf(first.jobId, {});
     for (const job of jobs) expect(await targetCalls(job.path)).toHaveLength(1);
   });
 
@@ -190,7 +190,7 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     });
     await placeJob(snapshot(jobId, jobSpec));
     const stub = stubFor(jobId);
-    await stub.testSetFaults({ failSendBatch: true });
+    await setFaultsOf(jobId, { failSendBatch: true });
     await makeJobDue(jobId);
     await runDurableObjectAlarm(stub);
     const [pending] = await shardRows<{ state: string; events_json: string }>(
@@ -200,7 +200,7 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     );
     expect(pending?.state).toBe("SCHEDULED");
     expect(pending?.events_json).toContain("queue send failed");
-    await stub.testSetFaults({});
+    await setFaultsOf(jobId, {});
     const run = await waitForState(jobId, "SUCCEEDED");
     expect(run.events_json).toContain("queue send failed");
     expect(await targetCalls(path)).toHaveLength(1);
@@ -212,7 +212,7 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     });
     await placeJob(snapshot(jobId, jobSpec));
     const stub = stubFor(jobId);
-    await stub.testSetFaults({ dropDispatches: true });
+    await setFaultsOf(jobId, { dropDispatches: true });
     await makeJobDue(jobId);
     await runDurableObjectAlarm(stub);
     const [lost] = await shardRows<{ state: string; fence: number }>(
@@ -221,7 +221,7 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
       jobId,
     );
     expect(lost?.state).toBe("DISPATCHED");
-    await stub.testSetFaults({});
+    await setFaultsOf(jobId, {});
     await runInDurableObject(stub, async (_instance, state) => {
       state.storage.sql.exec("UPDATE runs SET due_at_ms = ? WHERE job_id = ?", Date.now() - 1, jobId);
       await state.storage.setAlarm(Date.now() + 60_000);

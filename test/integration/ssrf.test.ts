@@ -60,6 +60,23 @@ const PRIVATE_URLS = [
   "http://[fe80::1]/hook",
   "http://[fd00::1]/hook",
   "http://0.0.0.0/hook",
+  // Names that resolve to loopback, or to the address they spell, refused offline.
+  "http://127.0.0.1.nip.io:8080/hook",
+  "http://localtest.me/hook",
+  "http://app.localtest.me/hook",
+  "http://10-0-0-1.sslip.io/hook",
+  "http://app.127.0.0.1.example.com/hook",
+  "http://localhost./hook",
+  // Special-purpose ranges beyond private and loopback (IANA registries).
+  "http://[::ffff:0:0]/hook",
+  "http://[::ffff:8.8.8.8]/hook",
+  "http://[64:ff9b:1::a00:1]/hook",
+  "http://[100::1]/hook",
+  "http://192.0.2.1/hook",
+  "http://192.88.99.1/hook",
+  "http://198.51.100.1/hook",
+  "http://[2001:db8::1]/hook",
+  "http://0177.0.0.1/hook",
 ];
 const ALWAYS_REFUSED = [
   "https://user:secret@example.com/hook",

@@ -115,7 +115,7 @@ describe("callTarget", () => {
       "edgecron-scheduled-at": "2026-12-01T00:00:00.000Z",
       "edgecron-attempt": "2",
     });
-    expect(call?.headers["edgecron-signature"]).toMatch(/^t=1796083200,v1=[0-9a-f]{64}$/);
+    expect(call?.headers["edgecron-signature"]).toMatch(/^t=1796083200,v2=[0-9a-f]{64}$/);
     expect(await verifies(call, ["whsec_current"])).toBe(true);
   });
 
@@ -142,7 +142,7 @@ describe("callTarget", () => {
     const { received, fetchImpl } = makeTarget();
     await callTarget(input({ body: { n: 1 } }, { fetchImpl, secrets: ["whsec_new", "whsec_old"] }));
     const header = received[0]?.headers["edgecron-signature"] ?? "";
-    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(header).toMatch(/^t=\d+,v2=[0-9a-f]{64},v2=[0-9a-f]{64}$/);
     const call = received[0];
     expect(await verifies(call, ["whsec_new"])).toBe(true);
     expect(await verifies(call, ["whsec_old"])).toBe(true);
@@ -152,7 +152,14 @@ describe("callTarget", () => {
     await callTarget(input({ body: { n: 1 } }, { fetchImpl, secrets: ["whsec_new"] }));
     const currentOnly = parseSignatureHeader(received[1]?.headers["edgecron-signature"] ?? "");
     expect(parseSignatureHeader(header)?.signatures[0]).toEqual(currentOnly?.signatures[0]);
-    expect(await signatureHeader(["a", "a"], 1, "")).toMatch(/^t=1,v1=[0-9a-f]{64}$/); // duplicates collapse
+    const parts = {
+      method: "POST",
+      url: "https://x.example/",
+      idempotencyKey: "k",
+      runId: "r",
+      attempt: "1",
+    };
+    expect(await signatureHeader(["a", "a"], 1, parts, "")).toMatch(/^t=1,v2=[0-9a-f]{64}$/); // duplicates collapse
   });
 
   it("sends no signature header when the tenant has no secret", async () => {

@@ -79,43 +79,4 @@ describe("check-structure", () => {
     expect(output).not.toContain("src/api/app.ts");
     expect(output).toContain("structure check failed: 8 violation(s)");
   });
-
-  describe("with the allowlist of known violations", () => {
-    const knownCycle = {
-      "durable-objects/shard/dispatch.ts": `import { tick } from "./tick";\nexport const dispatch = () => tick;\n`,
-      "durable-objects/shard/tick.ts": `import type { dispatch } from "./dispatch";\nexport const tick = 1;\nexport type D = typeof dispatch;\n`,
-    };
-    // src/test-hooks.ts may still name shardStub 3 times (import included).
-    const shardCalls = (count: number) =>
-      `import { shardStub } from "./shard/client";\nexport const f = (env: Env) => [${Array.from({ length: count - 1 }, () => "shardStub(env)").join(", ")}];\n`;
-
-    it("accepts a known cycle and no more than the known number of calls in a listed file", () => {
-      const root = fixture({ ...CLEAN, ...knownCycle, "src/test-hooks.ts": shardCalls(3) });
-      const { status, output } = runCheck(root);
-      expect(output).toContain("structure check passed");
-      expect(output).toContain("known violations now gone");
-      expect(status).toBe(0);
-    });
-
-    it("fails on one call more than known in a listed file, and on a new cycle", () => {
-      const root = fixture({
-        ...CLEAN,
-        ...knownCycle,
-        "src/test-hooks.ts": shardCalls(4),
-        "durable-objects/shard/claims.ts": `import { dispatch } from "./dispatch";\nexport const claims = dispatch;\n`,
-        "durable-objects/shard/dispatch.ts": `import { tick } from "./tick";\nimport { claims } from "./claims";\nexport const dispatch = () => [tick, claims];\n`,
-      });
-      const { status, output } = runCheck(root);
-      expect(status).toBe(1);
-      expect(output).toContain(
-        "shard access outside src/shard/client.ts: src/test-hooks.ts: shardStub line 1, shardStub line 2, shardStub line 2, shardStub line 2 (3 known, allowlisted)",
-      );
-      expect(output).toContain(
-        "import cycle: durable-objects/shard/claims.ts > durable-objects/shard/dispatch.ts",
-      );
-      expect(output).not.toContain(
-        "import cycle: durable-objects/shard/dispatch.ts > durable-objects/shard/tick.ts",
-      );
-    });
-  });
 });

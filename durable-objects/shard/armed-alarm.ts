@@ -1,0 +1,25 @@
+// The alarm this shard instance has set, kept in memory so an unchanged plan costs no storage
+// call (getAlarm/setAlarm are storage operations).
+import type { AlarmPlan } from "./alarm-plan";
+
+export class ArmedAlarm {
+  /** The instant of the alarm set, as far as this instance knows (null: none). */
+  atMs: number | null = null;
+
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  async apply(plan: AlarmPlan): Promise<void> {
+    if (plan.action === "keep") return;
+    if (plan.action === "clear") {
+      await this.delete();
+      return;
+    }
+    await this.storage.setAlarm(plan.atMs);
+    this.atMs = plan.atMs;
+  }
+
+  async delete(): Promise<void> {
+    await this.storage.deleteAlarm();
+    this.atMs = null;
+  }
+}

@@ -1,0 +1,24 @@
+// Reads what the shard's tables say is due next, for the alarm plan (./alarm-plan.ts).
+import type { DueTimes } from "./alarm-plan";
+import { IN_FLIGHT_FLUSH_AFTER_MS } from "./history";
+
+export function readDueTimes(sql: SqlStorage): DueTimes {
+  const row = sql
+    .exec<{ job_ms: number | null; run_ms: number | null; settled_ms: number | null; urgent: number }>(
+      `SELECT
+         (SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL) AS job_ms,
+         (SELECT MIN(due_at_ms) FROM runs WHERE due_at_ms IS NOT NULL) AS run_ms,
+         (SELECT MIN(updated_at_ms) FROM runs
+            WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED') AS settled_ms,
+         (EXISTS (SELECT 1 FROM runs WHERE dirty = 1 AND due_at_ms IS NULL)
+            OR EXISTS (SELECT 1 FROM runs WHERE dlq_pending = 1)
+            OR EXISTS (SELECT 1 FROM jobs WHERE status_dirty = 1)) AS urgent`,
+    )
+    .one();
+  return {
+    jobFireMs: row.job_ms,
+    runDueMs: row.run_ms,
+    inFlightFlushAtMs: row.settled_ms === null ? null : row.settled_ms + IN_FLIGHT_FLUSH_AFTER_MS,
+    flushUrgent: Boolean(row.urgent),
+  };
+}

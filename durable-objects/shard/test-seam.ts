@@ -1,0 +1,92 @@
+// Test-only fault injection for a shard. The ShardScheduler consults it through one seam,
+// `ShardTestSeam`; unless the EDGECRON_TEST_HOOKS binding is "1" that seam is INERT_SEAM, which
+// reads nothing, stores nothing and injects nothing.
+import type { ArmedAlarm } from "./armed-alarm";
+import type { TickSettings } from "./settings";
+import type { ShardFaults, ShardTestCommand } from "./test-faults";
+
+export interface ShardTestSeam {
+  /** Before an RPC that can be made to fail: throws while an injected failure is pending. */
+  beforeRpc(): Promise<void>;
+  /** The pass's settings with the send faults and the mid-pass crash wired in. */
+  tickSettings(settings: TickSettings): TickSettings;
+  /** Before history is written to D1: throws while D1 is made to fail. */
+  beforeFlush(): void;
+  /** True while a simulated alarm loss must stay unrepaired. */
+  alarmHeld(nowMs: number): boolean;
+  run(command: ShardTestCommand, alarm: ArmedAlarm): Promise<ShardFaults>;
+}
+
+export const INERT_SEAM: ShardTestSeam = {
+  beforeRpc: async () => {},
+  tickSettings: (settings) => settings,
+  beforeFlush: () => {},
+  alarmHeld: () => false,
+  run: async () => {
+    throw new Error("test hooks are disabled");
+  },
+};
+
+const FAULTS_KEY = "faults";
+
+/** The seam for this shard: live (faults loaded from storage) only with test hooks enabled. */
+export async function loadTestSeam(env: Env, storage: DurableObjectStorage): Promise<ShardTestSeam> {
+  if (env.EDGECRON_TEST_HOOKS !== "1") return INERT_SEAM;
+  return new LiveTestSeam(storage, (await storage.get<ShardFaults>(FAULTS_KEY)) ?? {});
+}
+
+class LiveTestSeam implements ShardTestSeam {
+  private alarmLostUntilMs = 0;
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private faults: ShardFaults,
+  ) {}
+
+  async beforeRpc(): Promise<void> {
+    if (!this.faults.failClaims) return;
+    await this.setFaults({ ...this.faults, failClaims: this.faults.failClaims - 1 });
+    throw new Error("fault injected: shard RPC fails");
+  }
+
+  tickSettings(settings: TickSettings): TickSettings {
+    const { alarmThrowAfterJobs, failSendBatch, dropDispatches } = this.faults;
+    const real = settings.queue;
+    return {
+      ...settings,
+      beforeFire: (fired) => {
+        if (alarmThrowAfterJobs !== undefined && fired >= alarmThrowAfterJobs)
+          throw new Error(`fault injected: alarm throws after ${fired} timers`);
+      },
+      queue: {
+        sendBatch: async (messages) => {
+          if (failSendBatch) throw new Error("fault injected: sendBatch throws");
+          if (dropDispatches) return;
+          return real.sendBatch(messages);
+        },
+      },
+    };
+  }
+
+  beforeFlush(): void {
+    if (this.faults.failHistoryFlush) throw new Error("fault injected: D1 write fails");
+  }
+
+  alarmHeld(nowMs: number): boolean {
+    return nowMs < this.alarmLostUntilMs;
+  }
+
+  async run(command: ShardTestCommand, alarm: ArmedAlarm): Promise<ShardFaults> {
+    if (command.op === "set_faults") await this.setFaults(command.faults);
+    if (command.op === "lose_alarm") {
+      await alarm.delete();
+      this.alarmLostUntilMs = Date.now() + command.lostForMs;
+    }
+    return this.faults;
+  }
+
+  private async setFaults(faults: ShardFaults): Promise<void> {
+    this.faults = faults;
+    await this.storage.put(FAULTS_KEY, faults);
+  }
+}
