@@ -1,9 +1,10 @@
 // Response shapes of the v1 API, written from docs/API.md. Request bodies come from the zod
 // schemas in src/core/job-spec.ts as type-only imports, so zod never enters a client bundle.
+import type { ExclusionRule, ExclusionSet } from "../core/exclusions";
 import type { JobCreate, JobSpec, Schedule } from "../core/job-spec";
 import type { JobStatus } from "../core/run-state";
 
-export type { JobCreate, JobSpec, Schedule };
+export type { ExclusionRule, ExclusionSet, JobCreate, JobSpec, Schedule };
 
 /** RFC 3339 UTC timestamp with milliseconds, e.g. `2026-12-01T00:00:00.000Z`. */
 export type Instant = string;
@@ -181,7 +182,12 @@ export interface Stats {
 }
 
 export interface PreviewRequest {
-  schedule: Schedule;
+  /** Exactly one of `schedule` or `schedules` (their instants are unioned). */
+  schedule?: Schedule;
+  schedules?: Schedule[];
+  /** Names of the tenant's calendars whose instants are left out. */
+  calendars?: string[];
+  exclude?: ExclusionSet | null;
   /** 1..1000, default 5. */
   count?: number;
   /** Fire times are strictly after this instant (default now). */
@@ -190,7 +196,33 @@ export interface PreviewRequest {
 
 export interface PreviewResult {
   fire_times: Instant[];
+  /** Instants the exclusions left out, up to the last fire time listed. */
+  excluded: Instant[];
 }
+
+/** A tenant's named calendar: exclusion rules on local dates in a time zone. */
+export interface Calendar {
+  name: string;
+  description: string;
+  timezone: string;
+  rules: ExclusionRule[];
+  /** Grows with every edit. */
+  revision: number;
+  created_at: Instant;
+  updated_at: Instant;
+}
+
+/** `GET /v1/calendars/{name}`: the calendar and the jobs that name it (at most 100). */
+export type CalendarDetail = Calendar & { jobs: { id: string; name: string }[] };
+
+export interface CalendarCreate {
+  name: string;
+  description?: string;
+  timezone: string;
+  rules: ExclusionRule[];
+}
+
+export type CalendarReplace = Omit<CalendarCreate, "name">;
 
 export interface Tenant {
   id: string;
