@@ -1,3 +1,4 @@
+import { calendars } from "./routes/calendars";
 import { Hono } from "hono";
 import { logEvent } from "../log";
 import { HTTPException } from "hono/http-exception";
@@ -35,6 +36,7 @@ app.route("/v1/runs", runs);
 app.route("/v1/dead-letters", deadLetters);
 app.route("/v1/alerts", alerts);
 app.route("/v1/stats", stats);
+app.route("/v1/calendars", calendars);
 
 app.notFound((c) => {
   const allowed = allowedMethods(app, c.req.path);

@@ -7,7 +7,7 @@ import {
   validTargetUrl,
 } from "../core/job-spec";
 import { jobSpecIssues, normalizeJobSpec } from "../core/normalize";
-import { previewFireTimes } from "../core/preview";
+import { previewFireTimes, previewUnionFireTimes } from "../core/preview";
 import { schedulesOf } from "../core/schedule-set";
 import { missingScheduleIssues } from "../core/schedule-set-check";
 import type { ExclusionSet } from "../core/exclusions";
@@ -92,6 +92,21 @@ export function previewScheduleTimes(
   const preview = previewFireTimes(schedule, nowMs, fromMs, count);
   if (!preview.ok) throw validationError(preview.issues);
   return preview.fireTimesMs.map((ms) => new Date(ms).toISOString());
+}
+
+/** The preview of several specs and exclusions (see previewUnionFireTimes), or its 400. */
+export function previewUnionTimes(
+  schedules: readonly Schedule[],
+  exclusions: readonly ExclusionSet[],
+  nowMs: number,
+  fromMs: number,
+  count: number,
+  path: "schedule" | "schedules",
+): { fire_times: string[]; excluded: string[] } {
+  const preview = previewUnionFireTimes(schedules, exclusions, nowMs, fromMs, count, path);
+  if (!preview.ok) throw validationError(preview.issues);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return { fire_times: preview.fireTimesMs.map(iso), excluded: preview.excludedMs.map(iso) };
 }
 
 export function newStoredJob(

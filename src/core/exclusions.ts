@@ -42,6 +42,16 @@ export const calendarNameSchema = z
     "must be 1-63 lowercase letters, digits, - or _, starting with a letter or digit",
   );
 
+/** `PUT /v1/calendars/{name}`: a calendar's body (the name is in the path). */
+export const calendarReplaceSchema = z.strictObject({
+  description: z.string().max(500).default(""),
+  timezone: zoneSchema,
+  rules: z.array(exclusionRuleSchema).min(1).max(MAX_EXCLUSION_RULES),
+});
+
+/** `POST /v1/calendars`. */
+export const calendarCreateSchema = calendarReplaceSchema.extend({ name: calendarNameSchema });
+
 export type ExclusionRule = z.infer<typeof exclusionRuleSchema>;
 export type ExclusionSet = z.infer<typeof exclusionSetSchema>;
 /** An exclusion set as a shard holds it: a named calendar, or the job's own (`name` null). */

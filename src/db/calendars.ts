@@ -202,8 +202,9 @@ function calendarNamesOf(specJson: string): string[] {
 export async function calendarSetsFor(
   db: D1Database,
   tenantId: string,
-  specs: readonly { calendars?: readonly string[] | undefined }[],
+  specs: readonly ({ calendars?: readonly string[] | undefined } | null | undefined)[],
 ): Promise<Map<string, ExclusionSet>> {
-  if (!specs.some((spec) => (spec.calendars?.length ?? 0) > 0)) return new Map();
+  // Raw request bodies come here too (checked later): anything but a non-empty array names none.
+  if (!specs.some((spec) => Array.isArray(spec?.calendars) && spec.calendars.length > 0)) return new Map();
   return calendarSetsOf(db, tenantId);
 }

@@ -4,7 +4,9 @@ import { insertCalendar, upsertCalendar } from "../../src/db/calendars";
 import { pushAndMarkSynced } from "../../src/api/job-service";
 import { insertJobs, type StoredJob } from "../../src/db/jobs";
 import { shardOfJob } from "../../src/shard/client";
+import type { Calendar, Job, Problem } from "../../src/client/types";
 import { disarmShardsAfterEach } from "../helpers/alarms";
+import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import {
   placeJob,
   seedTenant,
@@ -175,5 +177,167 @@ describe("a job with two specs and a holiday calendar", () => {
     expect(firstReason(run!)).toBe("excluded");
     const next = await timer();
     expect(next.next_scheduled_ms).toBe(before.next_scheduled_ms + 86_400_000);
+  });
+});
+
+describe("the calendars API and jobs that name calendars", () => {
+  const rulesOf = (dates: string[]) => dates.map((date) => ({ type: "date", date }));
+
+  it("creates, lists, reads, replaces and deletes a calendar, refusing bad bodies field by field", async () => {
+    const { key } = await createTenantWithKey("cal-crud");
+    const bad = await api<Problem>("POST", "/v1/calendars", {
+      token: key,
+      body: {
+        name: "Bad Name",
+        timezone: "Mars/Base",
+        rules: [{ type: "range", from: "2026-02-02", to: "2026-02-01" }],
+      },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors?.map((error) => error.path).sort()).toEqual(["name", "rules.0.to", "timezone"]);
+    const created = await api<Calendar>("POST", "/v1/calendars", {
+      token: key,
+      body: { name: "uk-holidays", timezone: "Europe/London", rules: rulesOf(["2026-12-25"]) },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: "uk-holidays", description: "", revision: 1 });
+    const again = await api<Problem>("POST", "/v1/calendars", {
+      token: key,
+      body: { name: "uk-holidays", timezone: "UTC", rules: rulesOf(["2026-01-01"]) },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe("calendar_exists");
+    const list = await api<{ data: Calendar[] }>("GET", "/v1/calendars", { token: key });
+    expect(list.body.data.map((calendar) => calendar.name)).toEqual(["uk-holidays"]);
+    const replaced = await api<Calendar>("PUT", "/v1/calendars/uk-holidays", {
+      token: key,
+      body: { timezone: "Europe/London", rules: rulesOf(["2026-12-25", "2026-12-26"]) },
+    });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.revision).toBe(2);
+    const put = await api<Calendar>("PUT", "/v1/calendars/fresh", {
+      token: key,
+      body: { timezone: "UTC", rules: [{ type: "weekly", days: ["sat", "sun"] }] },
+    });
+    expect(put.status).toBe(201);
+    expect((await api("DELETE", "/v1/calendars/fresh", { token: key })).status).toBe(200);
+    expect((await api<Problem>("GET", "/v1/calendars/fresh", { token: key })).body.code).toBe(
+      "calendar_not_found",
+    );
+  });
+
+  it("refuses to delete a calendar a job names, naming the job", async () => {
+    const { key } = await createTenantWithKey("cal-in-use");
+    await api("POST", "/v1/calendars", {
+      token: key,
+      body: { name: "office", timezone: "UTC", rules: rulesOf(["2099-01-01"]) },
+    });
+    const job = await api<Job>("POST", "/v1/jobs", {
+      token: key,
+      body: jobBody({
+        name: "uses-office",
+        schedule: { type: "cron", expr: "0 9 * * *", timezone: "UTC" },
+        calendars: ["office"],
+      }),
+    });
+    expect(job.status).toBe(201);
+    const refused = await api<Problem>("DELETE", "/v1/calendars/office", { token: key });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe("calendar_in_use");
+    expect(refused.body.detail).toContain(job.body.id);
+    const detail = await api<Calendar & { jobs: { id: string }[] }>("GET", "/v1/calendars/office", {
+      token: key,
+    });
+    expect(detail.body.jobs.map((one) => one.id)).toEqual([job.body.id]);
+    await api("DELETE", `/v1/jobs/${job.body.id}`, { token: key });
+    expect((await api("DELETE", "/v1/calendars/office", { token: key })).status).toBe(200);
+  });
+
+  it("lists next_fire_times and previews without the excluded instants, and refuses unknown calendars and ambiguous specs", async () => {
+    const { key } = await createTenantWithKey("cal-jobs");
+    await api("POST", "/v1/calendars", {
+      token: key,
+      body: { name: "weekend", timezone: "Europe/London", rules: [{ type: "weekly", days: ["sat", "sun"] }] },
+    });
+    const schedules = [london("0 9 * * *"), london("0 9,17 * * *")];
+    const preview = await api<{ fire_times: string[]; excluded: string[] }>("POST", "/v1/schedules/preview", {
+      token: key,
+      body: { schedules, calendars: ["weekend"], from: "2027-03-26T12:00:00Z", count: 3 },
+    });
+    expect(preview.status).toBe(200);
+    // Fri 26 March 2027 17:00 GMT, then Mon 29 March (BST after the change on the 28th).
+    expect(preview.body.fire_times).toEqual([
+      "2027-03-26T17:00:00.000Z",
+      "2027-03-29T08:00:00.000Z",
+      "2027-03-29T16:00:00.000Z",
+    ]);
+    expect(preview.body.excluded).toEqual([
+      "2027-03-27T09:00:00.000Z",
+      "2027-03-27T17:00:00.000Z",
+      "2027-03-28T08:00:00.000Z",
+      "2027-03-28T16:00:00.000Z",
+    ]);
+    const created = await api<Job>("POST", "/v1/jobs", {
+      token: key,
+      body: jobBody({
+        schedule: undefined,
+        schedules,
+        calendars: ["weekend"],
+        start_at: "2027-03-26T12:00:00Z",
+      }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.next_fire_times.slice(0, 3)).toEqual(preview.body.fire_times);
+    const read = await api<Job>("GET", `/v1/jobs/${created.body.id}?next=3`, { token: key });
+    expect(read.body.next_fire_times).toEqual(preview.body.fire_times);
+
+    const refused = await api<Problem>("POST", "/v1/jobs", {
+      token: key,
+      body: jobBody({ schedules, calendars: ["weekend", "nope"], name: "" }),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors?.map((error) => error.path).sort()).toEqual([
+      "calendars.1",
+      "name",
+      "schedules",
+    ]);
+    const neither = await api<Problem>("POST", "/v1/jobs", {
+      token: key,
+      body: jobBody({ schedule: undefined }),
+    });
+    expect(neither.body.errors?.map((error) => error.path)).toEqual(["schedule"]);
+    await api("DELETE", `/v1/jobs/${created.body.id}`, { token: key });
+  });
+
+  it("re-derives the jobs of a calendar replaced through the API", async () => {
+    const { key } = await createTenantWithKey("cal-put");
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await api("POST", "/v1/calendars", {
+      token: key,
+      body: { name: "closures", timezone: "UTC", rules: rulesOf(["2001-01-01"]) },
+    });
+    const job = await api<Job>("POST", "/v1/jobs", {
+      token: key,
+      body: jobBody({
+        schedule: { type: "cron", expr: "0 12 * * *", timezone: "UTC" },
+        calendars: ["closures"],
+      }),
+    });
+    expect(job.body.next_fire_times).toHaveLength(5);
+    const put = await api("PUT", "/v1/calendars/closures", {
+      token: key,
+      body: { timezone: "UTC", rules: rulesOf([tomorrow, new Date(Date.now()).toISOString().slice(0, 10)]) },
+    });
+    expect(put.status).toBe(200);
+    const read = await api<Job>("GET", `/v1/jobs/${job.body.id}`, { token: key });
+    expect(read.body.next_fire_times.some((iso) => iso.startsWith(tomorrow))).toBe(false);
+    const [shardJob] = await shardRows<{ calendars_revision: number; calendars_json: string }>(
+      job.body.id,
+      "SELECT calendars_revision, calendars_json FROM jobs WHERE job_id = ?",
+      job.body.id,
+    );
+    expect(shardJob?.calendars_revision).toBe(2);
+    expect(shardJob?.calendars_json).toContain(tomorrow);
+    await api("DELETE", `/v1/jobs/${job.body.id}`, { token: key });
   });
 });

@@ -1,3 +1,5 @@
+import type { ExclusionSet } from "../../core/exclusions";
+import { calendarSetsFor } from "../../db/calendars";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { JobSpec } from "../../core/job-spec";
@@ -33,8 +35,14 @@ jobBatch.post("/", async (c) => {
   const idempotency = await readIdempotency(c, body);
   const nowMs = Date.now();
   const searchAllowance = { remainingUnits: BATCH_SEARCH_UNITS };
+  // One read of the tenant's calendars for the whole batch, and only when an item names one.
+  const calendars = await calendarSetsFor(
+    c.env.DB,
+    c.get("tenantId"),
+    body.jobs as { calendars?: string[] }[],
+  );
   const outcomes = body.jobs.map((input, index): BatchOutcome => {
-    const checked = checkItem(c, input, index, nowMs, searchAllowance);
+    const checked = checkItem(c, input, index, nowMs, { searchAllowance, calendars });
     if ("problem" in checked) return checked;
     const itemIdempotency =
       idempotency === null
@@ -54,7 +62,7 @@ jobBatch.post("/", async (c) => {
     throw error;
   }
   await pushAndMarkSynced(c.env, jobs);
-  return c.json(batchResponse(outcomes, nowMs));
+  return c.json(batchResponse(outcomes, nowMs, calendars));
 });
 
 function checkItem(
@@ -62,10 +70,10 @@ function checkItem(
   input: unknown,
   index: number,
   nowMs: number,
-  searchAllowance: SearchAllowance,
+  shared: { searchAllowance: SearchAllowance; calendars: ReadonlyMap<string, ExclusionSet> },
 ): { spec: JobSpec } | { index: number; problem: Problem } {
   const allowPrivate = allowsPrivateTargets(c.env);
-  const check = checkJobInput(input, nowMs, ["jobs", index], { allowPrivate, searchAllowance });
+  const check = checkJobInput(input, nowMs, ["jobs", index], { allowPrivate, ...shared });
   if (check.ok) return { spec: check.spec };
   const fields = [...new Set(check.errors.map((error) => error.path))].join(", ");
   return {
@@ -74,10 +82,14 @@ function checkItem(
   };
 }
 
-function batchResponse(outcomes: BatchOutcome[], nowMs: number) {
+function batchResponse(
+  outcomes: BatchOutcome[],
+  nowMs: number,
+  calendars: ReadonlyMap<string, ExclusionSet> = new Map(),
+) {
   const results = outcomes.map((outcome) =>
     "job" in outcome
-      ? { index: outcome.index, status: 201, job: jobResource(outcome.job, nowMs) }
+      ? { index: outcome.index, status: 201, job: jobResource(outcome.job, nowMs, undefined, calendars) }
       : { index: outcome.index, status: 400, error: outcome.problem },
   );
   const created = outcomes.filter((outcome) => "job" in outcome).length;
@@ -104,10 +116,11 @@ async function replayIfKnown(
   const byKey = new Map(stored.map((job) => [job.idempotencyKey, job]));
   const nowMs = Date.now();
   const searchAllowance = { remainingUnits: BATCH_SEARCH_UNITS };
+  const calendars = await calendarSetsFor(c.env.DB, c.get("tenantId"), items as { calendars?: string[] }[]);
   const outcomes = items.map((input, index): BatchOutcome => {
     const job = byKey.get(batchItemKey(idempotency.key, index));
     if (job !== undefined) return { index, job };
-    const checked = checkItem(c, input, index, nowMs, searchAllowance);
+    const checked = checkItem(c, input, index, nowMs, { searchAllowance, calendars });
     if ("problem" in checked) return checked;
     return {
       index,
@@ -119,5 +132,5 @@ async function replayIfKnown(
     };
   });
   c.header("Idempotent-Replayed", "true");
-  return c.json(batchResponse(outcomes, nowMs));
+  return c.json(batchResponse(outcomes, nowMs, calendars));
 }

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { StoredJob } from "../../db/jobs";
 import { schedulesOf } from "../../core/schedule-set";
+import { calendarSetsFor } from "../../db/calendars";
 import { backfillJob, triggerJob } from "../../shard/client";
 import { readBody, readJsonBody } from "../body";
 import { loadJob } from "../job-loader";
@@ -35,12 +36,15 @@ jobOperations.patch("/:id", async (c) => {
   if (expectedVersion !== null && expectedVersion !== job.version)
     throw versionConflict(job, expectedVersion);
   const nowMs = Date.now();
-  const check = checkJobInput(mergeJobPatch(job.spec, patch), nowMs, [], {
-    rejectPastOnce: "schedule" in patch,
+  const merged = mergeJobPatch(job.spec, patch);
+  const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [merged as { calendars?: string[] }]);
+  const check = checkJobInput(merged, nowMs, [], {
+    rejectPastOnce: "schedule" in patch || "schedules" in patch,
     allowPrivate: allowsPrivateTargets(c.env),
+    calendars,
   });
   if (!check.ok) throw validationError(check.errors);
-  return jobResponse(c, await saveJobVersion(c.env, job, { spec: check.spec }, nowMs));
+  return jobResponse(c, await saveJobVersion(c.env, job, { spec: check.spec }, nowMs), { calendars });
 });
 
 jobOperations.delete("/:id", async (c) => {

@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { jobStatusSchema } from "../../core/job-spec";
+import { calendarSetsFor } from "../../db/calendars";
 import { findJobByIdempotencyKey, insertJobs, listJobs, type StoredJob } from "../../db/jobs";
 import { readJsonBody } from "../body";
 import { decodeCursor, encodeCursor, limitSchema, pageOf } from "../cursor";
@@ -40,7 +41,8 @@ jobs.post("/", async (c) => {
     const replay = await replayIfKnown(c, idempotency);
     if (replay !== null) return replay;
   }
-  const check = checkJobInput(input, nowMs, [], { allowPrivate: allowsPrivateTargets(c.env) });
+  const calendars = await calendarSetsFor(c.env.DB, c.get("tenantId"), [input as { calendars?: string[] }]);
+  const check = checkJobInput(input, nowMs, [], { allowPrivate: allowsPrivateTargets(c.env), calendars });
   if (!check.ok) throw validationError(check.errors);
   const job = newStoredJob(c.env, c.get("tenantId"), check.spec, nowMs, idempotency);
   try {
@@ -52,7 +54,7 @@ jobs.post("/", async (c) => {
     throw error;
   }
   await pushAndMarkSynced(c.env, [job]);
-  return jobResponse(c, job, { nowMs, status: 201 });
+  return jobResponse(c, job, { nowMs, status: 201, calendars });
 });
 
 jobs.get("/", async (c) => {
@@ -66,13 +68,22 @@ jobs.get("/", async (c) => {
   });
   const { page, nextCursor } = pageOf(rows, query.limit, (job) => encodeCursor([job.id]));
   const nowMs = Date.now();
-  return c.json({ data: page.map((job) => jobResource(job, nowMs)), next_cursor: nextCursor });
+  const calendars = await calendarSetsFor(
+    c.env.DB,
+    c.get("tenantId"),
+    page.map((job) => job.spec),
+  );
+  return c.json({
+    data: page.map((job) => jobResource(job, nowMs, undefined, calendars)),
+    next_cursor: nextCursor,
+  });
 });
 
 jobs.get("/:id", async (c) => {
   const job = await loadJob(c);
   const query = readQuery(c, getQuerySchema);
-  return jobResponse(c, job, { fireCount: query.next });
+  const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [job.spec]);
+  return jobResponse(c, job, { fireCount: query.next, calendars });
 });
 
 jobs.route("/", jobOperations);
