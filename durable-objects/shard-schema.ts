@@ -81,7 +81,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_flush_in_flight ON runs(updated_at_ms)
     WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED';
   `,
-  // v4: the tenant calendars a job excludes instants by, as D1 resolved them when it pushed the
+  // v4: a dead letter whose send failed waits with backoff (dlq_retry_at_ms) and is re-sent by
+  // reference, alone: one oversized batch once jammed a shard's dead letters for good.
+  `
+  ALTER TABLE runs ADD COLUMN dlq_send_failures INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN dlq_retry_at_ms INTEGER;
+  `,
+  // v5: the tenant calendars a job excludes instants by, as D1 resolved them when it pushed the
   // job (the shard never reads D1 on its hot path), and their revision (a calendar edit re-sends
   // the same job version with a higher one).
   `

@@ -8,8 +8,8 @@
 //   4. src/core imports only luxon, zod and itself.
 // Call sites are found in the TypeScript syntax tree, so comments and strings never count.
 //
-// Usage: node scripts/check-structure.mjs [--root DIR] [--no-allowlist]
-// Exit 0 when clean (known violations below aside), 1 with a list of every violation otherwise.
+// Usage: node scripts/check-structure.mjs [--root DIR]
+// Exit 0 when clean, 1 with a list of every violation otherwise.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,26 +24,6 @@ const CORE_PACKAGES = ["luxon", "zod"];
 const D1_DIR = "src/db";
 const SHARD_CLIENT = "src/shard/client.ts";
 const SHARD_IDENTIFIERS = new Set(["shardStub", "SHARD_SCHEDULER"]);
-
-// Today's known violations, being removed by work in flight (issue 12, "one way into each
-// store" and "no loops"). The lead empties these lists once that work is merged. Each entry is
-// exact: a cycle as its normalized path, a file with the number of occurrences it may still
-// have. Anything beyond them (a new cycle, a new file, one more call in a listed file) fails.
-const KNOWN_VIOLATIONS = {
-  cycles: [
-    "src/admin/api.ts > src/api/app.ts > src/admin/index.ts > src/admin/routes/auth.tsx",
-    "src/admin/api.ts > src/api/app.ts > src/admin/index.ts > src/admin/routes/job-actions.tsx",
-    "src/admin/api.ts > src/api/app.ts > src/admin/index.ts > src/admin/routes/job-actions.tsx > src/admin/page.tsx",
-    "src/admin/api.ts > src/api/app.ts > src/admin/index.ts > src/admin/routes/jobs.tsx",
-    "src/admin/api.ts > src/api/app.ts > src/admin/index.ts > src/admin/routes/overview.tsx",
-    "src/admin/api.ts > src/api/app.ts > src/admin/index.ts > src/admin/routes/runs.tsx",
-  ],
-  // Emptied once every D1 statement moved to src/db/.
-  d1Prepare: {},
-  // Counted per identifier occurrence, the import included.
-  shardAccess: {},
-};
-const NO_KNOWN_VIOLATIONS = { cycles: [], d1Prepare: {}, shardAccess: {} };
 
 /** Repository-relative, forward slashes, whatever the platform. */
 const toPosix = (path) => path.split(sep).join("/");
@@ -139,69 +119,44 @@ function findCoreImports(root, files) {
   return violations;
 }
 
-/** Occurrences grouped by file; a file over its allowance reports all its occurrences. */
-function overAllowance(occurrences, allowance) {
+/** Occurrences grouped by file, each file with all of its occurrences. */
+function byFile(occurrences) {
   // Map.groupBy would do, but it needs Node 21 and we support 20.19.
-  const byFile = new Map();
+  const groups = new Map();
   for (const occurrence of occurrences) {
-    byFile.set(occurrence.file, [...(byFile.get(occurrence.file) ?? []), occurrence]);
+    groups.set(occurrence.file, [...(groups.get(occurrence.file) ?? []), occurrence]);
   }
-  return [...byFile].filter(([file, list]) => list.length > (allowance[file] ?? 0));
+  return [...groups];
 }
 
-/** Every violation beyond the known ones, as lines of text; and the known ones now gone. */
-export async function checkStructure(root, known = KNOWN_VIOLATIONS) {
+/** Every violation, as lines of text. */
+export async function checkStructure(root) {
   const files = listSourceFiles(root);
   const { cycles, unresolved } = await findCycles(root, files);
   const { d1Prepare, shardAccess } = findCallSites(root, files);
   const problems = [];
-  for (const cycle of cycles.filter((found) => !known.cycles.includes(found))) {
-    problems.push(`import cycle: ${cycle}`);
-  }
+  for (const cycle of cycles) problems.push(`import cycle: ${cycle}`);
   for (const specifier of unresolved) problems.push(`unresolved import (hides cycles): ${specifier}`);
-  for (const [file, list] of overAllowance(d1Prepare, known.d1Prepare)) {
+  for (const [file, list] of byFile(d1Prepare)) {
     const lines = list.map((site) => `line ${site.line}`).join(", ");
-    problems.push(`D1 statement outside ${D1_DIR}/: ${file}: ${lines}${allowedNote(known.d1Prepare[file])}`);
+    problems.push(`D1 statement outside ${D1_DIR}/: ${file}: ${lines}`);
   }
-  for (const [file, list] of overAllowance(shardAccess, known.shardAccess)) {
+  for (const [file, list] of byFile(shardAccess)) {
     const sites = list.map((site) => `${site.name} line ${site.line}`).join(", ");
-    problems.push(
-      `shard access outside ${SHARD_CLIENT}: ${file}: ${sites}${allowedNote(known.shardAccess[file])}`,
-    );
+    problems.push(`shard access outside ${SHARD_CLIENT}: ${file}: ${sites}`);
   }
   for (const { file, specifier } of findCoreImports(root, files)) {
     problems.push(
       `${CORE_DIR} imports "${specifier}" in ${file} (only ${CORE_PACKAGES.join(", ")} and itself)`,
     );
   }
-  const countIn = (list, file) => list.filter((site) => site.file === file).length;
-  const fixed = [
-    ...known.cycles.filter((cycle) => !cycles.includes(cycle)).map((cycle) => `cycle ${cycle}`),
-    ...Object.entries(known.d1Prepare)
-      .filter(([file, allowed]) => countIn(d1Prepare, file) < allowed)
-      .map(([file]) => `D1 statements in ${file}`),
-    ...Object.entries(known.shardAccess)
-      .filter(([file, allowed]) => countIn(shardAccess, file) < allowed)
-      .map(([file]) => `shard access in ${file}`),
-  ];
-  return { files: files.length, problems, fixed };
+  return { files: files.length, problems };
 }
 
-const allowedNote = (allowed) => (allowed ? ` (${allowed} known, allowlisted)` : "");
-
 async function main() {
-  const { values } = parseArgs({
-    options: { root: { type: "string" }, "no-allowlist": { type: "boolean", default: false } },
-  });
+  const { values } = parseArgs({ options: { root: { type: "string" } } });
   const root = resolve(values.root ?? join(dirname(fileURLToPath(import.meta.url)), ".."));
-  const known = values["no-allowlist"] ? NO_KNOWN_VIOLATIONS : KNOWN_VIOLATIONS;
-  const { files, problems, fixed } = await checkStructure(root, known);
-  if (fixed.length > 0) {
-    console.log(
-      "structure: known violations now gone (shrink KNOWN_VIOLATIONS in scripts/check-structure.mjs):",
-    );
-    for (const item of fixed) console.log(`  - ${item}`);
-  }
+  const { files, problems } = await checkStructure(root);
   if (problems.length > 0) {
     console.error(`structure check failed: ${problems.length} violation(s) in ${files} files`);
     for (const problem of problems) console.error(`  - ${problem}`);

@@ -1,4 +1,7 @@
-import { app } from "./api/app";
+import { Hono } from "hono";
+import { consoleApp } from "./admin";
+import { app as apiApp } from "./api/app";
+import { errorResponse, notFoundFor } from "./api/errors";
 import { logEvent } from "./log";
 import { runMaintenancePass } from "./maintenance/pass";
 import { handleDeadLetterBatch } from "./queue/dead-letter-consumer";
@@ -8,6 +11,17 @@ import { testHooks } from "./test-hooks";
 
 export { Maintenance } from "../durable-objects/maintenance";
 export { ShardScheduler } from "../durable-objects/shard-scheduler";
+
+/**
+ * Every HTTP path: the console under /console (it authenticates with its own session cookie and
+ * calls the API in-process), the API everywhere else. Mounted here, at the entry, so neither
+ * imports the other's app back.
+ */
+const http = new Hono<{ Bindings: Env }>();
+http.route("/console", consoleApp);
+http.route("/", apiApp);
+http.notFound(notFoundFor(http));
+http.onError(errorResponse);
 
 const DISPATCH_QUEUE_NAME = "edgecron-dispatch";
 const DEAD_LETTER_QUEUE_NAME = "edgecron-dead-letters";
@@ -32,7 +46,7 @@ export default {
     if (env.EDGECRON_TEST_HOOKS === "1" && new URL(request.url).pathname.startsWith("/__test/")) {
       return testHooks.fetch(request, env, ctx);
     }
-    return app.fetch(request, env, ctx);
+    return http.fetch(request, env, ctx);
   },
 
   async queue(batch, env, ctx) {

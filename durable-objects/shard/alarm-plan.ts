@@ -18,6 +18,8 @@ export interface DueTimes {
   inFlightFlushAtMs: number | null;
   /** History that should reach D1 soon: settled runs, dead letters, job status changes. */
   flushUrgent: boolean;
+  /** The earliest retry of a dead letter whose send failed (./dead-letters.ts backs it off). */
+  deadLetterRetryMs: number | null;
 }
 
 export interface AlarmInputs {
@@ -49,6 +51,8 @@ export function nextAlarmMs(inputs: AlarmInputs): number | null {
     due.flushUrgent ? nowMs + FLUSH_DELAY_MS : null,
     // An in-flight run's history is written once it has sat unchanged for a while.
     due.inFlightFlushAtMs === null ? null : Math.max(nowMs + FLUSH_DELAY_MS, due.inFlightFlushAtMs),
+    // A failing queue must not wake the shard every FLUSH_DELAY_MS: wait out the backoff.
+    due.deadLetterRetryMs === null ? null : Math.max(nowMs + FLUSH_DELAY_MS, due.deadLetterRetryMs),
   ]);
   return minOf([
     timerMs === null ? null : Math.max(timerMs, inputs.backpressureUntilMs),

@@ -4,14 +4,21 @@ import { IN_FLIGHT_FLUSH_AFTER_MS } from "./history";
 
 export function readDueTimes(sql: SqlStorage): DueTimes {
   const row = sql
-    .exec<{ job_ms: number | null; run_ms: number | null; settled_ms: number | null; urgent: number }>(
+    .exec<{
+      job_ms: number | null;
+      run_ms: number | null;
+      settled_ms: number | null;
+      dlq_retry_ms: number | null;
+      urgent: number;
+    }>(
       `SELECT
          (SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL) AS job_ms,
          (SELECT MIN(due_at_ms) FROM runs WHERE due_at_ms IS NOT NULL) AS run_ms,
          (SELECT MIN(updated_at_ms) FROM runs
             WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED') AS settled_ms,
+         (SELECT MIN(dlq_retry_at_ms) FROM runs WHERE dlq_pending = 1) AS dlq_retry_ms,
          (EXISTS (SELECT 1 FROM runs WHERE dirty = 1 AND due_at_ms IS NULL)
-            OR EXISTS (SELECT 1 FROM runs WHERE dlq_pending = 1)
+            OR EXISTS (SELECT 1 FROM runs WHERE dlq_pending = 1 AND dlq_retry_at_ms IS NULL)
             OR EXISTS (SELECT 1 FROM jobs WHERE status_dirty = 1)) AS urgent`,
     )
     .one();
@@ -20,5 +27,6 @@ export function readDueTimes(sql: SqlStorage): DueTimes {
     runDueMs: row.run_ms,
     inFlightFlushAtMs: row.settled_ms === null ? null : row.settled_ms + IN_FLIGHT_FLUSH_AFTER_MS,
     flushUrgent: Boolean(row.urgent),
+    deadLetterRetryMs: row.dlq_retry_ms,
   };
 }

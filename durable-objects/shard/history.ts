@@ -1,11 +1,12 @@
 // Writes what changed in a shard to D1 in batches, off the dispatch path: run history, statuses the
-// shard decided (COMPLETED, PAUSED after failures), and dead letters for the dead-letter queue.
+// shard decided (COMPLETED, PAUSED after failures), and dead letters for the dead-letter queue
+// (./dead-letters.ts).
 // Everything stays marked in the shard's SQLite until written, so a failure only delays it.
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
 import { applyShardJobStatuses } from "../../src/db/jobs";
 import { type RunRow as HistoryRow, upsertRuns } from "../../src/db/runs";
-import type { DeadLetterMessage } from "../../src/shard/protocol";
-import { getJob, type ShardJobRow, specOf } from "./job-store";
+import { sendDeadLetters } from "./dead-letters";
+import type { ShardJobRow } from "./job-store";
 import type { RunRow } from "./run-store";
 
 const RUNS_PER_FLUSH = 2_000;
@@ -38,7 +39,8 @@ export async function flushToD1(sql: SqlStorage, env: Env, shard: number): Promi
       version: job.version,
       reason: job.pause_reason ?? "",
     }));
-  summary.deadLetters = await sendDeadLetters(sql, env.DEAD_LETTER_QUEUE, shard);
+  // Never throws for a failed send: the rest of the alarm (pause alerts above all) goes on.
+  summary.deadLetters = (await sendDeadLetters(sql, env.DEAD_LETTER_QUEUE, shard, Date.now())).sent;
   return summary;
 }
 
@@ -114,36 +116,4 @@ async function flushJobStatuses(sql: SqlStorage, db: D1Database): Promise<ShardJ
     JSON.stringify(jobs.map((job) => [job.job_id, job.status])),
   );
   return jobs;
-}
-
-async function sendDeadLetters(sql: SqlStorage, queue: Queue, shard: number): Promise<number> {
-  const runs = sql.exec<RunRow>("SELECT * FROM runs WHERE dlq_pending = 1 LIMIT 100").toArray();
-  if (runs.length === 0) return 0;
-  const messages = runs.map((run): DeadLetterMessage => {
-    const job = getJob(sql, run.job_id);
-    const spec = job ? specOf(job) : null;
-    const target = spec?.target ?? null;
-    return {
-      kind: "dead_letter",
-      run_id: run.run_id,
-      job_id: run.job_id,
-      tenant: run.tenant_id,
-      shard,
-      scheduled_at: run.scheduled_at_ms,
-      attempt: run.attempt,
-      reason: (run.dlq_reason ?? "exhausted") as DeadLetterMessage["reason"],
-      last_error: run.error,
-      target_status: run.target_status,
-      payload: {
-        method: target?.method ?? "POST",
-        url: target?.url ?? "",
-        headers: target?.headers ?? {},
-        body: target?.body ?? null,
-      },
-      on_failure: spec?.on_failure ?? null,
-    };
-  });
-  await queue.sendBatch(messages.map((body) => ({ body, contentType: "json" as const })));
-  for (const run of runs) sql.exec("UPDATE runs SET dlq_pending = 0 WHERE run_id = ?", run.run_id);
-  return runs.length;
 }

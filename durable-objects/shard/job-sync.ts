@@ -1,6 +1,7 @@
 // Applying D1's job snapshots to a shard. Idempotent by version: the outbox sweep may re-send any
 // snapshot any number of times, and an older version never overwrites a newer one.
 import { firstFire, upcomingFires } from "../../src/core/job-timeline";
+import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../../src/core/queue-limits";
 import type { ShardJob } from "../../src/shard/protocol";
 import { fireDueJob, markCompleted } from "./firing";
 import { exclusionsOf, getJob, getJobs, type ShardJobRow, setJobTimer, specOf } from "./job-store";
@@ -150,14 +151,20 @@ function newJobRow(snapshot: ShardJob, nowMs: number): NewJobRow {
   ];
 }
 
-/** One statement for every new job of a push (a batch create sends hundreds per shard). */
+/**
+ * One statement per ~1 MB of new jobs (a batch create sends hundreds per shard). One statement
+ * for a whole push failed with SQLITE_TOOBIG once an outbox sweep carried many large specs, and
+ * the sweep would then re-send the same group forever.
+ */
 function insertJobRows(sql: SqlStorage, rows: readonly NewJobRow[]): void {
   if (rows.length === 0) return;
   const values = NEW_JOB_COLUMNS.map((_, index) => `json_extract(value, '$[${index}]')`).join(", ");
-  sql.exec(
-    `INSERT INTO jobs (${NEW_JOB_COLUMNS.join(", ")}) SELECT ${values} FROM json_each(?)`,
-    JSON.stringify(rows),
-  );
+  for (const group of splitIntoBatches(rows, jsonBytes, STATEMENT_LIMITS)) {
+    sql.exec(
+      `INSERT INTO jobs (${NEW_JOB_COLUMNS.join(", ")}) SELECT ${values} FROM json_each(?)`,
+      JSON.stringify(group),
+    );
+  }
 }
 
 function setStatus(sql: SqlStorage, job: ShardJobRow, status: ShardJobRow["status"]): void {

@@ -1,30 +1,52 @@
 import { calendars } from "./routes/calendars";
-import { Hono } from "hono";
-import { logEvent } from "../log";
-import { HTTPException } from "hono/http-exception";
-import { consoleApp } from "../admin";
-import { allowedMethods } from "./allowed-methods";
+import { createRoute } from "@hono/zod-openapi";
+import { errorResponse, notFoundFor } from "./errors";
 import { authenticate } from "./middleware/auth";
-import { asDomainError, problemOf, problemResponse } from "./problem";
+import { apiRouter, defineRoute, json } from "./openapi/define";
+import { documentOf } from "./openapi/document";
 import { alerts } from "./routes/alerts";
 import { apiKeys } from "./routes/api-keys";
 import { deadLetters } from "./routes/dead-letters";
 import { jobs } from "./routes/jobs";
 import { me } from "./routes/me";
-import { openapi } from "./routes/openapi";
 import { runs } from "./routes/runs";
 import { schedules } from "./routes/schedules";
 import { stats } from "./routes/stats";
 import { tenants } from "./routes/tenants";
-import type { AppEnv } from "./types";
+import { healthSchema, openApiDocumentSchema } from "./openapi/components";
 
-export const app = new Hono<AppEnv>();
+/** The v1 API; the entry (src/index.ts) mounts it beside the console. */
+export const app = apiRouter();
 
-app.get("/healthz", (c) => c.json({ status: "ok" }));
-// The console authenticates with its own session cookie, not the API's bearer token.
-app.route("/console", consoleApp);
-// Registered before the auth middleware: the document is public.
-app.route("/v1/openapi.json", openapi);
+// Public, so defined before the auth middleware: a handler that answers ends the chain.
+defineRoute(
+  app,
+  createRoute({
+    method: "get",
+    path: "/healthz",
+    operationId: "getHealth",
+    summary: "Liveness",
+    tags: ["meta"],
+    security: [],
+    responses: { 200: json(healthSchema, "The Worker answers") },
+  }),
+  (c) => c.json({ status: "ok" }),
+);
+
+const openApiDocument = documentOf(app);
+defineRoute(
+  app,
+  createRoute({
+    method: "get",
+    path: "/v1/openapi.json",
+    operationId: "getOpenApiDocument",
+    summary: "This OpenAPI 3.1 document, generated from the route definitions",
+    tags: ["meta"],
+    security: [],
+    responses: { 200: json(openApiDocumentSchema, "The document") },
+  }),
+  (c) => c.json(openApiDocument()),
+);
 
 app.use("/v1/*", authenticate);
 app.route("/v1/me", me);
@@ -38,25 +60,5 @@ app.route("/v1/alerts", alerts);
 app.route("/v1/stats", stats);
 app.route("/v1/calendars", calendars);
 
-app.notFound((c) => {
-  const allowed = allowedMethods(app, c.req.path);
-  if (allowed.length === 0) return problemResponse(problemOf(404, "not_found", "No such route"));
-  return problemResponse(
-    problemOf(405, "method_not_allowed", `${c.req.method} is not allowed here; use ${allowed.join(", ")}`),
-    { allow: allowed.join(", ") },
-  );
-});
-
-/** The one place an error becomes an HTTP response. */
-app.onError((error) => {
-  const domain = asDomainError(error);
-  if (domain !== null) {
-    const headers: Record<string, string> = domain.status === 401 ? { "www-authenticate": "Bearer" } : {};
-    return problemResponse(problemOf(domain.status, domain.code, domain.detail, domain.errors), headers);
-  }
-  if (error instanceof HTTPException && error.status < 500) {
-    return problemResponse(problemOf(error.status, "http_error", error.message || "Request refused"));
-  }
-  logEvent("api.unhandled_error", { error });
-  return problemResponse(problemOf(500, "internal_error", "Something went wrong on our side"));
-});
+app.notFound(notFoundFor(app));
+app.onError(errorResponse);

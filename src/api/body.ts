@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { z } from "zod";
-import { ApiError, fieldErrorsOf, validationError } from "./problem";
+import { EdgecronError, fieldErrorsOf, validationError } from "./problem";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /**
@@ -22,7 +22,7 @@ function isJsonContentType(value: string | undefined): boolean {
  */
 export async function readJsonBody(c: Context): Promise<unknown> {
   if (!isJsonContentType(c.req.header("content-type"))) {
-    throw new ApiError(415, "unsupported_media_type", "Send the body as application/json");
+    throw new EdgecronError("unsupported_media_type", "Send the body as application/json");
   }
   const declaredBytes = Number(c.req.header("content-length") ?? "0");
   if (declaredBytes > MAX_BODY_BYTES) throw tooLarge();
@@ -30,7 +30,7 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   try {
     bytes = await c.req.arrayBuffer();
   } catch {
-    throw new ApiError(400, "invalid_json", "The request body could not be read");
+    throw new EdgecronError("invalid_json", "The request body could not be read");
   }
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
   let value: unknown;
@@ -39,19 +39,16 @@ export async function readJsonBody(c: Context): Promise<unknown> {
     value = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : "unreadable";
-    throw new ApiError(400, "invalid_json", `The request body is not valid JSON: ${reason}`);
+    throw new EdgecronError("invalid_json", `The request body is not valid JSON: ${reason}`);
   }
   if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
-    throw new ApiError(400, "invalid_json", `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    throw new EdgecronError("invalid_json", `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
   const illFormed = illFormedStrings(value);
   if (illFormed.length > 0) {
-    throw new ApiError(
-      400,
-      "validation_failed",
-      "The request body holds text that is not valid Unicode",
-      illFormed.map((path) => ({ path, message: "contains a lone surrogate (ill-formed Unicode)" })),
-    );
+    throw new EdgecronError("validation_failed", "The request body holds text that is not valid Unicode", {
+      errors: illFormed.map((path) => ({ path, message: "contains a lone surrogate (ill-formed Unicode)" })),
+    });
   }
   return value;
 }
@@ -91,8 +88,8 @@ function illFormedStrings(value: unknown): string[] {
   return found;
 }
 
-function tooLarge(): ApiError {
-  return new ApiError(413, "payload_too_large", `The request body must be at most ${MAX_BODY_BYTES} bytes`);
+function tooLarge(): EdgecronError {
+  return new EdgecronError("payload_too_large", `The request body must be at most ${MAX_BODY_BYTES} bytes`);
 }
 
 /** Validates a value against a schema, or throws 400 `validation_failed` listing every issue. */

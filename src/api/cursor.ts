@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { ApiError } from "./problem";
+import { EdgecronError } from "./problem";
 
 /** Opaque page cursor: base64url of the last item's sort key parts joined by "|" (just the id for jobs). */
 export function encodeCursor(parts: readonly (string | number)[]): string {
@@ -10,10 +9,10 @@ export function encodeCursor(parts: readonly (string | number)[]): string {
     .replace(/=+$/, "");
 }
 
-function invalidCursor(): ApiError {
-  return new ApiError(400, "invalid_cursor", "The cursor is not one this API returned", [
-    { path: "cursor", message: "is not a valid cursor" },
-  ]);
+function invalidCursor(): EdgecronError {
+  return new EdgecronError("invalid_cursor", "The cursor is not one this API returned", {
+    errors: [{ path: "cursor", message: "is not a valid cursor" }],
+  });
 }
 
 export function decodeCursor(cursor: string, partCount: number): string[] {
@@ -37,19 +36,6 @@ export function decodeTimeCursor(cursor: string | undefined): { ms: number; id: 
   if (ms === undefined || id === undefined || !/^\d{1,16}$/.test(ms)) throw invalidCursor();
   return { ms: Number(ms), id };
 }
-
-const LIMIT_MESSAGE = "must be an integer from 1 to 200";
-
-/**
- * Decimal digits only: a plain coerce would also take `0x10`, `1e2` or ` 5` (Number() parses
- * them), so a typo could silently page by a different size than the client meant.
- */
-export const limitSchema = z
-  .string()
-  .regex(/^\d{1,3}$/, LIMIT_MESSAGE)
-  .transform(Number)
-  .pipe(z.number().int(LIMIT_MESSAGE).min(1, LIMIT_MESSAGE).max(200, LIMIT_MESSAGE))
-  .default(50);
 
 /** One page: the rows fetched with LIMIT n+1, cut to n, and the cursor for the next page. */
 export function pageOf<T>(

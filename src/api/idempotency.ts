@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { parseWith } from "./body";
 import { canonicalHash } from "./crypto";
-import { ApiError } from "./problem";
+import { EdgecronError } from "./problem";
 import type { AppEnv } from "./types";
 
 export interface Idempotency {
@@ -20,9 +20,8 @@ export async function readIdempotency(c: Context<AppEnv>, body: unknown): Promis
   return { key, requestHash: await canonicalHash(body) };
 }
 
-export function idempotencyConflict(): ApiError {
-  return new ApiError(
-    422,
+export function idempotencyConflict(): EdgecronError {
+  return new EdgecronError(
     "idempotency_conflict",
     "This Idempotency-Key was already used with another request body",
   );

@@ -1,4 +1,4 @@
-import type { ApiError } from "./problem";
+import type { EdgecronError } from "./problem";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
@@ -25,12 +25,12 @@ const OWN_ID = /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/;
 const FOREIGN_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 /** A path id that does not look like one of ours is simply not found (never a 500). */
-export function requireOwnId(value: string | undefined, prefix: string, notFound: ApiError): string {
+export function requireOwnId(value: string | undefined, prefix: string, notFound: EdgecronError): string {
   if (value === undefined || !value.startsWith(`${prefix}_`) || !OWN_ID.test(value)) throw notFound;
   return value;
 }
 
-export function requireForeignId(value: string | undefined, notFound: ApiError): string {
+export function requireForeignId(value: string | undefined, notFound: EdgecronError): string {
   if (value === undefined || !FOREIGN_ID.test(value)) throw notFound;
   return value;
 }

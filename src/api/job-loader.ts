@@ -1,11 +1,11 @@
 import type { Context } from "hono";
 import { findJob, type StoredJob } from "../db/jobs";
 import { requireOwnId } from "./ids";
-import { ApiError } from "./problem";
+import { EdgecronError } from "./problem";
 import type { AppEnv } from "./types";
 
-export function jobNotFound(id?: string): ApiError {
-  return new ApiError(404, "job_not_found", id === undefined ? "No such job" : `No job ${id}`);
+export function jobNotFound(id?: string): EdgecronError {
+  return new EdgecronError("job_not_found", id === undefined ? "No such job" : `No job ${id}`);
 }
 
 /** The job named by `:id`, in the caller's tenant; anything else (malformed, other tenant) is 404. */

@@ -18,7 +18,7 @@ import { markJobsSynced, type StoredJob, specJsonOf, updateJobVersion } from "..
 import type { ShardJob } from "../shard/protocol";
 import { pushJobs, shardOfJob } from "../shard/client";
 import { newId } from "./ids";
-import { ApiError, type FieldError, fieldErrorsOf, joinPath, validationError } from "./problem";
+import { EdgecronError, type FieldError, fieldErrorsOf, joinPath, validationError } from "./problem";
 
 export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: FieldError[] };
 
@@ -191,8 +191,7 @@ export async function saveJobVersion(
     updatedAtMs: nowMs,
   };
   if (!(await updateJobVersion(env.DB, next, job.version))) {
-    throw new ApiError(
-      409,
+    throw new EdgecronError(
       "version_conflict",
       `Job ${job.id} was changed by another request; read it and retry`,
     );

@@ -6,8 +6,9 @@ import { exclusionSetsOf } from "../core/schedule-set-check";
 import type { StoredJob } from "../db/jobs";
 import type { AppEnv } from "./types";
 
+export { MAX_NEXT_FIRES } from "./schemas";
+
 export const DEFAULT_NEXT_FIRES = 5;
-export const MAX_NEXT_FIRES = 100;
 
 /** Log an engine failure once per isolate, not once per job of a 1,000-job batch. */
 let warnedEngineFailure = false;

@@ -1,4 +1,4 @@
-import { ApiError } from "./problem";
+import { EdgecronError, type ErrorCode } from "../core/errors";
 import { logEvent } from "../log";
 
 /**
@@ -10,20 +10,22 @@ export async function callShard<T>(what: string, call: () => Promise<T>): Promis
     return await call();
   } catch (error) {
     logEvent("api.shard_call_failed", { what, error });
-    throw new ApiError(503, "shard_unavailable", `The scheduler shard could not ${what}; retry shortly`);
+    throw new EdgecronError("shard_unavailable", `The scheduler shard could not ${what}; retry shortly`);
   }
 }
 
-const SHARD_CODES: Record<string, { status: number; detail: string }> = {
-  job_not_found: { status: 404, detail: "No such job" },
-  job_not_active: { status: 409, detail: "The job is not active" },
-  run_not_found: { status: 404, detail: "No such run" },
-  run_not_retryable: { status: 409, detail: "Only a FAILED or DEAD_LETTERED run can be retried" },
-  too_many_instants: { status: 400, detail: "The range holds more than 1000 instants" },
-};
+/** The codes a shard refuses with, each a catalogue code (src/core/errors.ts), with its detail. */
+const SHARD_REFUSALS = {
+  job_not_found: "No such job",
+  job_not_active: "The job is not active",
+  run_not_found: "No such run",
+  run_not_retryable: "Only a FAILED or DEAD_LETTERED run can be retried",
+  too_many_instants: "The range holds more than 1000 instants",
+} as const satisfies Partial<Record<ErrorCode, string>>;
 
-/** A shard's `{ok: false, code}` as the matching HTTP problem. */
-export function shardRefusal(code: string): ApiError {
-  const known = SHARD_CODES[code];
-  return new ApiError(known?.status ?? 409, code, known?.detail ?? `The shard refused: ${code}`);
+export type ShardRefusalCode = keyof typeof SHARD_REFUSALS;
+
+/** A shard's `{ok: false, code}` as the matching problem; the code decides the status. */
+export function shardRefusal(code: ShardRefusalCode): EdgecronError {
+  return new EdgecronError(code, SHARD_REFUSALS[code]);
 }

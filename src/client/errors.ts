@@ -1,4 +1,4 @@
-import type { FieldError, Problem } from "./types";
+import type { ErrorCode, FieldError, Problem } from "./types";
 
 /**
  * The API answered with an error: carries the problem object (RFC 9457) so callers can branch on
@@ -12,7 +12,8 @@ export class EdgecronProblemError extends Error {
   override readonly name = "EdgecronProblemError";
   readonly problem: Problem;
   readonly status: number;
-  readonly code: string | undefined;
+  /** One of the catalogue's codes (see `ErrorCode`); undefined when the body named none. */
+  readonly code: ErrorCode | undefined;
   readonly errors: FieldError[];
   /** The response headers (Retry-After, request ids) for diagnostics. */
   readonly headers: Headers;

@@ -1,10 +1,19 @@
-// Response shapes of the v1 API, written from docs/API.md. Request bodies come from the zod
-// schemas in src/core/job-spec.ts as type-only imports, so zod never enters a client bundle.
-import type { ExclusionRule, ExclusionSet } from "../core/exclusions";
+// Types of the v1 API. Responses and request bodies are the zod schemas the API validates with
+// and documents (src/api/schemas.ts), taken as type-only imports so zod never enters a client
+// bundle; only the query parameters are written here (the client sends numbers, the wire strings).
+import type { z } from "zod";
+import type * as api from "../api/schemas";
+import type { ErrorCode } from "../core/errors";
 import type { JobCreate, JobSpec, Schedule } from "../core/job-spec";
-import type { JobStatus } from "../core/run-state";
 
-export type { ExclusionRule, ExclusionSet, JobCreate, JobSpec, Schedule };
+/**
+ * Every `code` the API can answer with: the keys of the server's one error catalogue
+ * (src/core/errors.ts, tabled in docs/API.md), as a type-only import so the catalogue itself stays
+ * out of a client bundle. `http_error` is also what the client reports for an answer that is not
+ * problem+json (a proxy's HTML page, an empty 502).
+ */
+export type { ErrorCode };
+export type { JobCreate, JobSpec, Schedule };
 
 /** RFC 3339 UTC timestamp with milliseconds, e.g. `2026-12-01T00:00:00.000Z`. */
 export type Instant = string;
@@ -23,7 +32,7 @@ export interface Problem {
   title: string;
   status: number;
   detail?: string;
-  code?: string;
+  code?: ErrorCode;
   errors?: FieldError[];
   [extension: string]: unknown;
 }
@@ -38,21 +47,13 @@ export interface PageParams {
   cursor?: string;
 }
 
-export type { JobStatus };
+export type JobStatus = z.output<typeof api.jobStatusSchema>;
 
 /** A job as every job route returns it: the validated spec plus server-owned fields. */
-export type Job = JobSpec & {
-  id: string;
-  status: JobStatus;
-  version: number;
-  shard: number;
-  next_fire_times: Instant[];
-  created_at: Instant;
-  updated_at: Instant;
-};
+export type Job = z.output<typeof api.jobSchema>;
 
 /** PATCH body: any create field; `version` (or the If-Match option) guards concurrent edits. */
-export type JobUpdate = Partial<JobCreate> & { version?: number };
+export type JobUpdate = z.input<typeof api.jobPatchDocSchema>;
 
 export interface ListJobsParams extends PageParams {
   status?: JobStatus;
@@ -60,221 +61,72 @@ export interface ListJobsParams extends PageParams {
   name?: string;
 }
 
-export type BatchItemResult =
-  | { index: number; status: 201; job: Job }
-  | { index: number; status: number; error: Problem };
+export type BatchItemResult = BatchResult["results"][number];
 
-export interface BatchResult {
-  created: number;
-  failed: number;
-  results: BatchItemResult[];
-}
+export type BatchResult = z.output<typeof api.batchResultSchema>;
 
-export interface TriggerResult {
-  run_id: string;
-  job_id: string;
-  scheduled_at: Instant;
-}
+export type TriggerResult = z.output<typeof api.triggerResultSchema>;
 
-export interface BackfillResult {
-  created: number;
-  skipped: number;
-  run_ids: string[];
-}
+export type BackfillResult = z.output<typeof api.backfillResultSchema>;
 
-export type RunState =
-  | "SCHEDULED"
-  | "ACQUIRED"
-  | "DISPATCHED"
-  | "RUNNING"
-  | "SUCCEEDED"
-  | "FAILED"
-  | "RETRYING"
-  | "DEAD_LETTERED"
-  | "SKIPPED"
-  | "CANCELLED";
+export type RunState = z.output<typeof api.runStateSchema>;
 
-export type RunKind = "schedule" | "trigger" | "backfill" | "catch_up";
+export type RunKind = Run["kind"];
 
-export interface RunEvent {
-  state: RunState;
-  at: Instant;
-  reason: string;
-  attempt: number;
-}
+export type RunEvent = z.output<typeof api.runEventSchema>;
 
-export interface Run {
-  id: string;
-  job_id: string;
-  kind: RunKind;
-  scheduled_at: Instant;
-  idempotency_key: string;
-  state: RunState;
-  attempt: number;
-  max_attempts: number;
-  fence: number;
-  job_version: number;
-  target_status: number | null;
-  error: string | null;
-  lateness_ms: number | null;
-  duration_ms: number | null;
-  next_attempt_at: Instant | null;
-  events: RunEvent[];
-  created_at: Instant;
-  updated_at: Instant;
-}
+export type Run = z.output<typeof api.runSchema>;
 
 export interface ListRunsParams extends PageParams {
   state?: RunState;
   job_id?: string;
 }
 
-export interface RetryResult {
-  run_id: string;
-  attempt: number;
-}
+export type RetryResult = z.output<typeof api.retryResultSchema>;
 
-export interface DeadLetter {
-  id: string;
-  job_id: string;
-  run_id: string;
-  attempt: number;
-  scheduled_at: Instant;
-  reason: string;
-  last_error: string | null;
-  target_status: number | null;
-  payload: { method: string; url: string; headers: Record<string, string>; body: unknown };
-  created_at: Instant;
-  redriven_at: Instant | null;
-}
+export type DeadLetter = z.output<typeof api.deadLetterSchema>;
 
 export interface ListDeadLettersParams extends PageParams {
   job_id?: string;
 }
 
-export interface RedriveResult {
-  run_id: string;
-  attempt: number;
-  dead_letter_id: string;
-}
+export type RedriveResult = z.output<typeof api.redriveResultSchema>;
 
-export interface Alert {
-  id: string;
-  job_id: string | null;
-  run_id: string | null;
-  kind: string;
-  message: string;
-  details: unknown;
-  created_at: Instant;
-  delivered_at: Instant | null;
-  resolved_at: Instant | null;
-}
+export type Alert = z.output<typeof api.alertSchema>;
 
 export interface ListAlertsParams extends PageParams {
   kind?: string;
 }
 
-export interface Stats {
-  jobs_by_status: Partial<Record<JobStatus, number>>;
-  runs_by_state: Partial<Record<RunState, number>>;
-  per_minute: { minute: Instant; triggers: number; failures: number }[];
-  lateness_ms: { p50: number | null; p90: number | null; p99: number | null; count: number };
-}
+export type Stats = z.output<typeof api.statsSchema>;
 
-export interface PreviewRequest {
-  /** Exactly one of `schedule` or `schedules` (their instants are unioned). */
-  schedule?: Schedule;
-  schedules?: Schedule[];
-  /** Names of the tenant's calendars whose instants are left out. */
-  calendars?: string[];
-  exclude?: ExclusionSet | null;
-  /** 1..1000, default 5. */
-  count?: number;
-  /** Fire times are strictly after this instant (default now). */
-  from?: Instant;
-}
+export type PreviewRequest = z.input<typeof api.previewRequestSchema>;
 
-export interface PreviewResult {
-  fire_times: Instant[];
-  /** Instants the exclusions left out, up to the last fire time listed. */
-  excluded: Instant[];
-}
+export type PreviewResult = z.output<typeof api.previewResultSchema>;
 
-/** A tenant's named calendar: exclusion rules on local dates in a time zone. */
-export interface Calendar {
-  name: string;
-  description: string;
-  timezone: string;
-  rules: ExclusionRule[];
-  /** Grows with every edit. */
-  revision: number;
-  created_at: Instant;
-  updated_at: Instant;
-}
+export type Tenant = z.output<typeof api.tenantSchema>;
 
-/** `GET /v1/calendars/{name}`: the calendar and the jobs that name it (at most 100). */
-export type CalendarDetail = Calendar & { jobs: { id: string; name: string }[] };
+export type TenantCreate = z.input<typeof api.tenantCreateSchema>;
 
-export interface CalendarCreate {
-  name: string;
-  description?: string;
-  timezone: string;
-  rules: ExclusionRule[];
-}
+export type TenantUpdate = z.input<typeof api.tenantPatchSchema>;
 
-export type CalendarReplace = Omit<CalendarCreate, "name">;
+export type ApiKeyCreate = z.input<typeof api.apiKeyCreateSchema>;
 
-export interface Tenant {
-  id: string;
-  name: string;
-  alert_webhook_url: string | null;
-  signing_secret: string;
-  signing_secret_next: string | null;
-  created_at: Instant;
-}
-
-export interface TenantCreate {
-  name: string;
-  alert_webhook_url?: string | null;
-}
-
-export type TenantUpdate = Partial<TenantCreate>;
-
-export interface ApiKeyCreate {
-  tenant_id: string;
-  name?: string;
-}
-
-export interface ApiKey {
-  id: string;
-  tenant_id: string;
-  name: string | null;
-  /** The secret key, shown once at creation. */
-  key: string;
-  key_prefix: string;
-  created_at: Instant;
-}
+/** A new key: `key` (the secret) is shown once, at creation. */
+export type ApiKey = z.output<typeof api.apiKeySchema>;
 
 /** A key as `GET /v1/api-keys?tenant_id=` lists it: never the secret itself. */
-export interface ApiKeySummary {
-  id: string;
-  tenant_id: string;
-  name: string | null;
-  key_prefix: string;
-  created_at: Instant;
-  revoked_at: Instant | null;
-}
+export type ApiKeySummary = z.output<typeof api.apiKeyListedSchema>;
 
-export interface ApiKeyRevoked {
-  id: string;
-  revoked_at: Instant;
-}
+export type ApiKeyRevoked = z.output<typeof api.apiKeyRevokedSchema>;
 
-export interface Me {
-  role: "admin" | "tenant";
-  tenant_id: string | null;
-}
+export type Me = z.output<typeof api.meSchema>;
 
-export interface Health {
-  status: string;
-}
+export type Health = z.output<typeof api.healthSchema>;
+
+/** A tenant's named calendar: exclusion rules on local dates in a time zone. */
+export type Calendar = z.output<typeof api.calendarSchema>;
+/** `GET /v1/calendars/{name}`: the calendar and the jobs that name it (at most 100). */
+export type CalendarDetail = z.output<typeof api.calendarDetailSchema>;
+export type CalendarCreate = z.input<typeof api.calendarCreateSchema>;
+export type CalendarReplace = z.input<typeof api.calendarReplaceSchema>;

@@ -1,43 +1,88 @@
 /**
- * Error codes a client can act on, with their HTTP status and a short title. Codes are stable:
- * clients branch on them, so rename nothing, only add. The API's one onError maps an
- * EdgecronError to an RFC 9457 problem (see toProblem).
+ * Every error code a client of the API can receive, with the HTTP status it decides and what it
+ * means. This is the one list: the API throws only these (EdgecronError), docs/API.md tables
+ * them, and the typed client's `ErrorCode` is this object's keys. Codes are stable: clients
+ * branch on them, so rename nothing, only add.
  */
 export const ERROR_CODES = {
-  validation_failed: { status: 400, title: "The request is not valid" },
-  invalid_json: { status: 400, title: "The body is not valid JSON" },
-  unauthorized: { status: 401, title: "Missing or invalid credentials" },
-  forbidden: { status: 403, title: "Not allowed for this key" },
-  not_found: { status: 404, title: "Not found" },
-  job_not_found: { status: 404, title: "Job not found" },
-  run_not_found: { status: 404, title: "Run not found" },
-  dead_letter_not_found: { status: 404, title: "Dead letter not found" },
-  version_conflict: { status: 409, title: "The job changed since you read it" },
-  // Same Idempotency-Key, still being processed (draft-ietf-httpapi-idempotency-key-header).
-  idempotency_in_progress: { status: 409, title: "A request with this Idempotency-Key is in progress" },
-  // Same Idempotency-Key, different request body (same draft: 422).
-  idempotency_conflict: { status: 422, title: "Idempotency-Key reused with a different request" },
-  run_not_retryable: { status: 409, title: "Only a failed or dead-lettered run can be retried" },
-  job_not_active: { status: 409, title: "The job is not active" },
-  payload_too_large: { status: 413, title: "The request body is too large" },
-  unsupported_media_type: { status: 415, title: "Send application/json" },
-  rate_limited: { status: 429, title: "Too many requests" },
-  internal_error: { status: 500, title: "Internal error" },
-} as const satisfies Record<string, { status: number; title: string }>;
+  validation_failed: { status: 400, description: "Fields of the request are invalid; `errors[]` names each" },
+  invalid_json: { status: 400, description: "The body is not valid JSON, or nests deeper than 64 levels" },
+  invalid_cursor: { status: 400, description: "The `cursor` is not one this API returned" },
+  tenant_required: { status: 400, description: "The admin token must name a tenant with `Edgecron-Tenant`" },
+  too_many_instants: { status: 400, description: "A backfill range holds more than 1,000 instants" },
+  http_error: { status: 400, description: "The router refused the request before any route ran" },
+  unauthorized: { status: 401, description: "Missing, unknown or revoked API key or admin token" },
+  forbidden: { status: 403, description: "The route needs the admin token" },
+  not_found: { status: 404, description: "No such route" },
+  method_not_allowed: {
+    status: 405,
+    description: "The path exists, not with this method; `Allow` lists those it takes",
+  },
+  tenant_not_found: { status: 404, description: "No such tenant (or not yours)" },
+  api_key_not_found: { status: 404, description: "No such API key" },
+  job_not_found: { status: 404, description: "No such job in this tenant" },
+  run_not_found: { status: 404, description: "No such run in this tenant" },
+  dead_letter_not_found: { status: 404, description: "No such dead letter in this tenant" },
+  calendar_not_found: { status: 404, description: "No such calendar in this tenant" },
+  version_conflict: {
+    status: 409,
+    description: "The job changed since you read it: read it again and retry",
+  },
+  job_deleted: { status: 409, description: "The job is deleted and cannot be edited" },
+  calendar_exists: { status: 409, description: "A calendar of that name exists: replace it with PUT" },
+  calendar_in_use: {
+    status: 409,
+    description: "Jobs name the calendar (`detail` lists them): remove it from them before deleting",
+  },
+  job_not_active: { status: 409, description: "The operation needs an ACTIVE (or PAUSED) job" },
+  run_not_retryable: { status: 409, description: "Only a FAILED or DEAD_LETTERED run can be retried" },
+  already_redriven: { status: 409, description: "The dead letter was already redriven" },
+  no_next_signing_secret: { status: 409, description: "Rotate the signing secret before promoting it" },
+  not_created_by_original_request: {
+    status: 409,
+    description: "Batch replay only: this item was not created by the first request with the key",
+  },
+  payload_too_large: { status: 413, description: "The body is over 1 MiB" },
+  unsupported_media_type: { status: 415, description: "Send the body as application/json" },
+  // Same Idempotency-Key, different request body (draft-ietf-httpapi-idempotency-key-header: 422).
+  idempotency_conflict: { status: 422, description: "The Idempotency-Key was used with another body" },
+  internal_error: { status: 500, description: "A bug on our side; nothing was promised" },
+  shard_unavailable: { status: 503, description: "A scheduler shard could not be reached: retry shortly" },
+  job_not_synced: { status: 503, description: "The job has not reached its shard yet: retry shortly" },
+} as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** One field error of a validation problem: `path` like "schedule.expr" or "target.headers.Host". */
+/** Every code, in catalogue order (for schemas: `z.enum(ERROR_CODE_LIST)`). */
+export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+/** The problem's `title`: the status's reason phrase (RFC 9110), the same for every code of a status. */
+const STATUS_TITLES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+/** One field error of a validation problem: `path` like "schedule.expr" or "jobs.3.name". */
 export interface FieldError {
   path: string;
   message: string;
 }
 
 /**
- * A domain error with a stable code. Throw it from anywhere in the Worker; the error handler
- * turns it into problem+json. Anything else that escapes is a bug (500, internal_error).
+ * A domain error with a stable code; the code decides the HTTP status. Throw it from anywhere in
+ * the Worker; the API's one onError turns it into problem+json. Anything else that escapes is a
+ * bug (500, internal_error).
  *
- * @example throw new EdgecronError("job_not_found", `no job ${jobId}`);
+ * @example throw new EdgecronError("job_not_found", `No job ${jobId}`);
  * @example throw new EdgecronError("validation_failed", "2 fields are invalid", { errors });
  */
 export class EdgecronError extends Error {
@@ -76,7 +121,7 @@ export interface Problem {
 export function toProblem(error: EdgecronError, instance?: string): Problem {
   const problem: Problem = {
     type: `urn:edgecron:problem:${error.code}`,
-    title: ERROR_CODES[error.code].title,
+    title: STATUS_TITLES[error.status] ?? "Error",
     status: error.status,
     detail: error.detail,
     code: error.code,

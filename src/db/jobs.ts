@@ -1,7 +1,8 @@
 import type { JobSpec } from "../core/job-spec";
+import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../core/queue-limits";
 import type { JobStatus } from "../core/run-state";
 import type { ShardJob } from "../shard/protocol";
-import { chunk, parseJsonColumn } from "./time";
+import { parseJsonColumn } from "./time";
 
 export interface JobRow {
   id: string;
@@ -63,8 +64,6 @@ const COLUMNS = [
   "created_at_ms",
   "updated_at_ms",
 ] as const;
-/** Rows per INSERT statement: a few hundred KB of JSON, well under D1's statement limits. */
-const ROWS_PER_INSERT = 250;
 
 // A created job's spec is serialized for D1 and again for its shard: once is enough.
 const specJsonCache = new WeakMap<JobSpec, string>();
@@ -103,10 +102,11 @@ function jobValues(job: StoredJob): (string | number | null)[] {
 export async function insertJobs(db: D1Database, jobs: readonly StoredJob[]): Promise<void> {
   if (jobs.length === 0) return;
   const columns = COLUMNS.map((_column, index) => `json_extract(value, '$[${index}]')`).join(", ");
-  const statements = chunk(jobs, ROWS_PER_INSERT).map((group) =>
+  const rows = jobs.map(jobValues);
+  const statements = splitIntoBatches(rows, jsonBytes, STATEMENT_LIMITS).map((group) =>
     db
       .prepare(`INSERT INTO jobs (${COLUMNS.join(", ")}) SELECT ${columns} FROM json_each(?) WHERE true`)
-      .bind(JSON.stringify(group.map(jobValues))),
+      .bind(JSON.stringify(group)),
   );
   await db.batch(statements);
 }

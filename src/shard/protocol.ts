@@ -85,6 +85,11 @@ export interface DeadLetterMessage {
   payload: { method: string; url: string; headers: Record<string, string>; body: unknown };
   /** The job's on_failure URL, which receives the dead-letter alert too. */
   on_failure: string | null;
+  /**
+   * Set when the payload would not fit in a queue message: `payload` then holds only the method
+   * and URL, and the consumer reads headers and body from the job in D1. Older messages lack it.
+   */
+  payload_ref?: { run_id: string; job_id: string; shard: number };
 }
 
 export interface ClaimRequest {

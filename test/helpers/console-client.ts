@@ -1,6 +1,6 @@
-// A tiny cookie-keeping client for the console, driving the Hono app in-process (workers pool).
+// A tiny cookie-keeping client for the console, driving the Worker's fetch in-process (workers pool).
 import { createExecutionContext, env } from "cloudflare:test";
-import { app } from "../../src/api/app";
+import worker from "../../src/index";
 
 export const ORIGIN = "https://edgecron.test";
 
@@ -19,9 +19,13 @@ export class ConsoleClient {
     const headers = new Headers(init.headers);
     const cookie = [...this.jar].map(([name, value]) => `${name}=${value}`).join("; ");
     if (cookie) headers.set("cookie", cookie);
-    const res = await app.request(
-      `${this.origin}${path}`,
-      { ...init, headers, redirect: "manual" },
+    const res = await worker.fetch(
+      new Request<unknown, IncomingRequestCfProperties>(`${this.origin}${path}`, {
+        method: init.method,
+        body: init.body,
+        headers,
+        redirect: "manual",
+      }),
       env,
       createExecutionContext(),
     );

@@ -1,6 +1,6 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { app } from "../../src/api/app";
+import worker from "../../src/index";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
 
@@ -10,14 +10,14 @@ disarmShardsAfterEach();
 const ADMIN_TOKEN = env.EDGECRON_ADMIN_TOKEN;
 
 async function api<T>(method: string, path: string, token: string, body?: unknown): Promise<T> {
-  const res = await app.request(
-    `https://edgecron.test${path}`,
-    {
+  const res = await worker.fetch(
+    new Request<unknown, IncomingRequestCfProperties>(`https://edgecron.test${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
-    },
+    }),
     env,
+    createExecutionContext(),
   );
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;

@@ -40,14 +40,14 @@ afterEach(() => {
 });
 
 describe("check-structure", () => {
-  it("passes on this repository, whose known violations are allowlisted", () => {
+  it("passes on this repository", () => {
     const { status, output } = runCheck(ROOT);
     expect(output).toContain("structure check passed");
     expect(status).toBe(0);
   });
 
   it("passes on a tree that keeps every rule", () => {
-    const { status, output } = runCheck(fixture(CLEAN), "--no-allowlist");
+    const { status, output } = runCheck(fixture(CLEAN));
     expect(output).toContain("structure check passed (6 files)");
     expect(status).toBe(0);
   });
@@ -62,7 +62,7 @@ describe("check-structure", () => {
       "src/core/bad.ts": `import { Hono } from "hono";\nimport { readFileSync } from "node:fs";\nimport { loadJob } from "../db/jobs";\nexport { Hono, readFileSync, loadJob };\n`,
       "src/core/lost.ts": `export { gone } from "./missing";\n`,
     });
-    const { status, output } = runCheck(root, "--no-allowlist");
+    const { status, output } = runCheck(root);
     expect(status).toBe(1);
     expect(output).toContain("import cycle: src/api/app-routes.tsx > src/api/routes/jobs.ts");
     expect(output).toContain("D1 statement outside src/db/: src/queue/consumer.ts: line 2");

@@ -17,6 +17,7 @@ const NOTHING_DUE: DueTimes = {
   runDueMs: null,
   inFlightFlushAtMs: null,
   flushUrgent: false,
+  deadLetterRetryMs: null,
 };
 
 function inputs(due: Partial<DueTimes>, rest: Partial<Omit<AlarmInputs, "due">> = {}): AlarmInputs {
@@ -50,6 +51,18 @@ describe("nextAlarmMs", () => {
     [
       "the flush comes before a later timer",
       { jobFireMs: NOW_MS + 60_000, flushUrgent: true },
+      {},
+      NOW_MS + FLUSH_DELAY_MS,
+    ],
+    [
+      "a dead letter whose send failed waits out its backoff",
+      { deadLetterRetryMs: NOW_MS + 30_000 },
+      {},
+      NOW_MS + 30_000,
+    ],
+    [
+      "a dead letter whose backoff has passed: after the flush delay",
+      { deadLetterRetryMs: NOW_MS - 1 },
       {},
       NOW_MS + FLUSH_DELAY_MS,
     ],

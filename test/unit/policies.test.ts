@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { backoffBaseMs, backoffDelayMs, retryDelayMs } from "../../src/core/backoff";
-import { EdgecronError, ERROR_CODES, isErrorCode, toProblem } from "../../src/core/errors";
+import { EdgecronError, isErrorCode, toProblem } from "../../src/core/errors";
 import { fireJitterMs, fnv1a32, hash32, shardForJob } from "../../src/core/jitter";
 import type { BackoffPolicy, MisfirePolicy, OverlapPolicy } from "../../src/core/job-spec";
 import { misfireDecision, splitLateInstants } from "../../src/core/misfire";
@@ -409,7 +409,7 @@ describe("EdgecronError", () => {
     ]);
     expect(toProblem(error, "/v1/jobs")).toEqual({
       type: "urn:edgecron:problem:validation_failed",
-      title: ERROR_CODES.validation_failed.title,
+      title: "Bad Request",
       status: 400,
       detail: "1 field is invalid",
       code: "validation_failed",
@@ -425,7 +425,8 @@ describe("EdgecronError", () => {
     ["idempotency_conflict", 422],
     ["payload_too_large", 413],
     ["unsupported_media_type", 415],
-    ["rate_limited", 429],
+    ["shard_unavailable", 503],
+    ["job_not_synced", 503],
   ] as const)("%s is %d", (code, status) => {
     expect(new EdgecronError(code, "x").status).toBe(status);
     expect(isErrorCode(code)).toBe(true);

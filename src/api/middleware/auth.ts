@@ -2,14 +2,14 @@ import { createMiddleware } from "hono/factory";
 import { findApiKeyByHash } from "../../db/api-keys";
 import { findTenant } from "../../db/tenants";
 import { secretsEqual, sha256Hex } from "../crypto";
+import { EdgecronError } from "../problem";
 import { inProcessCallerOf } from "./in-process-caller";
-import { ApiError } from "../problem";
 import type { AppEnv, Caller } from "../types";
 
 const API_KEY = /^ek_[0-9a-f]{64}$/;
 
 function unauthorized(detail = "Send a valid API key or admin token as `Authorization: Bearer <token>`") {
-  return new ApiError(401, "unauthorized", detail);
+  return new EdgecronError("unauthorized", detail);
 }
 
 function bearerToken(header: string | undefined): string | null {
@@ -51,7 +51,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
 
 export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
   if (c.get("caller").role !== "admin") {
-    throw new ApiError(403, "forbidden", "This route needs the admin token");
+    throw new EdgecronError("forbidden", "This route needs the admin token");
   }
   await next();
 });
@@ -68,14 +68,13 @@ export const tenantScope = createMiddleware<AppEnv>(async (c, next) => {
   }
   const named = c.req.header("edgecron-tenant")?.trim();
   if (!named) {
-    throw new ApiError(
-      400,
+    throw new EdgecronError(
       "tenant_required",
       "The admin token must name a tenant with `Edgecron-Tenant: <id>`",
     );
   }
   if ((await findTenant(c.env.DB, named)) === null) {
-    throw new ApiError(404, "tenant_not_found", `No tenant ${named}`);
+    throw new EdgecronError("tenant_not_found", `No tenant ${named}`);
   }
   c.set("tenantId", named);
   await next();

@@ -1,7 +1,7 @@
 import type { ExclusionSet } from "../../core/exclusions";
 import { calendarSetsFor } from "../../db/calendars";
-import { type Context, Hono } from "hono";
-import { z } from "zod";
+import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { JobSpec } from "../../core/job-spec";
 import { BATCH_SEARCH_UNITS, type SearchAllowance } from "../../core/schedule-check";
 import { findJobsByIdempotencyKeys, insertJobs, type StoredJob } from "../../db/jobs";
@@ -9,18 +9,23 @@ import { readBody } from "../body";
 import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
 import { allowsPrivateTargets, checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
 import { jobResource } from "../job-view";
-import { type Problem, problemOf } from "../problem";
+import { EdgecronError, type Problem, toProblem } from "../problem";
+import {
+  apiRouter,
+  BODY_ERRORS,
+  createHeaders,
+  defineRoute,
+  json,
+  jsonBody,
+  problems,
+  TENANT_ERRORS,
+} from "../openapi/define";
+import { batchResultSchema, jobBatchDocSchema, jobBatchSchema } from "../openapi/components";
 import type { AppEnv } from "../types";
-
-export const MAX_BATCH_JOBS = 1000;
-
-export const jobBatchSchema = z.strictObject({
-  jobs: z.array(z.unknown()).min(1).max(MAX_BATCH_JOBS, `must hold at most ${MAX_BATCH_JOBS} jobs`),
-});
 
 type BatchOutcome = { index: number; job: StoredJob } | { index: number; problem: Problem };
 
-export const jobBatch = new Hono<AppEnv>();
+export const jobBatch = apiRouter();
 
 /**
  * Each item is validated on its own; the valid ones are inserted together (one D1 batch) and
@@ -30,40 +35,55 @@ export const jobBatch = new Hono<AppEnv>();
  *
  * A retry of a request that stored nothing (every item refused) is simply processed again.
  */
-jobBatch.post("/", async (c) => {
-  const body = await readBody(c, jobBatchSchema);
-  const idempotency = await readIdempotency(c, body);
-  const nowMs = Date.now();
-  const searchAllowance = { remainingUnits: BATCH_SEARCH_UNITS };
-  // One read of the tenant's calendars for the whole batch, and only when an item names one.
-  const calendars = await calendarSetsFor(
-    c.env.DB,
-    c.get("tenantId"),
-    body.jobs as { calendars?: string[] }[],
-  );
-  const outcomes = body.jobs.map((input, index): BatchOutcome => {
-    const checked = checkItem(c, input, index, nowMs, { searchAllowance, calendars });
-    if ("problem" in checked) return checked;
-    const itemIdempotency =
-      idempotency === null
-        ? null
-        : { key: batchItemKey(idempotency.key, index), requestHash: idempotency.requestHash };
-    return { index, job: newStoredJob(c.env, c.get("tenantId"), checked.spec, nowMs, itemIdempotency) };
-  });
-  const jobs = outcomes.flatMap((outcome) => ("job" in outcome ? [outcome.job] : []));
-  try {
-    await insertJobs(c.env.DB, jobs);
-  } catch (error) {
-    // The key was used before (a retry, or a concurrent twin): the unique index on the items'
-    // keys refused the whole insert, so nothing of this attempt was stored. Inserting first
-    // spares every first attempt a lookup of its 1,000 keys.
-    const replay = idempotency === null ? null : await replayIfKnown(c, idempotency, body.jobs);
-    if (replay !== null) return replay;
-    throw error;
-  }
-  await pushAndMarkSynced(c.env, jobs);
-  return c.json(batchResponse(outcomes, nowMs, calendars));
-});
+defineRoute(
+  jobBatch,
+  createRoute({
+    method: "post",
+    path: "/",
+    operationId: "createJobs",
+    summary: "Create up to 1,000 jobs; each item succeeds or fails on its own",
+    tags: ["jobs"],
+    request: { headers: createHeaders, body: jsonBody(jobBatchDocSchema) },
+    responses: {
+      200: json(batchResultSchema, "One result per item, in the request's order"),
+      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict"),
+    },
+  }),
+  async (c) => {
+    const body = await readBody(c, jobBatchSchema);
+    const idempotency = await readIdempotency(c, body);
+    const nowMs = Date.now();
+    const searchAllowance = { remainingUnits: BATCH_SEARCH_UNITS };
+    // One read of the tenant's calendars for the whole batch, and only when an item names one.
+    const calendars = await calendarSetsFor(
+      c.env.DB,
+      c.get("tenantId"),
+      body.jobs as { calendars?: string[] }[],
+    );
+    const outcomes = body.jobs.map((input, index): BatchOutcome => {
+      const checked = checkItem(c, input, index, nowMs, { searchAllowance, calendars });
+      if ("problem" in checked) return checked;
+      const itemIdempotency =
+        idempotency === null
+          ? null
+          : { key: batchItemKey(idempotency.key, index), requestHash: idempotency.requestHash };
+      return { index, job: newStoredJob(c.env, c.get("tenantId"), checked.spec, nowMs, itemIdempotency) };
+    });
+    const jobs = outcomes.flatMap((outcome) => ("job" in outcome ? [outcome.job] : []));
+    try {
+      await insertJobs(c.env.DB, jobs);
+    } catch (error) {
+      // The key was used before (a retry, or a concurrent twin): the unique index on the items'
+      // keys refused the whole insert, so nothing of this attempt was stored. Inserting first
+      // spares every first attempt a lookup of its 1,000 keys.
+      const replay = idempotency === null ? null : await replayIfKnown(c, idempotency, body.jobs);
+      if (replay !== null) return replay;
+      throw error;
+    }
+    await pushAndMarkSynced(c.env, jobs);
+    return c.json(batchResponse(outcomes, nowMs, calendars));
+  },
+);
 
 function checkItem(
   c: Context<AppEnv>,
@@ -78,7 +98,11 @@ function checkItem(
   const fields = [...new Set(check.errors.map((error) => error.path))].join(", ");
   return {
     index,
-    problem: problemOf(400, "validation_failed", `Job ${index} has invalid fields: ${fields}`, check.errors),
+    problem: toProblem(
+      new EdgecronError("validation_failed", `Job ${index} has invalid fields: ${fields}`, {
+        errors: check.errors,
+      }),
+    ),
   };
 }
 
@@ -124,10 +148,11 @@ async function replayIfKnown(
     if ("problem" in checked) return checked;
     return {
       index,
-      problem: problemOf(
-        409,
-        "not_created_by_original_request",
-        `Job ${index} was not created by the first request with this Idempotency-Key; send it without the key to create it`,
+      problem: toProblem(
+        new EdgecronError(
+          "not_created_by_original_request",
+          `Job ${index} was not created by the first request with this Idempotency-Key; send it without the key to create it`,
+        ),
       ),
     };
   });

@@ -1,9 +1,21 @@
-import { Hono } from "hono";
-import type { AppEnv } from "../types";
+import { createRoute } from "@hono/zod-openapi";
+import { AUTH_ERRORS, apiRouter, defineRoute, json, problems } from "../openapi/define";
+import { meSchema } from "../openapi/components";
 
-export const me = new Hono<AppEnv>();
+export const me = apiRouter();
 
-me.get("/", (c) => {
-  const caller = c.get("caller");
-  return c.json({ role: caller.role, tenant_id: caller.tenantId });
-});
+defineRoute(
+  me,
+  createRoute({
+    method: "get",
+    path: "/",
+    operationId: "getMe",
+    summary: "Who is calling: the admin token or a tenant's key",
+    tags: ["meta"],
+    responses: { 200: json(meSchema, "The caller"), ...problems(...AUTH_ERRORS) },
+  }),
+  (c) => {
+    const caller = c.get("caller");
+    return c.json({ role: caller.role, tenant_id: caller.tenantId });
+  },
+);

@@ -1,24 +1,31 @@
-import { Hono } from "hono";
-import { z } from "zod";
-import { findRun, listRuns, listRunsOfJob, RUN_STATES, type RunRow, runResource } from "../../db/runs";
+import { createRoute } from "@hono/zod-openapi";
+import { findRun, listRuns, listRunsOfJob, type RunRow, runResource } from "../../db/runs";
 import { retryRun } from "../../shard/client";
-import { decodeTimeCursor, encodeCursor, limitSchema, pageOf } from "../cursor";
+import { decodeTimeCursor, encodeCursor, pageOf } from "../cursor";
 import { requireForeignId } from "../ids";
 import { loadJob } from "../job-loader";
 import { tenantScope } from "../middleware/auth";
-import { ApiError } from "../problem";
-import { readQuery } from "../query";
+import { EdgecronError } from "../problem";
 import { callShard, shardRefusal } from "../shard-calls";
-import type { AppEnv } from "../types";
+import {
+  apiRouter,
+  defineRoute,
+  idParams,
+  json,
+  problems,
+  TENANT_ERRORS,
+  tenantHeaders,
+} from "../openapi/define";
+import {
+  listRunsQuerySchema,
+  pageQuerySchema,
+  retryResultSchema,
+  runPageSchema,
+  runSchema,
+} from "../openapi/components";
 
-const pageQuerySchema = z.object({ limit: limitSchema, cursor: z.string().max(400).optional() });
-const runsQuerySchema = pageQuerySchema.extend({
-  state: z.enum(RUN_STATES).optional(),
-  job_id: z.string().max(100).optional(),
-});
-
-function runNotFound(id?: string): ApiError {
-  return new ApiError(404, "run_not_found", id === undefined ? "No such run" : `No run ${id}`);
+function runNotFound(id?: string): EdgecronError {
+  return new EdgecronError("run_not_found", id === undefined ? "No such run" : `No run ${id}`);
 }
 
 function runsPage(rows: RunRow[], limit: number, sortKey: (row: RunRow) => number) {
@@ -26,47 +33,114 @@ function runsPage(rows: RunRow[], limit: number, sortKey: (row: RunRow) => numbe
   return { data: page.map(runResource), next_cursor: nextCursor };
 }
 
-export const runs = new Hono<AppEnv>();
+export const runs = apiRouter();
 
 runs.use("*", tenantScope);
 
-runs.get("/", async (c) => {
-  const query = readQuery(c, runsQuerySchema);
-  const rows = await listRuns(c.env.DB, c.get("tenantId"), {
-    state: query.state,
-    jobId: query.job_id,
-    cursor: decodeTimeCursor(query.cursor),
-    limit: query.limit + 1,
-  });
-  return c.json(runsPage(rows, query.limit, (row) => row.created_at_ms));
-});
+defineRoute(
+  runs,
+  createRoute({
+    method: "get",
+    path: "/",
+    operationId: "listRuns",
+    summary: "List runs, newest first",
+    tags: ["runs"],
+    request: { query: listRunsQuerySchema, headers: tenantHeaders },
+    responses: {
+      200: json(runPageSchema, "A page of runs"),
+      ...problems(...TENANT_ERRORS, "validation_failed", "invalid_cursor"),
+    },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const rows = await listRuns(c.env.DB, c.get("tenantId"), {
+      state: query.state,
+      jobId: query.job_id,
+      cursor: decodeTimeCursor(query.cursor),
+      limit: query.limit + 1,
+    });
+    return c.json(runsPage(rows, query.limit, (row) => row.created_at_ms));
+  },
+);
 
-runs.get("/:id", async (c) => {
-  const id = requireForeignId(c.req.param("id"), runNotFound());
-  const row = await findRun(c.env.DB, c.get("tenantId"), id);
-  if (row === null) throw runNotFound(id);
-  return c.json(runResource(row));
-});
+defineRoute(
+  runs,
+  createRoute({
+    method: "get",
+    path: "/{id}",
+    operationId: "getRun",
+    summary: "Read a run with its events",
+    tags: ["runs"],
+    request: { params: idParams("run_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
+    responses: { 200: json(runSchema, "The run"), ...problems(...TENANT_ERRORS, "run_not_found") },
+  }),
+  async (c) => {
+    const id = requireForeignId(c.req.param("id"), runNotFound());
+    const row = await findRun(c.env.DB, c.get("tenantId"), id);
+    if (row === null) throw runNotFound(id);
+    return c.json(runResource(row));
+  },
+);
 
 /** A new attempt of a FAILED or DEAD_LETTERED run; the shard that owns the run decides. */
-runs.post("/:id/retry", async (c) => {
-  const id = requireForeignId(c.req.param("id"), runNotFound());
-  const row = await findRun(c.env.DB, c.get("tenantId"), id);
-  if (row === null) throw runNotFound(id);
-  const result = await callShard("retry the run", () => retryRun(c.env, row.shard, row.id));
-  if (!result.ok) throw shardRefusal(result.code);
-  return c.json({ run_id: result.runId, attempt: result.attempt }, 202);
-});
+defineRoute(
+  runs,
+  createRoute({
+    method: "post",
+    path: "/{id}/retry",
+    operationId: "retryRun",
+    summary: "Retry a FAILED or DEAD_LETTERED run",
+    tags: ["runs"],
+    request: { params: idParams("run_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
+    responses: {
+      202: json(retryResultSchema, "The new attempt is scheduled"),
+      ...problems(
+        ...TENANT_ERRORS,
+        "run_not_found",
+        "run_not_retryable",
+        "job_not_active",
+        "shard_unavailable",
+      ),
+    },
+  }),
+  async (c) => {
+    const id = requireForeignId(c.req.param("id"), runNotFound());
+    const row = await findRun(c.env.DB, c.get("tenantId"), id);
+    if (row === null) throw runNotFound(id);
+    const result = await callShard("retry the run", () => retryRun(c.env, row.shard, row.id));
+    if (!result.ok) throw shardRefusal(result.code);
+    return c.json({ run_id: result.runId, attempt: result.attempt }, 202);
+  },
+);
 
 /** Mounted under /v1/jobs: a job's run history, newest scheduled instant first. */
-export const jobRuns = new Hono<AppEnv>();
+export const jobRuns = apiRouter();
 
-jobRuns.get("/:id/runs", async (c) => {
-  const job = await loadJob(c);
-  const query = readQuery(c, pageQuerySchema);
-  const rows = await listRunsOfJob(c.env.DB, c.get("tenantId"), job.id, {
-    cursor: decodeTimeCursor(query.cursor),
-    limit: query.limit + 1,
-  });
-  return c.json(runsPage(rows, query.limit, (row) => row.scheduled_at_ms));
-});
+defineRoute(
+  jobRuns,
+  createRoute({
+    method: "get",
+    path: "/{id}/runs",
+    operationId: "listJobRuns",
+    summary: "A job's run history, newest scheduled instant first",
+    tags: ["runs"],
+    request: {
+      params: idParams("job_01JDXS3M0000000000000000AB"),
+      query: pageQuerySchema,
+      headers: tenantHeaders,
+    },
+    responses: {
+      200: json(runPageSchema, "A page of the job's runs"),
+      ...problems(...TENANT_ERRORS, "job_not_found", "validation_failed", "invalid_cursor"),
+    },
+  }),
+  async (c) => {
+    const job = await loadJob(c);
+    const query = c.req.valid("query");
+    const rows = await listRunsOfJob(c.env.DB, c.get("tenantId"), job.id, {
+      cursor: decodeTimeCursor(query.cursor),
+      limit: query.limit + 1,
+    });
+    return c.json(runsPage(rows, query.limit, (row) => row.scheduled_at_ms));
+  },
+);

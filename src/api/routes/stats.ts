@@ -1,10 +1,11 @@
-import { Hono } from "hono";
+import { createRoute } from "@hono/zod-openapi";
 import { summarizePercentiles } from "../../core/percentiles";
 import { jobsByStatus, perMinute, recentLatenessMs, runsByState } from "../../db/stats";
 import { tenantScope } from "../middleware/auth";
-import type { AppEnv } from "../types";
+import { apiRouter, defineRoute, json, problems, TENANT_ERRORS, tenantHeaders } from "../openapi/define";
+import { statsSchema } from "../openapi/components";
 
-export const stats = new Hono<AppEnv>();
+export const stats = apiRouter();
 
 /**
  * Stats come from D1 only. A tenant sees its own; the admin sees one tenant with
@@ -15,19 +16,32 @@ stats.use("*", async (c, next) => {
   return tenantScope(c, next);
 });
 
-stats.get("/", async (c) => {
-  const tenantId = c.get("tenantId") ?? null;
-  const nowMs = Date.now();
-  const [jobs, runs, minutes, lateness] = await Promise.all([
-    jobsByStatus(c.env.DB, tenantId),
-    runsByState(c.env.DB, tenantId),
-    perMinute(c.env.DB, tenantId, nowMs),
-    recentLatenessMs(c.env.DB, tenantId, nowMs),
-  ]);
-  return c.json({
-    jobs_by_status: jobs,
-    runs_by_state: runs,
-    per_minute: minutes,
-    lateness_ms: summarizePercentiles(lateness),
-  });
-});
+defineRoute(
+  stats,
+  createRoute({
+    method: "get",
+    path: "/",
+    operationId: "getStats",
+    summary:
+      "Counts, per-minute triggers and failures, lateness (admin without Edgecron-Tenant: every tenant)",
+    tags: ["stats"],
+    request: { headers: tenantHeaders },
+    responses: { 200: json(statsSchema, "The stats"), ...problems(...TENANT_ERRORS) },
+  }),
+  async (c) => {
+    const tenantId = c.get("tenantId") ?? null;
+    const nowMs = Date.now();
+    const [jobs, runs, minutes, lateness] = await Promise.all([
+      jobsByStatus(c.env.DB, tenantId),
+      runsByState(c.env.DB, tenantId),
+      perMinute(c.env.DB, tenantId, nowMs),
+      recentLatenessMs(c.env.DB, tenantId, nowMs),
+    ]);
+    return c.json({
+      jobs_by_status: jobs,
+      runs_by_state: runs,
+      per_minute: minutes,
+      lateness_ms: summarizePercentiles(lateness),
+    });
+  },
+);
