@@ -166,7 +166,12 @@ export function startRun(
  * An instant a calendar or the job's `exclude` covers becomes a SKIPPED run with reason
  * `excluded`, on time or late alike (the misfire policy is for instants that should have run).
  */
-function recordExcluded(sql: SqlStorage, job: ShardJobRow, due: readonly JobFire[], nowMs: number): number {
+export function recordExcluded(
+  sql: SqlStorage,
+  job: ShardJobRow,
+  due: readonly JobFire[],
+  nowMs: number,
+): number {
   let recorded = 0;
   for (const fire of due) {
     if (!fire.excluded) continue;

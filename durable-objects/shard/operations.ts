@@ -4,7 +4,7 @@ import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../../src/core/backfill
 import { isExcluded } from "../../src/core/exclusions";
 import { schedulesOf } from "../../src/core/schedule-set";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../src/shard/protocol";
-import { startRun } from "./firing";
+import { recordExcluded, startRun } from "./firing";
 import { exclusionsOf, getJob, specOf } from "./job-store";
 import { getRun, moveRun, runIdFor } from "./run-store";
 
@@ -39,8 +39,10 @@ export function backfill(
   let skipped = 0;
   const exclusions = exclusionsOf(job);
   for (const scheduledAtMs of instants) {
-    // A backfill re-runs what the schedule would have run: excluded instants stay excluded.
+    // A backfill re-runs what the schedule would have run: an excluded instant is recorded
+    // SKIPPED (reason `excluded`), as the schedule itself records it.
     if (isExcluded(scheduledAtMs, exclusions)) {
+      recordExcluded(sql, job, [{ scheduledAtMs, fireAtMs: scheduledAtMs, excluded: true }], nowMs);
       skipped += 1;
       continue;
     }

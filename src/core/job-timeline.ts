@@ -1,5 +1,5 @@
 import { durationMs } from "./duration";
-import { type CompiledExclusions, isExcluded, NO_EXCLUSIONS } from "./exclusions";
+import { type CompiledExclusions, excludedUntilMs, isExcluded, NO_EXCLUSIONS } from "./exclusions";
 import { fireJitterMs } from "./jitter";
 import type { JobSpec } from "./job-spec";
 import {
@@ -62,18 +62,23 @@ export function upcomingRunFires(
   let examined = 0;
   const horizonMs = afterMs + EXCLUSION_SEARCH_HORIZON_MS;
   while (fires.length < count && examined < EXCLUSION_SEARCH_LIMIT && cursorMs <= horizonMs) {
-    const batch = upcomingFires(
-      spec,
-      jobId,
-      cursorMs,
-      exclusions.sets.length === 0 ? count : 500,
-      exclusions,
-    );
-    for (const fire of batch) if (!fire.excluded && fires.length < count) fires.push(fire);
-    examined += batch.length;
-    const last = batch.at(-1);
-    if (last === undefined || batch.length === 0) break;
-    cursorMs = last.scheduledAtMs;
+    const batch = upcomingFires(spec, jobId, cursorMs, exclusions.sets.length === 0 ? count : 64, exclusions);
+    let nextCursorMs = batch.at(-1)?.scheduledAtMs;
+    for (const fire of batch) {
+      examined += 1;
+      if (!fire.excluded) {
+        if (fires.length < count) fires.push(fire);
+        continue;
+      }
+      // An excluded instant's whole local day is excluded: continue the search after it.
+      const untilMs = excludedUntilMs(fire.scheduledAtMs, exclusions) - 1;
+      if (untilMs > fire.scheduledAtMs) {
+        nextCursorMs = untilMs;
+        break;
+      }
+    }
+    if (nextCursorMs === undefined || nextCursorMs <= cursorMs) break;
+    cursorMs = nextCursorMs;
   }
   return fires;
 }

@@ -1,7 +1,7 @@
 // Several schedule specs on one job (Temporal's and Quartz's "several triggers"): their instants
 // are unioned and deduplicated, so two specs hitting the same instant fire it once, under one
 // idempotency key. Exclusions then decide which of those instants run.
-import { type CompiledExclusions, isExcluded } from "./exclusions";
+import { type CompiledExclusions, excludedUntilMs, isExcluded } from "./exclusions";
 import type { Schedule } from "./job-spec";
 import { nextFireTimes } from "./schedule";
 
@@ -11,9 +11,13 @@ import { nextFireTimes } from "./schedule";
  * a few milliseconds; it bounds a minutely spec behind a two-week holiday (20,160 instants).
  */
 export const EXCLUSION_SEARCH_LIMIT = 25_000;
+/** Excluded instants a preview lists at most (the search skips the rest of an excluded day). */
+export const MAX_LISTED_EXCLUSIONS = 1_000;
+/** Excluded instants of one excluded day examined (and listed) before the search jumps past it. */
+const LISTED_PER_EXCLUDED_DAY = 24;
 /** Nor further than this past the start: a weekly spec behind a weekly exclusion stops in 5 years. */
 export const EXCLUSION_SEARCH_HORIZON_MS = 5 * 366 * 86_400_000;
-const SEARCH_BATCH = 500;
+const SEARCH_BATCH = 64;
 
 /** The job's specs, whichever field carried them. */
 export function schedulesOf(spec: {
@@ -45,7 +49,10 @@ export function unionFireTimes(schedules: readonly Schedule[], afterMs: number, 
 export interface IncludedSearch {
   /** Up to `count` instants outside the exclusions, ascending. */
   fireTimesMs: number[];
-  /** The excluded instants met before the last fire time (or the end of the search). */
+  /**
+   * Excluded instants met before the last fire time: up to 24 of each excluded day (the search
+   * jumps past the rest), at most MAX_LISTED_EXCLUSIONS in all.
+   */
   excludedMs: number[];
   /** True when the search stopped at its limit or horizon with fewer than `count` found. */
   exhausted: boolean;
@@ -67,6 +74,7 @@ export function includedFireTimes(
   const search: IncludedSearch = { fireTimesMs: [], excludedMs: [], exhausted: false };
   let cursorMs = afterMs;
   let examined = 0;
+  let day = { untilMs: Number.NaN, seen: 0 };
   while (search.fireTimesMs.length < count) {
     if (examined >= EXCLUSION_SEARCH_LIMIT || cursorMs > afterMs + EXCLUSION_SEARCH_HORIZON_MS) {
       search.exhausted = true;
@@ -74,15 +82,25 @@ export function includedFireTimes(
     }
     const wanted = exclusions.sets.length === 0 ? count - search.fireTimesMs.length : SEARCH_BATCH;
     const batch = unionFireTimes(schedules, cursorMs, Math.min(wanted, EXCLUSION_SEARCH_LIMIT - examined));
+    let nextCursorMs = batch.at(-1);
     for (const atMs of batch) {
       if (search.fireTimesMs.length >= count) break;
       examined += 1;
-      if (isExcluded(atMs, exclusions)) search.excludedMs.push(atMs);
-      else search.fireTimesMs.push(atMs);
+      if (!isExcluded(atMs, exclusions)) {
+        search.fireTimesMs.push(atMs);
+        continue;
+      }
+      if (search.excludedMs.length < MAX_LISTED_EXCLUSIONS) search.excludedMs.push(atMs);
+      const untilMs = excludedUntilMs(atMs, exclusions) - 1;
+      day = untilMs === day.untilMs ? { untilMs, seen: day.seen + 1 } : { untilMs, seen: 1 };
+      // Past a few instants, the rest of an excluded day is excluded too: continue after it.
+      if (day.seen >= LISTED_PER_EXCLUDED_DAY && untilMs > atMs) {
+        nextCursorMs = untilMs;
+        break;
+      }
     }
-    const last = batch.at(-1);
-    if (last === undefined || last <= cursorMs) break;
-    cursorMs = last;
+    if (nextCursorMs === undefined || nextCursorMs <= cursorMs) break;
+    cursorMs = nextCursorMs;
   }
   return search;
 }

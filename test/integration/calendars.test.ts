@@ -219,7 +219,8 @@ describe("the calendars API and jobs that name calendars", () => {
       token: key,
       body: { timezone: "UTC", rules: [{ type: "weekly", days: ["sat", "sun"] }] },
     });
-    expect(put.status).toBe(201);
+    expect(put.status).toBe(200);
+    expect(put.body.revision).toBe(1);
     expect((await api("DELETE", "/v1/calendars/fresh", { token: key })).status).toBe(200);
     expect((await api<Problem>("GET", "/v1/calendars/fresh", { token: key })).body.code).toBe(
       "calendar_not_found",

@@ -8,7 +8,7 @@ import {
 import { jobCreateSchema, type Schedule } from "../../src/core/job-spec";
 import { upcomingFires, upcomingRunFires } from "../../src/core/job-timeline";
 import { jobSpecIssues } from "../../src/core/normalize";
-import { EXCLUSION_SEARCH_LIMIT, includedFireTimes, unionFireTimes } from "../../src/core/schedule-set";
+import { includedFireTimes, MAX_LISTED_EXCLUSIONS, unionFireTimes } from "../../src/core/schedule-set";
 import { missingScheduleIssues, scheduleChoiceIssues } from "../../src/core/schedule-set-check";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -140,7 +140,23 @@ describe("includedFireTimes", () => {
     const search = includedFireTimes([cron("* * * * *", "UTC")], always, 0, 1);
     expect(search.fireTimesMs).toEqual([]);
     expect(search.exhausted).toBe(true);
-    expect(search.excludedMs).toHaveLength(EXCLUSION_SEARCH_LIMIT);
+    expect(search.excludedMs).toHaveLength(MAX_LISTED_EXCLUSIONS);
+  });
+
+  it("jumps past an excluded day instead of examining each of its instants", () => {
+    const today = compileExclusions([{ timezone: "UTC", rules: [{ type: "date", date: "2026-12-01" }] }]);
+    const secondly = [cron("*/2 * * * * *", "UTC"), cron("*/3 * * * * *", "UTC")];
+    const search = includedFireTimes(secondly, today, Date.parse("2026-12-01T11:30:00Z"), 2);
+    expect(search.fireTimesMs.map(iso)).toEqual(["2026-12-02T00:00:00.000Z", "2026-12-02T00:00:02.000Z"]);
+    expect(search.exhausted).toBe(false);
+    expect(search.excludedMs.length).toBeLessThanOrEqual(24);
+    const spec = jobCreateSchema.parse({
+      name: "s",
+      schedules: secondly,
+      target: { url: "https://example.com/" },
+    });
+    const runs = upcomingRunFires(spec, "job_s", Date.parse("2026-12-01T11:30:00Z"), 1, today);
+    expect(runs.map((fire) => iso(fire.scheduledAtMs))).toEqual(["2026-12-02T00:00:00.000Z"]);
   });
 });
 

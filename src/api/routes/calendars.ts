@@ -129,8 +129,7 @@ defineRoute(
     tags: ["calendars"],
     request: { params: calendarParams, headers: tenantHeaders, body: jsonBody(calendarReplaceSchema) },
     responses: {
-      200: json(calendarSchema, "The replaced calendar"),
-      201: json(calendarSchema, "The created calendar"),
+      200: json(calendarSchema, "The calendar as stored (revision 1: it was created)"),
       ...problems(...TENANT_ERRORS, ...BODY_ERRORS),
     },
   }),
@@ -139,7 +138,7 @@ defineRoute(
     const body = await readBody(c, calendarReplaceSchema);
     const result = await upsertCalendar(c.env.DB, c.get("tenantId"), name, body, Date.now());
     await pushAndMarkSynced(c.env, result.jobs);
-    return c.json(calendarResource(result.calendar), result.created ? 201 : 200);
+    return c.json(calendarResource(result.calendar));
   },
 );
 
