@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { logEvent } from "../src/log";
-import { type MaintenanceSummary, runMaintenancePass } from "../src/maintenance/pass";
+import { type MaintenanceSummary, runMaintenancePass } from "./maintenance/pass";
 
 /**
  * Runs the maintenance pass from a self-re-arming alarm: Cron Triggers never fire locally, and in

@@ -11,6 +11,8 @@ import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { tickSettings } from "./shard/settings";
 import type { ShardFaults, ShardTestCommand } from "./shard/test-faults";
 import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./shard/test-seam";
+import { tzdataProgress } from "./shard/tzdata";
+import { TzdataWatch } from "./shard/tzdata-watch";
 import { deadLetterPoisonRun, watchdogScan } from "./shard/watchdog";
 import { migrateShardSchema } from "./shard-schema";
 
@@ -32,6 +34,7 @@ export class ShardScheduler extends DurableObject<Env> {
   private shard = -1;
   private readonly armed: ArmedAlarm;
   private readonly backlog = new BacklogPacer();
+  private readonly tzdata: TzdataWatch;
   private testSeam: ShardTestSeam = INERT_SEAM;
   /** While alarm() runs, getAlarm() reports none: the watchdog must not mistake that for a loss. */
   private alarmRunning = false;
@@ -40,6 +43,7 @@ export class ShardScheduler extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.armed = new ArmedAlarm(ctx.storage);
+    this.tzdata = new TzdataWatch(this.sql, env);
     ctx.blockConcurrencyWhile(async () => {
       migrateShardSchema(this.sql);
       const row = this.sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'shard'").toArray()[0];
@@ -111,13 +115,20 @@ export class ShardScheduler extends DurableObject<Env> {
     return this.act(shard, work, { rearmDuringAlarm: false });
   }
 
+  /** Admin view: the tz database version of this shard's timers and any re-derivation. */
+  async tzdataStatus(shard: number): Promise<Protocol.TzdataProgress> {
+    return this.act(shard, () => tzdataProgress(this.sql, shard));
+  }
+
   override async alarm(): Promise<void> {
     this.armed.atMs = null;
     this.alarmRunning = true;
     let busy = false;
     try {
       const { sql, env, shard, backlog, testSeam } = this;
-      busy = await runAlarmPass({ sql, env, shard, backlog, testSeam });
+      // A tz database change first: timers it moves into the past fire in this same pass.
+      const rederiving = this.tzdata.pass(shard, testSeam.rederiveBatchJobs());
+      busy = (await runAlarmPass({ sql, env, shard, backlog, testSeam })) || rederiving;
     } finally {
       this.alarmRunning = false;
       await this.armAlarm(busy);
@@ -143,6 +154,7 @@ export class ShardScheduler extends DurableObject<Env> {
   }
 
   private rememberShard(shard: number): void {
+    this.tzdata.observe();
     if (this.shard === shard) return;
     this.shard = shard;
     this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('shard', ?)", shard);
@@ -154,6 +166,13 @@ export class ShardScheduler extends DurableObject<Env> {
     if (this.testSeam.alarmHeld(nowMs)) return;
     const due = readDueTimes(this.sql);
     const { backpressureUntilMs } = this.backlog;
-    await this.armed.apply(planAlarm({ due, nowMs, busy, backpressureUntilMs, armedAtMs: this.armed.atMs }));
+    const plan = planAlarm({
+      due,
+      nowMs,
+      busy: busy || this.tzdata.pending,
+      backpressureUntilMs,
+      armedAtMs: this.armed.atMs,
+    });
+    await this.armed.apply(plan);
   }
 }

@@ -87,7 +87,26 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN dlq_send_failures INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE runs ADD COLUMN dlq_retry_at_ms INTEGER;
   `,
-  // v5: the tenant calendars a job excludes instants by, as D1 resolved them when it pushed the
+  // v5: re-deriving timers when the tz database changes. fired_through_ms is the last scheduled
+  // instant the shard handled (fired, skipped or passed over): a timer is re-derived from it, not
+  // from now, so no instant is fired twice or missed. NULL: none yet (derive from creation).
+  // tzdata is this shard's one row: the tz database its timers were computed with, and the
+  // progress of a re-derivation towards a new one (jobs in job_id order, after cursor_job_id).
+  `
+  ALTER TABLE jobs ADD COLUMN fired_through_ms INTEGER;
+  CREATE TABLE tzdata (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    timers_version TEXT,
+    target_version TEXT,
+    cursor_job_id TEXT,
+    jobs_done INTEGER NOT NULL DEFAULT 0,
+    jobs_changed INTEGER NOT NULL DEFAULT 0,
+    started_at_ms INTEGER,
+    finished_at_ms INTEGER
+  );
+  INSERT INTO tzdata (id) VALUES (1);
+  `,
+  // v6: the tenant calendars a job excludes instants by, as D1 resolved them when it pushed the
   // job (the shard never reads D1 on its hot path), and their revision (a calendar edit re-sends
   // the same job version with a higher one).
   `

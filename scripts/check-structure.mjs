@@ -5,7 +5,12 @@
 //   2. D1 statements (`.prepare(`) only in src/db/;
 //   3. shards only through src/shard/client.ts (`shardStub` and the `SHARD_SCHEDULER` binding
 //      appear nowhere else; the generated Env typings live outside the scanned folders);
-//   4. src/core imports only luxon, zod and itself.
+//   4. src/core imports only luxon, zod and itself;
+//   5. the programs for users (src/client, the typed client; src/cli, the CLI) and the Worker
+//      stay apart: Worker code never imports them, except src/client/verify.ts (the signature
+//      format, one definition for the sender and every receiver); the client imports nothing of
+//      the Worker but types (`import type`, erased from its bundle); the CLI only itself, the
+//      client, the pure core and types.
 // Call sites are found in the TypeScript syntax tree, so comments and strings never count.
 //
 // Usage: node scripts/check-structure.mjs [--root DIR]
@@ -24,6 +29,10 @@ const CORE_PACKAGES = ["luxon", "zod"];
 const D1_DIR = "src/db";
 const SHARD_CLIENT = "src/shard/client.ts";
 const SHARD_IDENTIFIERS = new Set(["shardStub", "SHARD_SCHEDULER"]);
+const CLIENT_DIR = "src/client";
+const CLI_DIR = "src/cli";
+/** The one client module the Worker may import: the signature format it signs with. */
+const CLIENT_SHARED_WITH_WORKER = "src/client/verify.ts";
 
 /** Repository-relative, forward slashes, whatever the platform. */
 const toPosix = (path) => path.split(sep).join("/");
@@ -108,6 +117,42 @@ function isAllowedCoreImport(file, specifier) {
   return CORE_PACKAGES.some((name) => specifier === name || specifier.startsWith(`${name}/`));
 }
 
+const isUnder = (path, dir) => path === dir || path.startsWith(`${dir}/`);
+const programOf = (path) =>
+  isUnder(path, CLIENT_DIR) ? "client" : isUnder(path, CLI_DIR) ? "cli" : "worker";
+
+/** The repository path a relative specifier names, without its extension. */
+function resolveRelative(file, specifier) {
+  return toPosix(join(dirname(file), specifier)).replace(/\.(ts|tsx|js|mjs)$/, "");
+}
+
+/** Imports that cross between the Worker and the programs for users (rule 5). */
+function findProgramCrossings(root, files) {
+  const violations = [];
+  for (const file of files) {
+    const from = programOf(file);
+    walkSyntax(file, readFileSync(join(root, file), "utf8"), (node, lineOf) => {
+      const isImport = ts.isImportDeclaration(node) || ts.isExportDeclaration(node);
+      if (!isImport || node.moduleSpecifier === undefined || !ts.isStringLiteral(node.moduleSpecifier))
+        return;
+      const specifier = node.moduleSpecifier.text;
+      if (!specifier.startsWith(".")) return;
+      const target = resolveRelative(file, specifier);
+      const to = programOf(target);
+      if (from === to) return;
+      const typeOnly = ts.isImportDeclaration(node)
+        ? node.importClause?.isTypeOnly === true
+        : node.isTypeOnly === true;
+      const allowed =
+        (from === "worker" && `${target}.ts` === CLIENT_SHARED_WITH_WORKER) ||
+        (from === "client" && typeOnly) ||
+        (from === "cli" && (to === "client" || isUnder(target, CORE_DIR) || typeOnly));
+      if (!allowed) violations.push({ file, line: lineOf(node), specifier, from, to });
+    });
+  }
+  return violations;
+}
+
 function findCoreImports(root, files) {
   const violations = [];
   for (const file of files.filter((path) => path.startsWith(`${CORE_DIR}/`))) {
@@ -144,6 +189,9 @@ export async function checkStructure(root) {
   for (const [file, list] of byFile(shardAccess)) {
     const sites = list.map((site) => `${site.name} line ${site.line}`).join(", ");
     problems.push(`shard access outside ${SHARD_CLIENT}: ${file}: ${sites}`);
+  }
+  for (const { file, line, specifier, from, to } of findProgramCrossings(root, files)) {
+    problems.push(`${from} imports ${to} code: ${file}: line ${line} ("${specifier}")`);
   }
   for (const { file, specifier } of findCoreImports(root, files)) {
     problems.push(

@@ -1,13 +1,13 @@
 import { Hono } from "hono";
+import { runMaintenancePass } from "../durable-objects/maintenance/pass";
 import { consoleApp } from "./admin";
 import { app as apiApp } from "./api/app";
 import { errorResponse, notFoundFor } from "./api/errors";
+import { testHooks } from "./api/test-hooks";
 import { logEvent } from "./log";
-import { runMaintenancePass } from "./maintenance/pass";
 import { handleDeadLetterBatch } from "./queue/dead-letter-consumer";
 import { handleDispatchBatch } from "./queue/dispatch-consumer";
 import type { DeadLetterMessage, DispatchMessage } from "./shard/protocol";
-import { testHooks } from "./test-hooks";
 
 export { Maintenance } from "../durable-objects/maintenance";
 export { ShardScheduler } from "../durable-objects/shard-scheduler";

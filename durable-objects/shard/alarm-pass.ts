@@ -1,5 +1,5 @@
 // What one alarm does: a pass of the timing wheel, then (paced while backlogged) the history to D1.
-import { raisePauseAlerts } from "../../src/alerts";
+import { raisePauseAlerts } from "../../src/queue/alerts";
 import { logEvent } from "../../src/log";
 import type { BacklogPacer } from "./backlog";
 import { flushToD1 } from "./history";

@@ -90,6 +90,8 @@ export function fireDueJob(
   }
   if (spec.max_runs !== null && job.run_count >= spec.max_runs) completed = true;
   const next = completed ? null : cursor;
+  // A pass that jumped ahead (more than it enumerates) passed over everything up to now.
+  job.fired_through_ms = uncounted > 0 ? nowMs : (due.at(-1)?.scheduledAtMs ?? job.fired_through_ms);
   job.next_scheduled_ms = next?.scheduledAtMs ?? null;
   job.next_fire_ms = next?.fireAtMs ?? null;
   if (next === null && job.status === "ACTIVE") {
@@ -98,12 +100,13 @@ export function fireDueJob(
   }
   // One write for the timer, the count and a completion: this runs once per job per fire.
   sql.exec(
-    "UPDATE jobs SET next_scheduled_ms = ?, next_fire_ms = ?, run_count = ?, status = ?, status_dirty = ? WHERE job_id = ?",
+    "UPDATE jobs SET next_scheduled_ms = ?, next_fire_ms = ?, run_count = ?, status = ?, status_dirty = ?, fired_through_ms = ? WHERE job_id = ?",
     job.next_scheduled_ms,
     job.next_fire_ms,
     job.run_count,
     job.status,
     job.status_dirty,
+    job.fired_through_ms,
     job.job_id,
   );
   return summary;

@@ -19,6 +19,8 @@ export type ShardJobRow = {
   pause_reason: string | null;
   status_dirty: number;
   last_missed_alert_ms: number | null;
+  /** The last scheduled instant handled; NULL: none yet (the schedule runs from creation). */
+  fired_through_ms: number | null;
   calendars_json: string;
   calendars_revision: number;
 };
@@ -88,4 +90,10 @@ export function setJobTimer(
     job.next_fire_ms,
     job.job_id,
   );
+}
+
+/** Records that every instant up to `firedThroughMs` was handled (a timer re-derives from it). */
+export function setFiredThrough(sql: SqlStorage, job: ShardJobRow, firedThroughMs: number): void {
+  job.fired_through_ms = firedThroughMs;
+  sql.exec("UPDATE jobs SET fired_through_ms = ? WHERE job_id = ?", firedThroughMs, job.job_id);
 }

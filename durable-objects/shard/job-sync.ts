@@ -4,7 +4,15 @@ import { firstFire, upcomingFires } from "../../src/core/job-timeline";
 import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../../src/core/queue-limits";
 import type { ShardJob } from "../../src/shard/protocol";
 import { fireDueJob, markCompleted } from "./firing";
-import { exclusionsOf, getJob, getJobs, type ShardJobRow, setJobTimer, specOf } from "./job-store";
+import {
+  exclusionsOf,
+  getJob,
+  getJobs,
+  type ShardJobRow,
+  setFiredThrough,
+  setJobTimer,
+  specOf,
+} from "./job-store";
 import { applyCalendarRevision, storeCalendars } from "./timer";
 import { moveRun, pendingRunsOfJob, type RunRow } from "./run-store";
 
@@ -41,7 +49,7 @@ export function applyJobSnapshots(sql: SqlStorage, snapshots: readonly ShardJob[
 function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, existing: ShardJobRow, nowMs: number): void {
   if (existing.version > snapshot.version) return;
   if (existing.version === snapshot.version) {
-    applyCalendarRevision(sql, snapshot, existing);
+    applyCalendarRevision(sql, snapshot, existing, nowMs);
     return;
   }
   storeCalendars(sql, existing, snapshot);
@@ -70,6 +78,7 @@ function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, existing: ShardJo
     const next =
       upcomingFires(specOf(existing), existing.job_id, nowMs, 1, exclusionsOf(existing))[0] ?? null;
     setJobTimer(sql, existing, next);
+    setFiredThrough(sql, existing, nowMs);
     if (previousStatus === "COMPLETED" && next !== null && snapshot.status !== "PAUSED") {
       setStatus(sql, existing, "ACTIVE");
     }

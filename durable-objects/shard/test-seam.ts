@@ -3,6 +3,7 @@
 // reads nothing, stores nothing and injects nothing.
 import type { ArmedAlarm } from "./armed-alarm";
 import type { TickSettings } from "./settings";
+import { setTzdataOverride } from "../../src/tzdata";
 import type { ShardFaults, ShardTestCommand } from "./test-faults";
 
 export interface ShardTestSeam {
@@ -14,6 +15,8 @@ export interface ShardTestSeam {
   beforeFlush(): void;
   /** True while a simulated alarm loss must stay unrepaired. */
   alarmHeld(nowMs: number): boolean;
+  /** Jobs re-derived per alarm after a tz database change (undefined: the default). */
+  rederiveBatchJobs(): number | undefined;
   run(command: ShardTestCommand, alarm: ArmedAlarm): Promise<ShardFaults>;
 }
 
@@ -22,6 +25,7 @@ export const INERT_SEAM: ShardTestSeam = {
   tickSettings: (settings) => settings,
   beforeFlush: () => {},
   alarmHeld: () => false,
+  rederiveBatchJobs: () => undefined,
   run: async () => {
     throw new Error("test hooks are disabled");
   },
@@ -76,8 +80,13 @@ class LiveTestSeam implements ShardTestSeam {
     return nowMs < this.alarmLostUntilMs;
   }
 
+  rederiveBatchJobs(): number | undefined {
+    return this.faults.rederiveBatchJobs;
+  }
+
   async run(command: ShardTestCommand, alarm: ArmedAlarm): Promise<ShardFaults> {
     if (command.op === "set_faults") await this.setFaults(command.faults);
+    if (command.op === "set_tzdata") setTzdataOverride(command.override);
     if (command.op === "lose_alarm") {
       await alarm.delete();
       this.alarmLostUntilMs = Date.now() + command.lostForMs;

@@ -26,6 +26,8 @@ export interface LayoutProps {
   currentPath?: string;
   /** Offer the "auto-refresh" switch (pages that show live run data). */
   autoRefresh?: boolean;
+  /** The tz database version fire times are computed with, shown in the footer. */
+  tzdata?: string;
   children?: Child;
 }
 
@@ -34,7 +36,7 @@ function TenantSwitch({
   csrf,
   tenants,
   currentPath,
-}: Required<Omit<LayoutProps, "children" | "active" | "title" | "autoRefresh">>) {
+}: Required<Omit<LayoutProps, "children" | "active" | "title" | "autoRefresh" | "tzdata">>) {
   return (
     <form method="post" action={`${BASE}/tenant`} class="tenant-switch">
       <input type="hidden" name="_csrf" value={csrf} />
@@ -145,6 +147,11 @@ export function Layout(props: LayoutProps) {
             </div>
             {props.children}
           </main>
+          {props.tzdata ? (
+            <footer class="site-footer">
+              Time-zone data <code title="the runtime's tz database, by fingerprint">{props.tzdata}</code>
+            </footer>
+          ) : null}
           <dialog id="confirm-dialog" aria-labelledby="confirm-title">
             <form method="dialog">
               <h2 id="confirm-title">Please confirm</h2>

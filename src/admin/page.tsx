@@ -4,6 +4,7 @@ import { ProblemBox } from "./components";
 import type { ConsoleContext } from "./env";
 import { Layout, type NavKey } from "./layout";
 import type { Problem, Tenant } from "./types";
+import { tzdataVersion } from "../tzdata";
 
 export interface PageOptions {
   title: string;
@@ -30,6 +31,7 @@ export async function renderPage(c: ConsoleContext, options: PageOptions, body: 
       tenants={tenants}
       currentPath={url.pathname + url.search}
       autoRefresh={options.autoRefresh}
+      tzdata={tzdataVersion(c.env)}
     >
       {body}
     </Layout>,

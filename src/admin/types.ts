@@ -133,3 +133,16 @@ export interface Stats {
 }
 
 export { JOB_STATUSES, RUN_STATES } from "../core/run-state";
+
+/** GET /v1/tzdata (admin): the runtime's tz database version and each shard's timers. */
+export interface TzdataStatus {
+  tzdata: string;
+  up_to_date: boolean;
+  shards: {
+    shard: number;
+    timers_version: string | null;
+    rederiving_to: string | null;
+    jobs_done: number;
+    jobs_total: number;
+  }[];
+}

@@ -13,6 +13,8 @@ import { runs } from "./routes/runs";
 import { schedules } from "./routes/schedules";
 import { stats } from "./routes/stats";
 import { tenants } from "./routes/tenants";
+import { tzdata } from "./routes/tzdata";
+import { tzdataVersion } from "../tzdata";
 import { healthSchema, openApiDocumentSchema } from "./openapi/components";
 
 /** The v1 API; the entry (src/index.ts) mounts it beside the console. */
@@ -25,12 +27,12 @@ defineRoute(
     method: "get",
     path: "/healthz",
     operationId: "getHealth",
-    summary: "Liveness",
+    summary: "Liveness, and the tz database version fire times are computed with",
     tags: ["meta"],
     security: [],
     responses: { 200: json(healthSchema, "The Worker answers") },
   }),
-  (c) => c.json({ status: "ok" }),
+  (c) => c.json({ status: "ok" as const, tzdata: tzdataVersion(c.env) }),
 );
 
 const openApiDocument = documentOf(app);
@@ -58,6 +60,7 @@ app.route("/v1/runs", runs);
 app.route("/v1/dead-letters", deadLetters);
 app.route("/v1/alerts", alerts);
 app.route("/v1/stats", stats);
+app.route("/v1/tzdata", tzdata);
 app.route("/v1/calendars", calendars);
 
 app.notFound(notFoundFor(app));

@@ -2,6 +2,7 @@
 // the OpenAPI document is generated from them (src/api/openapi), and the typed client takes its
 // types from them (type-only imports). Imports only zod and src/core, never Cloudflare or Hono.
 import { z } from "zod";
+import { ALERT_KINDS } from "../core/alert-kinds";
 import { ERROR_CODE_LIST } from "../core/errors";
 import { calendarCreateSchema, calendarReplaceSchema, exclusionSetSchema } from "../core/exclusions";
 import { jobCalendarsSchema, jobCreateSchema, scheduleSchema, schedulesSchema } from "../core/job-spec";
@@ -75,7 +76,7 @@ export const listRunsQuerySchema = pageQuerySchema.extend({
   job_id: z.string().max(100).optional(),
 });
 export const listDeadLettersQuerySchema = pageQuerySchema.extend({ job_id: z.string().max(100).optional() });
-export const listAlertsQuerySchema = pageQuerySchema.extend({ kind: z.string().max(100).optional() });
+export const listAlertsQuerySchema = pageQuerySchema.extend({ kind: z.enum(ALERT_KINDS).optional() });
 export const listApiKeysQuerySchema = z.object({ tenant_id: z.string().min(1).max(100) });
 
 // --- request bodies -------------------------------------------------------------------------
@@ -218,7 +219,7 @@ export const alertSchema = z.object({
   id: z.string(),
   job_id: z.string().nullable(),
   run_id: z.string().nullable(),
-  kind: z.string(),
+  kind: z.enum(ALERT_KINDS),
   message: z.string(),
   details: z.unknown(),
   created_at: time,
@@ -262,7 +263,31 @@ export const previewResultSchema = z.object({
   excluded: z.array(time).meta({ description: "Instants the exclusions left out, up to the last fire time" }),
 });
 export const meSchema = z.object({ role: z.enum(["admin", "tenant"]), tenant_id: z.string().nullable() });
-export const healthSchema = z.object({ status: z.literal("ok") });
+export const healthSchema = z.object({
+  status: z.literal("ok"),
+  tzdata: z.string().meta({
+    description: "The tz database fire times are computed with: a fingerprint of the runtime's zone rules",
+    example: "intl-2121a3338ac8",
+  }),
+});
+export const shardTzdataSchema = z.object({
+  shard: z.number().int(),
+  timers_version: z.string().nullable().meta({ description: "The tz database the shard's timers use" }),
+  rederiving_to: z
+    .string()
+    .nullable()
+    .meta({ description: "The version timers are being re-derived for; null when none is running" }),
+  jobs_done: count,
+  jobs_changed: count,
+  jobs_total: count,
+  started_at: nullableTime,
+  finished_at: nullableTime,
+});
+export const tzdataStatusSchema = z.object({
+  tzdata: z.string().meta({ description: "The runtime's tz database version (as /healthz names it)" }),
+  up_to_date: z.boolean().meta({ description: "Every shard's timers use it" }),
+  shards: z.array(shardTzdataSchema),
+});
 export const openApiDocumentSchema = z
   .record(z.string(), z.unknown())
   .meta({ description: "This OpenAPI 3.1 document" });

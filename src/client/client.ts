@@ -11,7 +11,7 @@ import {
   sleepMs,
   Transport,
 } from "./transport";
-import type { Health, Me, PreviewRequest, PreviewResult, Stats } from "./types";
+import type { Health, Me, PreviewRequest, PreviewResult, Stats, TzdataStatus } from "./types";
 
 export interface EdgecronClientOptions {
   /** Where the API lives, e.g. `http://127.0.0.1:8787` or `https://edgecron.example.workers.dev`. */
@@ -93,6 +93,11 @@ export class EdgecronClient {
 
   stats(options: CallOptions = {}): Promise<Stats> {
     return this.#transport.call({ method: "GET", path: "/v1/stats", idempotent: true, ...options });
+  }
+
+  /** Admin token: the tz database version of every shard's timers and any re-derivation in progress. */
+  tzdata(options: CallOptions = {}): Promise<TzdataStatus> {
+    return this.#transport.call({ method: "GET", path: "/v1/tzdata", idempotent: true, ...options });
   }
 
   /** The next `count` fire times of a schedule; a pure computation, so retried like a GET. */

@@ -124,6 +124,10 @@ export type Me = z.output<typeof api.meSchema>;
 
 export type Health = z.output<typeof api.healthSchema>;
 
+/** One shard's timers and the tz database they were computed with (`GET /v1/tzdata`). */
+export type ShardTzdata = z.output<typeof api.shardTzdataSchema>;
+/** `GET /v1/tzdata` (admin): the runtime's tz database version and every shard's timers. */
+export type TzdataStatus = z.output<typeof api.tzdataStatusSchema>;
 /** A tenant's named calendar: exclusion rules on local dates in a time zone. */
 export type Calendar = z.output<typeof api.calendarSchema>;
 /** `GET /v1/calendars/{name}`: the calendar and the jobs that name it (at most 100). */

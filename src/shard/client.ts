@@ -6,6 +6,7 @@ import type { ShardFaults } from "../../durable-objects/shard/test-faults";
 import { shardForJob } from "../core/jitter";
 import { attachCalendars } from "../db/calendars";
 import { logEvent } from "../log";
+import type { TzdataOverride } from "../tzdata";
 import type {
   BackfillResult,
   ClaimRequest,
@@ -15,6 +16,7 @@ import type {
   RetryResult,
   ShardJob,
   TriggerResult,
+  TzdataProgress,
   WatchdogReport,
 } from "./protocol";
 
@@ -119,6 +121,11 @@ export async function deadLetterPoison(
   return shardStub(env, shard).deadLetterPoison(shard, run.runId, run.fence, reason);
 }
 
+/** The tz database version of the shard's timers, and the progress of any re-derivation. */
+export async function shardTzdata(env: Env, shard: number): Promise<TzdataProgress> {
+  return shardStub(env, shard).tzdataStatus(shard);
+}
+
 /** The shard's maintenance: re-arm a lost alarm, report overdue jobs, prune old terminal runs. */
 export async function watchShard(env: Env, shard: number, retentionMs: number): Promise<WatchdogReport> {
   return shardStub(env, shard).watchdog(shard, retentionMs);
@@ -133,6 +140,15 @@ export async function setShardFaults(env: Env, shard: number, faults: ShardFault
 
 export async function shardFaults(env: Env, shard: number): Promise<ShardFaults> {
   return shardStub(env, shard).testHook({ op: "get_faults" });
+}
+
+/** Simulates a deploy with another tz database (version and zone rules); null restores the real one. */
+export async function setShardTzdata(
+  env: Env,
+  shard: number,
+  override: TzdataOverride | null,
+): Promise<void> {
+  await shardStub(env, shard).testHook({ op: "set_tzdata", override });
 }
 
 /** Simulates a lost alarm that nothing re-arms for `lostForMs` (then the watchdog repairs it). */

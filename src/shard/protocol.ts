@@ -168,3 +168,18 @@ export interface WatchdogReport {
   /** Terminal runs removed from the shard (their history is in D1). */
   pruned: number;
 }
+
+/** One shard's tz database state (admin view): see durable-objects/shard/tzdata.ts. */
+export interface TzdataProgress {
+  shard: number;
+  /** The tz database version the shard's timers were computed with (null: not yet seen). */
+  timersVersion: string | null;
+  /** Set while timers are being re-derived for a new version; null when none is in progress. */
+  rederivingTo: string | null;
+  /** Jobs re-derived so far in the current (or last) re-derivation, and how many moved. */
+  jobsDone: number;
+  jobsChanged: number;
+  jobsTotal: number;
+  startedAtMs: number | null;
+  finishedAtMs: number | null;
+}

@@ -1,4 +1,4 @@
-import { createExecutionContext, env } from "cloudflare:test";
+import { createExecutionContext, env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { disarmShardsAfterEach } from "../helpers/alarms";
@@ -205,6 +205,29 @@ describe("console pages", () => {
     expect(res.text.match(/\(America\/New_York\)<\/time>/g)?.length).toBe(10);
     expect(res.text).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
     expect(unlabelledControls(res.text)).toEqual([]);
+  });
+
+  it("names the tz database version fire times are computed with in every page's footer", async () => {
+    const client = new ConsoleClient();
+    await client.signIn(data.tenantKey);
+    const health = await (await SELF.fetch("https://edgecron.test/healthz")).json<{ tzdata: string }>();
+    for (const path of ["/console", `/console/jobs/${data.jobId}`]) {
+      const res = await client.get(path);
+      expect(res.text).toMatch(
+        new RegExp(`<footer class="site-footer">Time-zone data <code[^>]*>${health.tzdata}</code>`),
+      );
+    }
+  });
+
+  it("shows the admin, and only the admin, every shard's tz database progress on the overview", async () => {
+    const admin = new ConsoleClient();
+    await admin.signIn(ADMIN_TOKEN);
+    const overview = await admin.get("/console");
+    expect(overview.text).toContain('<h2 id="tzdata">Time-zone data</h2>');
+    expect(overview.text).toMatch(/All 16 shards&#39;|All 16 shards'/);
+    const tenant = new ConsoleClient();
+    await tenant.signIn(data.tenantKey);
+    expect((await tenant.get("/console")).text).not.toContain('id="tzdata"');
   });
 
   it("re-renders the new-job form with the API's field errors inline", async () => {

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { pushAndMarkSynced } from "../../src/api/job-service";
 import { shardForJob } from "../../src/core/jitter";
 import { findJob } from "../../src/db/jobs";
-import { runMaintenancePass } from "../../src/maintenance/pass";
+import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
 import { shardOfJob } from "../../src/shard/client";
 import {
   placeJob,

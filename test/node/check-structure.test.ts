@@ -61,6 +61,10 @@ describe("check-structure", () => {
       "durable-objects/raw.ts": "export const raw = (env: Env) => env.SHARD_SCHEDULER;\n",
       "src/core/bad.ts": `import { Hono } from "hono";\nimport { readFileSync } from "node:fs";\nimport { loadJob } from "../db/jobs";\nexport { Hono, readFileSync, loadJob };\n`,
       "src/core/lost.ts": `export { gone } from "./missing";\n`,
+      "src/client/index.ts": `import { loadJob } from "../db/jobs";\nimport type { Spec } from "../core/spec";\nexport { loadJob };\nexport type { Spec };\n`,
+      "src/queue/sign.ts": `import { verify } from "../client/verify";\nimport { cli } from "../cli/main";\nexport { verify, cli };\n`,
+      "src/client/verify.ts": "export const verify = 1;\n",
+      "src/cli/main.ts": `import { at } from "../core/schedule";\nimport { loadJob } from "../db/jobs";\nexport const cli = [at, loadJob];\n`,
     });
     const { status, output } = runCheck(root);
     expect(status).toBe(1);
@@ -76,7 +80,15 @@ describe("check-structure", () => {
     expect(output).toContain('src/core imports "node:fs" in src/core/bad.ts');
     expect(output).toContain('src/core imports "../db/jobs" in src/core/bad.ts');
     expect(output).toContain("unresolved import (hides cycles): ./missing");
+    // The Worker and the programs for users stay apart; verify.ts (the signature format), type
+    // imports and the CLI's use of the pure core are the allowed crossings.
+    expect(output).toContain('client imports worker code: src/client/index.ts: line 1 ("../db/jobs")');
+    expect(output).toContain('worker imports cli code: src/queue/sign.ts: line 2 ("../cli/main")');
+    expect(output).toContain('cli imports worker code: src/cli/main.ts: line 2 ("../db/jobs")');
+    expect(output).not.toContain("../client/verify");
+    expect(output).not.toContain("../core/spec");
+    expect(output).not.toContain("../core/schedule");
     expect(output).not.toContain("src/api/app.ts");
-    expect(output).toContain("structure check failed: 8 violation(s)");
+    expect(output).toContain("structure check failed: 11 violation(s)");
   });
 });

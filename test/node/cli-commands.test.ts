@@ -80,6 +80,43 @@ describe("edgecron CLI commands", () => {
     expect(result.stderr).not.toContain("Edgecron-Tenant");
   });
 
+  it("shows each shard's tz database version and re-derivation progress for `tzdata`", async () => {
+    stub.reply(() => ({
+      status: 200,
+      body: {
+        tzdata: "intl-00aa11bb22cc",
+        up_to_date: false,
+        shards: [
+          {
+            shard: 0,
+            timers_version: "intl-00aa11bb22cc",
+            rederiving_to: null,
+            jobs_done: 4,
+            jobs_changed: 1,
+            jobs_total: 4,
+            started_at: null,
+            finished_at: null,
+          },
+          {
+            shard: 1,
+            timers_version: "intl-99ff88ee77dd",
+            rederiving_to: "intl-00aa11bb22cc",
+            jobs_done: 500,
+            jobs_changed: 12,
+            jobs_total: 1200,
+            started_at: null,
+            finished_at: null,
+          },
+        ],
+      },
+    }));
+    const result = await api(["tzdata"]);
+    expect(result.code).toBe(0);
+    expect(stub.requests[0]?.path).toBe("/v1/tzdata");
+    expect(result.stdout).toContain("tz database intl-00aa11bb22cc: re-deriving");
+    expect(result.stdout).toMatch(/1\s+intl-99ff88ee77dd\s+intl-00aa11bb22cc\s+500\/1200/);
+  });
+
   it("takes a CRON_TZ= prefix as the zone of the expression", async () => {
     stub.reply(() => ({ status: 201, body: sampleJob() }));
     const args = ["jobs", "create", "--name", "n", "--target", "https://example.com/hook", "--cron"];

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import SwaggerParser from "@apidevtools/swagger-parser";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { build } from "esbuild";
 import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,6 +45,13 @@ describe("GET /v1/openapi.json", () => {
     // validate() dereferences in place: give it a copy.
     await expect(SwaggerParser.validate(structuredClone(served) as never)).resolves.toBeDefined();
     expect(served.openapi).toBe("3.1.0");
+  });
+
+  it("is valid against the OpenAPI 3.1 JSON schema too (a second, independent validator)", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(served) as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
   });
 
   it("names every operation and gives every success a schema", () => {

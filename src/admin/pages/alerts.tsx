@@ -1,4 +1,4 @@
-import { ALERT_KINDS } from "../../alerts";
+import { ALERT_KINDS } from "../../core/alert-kinds";
 import { Badge, Empty, JobRef, Pager, ProblemBox, RunLink, TableWrap } from "../components";
 import { BASE } from "../env";
 import { Time } from "../format";

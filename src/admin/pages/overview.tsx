@@ -3,7 +3,16 @@ import { Badge, Empty, JobRef, ProblemBox, RunLink, TableWrap } from "../compone
 
 import { BASE } from "../env";
 import { Time } from "../format";
-import { type Alert, JOB_STATUSES, type Problem, RUN_STATES, type Run, type Stats } from "../types";
+import {
+  type Alert,
+  JOB_STATUSES,
+  type Problem,
+  RUN_STATES,
+  type Run,
+  type Stats,
+  type TzdataStatus,
+} from "../types";
+import { TzdataCard } from "./tzdata-card";
 
 const RUN_TONES: Record<string, string> = {
   SUCCEEDED: "good",
@@ -32,6 +41,8 @@ export function OverviewPage(props: {
   failures: Run[];
   alerts: Alert[];
   jobNames: ReadonlyMap<string, string>;
+  /** Admin only (null for a tenant, or when the call failed). */
+  tzdata: TzdataStatus | null;
 }) {
   const { stats } = props;
   return (
@@ -138,6 +149,7 @@ export function OverviewPage(props: {
             <a href={`${BASE}/alerts`}>All alerts →</a>
           </p>
         </section>
+        {props.tzdata ? <TzdataCard status={props.tzdata} /> : null}
       </div>
     </>
   );

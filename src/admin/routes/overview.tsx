@@ -3,17 +3,20 @@ import { callApi } from "../api";
 import type { ConsoleEnv } from "../env";
 import { renderPage } from "../page";
 import { OverviewPage } from "../pages/overview";
-import type { Alert, Page, Run, Stats } from "../types";
+import type { Alert, Page, Run, Stats, TzdataStatus } from "../types";
 import { jobNamesFor, latenessByCause } from "./lookups";
 
 export const overviewRoutes = new Hono<ConsoleEnv>();
 
 overviewRoutes.get("/", async (c) => {
-  const [stats, failed, dead, alerts] = await Promise.all([
+  const admin = c.get("session").role === "admin";
+  const [stats, failed, dead, alerts, tzdata] = await Promise.all([
     callApi<Stats>(c, "GET", "/v1/stats"),
     callApi<Page<Run>>(c, "GET", "/v1/runs?state=FAILED&limit=10"),
     callApi<Page<Run>>(c, "GET", "/v1/runs?state=DEAD_LETTERED&limit=10"),
     callApi<Page<Alert>>(c, "GET", "/v1/alerts?limit=50"),
+    // Shards span every tenant: only the admin sees their tz database progress.
+    admin ? callApi<TzdataStatus>(c, "GET", "/v1/tzdata", { tenant: null }) : null,
   ]);
   const failures = [...(failed.ok ? failed.data.data : []), ...(dead.ok ? dead.data.data : [])]
     .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
@@ -32,6 +35,7 @@ overviewRoutes.get("/", async (c) => {
       failures={failures}
       alerts={openAlerts}
       jobNames={jobNames}
+      tzdata={tzdata?.ok ? tzdata.data : null}
     />,
   );
 });

@@ -61,3 +61,5 @@ export const apiKeyListSchema = schemas.apiKeyListSchema.openapi("ApiKeyList");
 export const apiKeyRevokedSchema = schemas.apiKeyRevokedSchema.openapi("ApiKeyRevoked");
 export const meSchema = schemas.meSchema.openapi("Me");
 export const healthSchema = schemas.healthSchema.openapi("Health");
+export const shardTzdataSchema = schemas.shardTzdataSchema.openapi("ShardTzdata");
+export const tzdataStatusSchema = schemas.tzdataStatusSchema.openapi("TzdataStatus");

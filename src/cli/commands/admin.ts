@@ -1,4 +1,4 @@
-import type { ApiKeySummary, Tenant } from "../../client/index";
+import type { ApiKeySummary, ShardTzdata, Tenant } from "../../client/index";
 import { type Command, printJson, stringFlag, UsageError } from "../context";
 import { renderKeyValues, renderTable } from "../render";
 
@@ -151,4 +151,39 @@ const me: Command = {
   },
 };
 
-export const adminCommands: Command[] = [tenantsCreate, tenantsList, keysCreate, keysList, keysRevoke, me];
+const tzdata: Command = {
+  path: ["tzdata"],
+  args: "",
+  summary: "the tz database version of every shard's timers (admin token)",
+  options: {},
+  positionals: [0, 0],
+  async run(ctx) {
+    const result = await ctx.client().tzdata();
+    if (ctx.json) printJson(ctx.io, result);
+    else
+      ctx.io.stdout.write(
+        `tz database ${result.tzdata}: ${result.up_to_date ? "every shard's timers use it" : "re-deriving"}\n` +
+          renderTable(
+            [
+              { header: "SHARD", value: (s: ShardTzdata) => String(s.shard) },
+              { header: "TIMERS", value: (s: ShardTzdata) => s.timers_version ?? "-" },
+              { header: "REDERIVING TO", value: (s: ShardTzdata) => s.rederiving_to ?? "-" },
+              { header: "JOBS", value: (s: ShardTzdata) => `${s.jobs_done}/${s.jobs_total}` },
+            ],
+            result.shards,
+            "no shards",
+          ),
+      );
+    return 0;
+  },
+};
+
+export const adminCommands: Command[] = [
+  tenantsCreate,
+  tenantsList,
+  keysCreate,
+  keysList,
+  keysRevoke,
+  me,
+  tzdata,
+];

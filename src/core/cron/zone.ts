@@ -28,6 +28,32 @@ const zoneCache = new Map<string, ZoneOffsets>();
 let offsetLookups = 0;
 
 /**
+ * A simulated rule change (tests only: the runtime's tz database cannot be swapped in a test):
+ * from `fromMs` on, the zone's offset is `shiftMinutes` more than the tz database says.
+ */
+export interface ZoneRulePatch {
+  readonly zone: string;
+  readonly fromMs: number;
+  readonly shiftMinutes: number;
+}
+let rulePatches: readonly ZoneRulePatch[] = [];
+
+/** Replaces the simulated rule changes (an empty list restores the real rules). */
+export function setZoneRulePatches(patches: readonly ZoneRulePatch[]): void {
+  rulePatches = patches;
+  zoneCache.clear();
+}
+
+/** The simulated shift of a zone's offset at an instant, in minutes (0 without patches). */
+export function patchedShiftMinutes(zone: string, atMs: number): number {
+  let shiftMinutes = 0;
+  for (const patch of rulePatches) {
+    if (patch.zone === zone && atMs >= patch.fromMs) shiftMinutes += patch.shiftMinutes;
+  }
+  return shiftMinutes;
+}
+
+/**
  * How many offsets were asked of the tz database (through luxon) so far in this isolate: the
  * expensive part of a search (~5 us each, against well under 1 us for a cached offset). Searches
  * charge the difference to their budget.
@@ -41,12 +67,13 @@ export function zoneOffsets(timezone: string): ZoneOffsets {
   const cached = zoneCache.get(timezone);
   if (cached) return cached;
   let zone: ZoneOffsets = UTC_OFFSETS;
-  if (!UTC_NAMES.has(timezone.toUpperCase())) {
+  const patched = rulePatches.some((patch) => patch.zone === timezone);
+  if (!UTC_NAMES.has(timezone.toUpperCase()) || patched) {
     const iana = IANAZone.create(timezone);
     if (!iana.isValid) throw new Error(`unknown time zone ${JSON.stringify(timezone)}`);
     zone = memoizedOffsets((atMs) => {
       offsetLookups += 1;
-      return Math.round(iana.offset(atMs) * MINUTE_MS);
+      return Math.round((iana.offset(atMs) + patchedShiftMinutes(timezone, atMs)) * MINUTE_MS);
     });
   }
   if (zoneCache.size > 1_000) zoneCache.clear();

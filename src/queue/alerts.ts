@@ -1,21 +1,18 @@
 // Alerts: recorded once in D1 (deduplicated by key), then delivered, signed like job calls, to the
 // tenant's alert webhook and, for a dead-lettered run, to the job's on_failure URL. Delivery is
 // best effort here; maintenance retries what was not delivered.
-import { targetAddressProblem } from "./core/ssrf";
+import type { AlertKind } from "../core/alert-kinds";
+import { targetAddressProblem } from "../core/ssrf";
 import {
   alertWebhookBody,
   insertAlerts,
   listUndeliveredAlerts,
   type PendingAlertRow,
   recordAlertDelivery,
-} from "./db/alerts";
-import { signingSecretsOf } from "./db/tenants";
-import { logEvent } from "./log";
-import { signatureHeader } from "./queue/target-call";
-
-/** Every kind of alert we raise (the console's filter offers exactly these). */
-export const ALERT_KINDS = ["dead_lettered", "paused_after_failures", "missed_run"] as const;
-export type AlertKind = (typeof ALERT_KINDS)[number];
+} from "../db/alerts";
+import { signingSecretsOf } from "../db/tenants";
+import { logEvent } from "../log";
+import { signatureHeader } from "./target-call";
 
 export interface NewAlert {
   tenantId: string;

@@ -1,12 +1,12 @@
 // The maintenance pass. The Maintenance DO's alarm runs it every MAINTENANCE_INTERVAL_MS (Cron
 // Triggers never fire locally) and the Cron Trigger runs it in production as the backstop: the
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
-import { sweepConsoleSessions } from "../admin/session";
-import { deliverPending, raiseAlerts } from "../alerts";
-import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../db/jobs";
-import { pruneTerminalRuns } from "../db/runs";
-import { logEvent } from "../log";
-import { pushJobs, shardCount, watchShard } from "../shard/client";
+import { sweepConsoleSessions } from "../../src/admin/session";
+import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../../src/db/jobs";
+import { pruneTerminalRuns } from "../../src/db/runs";
+import { logEvent } from "../../src/log";
+import { deliverPending, raiseAlerts } from "../../src/queue/alerts";
+import { pushJobs, shardCount, watchShard } from "../../src/shard/client";
 
 const OUTBOX_BATCH = 500;
 const RETENTION_BATCH = 5_000;

@@ -2,8 +2,8 @@
 // binding is "1" (vitest config, e2e harness) and still requires the admin token: never reachable
 // in a real deployment.
 import { Hono } from "hono";
-import type { ShardFaults } from "../durable-objects/shard/test-faults";
-import { loseShardAlarm, setShardFaults } from "./shard/client";
+import type { ShardFaults } from "../../durable-objects/shard/test-faults";
+import { loseShardAlarm, setShardFaults } from "../shard/client";
 
 export const testHooks = new Hono<{ Bindings: Env }>();
 
