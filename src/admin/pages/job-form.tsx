@@ -171,7 +171,7 @@ export function JobForm(props: JobFormProps) {
         <TextArea
           {...base}
           path="schedules.more"
-          label="More cron expressions (optional)"
+          label="Further cron specs (one a line, optional)"
           placeholder="0 17 * * MON-FRI"
           hint="One a line, in the same time zone: the job fires at the union of all its specs, an instant they share once."
         />
