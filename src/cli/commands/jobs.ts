@@ -36,6 +36,7 @@ const create: Command = {
     "--method <m>        GET, POST (default), PUT, PATCH, DELETE",
     "--body <json|text>  request body sent to the target",
     '--header "k: v"     extra target header (repeatable)',
+    "--calendar <name>   a tenant calendar whose dates are excluded (repeatable)",
     "--max-attempts <n>  --timeout <dur>  --idempotency-key <key>",
   ],
   options: JOB_FLAG_OPTIONS,
