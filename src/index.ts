@@ -1,6 +1,3 @@
-// zod-openapi gives `.openapi()` only to schemas built after it loads (zod 4 sets methods at
-// construction): load it before any module builds one, whichever import reaches core first.
-import "@hono/zod-openapi";
 import { Hono } from "hono";
 import { runMaintenancePass } from "../durable-objects/maintenance/pass";
 import { consoleApp } from "./admin";

@@ -1,8 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import type { JobSpec } from "../core/job-spec";
-import { parseWith } from "./body";
-import { validationError } from "./problem";
+import { type FieldError, fieldErrorsOf } from "./problem";
 import type { AppEnv } from "./types";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -45,19 +44,30 @@ const versionSchema = z.number().int().min(1);
 
 /**
  * The version the client expects to replace: the body's `version` field or `If-Match`
- * (`3`, `"3"` or `W/"3"`). Null when the client sent neither (last write wins).
+ * (`3`, `"3"` or `W/"3"`); null when the client sent neither (last write wins). Problems come
+ * back as field errors, so the route reports them together with the body's.
  */
-export function expectedVersionOf(c: Context<AppEnv>, body: Record<string, unknown>): number | null {
-  const fromBody = body.version === undefined ? null : parseWith(versionSchema, body.version, ["version"]);
+export function expectedVersionOf(
+  c: Context<AppEnv>,
+  body: Record<string, unknown>,
+): { version: number | null; errors: FieldError[] } {
+  const parsed = body.version === undefined ? null : versionSchema.safeParse(body.version);
+  if (parsed !== null && !parsed.success) {
+    return { version: null, errors: fieldErrorsOf(parsed.error.issues, ["version"]) };
+  }
+  const fromBody = parsed?.data ?? null;
   const header = c.req.header("if-match");
-  if (header === undefined) return fromBody;
+  if (header === undefined) return { version: fromBody, errors: [] };
   const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
   if (!match) {
-    throw validationError([{ path: "If-Match", message: 'must be the job\'s version, such as 3 or "3"' }]);
+    return {
+      version: null,
+      errors: [{ path: "If-Match", message: 'must be the job\'s version, such as 3 or "3"' }],
+    };
   }
   const fromHeader = Number(match[1]);
   if (fromBody !== null && fromBody !== fromHeader) {
-    throw validationError([{ path: "version", message: "disagrees with the If-Match header" }]);
+    return { version: null, errors: [{ path: "version", message: "disagrees with the If-Match header" }] };
   }
-  return fromHeader;
+  return { version: fromHeader, errors: [] };
 }

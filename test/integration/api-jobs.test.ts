@@ -521,6 +521,23 @@ describe("PATCH /v1/jobs/{id}", () => {
       headers: { "if-match": "yesterday" },
     });
     expect(badMatch.status).toBe(400);
+    // A bad version is named together with the body's bad fields, in one round trip.
+    const badVersionAndBody = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: {
+        version: "two",
+        name: "",
+        schedule: { type: "cron", expr: "61 * * * *", timezone: "Mars/Base" },
+      },
+    });
+    expect(badVersionAndBody.status).toBe(400);
+    expect(paths(badVersionAndBody.body)).toEqual(["name", "schedule.expr", "schedule.timezone", "version"]);
+    const badMatchAndBody = await api<ProblemBody>("PATCH", `/v1/jobs/${job.id}`, {
+      token: t.key,
+      body: { name: "" },
+      headers: { "if-match": "yesterday" },
+    });
+    expect(paths(badMatchAndBody.body)).toEqual(["If-Match", "name"]);
     const unchanged = await api<Job>("GET", `/v1/jobs/${job.id}`, { token: t.key });
     expect(unchanged.body).toMatchObject({ name: job.name, version: 1 });
   });

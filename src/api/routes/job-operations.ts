@@ -14,8 +14,13 @@ import {
   saveJobVersion,
 } from "../job-service";
 import { jobResponse } from "../job-view";
-import { EdgecronError, validationError } from "../problem";
-import { callShard, type ShardRefusalCode, shardRefusal } from "../shard-calls";
+import {
+  backfillRequestSchema,
+  backfillResultSchema,
+  jobPatchDocSchema,
+  jobSchema,
+  triggerResultSchema,
+} from "../openapi/components";
 import {
   apiRouter,
   BODY_ERRORS,
@@ -28,13 +33,8 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
-import {
-  backfillRequestSchema,
-  backfillResultSchema,
-  jobPatchDocSchema,
-  jobSchema,
-  triggerResultSchema,
-} from "../openapi/components";
+import { EdgecronError, validationError } from "../problem";
+import { callShard, type ShardRefusalCode, shardRefusal } from "../shard-calls";
 
 export const jobOperations = apiRouter();
 
@@ -63,10 +63,8 @@ defineRoute(
       throw validationError([{ path: "", message: "must be a JSON object" }]);
     }
     const { version: _version, ...patch } = raw as Record<string, unknown>;
-    const expectedVersion = expectedVersionOf(c, raw as Record<string, unknown>);
+    const expected = expectedVersionOf(c, raw as Record<string, unknown>);
     if (job.status === "DELETED") throw new EdgecronError("job_deleted", `Job ${job.id} is deleted`);
-    if (expectedVersion !== null && expectedVersion !== job.version)
-      throw versionConflict(job, expectedVersion);
     const nowMs = Date.now();
     const merged = mergeJobPatch(job.spec, patch);
     const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [merged as { calendars?: string[] }]);
@@ -75,7 +73,11 @@ defineRoute(
       allowPrivate: allowsPrivateTargets(c.env),
       calendars,
     });
-    if (!check.ok) throw validationError(check.errors);
+    // One round trip names every bad field: the version's and the body's together.
+    const errors = [...expected.errors, ...(check.ok ? [] : check.errors)];
+    if (errors.length > 0 || !check.ok) throw validationError(errors);
+    if (expected.version !== null && expected.version !== job.version)
+      throw versionConflict(job, expected.version);
     return jobResponse(c, await saveJobVersion(c.env, job, { spec: check.spec }, nowMs), { calendars });
   },
 );
