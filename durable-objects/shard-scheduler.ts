@@ -5,6 +5,7 @@ import { alarmWasLost, earliestTimerMs, planAlarm } from "./shard/alarm-plan";
 import { ArmedAlarm } from "./shard/armed-alarm";
 import { BacklogPacer } from "./shard/backlog";
 import { readDueTimes } from "./shard/due-times";
+import { completeRun, heartbeatRun } from "./shard/callbacks";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
@@ -94,6 +95,17 @@ export class ShardScheduler extends DurableObject<Env> {
     return this.act(shard, (nowMs) => reportOutcomes(this.sql, reports, nowMs, effects, Math.random), {
       faultable: true,
     });
+  }
+
+  /** A long-running target reports its attempt's end (its run token already verified). */
+  async completeRun(shard: number, completion: Protocol.RunCompletion): Promise<Protocol.CompleteRunResult> {
+    const effects: OutcomeEffects = { pausedJobs: [] };
+    return this.act(shard, (nowMs) => completeRun(this.sql, completion, nowMs, effects, Math.random));
+  }
+
+  /** A long-running target is still working: extend its attempt's lease. */
+  async heartbeatRun(shard: number, runId: string, fence: number): Promise<Protocol.HeartbeatResult> {
+    return this.act(shard, (nowMs) => heartbeatRun(this.sql, runId, fence, nowMs));
   }
 
   /** A dispatch message the queue gave up on (the consumer kept failing): dead-letter its run. */

@@ -106,7 +106,19 @@ const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO tzdata (id) VALUES (1);
   `,
-  // v6: the tenant calendars a job excludes instants by, as D1 resolved them when it pushed the
+  // v6: a run an operator retried or redrove (manual = 1) is dispatched even while its job is
+  // paused: a pause governs the job's schedule, not what an operator asked for by hand.
+  `
+  ALTER TABLE runs ADD COLUMN manual INTEGER NOT NULL DEFAULT 0;
+  `,
+  // v7: long-running runs. accepted_at_ms: the target accepted the call and reports back later
+  // (the RUNNING lease is then the heartbeat timeout); the last heartbeat; the reported result.
+  `
+  ALTER TABLE runs ADD COLUMN accepted_at_ms INTEGER;
+  ALTER TABLE runs ADD COLUMN heartbeat_at_ms INTEGER;
+  ALTER TABLE runs ADD COLUMN result_json TEXT;
+  `,
+  // v8: the tenant calendars a job excludes instants by, as D1 resolved them when it pushed the
   // job (the shard never reads D1 on its hot path), and their revision (a calendar edit re-sends
   // the same job version with a higher one).
   `

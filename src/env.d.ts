@@ -16,5 +16,7 @@ declare namespace Cloudflare {
      * addresses. Unset or "off": no resolution (the default; see the README's SSRF paragraph).
      */
     TARGET_DNS_RESOLVER?: string;
+    /** Optional Worker secret for run tokens; unset: a key derived from EDGECRON_ADMIN_TOKEN. */
+    EDGECRON_RUN_TOKEN_SECRET?: string;
   }
 }

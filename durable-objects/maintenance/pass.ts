@@ -2,6 +2,7 @@
 // Triggers never fire locally) and the Cron Trigger runs it in production as the backstop: the
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
 import { sweepConsoleSessions } from "../../src/admin/session";
+import { resolveMissedRunAlerts } from "../../src/db/alerts";
 import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../../src/db/jobs";
 import { pruneTerminalRuns } from "../../src/db/runs";
 import { logEvent } from "../../src/log";
@@ -21,6 +22,8 @@ export interface MaintenanceSummary {
   missedRunAlerts: number;
   historyPruned: number;
   alertsDelivered: number;
+  /** missed_run alerts resolved because their job fired again. */
+  alertsResolved: number;
 }
 
 export async function runMaintenancePass(env: Env, nowMs: number): Promise<MaintenanceSummary> {
@@ -31,9 +34,11 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
     missedRunAlerts: 0,
     historyPruned: 0,
     alertsDelivered: 0,
+    alertsResolved: 0,
   };
   await sweepOutbox(env, summary);
   await watchShards(env, summary);
+  summary.alertsResolved = await resolveMissedRunAlerts(env.DB, nowMs);
   summary.historyPruned = await pruneHistory(env, nowMs);
   await sweepConsoleSessions(env, nowMs);
   summary.alertsDelivered = await deliverPending(env, null);

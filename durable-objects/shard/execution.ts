@@ -2,13 +2,14 @@
 // decision after every attempt (succeeded, retry later in this same wheel, or dead-letter).
 import { retryDelayMs } from "../../src/core/backoff";
 import { durationMs } from "../../src/core/duration";
-import type { TargetOutcome } from "../../src/core/outcome";
+import { longRunningSettingsOf } from "../../src/core/long-running";
+import type { FailedOutcome } from "../../src/core/outcome";
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
 import { TERMINAL_STATES } from "../../src/core/run-state";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
 import { getJobs, type ShardJobRow, specOf } from "./job-store";
 import { cancelPendingRuns } from "./job-sync";
-import { countInFlight, getRuns, moveRun, patchRun, type RunRow } from "./run-store";
+import { countInFlight, getRuns, heldByPause, moveRun, noteRun, patchRun, type RunRow } from "./run-store";
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
 export const RUNNING_LEASE_GRACE_MS = 15_000;
@@ -53,7 +54,7 @@ function claimRun(rows: BatchRows, sql: SqlStorage, claim: ClaimRequest, nowMs: 
     moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
     return { ok: false, runId: run.run_id, code: "job_deleted" };
   }
-  if (job.status === "PAUSED") {
+  if (heldByPause(job.status, run)) {
     moveRun(sql, run, "CANCELLED", "job paused", nowMs, { due_at_ms: null });
     return { ok: false, runId: run.run_id, code: "job_paused" };
   }
@@ -75,6 +76,8 @@ function claimRun(rows: BatchRows, sql: SqlStorage, claim: ClaimRequest, nowMs: 
   moveRun(sql, run, "RUNNING", "claimed by a consumer", nowMs, {
     due_at_ms: nowMs + timeoutMs + RUNNING_LEASE_GRACE_MS,
     lateness_ms: run.lateness_ms ?? Math.max(0, nowMs - run.fire_at_ms),
+    accepted_at_ms: null,
+    heartbeat_at_ms: null,
   });
   return {
     ok: true,
@@ -88,6 +91,7 @@ function claimRun(rows: BatchRows, sql: SqlStorage, claim: ClaimRequest, nowMs: 
     timeoutMs,
     latenessMs: Math.max(0, nowMs - run.fire_at_ms),
     retryOnStatus: spec.retry.retry_on_status,
+    completion: longRunningSettingsOf(spec).completion,
   };
 }
 
@@ -124,22 +128,60 @@ function reportOutcome(
   if (run.state !== "RUNNING") return { ok: false, runId: run.run_id, code: "not_running" };
   const job = rows.jobs.get(run.job_id) ?? null;
   const { outcome } = report;
+  if (outcome.kind === "accepted") return acceptAsyncWork(sql, job, run, outcome.status, nowMs);
   if (outcome.kind === "success") {
-    moveRun(sql, run, "SUCCEEDED", `target answered ${outcome.status}`, nowMs, {
-      due_at_ms: null,
+    applySuccess(sql, job, run, `target answered ${outcome.status}`, nowMs, {
       target_status: outcome.status,
       duration_ms: outcome.durationMs,
-      error: null,
-      next_attempt_at_ms: null,
     });
-    if (job && job.consecutive_failures !== 0) {
-      job.consecutive_failures = 0;
-      sql.exec("UPDATE jobs SET consecutive_failures = 0 WHERE job_id = ?", job.job_id);
-    }
-    releaseBuffered(sql, job, run.job_id, nowMs);
     return { ok: true, runId: run.run_id, state: "SUCCEEDED" };
   }
   return applyFailure(sql, job, run, outcome, nowMs, effects, random);
+}
+
+/** The target took the work on: the run stays RUNNING, its lease now the heartbeat timeout. */
+function acceptAsyncWork(
+  sql: SqlStorage,
+  job: ShardJobRow | null,
+  run: RunRow,
+  status: number,
+  nowMs: number,
+): OutcomeResult {
+  const { heartbeatTimeoutMs } = longRunningSettingsOf(job ? specOf(job) : {});
+  // The call's own lease (timeout + grace) ends here; a heartbeat that raced ahead of this report
+  // may already have pushed the lease further.
+  const leaseMs =
+    run.heartbeat_at_ms === null
+      ? nowMs + heartbeatTimeoutMs
+      : Math.max(nowMs + heartbeatTimeoutMs, run.due_at_ms ?? 0);
+  noteRun(sql, run, `target accepted the work (${status}); waiting for it to report back`, nowMs, {
+    due_at_ms: leaseMs,
+    target_status: status,
+    accepted_at_ms: nowMs,
+  });
+  return { ok: true, runId: run.run_id, state: "RUNNING" };
+}
+
+/** One attempt succeeded: the run is done, the job's failure streak ends, a buffered run may start. */
+export function applySuccess(
+  sql: SqlStorage,
+  job: ShardJobRow | null,
+  run: RunRow,
+  reason: string,
+  nowMs: number,
+  patch: { target_status?: number | null; duration_ms: number | null; result_json?: string | null },
+): void {
+  moveRun(sql, run, "SUCCEEDED", reason, nowMs, {
+    due_at_ms: null,
+    error: null,
+    next_attempt_at_ms: null,
+    ...patch,
+  });
+  if (job && job.consecutive_failures !== 0) {
+    job.consecutive_failures = 0;
+    sql.exec("UPDATE jobs SET consecutive_failures = 0 WHERE job_id = ?", job.job_id);
+  }
+  releaseBuffered(sql, job, run.job_id, nowMs);
 }
 
 /** One failed attempt: retry later as a timer in this wheel, or dead-letter. */
@@ -147,7 +189,7 @@ export function applyFailure(
   sql: SqlStorage,
   job: ShardJobRow | null,
   run: RunRow,
-  outcome: Exclude<TargetOutcome, { kind: "success" }>,
+  outcome: FailedOutcome,
   nowMs: number,
   effects: OutcomeEffects = { pausedJobs: [] },
   random: () => number = Math.random,

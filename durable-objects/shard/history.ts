@@ -96,6 +96,9 @@ function historyRowOf(run: RunRow, shard: number): HistoryRow {
     events_json: run.events_json,
     created_at_ms: run.created_at_ms,
     updated_at_ms: run.updated_at_ms,
+    accepted_at_ms: run.accepted_at_ms,
+    heartbeat_at_ms: run.heartbeat_at_ms,
+    result_json: run.result_json,
   };
 }
 

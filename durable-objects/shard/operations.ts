@@ -53,15 +53,19 @@ export function backfill(
   return { ok: true, created: runIds.length, skipped, runIds };
 }
 
-/** A new attempt of a FAILED or DEAD_LETTERED run, same idempotency key, a fresh retry budget. */
+/**
+ * A new attempt of a FAILED or DEAD_LETTERED run, same idempotency key, a fresh retry budget. A
+ * paused job's run may be retried (it is marked manual, so dispatch lets it through); a deleted
+ * job's may not. The dead-letter send columns start over too: a redriven run that dead-letters
+ * again is sent at once, not after the backoff its earlier letter had built up.
+ */
 export function retryRunNow(sql: SqlStorage, runId: string, nowMs: number): RetryResult {
   const run = getRun(sql, runId);
   if (!run) return { ok: false, code: "run_not_found" };
   if (run.state !== "DEAD_LETTERED" && run.state !== "FAILED")
     return { ok: false, code: "run_not_retryable" };
   const job = getJob(sql, run.job_id);
-  if (!job || job.status === "DELETED" || job.status === "PAUSED")
-    return { ok: false, code: "job_not_active" };
+  if (!job || job.status === "DELETED") return { ok: false, code: "job_deleted" };
   const attempt = run.attempt + 1;
   moveRun(sql, run, "SCHEDULED", "manual retry", nowMs, {
     attempt,
@@ -70,7 +74,10 @@ export function retryRunNow(sql: SqlStorage, runId: string, nowMs: number): Retr
     due_at_ms: nowMs,
     dispatch_count: 0,
     dlq_pending: 0,
+    dlq_send_failures: 0,
+    dlq_retry_at_ms: null,
     next_attempt_at_ms: null,
+    manual: 1,
   });
   return { ok: true, runId, attempt };
 }

@@ -46,7 +46,26 @@ export type RunRow = {
   rev: number;
   dlq_pending: number;
   dlq_reason: string | null;
+  /** Failed sends of this run's dead letter, and when it is sent again (see dead-letters.ts). */
+  dlq_send_failures: number;
+  dlq_retry_at_ms: number | null;
+  /** 1: an operator retried or redrove it; it is dispatched even while its job is paused. */
+  manual: number;
+  /** Set while a long-running target works on the attempt it accepted (cleared per attempt). */
+  accepted_at_ms: number | null;
+  heartbeat_at_ms: number | null;
+  /** What the target reported with its completion (JSON, at most 4 KB). */
+  result_json: string | null;
 };
+
+/**
+ * Whether a paused job holds this run back. A pause governs the job's schedule: its scheduled,
+ * triggered and backfilled runs wait no further; a run an operator retried or redrove by hand
+ * (the natural fix loop: pause_after_failures, fix the endpoint, redrive, resume) still goes.
+ */
+export function heldByPause(jobStatus: string, run: Pick<RunRow, "manual">): boolean {
+  return jobStatus === "PAUSED" && run.manual !== 1;
+}
 
 /** Deterministic: one run per (job, instant), so a re-fired tick collapses onto the same row. */
 export function runIdFor(jobId: string, scheduledAtMs: number): string {
@@ -130,6 +149,12 @@ export type RunPatch = Partial<
     | "next_attempt_at_ms"
     | "dlq_pending"
     | "dlq_reason"
+    | "dlq_send_failures"
+    | "dlq_retry_at_ms"
+    | "manual"
+    | "accepted_at_ms"
+    | "heartbeat_at_ms"
+    | "result_json"
   >
 >;
 
@@ -148,6 +173,12 @@ const PATCHABLE = new Set<string>([
   "next_attempt_at_ms",
   "dlq_pending",
   "dlq_reason",
+  "dlq_send_failures",
+  "dlq_retry_at_ms",
+  "manual",
+  "accepted_at_ms",
+  "heartbeat_at_ms",
+  "result_json",
 ]);
 
 /**
@@ -213,6 +244,21 @@ export function moveRunsAtFence(
     )
     .toArray()
     .map((row) => row.run_id);
+}
+
+/** Records an event that changes no state (a long-running target accepted the call), plus `patch`. */
+export function noteRun(
+  sql: SqlStorage,
+  run: RunRow,
+  reason: string,
+  nowMs: number,
+  patch: RunPatch = {},
+): void {
+  const event: RunEvent = { state: run.state, at_ms: nowMs, reason, attempt: run.attempt };
+  if (run.fence !== null) event.fence = run.fence;
+  if (patch.target_status !== undefined) event.target_status = patch.target_status;
+  run.events_json = `${run.events_json.slice(0, -1)}${run.events_json.length > 2 ? "," : ""}${JSON.stringify(event)}]`;
+  patchRun(sql, run, nowMs, patch);
 }
 
 /** Updates columns without a state change (e.g. re-arming a lease); still flushed to D1. */

@@ -5,7 +5,7 @@ import { dispatchRuns } from "./dispatch";
 import { applyFailure } from "./execution";
 import { fireDueJob } from "./firing";
 import { getJob, getJobs, type ShardJobRow } from "./job-store";
-import { moveRun, type RunRow } from "./run-store";
+import { heldByPause, moveRun, type RunRow } from "./run-store";
 import type { TickSettings } from "./settings";
 
 const JOBS_PER_QUERY = 500;
@@ -111,7 +111,11 @@ function collectDueRuns(
           {
             kind: "retryable",
             status: null,
-            error: "no outcome within the run's timeout (lease expired)",
+            // A long-running target's lease is its heartbeat timeout, renewed by each heartbeat.
+            error:
+              run.accepted_at_ms === null
+                ? "no outcome within the run's timeout (lease expired)"
+                : "no heartbeat or completion within the job's heartbeat_timeout (lease expired)",
             retryAfterMs: null,
             durationMs: 0,
           },
@@ -158,13 +162,13 @@ function collectDueRuns(
   return { toDispatch, backpressured, jobs };
 }
 
-/** Cancels a due run whose job is gone or paused; true when it may be dispatched. */
+/** Cancels a due run whose job is gone or paused (see heldByPause); true when it may be dispatched. */
 function isDispatchable(sql: SqlStorage, job: ShardJobRow | null, run: RunRow, nowMs: number): boolean {
   if (job === null || job.status === "DELETED") {
     moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
     return false;
   }
-  if (job.status === "PAUSED") {
+  if (heldByPause(job.status, run)) {
     moveRun(sql, run, "CANCELLED", "job paused", nowMs, { due_at_ms: null });
     return false;
   }

@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { trimTrailingSlash } from "hono/trailing-slash";
 import type { ConsoleEnv } from "./env";
+import { alertRoutes } from "./routes/alerts";
 import { authRoutes } from "./routes/auth";
 import { calendarRoutes } from "./routes/calendars";
 import { jobActionRoutes } from "./routes/job-actions";
@@ -25,5 +26,6 @@ signedIn.route("/", overviewRoutes);
 signedIn.route("/", jobRoutes);
 signedIn.route("/", jobActionRoutes);
 signedIn.route("/", runRoutes);
+signedIn.route("/", alertRoutes);
 signedIn.route("/", calendarRoutes);
 consoleApp.route("/", signedIn);

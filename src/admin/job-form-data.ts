@@ -23,6 +23,8 @@ export const JOB_FIELDS = [
   "timeout",
   "overlap",
   "misfire.policy",
+  "completion",
+  "heartbeat_timeout",
 ] as const;
 
 export const DEFAULT_VALUES: FormValues = {
@@ -34,6 +36,8 @@ export const DEFAULT_VALUES: FormValues = {
   timeout: "30s",
   overlap: "allow",
   "misfire.policy": "fire_now",
+  completion: "response",
+  heartbeat_timeout: "5m",
 };
 
 /** Picks the job form's fields out of a parsed urlencoded body. */
@@ -139,6 +143,8 @@ export function jobBodyFrom(values: FormValues): { body: Record<string, unknown>
   if (values.timeout?.trim()) body.timeout = duration(values.timeout.trim());
   if (values.overlap) body.overlap = values.overlap;
   if (values["misfire.policy"]) body.misfire = { policy: values["misfire.policy"] };
+  if (values.completion) body.completion = values.completion;
+  if (values.heartbeat_timeout?.trim()) body.heartbeat_timeout = duration(values.heartbeat_timeout.trim());
   return { body, localErrors };
 }
 
@@ -208,6 +214,8 @@ export function valuesFromJob(job: Job): FormValues {
     timeout: text(job.timeout),
     overlap: job.overlap,
     "misfire.policy": job.misfire.policy,
+    completion: text(job.completion) || "response",
+    heartbeat_timeout: text(job.heartbeat_timeout) || "5m",
   };
 }
 

@@ -11,6 +11,8 @@ const NOTICES: Record<string, (count: string | undefined) => string> = {
   calendar_saved: () => "Calendar saved: the jobs that name it were re-scheduled with it.",
   calendar_deleted: () => "Calendar deleted.",
   redriven: (count) => `Redrive accepted for ${count ?? "the selected"} dead letter(s).`,
+  acknowledged: () => "Alert acknowledged: it stays listed until resolved.",
+  resolved: () => "Alert resolved.",
 };
 
 export function noticeText(code: string | undefined, count: string | undefined): string | undefined {

@@ -39,12 +39,17 @@ export async function renderPage(c: ConsoleContext, options: PageOptions, body: 
   );
 }
 
-/** A page whose API call failed: the problem, with the API's status. */
-export function renderProblem(c: ConsoleContext, title: string, active: NavKey, problem: Problem) {
+/** The page status for an API problem: the API's own status, or 502 for one a page cannot answer. */
+export function pageStatusOf(problem: Problem): NonNullable<PageOptions["status"]> {
   const status = ([400, 401, 403, 404, 409, 422, 500, 502, 503] as const).find(
     (code) => code === problem.status,
   );
-  return renderPage(c, { title, active, status: status ?? 502 }, <ProblemBox problem={problem} />);
+  return status ?? 502;
+}
+
+/** A page whose API call failed: the problem, with the API's status. */
+export function renderProblem(c: ConsoleContext, title: string, active: NavKey, problem: Problem) {
+  return renderPage(c, { title, active, status: pageStatusOf(problem) }, <ProblemBox problem={problem} />);
 }
 
 /**

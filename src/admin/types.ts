@@ -95,6 +95,10 @@ export interface Run {
   duration_ms: number | null;
   next_attempt_at: string | null;
   events?: RunEvent[];
+  /** Long-running runs: the target accepted the attempt, last heartbeat, reported result. */
+  accepted_at?: string | null;
+  last_heartbeat_at?: string | null;
+  result?: unknown;
   created_at: string;
   updated_at: string;
 }
@@ -121,8 +125,13 @@ export interface Alert {
   message: string;
   details?: unknown;
   created_at: string;
+  state: "open" | "acknowledged" | "resolved";
+  delivery: "pending" | "delivered" | "failed" | "none";
   delivered_at: string | null;
+  delivery_error: string | null;
+  acknowledged_at: string | null;
   resolved_at: string | null;
+  resolution: "job_fired_again" | "operator" | null;
 }
 
 export interface Stats {

@@ -9,6 +9,7 @@ import { apiKeys } from "./routes/api-keys";
 import { deadLetters } from "./routes/dead-letters";
 import { jobs } from "./routes/jobs";
 import { me } from "./routes/me";
+import { runCallbacks } from "./routes/run-callbacks";
 import { runs } from "./routes/runs";
 import { schedules } from "./routes/schedules";
 import { stats } from "./routes/stats";
@@ -49,6 +50,9 @@ defineRoute(
   }),
   (c) => c.json(openApiDocument()),
 );
+
+// A long-running target reports back with its run token instead of an API key.
+app.route("/v1/runs", runCallbacks);
 
 app.use("/v1/*", authenticate);
 app.route("/v1/me", me);

@@ -2,13 +2,14 @@
 // the OpenAPI document is generated from them (src/api/openapi), and the typed client takes its
 // types from them (type-only imports). Imports only zod and src/core, never Cloudflare or Hono.
 import { z } from "zod";
-import { ALERT_KINDS } from "../core/alert-kinds";
+import { ALERT_DELIVERIES, ALERT_KINDS, ALERT_RESOLUTIONS, ALERT_STATES } from "../core/alerts";
 import { ERROR_CODE_LIST } from "../core/errors";
 import { calendarCreateSchema, calendarReplaceSchema, exclusionSetSchema } from "../core/exclusions";
 import { jobCalendarsSchema, jobCreateSchema, scheduleSchema, schedulesSchema } from "../core/job-spec";
 import { JOB_STATUSES, RUN_STATES } from "../core/run-state";
 
 export { MAX_BACKFILL_INSTANTS } from "../core/backfill";
+export { completionBodySchema } from "../core/long-running";
 
 export const MAX_BATCH_JOBS = 1000;
 export const MAX_PREVIEW_COUNT = 1000;
@@ -76,7 +77,14 @@ export const listRunsQuerySchema = pageQuerySchema.extend({
   job_id: z.string().max(100).optional(),
 });
 export const listDeadLettersQuerySchema = pageQuerySchema.extend({ job_id: z.string().max(100).optional() });
-export const listAlertsQuerySchema = pageQuerySchema.extend({ kind: z.enum(ALERT_KINDS).optional() });
+export const alertKindSchema = z.enum(ALERT_KINDS);
+export const alertStateSchema = z.enum(ALERT_STATES);
+export const listAlertsQuerySchema = pageQuerySchema.extend({
+  kind: alertKindSchema.optional(),
+  state: alertStateSchema.optional().meta({
+    description: "open (nobody acted), acknowledged (seen, unresolved) or resolved",
+  }),
+});
 export const listApiKeysQuerySchema = z.object({ tenant_id: z.string().min(1).max(100) });
 
 // --- request bodies -------------------------------------------------------------------------
@@ -192,6 +200,12 @@ export const runSchema = z.object({
   duration_ms: z.number().int().nullable(),
   next_attempt_at: nullableTime,
   events: z.array(runEventSchema),
+  /** Long-running runs: when the target accepted the attempt, its last heartbeat, its result. */
+  accepted_at: nullableTime,
+  last_heartbeat_at: nullableTime,
+  result: z
+    .unknown()
+    .meta({ description: "What a long-running target reported (JSON, at most 4 KB), else null" }),
   created_at: time,
   updated_at: time,
 });
@@ -219,12 +233,21 @@ export const alertSchema = z.object({
   id: z.string(),
   job_id: z.string().nullable(),
   run_id: z.string().nullable(),
-  kind: z.enum(ALERT_KINDS),
+  kind: alertKindSchema,
   message: z.string(),
   details: z.unknown(),
   created_at: time,
+  state: alertStateSchema,
+  delivery: z.enum(ALERT_DELIVERIES).meta({
+    description: "pending, delivered, failed (retried for an hour) or none (no webhook or on_failure URL)",
+  }),
   delivered_at: nullableTime,
+  delivery_error: z.string().nullable(),
+  acknowledged_at: nullableTime,
   resolved_at: nullableTime,
+  resolution: z.enum(ALERT_RESOLUTIONS).nullable().meta({
+    description: "job_fired_again (a missed_run alert whose job fired since) or operator",
+  }),
 });
 
 export const statsSchema = z.object({
@@ -257,6 +280,10 @@ export const backfillResultSchema = z.object({
   run_ids: z.array(z.string()),
 });
 export const retryResultSchema = z.object({ run_id: z.string(), attempt: z.number().int() });
+export const completeResultSchema = retryResultSchema.extend({
+  state: z.enum(["SUCCEEDED", "RETRYING", "DEAD_LETTERED"]),
+});
+export const heartbeatResultSchema = retryResultSchema.extend({ lease_expires_at: time });
 export const redriveResultSchema = retryResultSchema.extend({ dead_letter_id: z.string() });
 export const previewResultSchema = z.object({
   fire_times: z.array(time),

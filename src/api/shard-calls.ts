@@ -18,6 +18,9 @@ export async function callShard<T>(what: string, call: () => Promise<T>): Promis
 const SHARD_REFUSALS = {
   job_not_found: "No such job",
   job_not_active: "The job is not active",
+  job_deleted:
+    "The job was deleted, so its runs can no longer be retried or redriven. To call its target again, " +
+    "create the job anew (POST /v1/jobs) and trigger it (POST /v1/jobs/{id}/trigger)",
   run_not_found: "No such run",
   run_not_retryable: "Only a FAILED or DEAD_LETTERED run can be retried",
   too_many_instants: "The range holds more than 1000 instants",

@@ -57,7 +57,8 @@ export function makeClientFactory(values: FlagValues, env: Io["env"]): () => Edg
   return () => {
     if (client) return client;
     const token = stringFlag(values, "token") ?? env.EDGECRON_TOKEN;
-    if (!token) {
+    // `runs heartbeat` and `runs complete` authenticate with the run token instead.
+    if (!token && stringFlag(values, "run-token") === undefined) {
       throw new UsageError(
         "no API token: pass --token <token> or set EDGECRON_TOKEN.\n" +
           "For a local `npm start`, the admin token is printed at startup (dev-admin-token):\n" +

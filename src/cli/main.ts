@@ -3,9 +3,11 @@
 import { parseArgs } from "node:util";
 import { EdgecronNetworkError, EdgecronProblemError, type Problem } from "../client/index";
 import { adminCommands } from "./commands/admin";
+import { alertCommands } from "./commands/alerts";
 import { importCommand } from "./commands/import";
 import { jobCommands } from "./commands/jobs";
 import { previewCommand } from "./commands/preview";
+import { runCallbackCommands } from "./commands/run-callbacks";
 import { runCommands } from "./commands/runs";
 import { type Command, GLOBAL_OPTIONS, type Io, makeClientFactory, UsageError } from "./context";
 import { renderProblem } from "./render";
@@ -13,6 +15,8 @@ import { renderProblem } from "./render";
 export const COMMANDS: Command[] = [
   ...jobCommands,
   ...runCommands,
+  ...runCallbackCommands,
+  ...alertCommands,
   previewCommand,
   importCommand,
   ...adminCommands,

@@ -84,6 +84,13 @@ export interface ListRunsParams extends PageParams {
 
 export type RetryResult = z.output<typeof api.retryResultSchema>;
 
+/** What a long-running target reports at `POST /v1/runs/{id}/complete`. */
+export type RunCompletion = z.input<typeof api.completionBodySchema>;
+
+export type CompleteResult = z.output<typeof api.completeResultSchema>;
+
+export type HeartbeatResult = z.output<typeof api.heartbeatResultSchema>;
+
 export type DeadLetter = z.output<typeof api.deadLetterSchema>;
 
 export interface ListDeadLettersParams extends PageParams {
@@ -94,8 +101,14 @@ export type RedriveResult = z.output<typeof api.redriveResultSchema>;
 
 export type Alert = z.output<typeof api.alertSchema>;
 
+export type AlertKind = z.output<typeof api.alertKindSchema>;
+
+/** open (nobody acted), acknowledged (seen, unresolved), resolved. */
+export type AlertState = z.output<typeof api.alertStateSchema>;
+
 export interface ListAlertsParams extends PageParams {
-  kind?: string;
+  kind?: AlertKind;
+  state?: AlertState;
 }
 
 export type Stats = z.output<typeof api.statsSchema>;

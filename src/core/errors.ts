@@ -13,6 +13,10 @@ export const ERROR_CODES = {
   http_error: { status: 400, description: "The router refused the request before any route ran" },
   unauthorized: { status: 401, description: "Missing, unknown or revoked API key or admin token" },
   forbidden: { status: 403, description: "The route needs the admin token" },
+  invalid_run_token: {
+    status: 403,
+    description: "Not a run token of this run (forged, another run's, an API key)",
+  },
   not_found: { status: 404, description: "No such route" },
   method_not_allowed: {
     status: 405,
@@ -23,12 +27,16 @@ export const ERROR_CODES = {
   job_not_found: { status: 404, description: "No such job in this tenant" },
   run_not_found: { status: 404, description: "No such run in this tenant" },
   dead_letter_not_found: { status: 404, description: "No such dead letter in this tenant" },
+  alert_not_found: { status: 404, description: "No such alert in this tenant" },
   calendar_not_found: { status: 404, description: "No such calendar in this tenant" },
   version_conflict: {
     status: 409,
     description: "The job changed since you read it: read it again and retry",
   },
-  job_deleted: { status: 409, description: "The job is deleted and cannot be edited" },
+  job_deleted: {
+    status: 409,
+    description: "The job is deleted: it cannot be edited, nor its runs retried or redriven",
+  },
   calendar_exists: { status: 409, description: "A calendar of that name exists: replace it with PUT" },
   calendar_in_use: {
     status: 409,
@@ -36,6 +44,10 @@ export const ERROR_CODES = {
   },
   job_not_active: { status: 409, description: "The operation needs an ACTIVE (or PAUSED) job" },
   run_not_retryable: { status: 409, description: "Only a FAILED or DEAD_LETTERED run can be retried" },
+  attempt_superseded: {
+    status: 409,
+    description: "The token's attempt is no longer running (completed, lease expired, retried)",
+  },
   already_redriven: { status: 409, description: "The dead letter was already redriven" },
   no_next_signing_secret: { status: 409, description: "Rotate the signing secret before promoting it" },
   not_created_by_original_request: {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { cronExprIssues } from "./cron/validate";
 import { durationSchema } from "./duration";
 import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB } from "./exclusions";
+import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
 import { JOB_STATUSES } from "./run-state";
 
 /** Largest target body we accept: queue messages are 128 KB and carry headers besides. */
@@ -216,6 +217,8 @@ export const jobCreateSchema = z.strictObject({
   misfire: misfirePolicySchema.default({ policy: "fire_now", grace: "60s", max_catch_up: 10 }),
   overlap: overlapPolicySchema.default("allow"),
   timeout: durationSchema({ minMs: 1_000, maxMs: 15 * 60_000 }).default("30s"),
+  completion: completionModeSchema.default("response"),
+  heartbeat_timeout: heartbeatTimeoutSchema.default(DEFAULT_HEARTBEAT_TIMEOUT),
   start_at: instant.nullable().default(null),
   end_at: instant.nullable().default(null),
   max_runs: z.number().int().min(1).max(1_000_000_000).nullable().default(null),

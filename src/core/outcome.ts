@@ -1,8 +1,11 @@
+import { answerStartsAsyncWork, type CompletionMode } from "./long-running";
 import { TargetRefusedError } from "./ssrf";
 
 /** What happened when we called a target, classified once (see classifyTargetResponse). */
 export type TargetOutcome =
   | { kind: "success"; status: number; durationMs: number }
+  /** A long-running target took the work on: the run stays RUNNING until it reports back. */
+  | { kind: "accepted"; status: number; durationMs: number }
   | {
       kind: "retryable";
       status: number | null;
@@ -12,10 +15,14 @@ export type TargetOutcome =
     }
   | { kind: "permanent"; status: number | null; error: string; durationMs: number };
 
+/** An attempt that failed: what the retry policy decides on. */
+export type FailedOutcome = Extract<TargetOutcome, { kind: "retryable" | "permanent" }>;
+
 /**
  * Classifies a target's HTTP answer. The one place that decides a run's fate:
  *
- * - 2xx: success.
+ * - 2xx: success; or accepted (the target reports back later) for `202` with
+ *   `Edgecron-Async: true`, or any 2xx when the job's completion is `callback`.
  * - 408, 429, 5xx: retryable; `Retry-After` (seconds or an HTTP date) becomes `retryAfterMs`.
  * - a 4xx listed in the job's `retry_on_status`: retryable.
  * - other 4xx: permanent (retrying a 404 or 401 will not help).
@@ -33,8 +40,14 @@ export function classifyTargetResponse(input: {
   retryOnStatus: readonly number[];
   durationMs: number;
   nowMs: number;
+  /** The `Edgecron-Async` response header, and the job's completion mode (default `response`). */
+  asyncHeader?: string | null;
+  completion?: CompletionMode;
 }): TargetOutcome {
   const { status, durationMs } = input;
+  if (answerStartsAsyncWork(status, input.asyncHeader ?? null, input.completion ?? "response")) {
+    return { kind: "accepted", status, durationMs };
+  }
   if (status >= 200 && status <= 299) return { kind: "success", status, durationMs };
   if (status >= 300 && status <= 399) {
     return {
@@ -70,7 +83,7 @@ export function classifyTargetResponse(input: {
  * @example classifyTargetError(new DOMException("timed out", "TimeoutError"), 30_000)
  * // -> { kind: "retryable", status: null, error: "target did not answer within 30000 ms (timeout)", ... }
  */
-export function classifyTargetError(error: unknown, durationMs: number): TargetOutcome {
+export function classifyTargetError(error: unknown, durationMs: number): FailedOutcome {
   if (error instanceof TargetRefusedError) {
     return { kind: "permanent", status: null, error: error.message, durationMs };
   }

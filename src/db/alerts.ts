@@ -1,3 +1,10 @@
+import {
+  type AlertDelivery,
+  type AlertKind,
+  type AlertResolution,
+  type AlertState,
+  alertStateOf,
+} from "../core/alerts";
 import { addClause, addCursor, selectPage, type TimeCursor, where } from "./page";
 import { iso, isoOrNull, parseJsonColumn } from "./time";
 
@@ -6,7 +13,7 @@ export interface AlertRow {
   tenant_id: string;
   job_id: string | null;
   run_id: string | null;
-  kind: string;
+  kind: AlertKind;
   dedup_key: string;
   message: string;
   details_json: string;
@@ -14,10 +21,13 @@ export interface AlertRow {
   delivered_at_ms: number | null;
   delivery_error: string | null;
   resolved_at_ms: number | null;
+  acknowledged_at_ms: number | null;
+  resolution: AlertResolution | null;
+  delivery: AlertDelivery;
 }
 
-/** An alert as the API lists it. The webhook body (alertWebhookBody) is built from this. */
-export function alertResource(row: AlertRow) {
+/** What an alert says, for the API and the webhook alike. */
+function alertContent(row: AlertRow) {
   return {
     id: row.id,
     job_id: row.job_id,
@@ -26,26 +36,111 @@ export function alertResource(row: AlertRow) {
     message: row.message,
     details: parseJsonColumn<unknown>(row.details_json, {}),
     created_at: iso(row.created_at_ms),
-    delivered_at: isoOrNull(row.delivered_at_ms),
-    resolved_at: isoOrNull(row.resolved_at_ms),
   };
 }
 
-/** An alert as its webhook sends it: what the API shows, for its tenant, without delivery state. */
-export function alertWebhookBody(row: AlertRow) {
-  const { delivered_at: _deliveredAt, resolved_at: _resolvedAt, ...alert } = alertResource(row);
-  return { ...alert, tenant_id: row.tenant_id };
+/** An alert as the API lists it: what it says, where it stands, whether it reached anyone. */
+export function alertResource(row: AlertRow) {
+  return {
+    ...alertContent(row),
+    state: alertStateOf({ acknowledgedAtMs: row.acknowledged_at_ms, resolvedAtMs: row.resolved_at_ms }),
+    delivery: row.delivery,
+    delivered_at: isoOrNull(row.delivered_at_ms),
+    delivery_error: row.delivery_error,
+    acknowledged_at: isoOrNull(row.acknowledged_at_ms),
+    resolved_at: isoOrNull(row.resolved_at_ms),
+    resolution: row.resolution,
+  };
 }
+
+/** An alert as its webhook sends it when raised: what it says, for its tenant, not where it stands. */
+export function alertWebhookBody(row: AlertRow) {
+  return { ...alertContent(row), tenant_id: row.tenant_id };
+}
+
+/** The SQL condition of each state (resolved wins over acknowledged, as in alertStateOf). */
+const STATE_CLAUSES: Record<AlertState, string> = {
+  open: "resolved_at_ms IS NULL AND acknowledged_at_ms IS NULL",
+  acknowledged: "resolved_at_ms IS NULL AND acknowledged_at_ms IS NOT NULL",
+  resolved: "resolved_at_ms IS NOT NULL",
+};
 
 export async function listAlerts(
   db: D1Database,
   tenantId: string,
-  page: { kind?: string; cursor?: TimeCursor; limit: number },
+  page: { kind?: string; state?: AlertState; cursor?: TimeCursor; limit: number },
 ): Promise<AlertRow[]> {
   const filter = where("tenant_id = ?", tenantId);
   if (page.kind !== undefined) addClause(filter, "kind = ?", page.kind);
+  if (page.state !== undefined) addClause(filter, STATE_CLAUSES[page.state]);
   addCursor(filter, "created_at_ms", page.cursor);
   return selectPage<AlertRow>(db, "alerts", filter, "created_at_ms", page.limit);
+}
+
+/**
+ * Acknowledges the tenant's alert (null: no such alert in this tenant). Idempotent: the first
+ * acknowledgement's time stays; a resolved alert stays as it is.
+ */
+export async function acknowledgeAlert(
+  db: D1Database,
+  tenantId: string,
+  id: string,
+  nowMs: number,
+): Promise<AlertRow | null> {
+  return db
+    .prepare(
+      `UPDATE alerts SET acknowledged_at_ms = COALESCE(acknowledged_at_ms, ?1)
+       WHERE id = ?2 AND tenant_id = ?3 AND resolved_at_ms IS NULL RETURNING *`,
+    )
+    .bind(nowMs, id, tenantId)
+    .first<AlertRow>()
+    .then((row) => row ?? findAlert(db, tenantId, id));
+}
+
+/** Resolves the tenant's alert (null: no such alert). Idempotent: the first resolution stays. */
+export async function resolveAlert(
+  db: D1Database,
+  tenantId: string,
+  id: string,
+  nowMs: number,
+): Promise<AlertRow | null> {
+  return db
+    .prepare(
+      `UPDATE alerts SET resolved_at_ms = COALESCE(resolved_at_ms, ?1),
+         resolution = COALESCE(resolution, 'operator')
+       WHERE id = ?2 AND tenant_id = ?3 RETURNING *`,
+    )
+    .bind(nowMs, id, tenantId)
+    .first<AlertRow>();
+}
+
+export async function findAlert(db: D1Database, tenantId: string, id: string): Promise<AlertRow | null> {
+  return db
+    .prepare("SELECT * FROM alerts WHERE id = ? AND tenant_id = ?")
+    .bind(id, tenantId)
+    .first<AlertRow>();
+}
+
+/**
+ * Resolves every missed_run alert whose job has fired since: a run of the job's schedule (not a
+ * manual trigger or backfill: the schedule is what was stuck), at the missed instant (recovered
+ * late) or a later one, that a shard dispatched (it has a fence). The
+ * maintenance pass runs this, off the dispatch path; an alert resolves within one pass of the
+ * run reaching the history. Returns how many resolved. `details.scheduled_at` is RFC 3339 UTC;
+ * strftime('%s') floors it to the second, which no other instant of the job can fall inside.
+ */
+export async function resolveMissedRunAlerts(db: D1Database, nowMs: number): Promise<number> {
+  const result = await db
+    .prepare(
+      `UPDATE alerts SET resolved_at_ms = ?1, resolution = 'job_fired_again'
+       WHERE kind = 'missed_run' AND resolved_at_ms IS NULL AND job_id IS NOT NULL
+         AND EXISTS (SELECT 1 FROM runs r WHERE r.job_id = alerts.job_id AND r.kind IN ('schedule', 'catch_up')
+           AND r.fence IS NOT NULL
+           AND r.scheduled_at_ms >= strftime('%s', json_extract(alerts.details_json, '$.scheduled_at')) * 1000)`,
+    )
+    .bind(nowMs)
+    .run();
+  return result.meta.changes ?? 0;
 }
 
 /** An alert to record: the columns a raise sets (the details object is stored as JSON). */
@@ -98,7 +193,10 @@ export interface PendingAlertRow extends AlertRow {
   on_failure: string | null;
 }
 
-/** Undelivered alerts: those with these dedup keys, or every one created after `createdAfterMs`. */
+/**
+ * Alerts still to deliver (pending, or failed before): those with these dedup keys, or every one
+ * created after `createdAfterMs`.
+ */
 export async function listUndeliveredAlerts(
   db: D1Database,
   which: { dedupKeys: readonly string[] } | { createdAfterMs: number },
@@ -111,21 +209,21 @@ export async function listUndeliveredAlerts(
       `SELECT a.*, t.alert_webhook_url, t.signing_secret, t.signing_secret_next,
               json_extract(j.spec_json, '$.on_failure') AS on_failure
        FROM alerts a JOIN tenants t ON t.id = a.tenant_id LEFT JOIN jobs j ON j.id = a.job_id
-       WHERE a.delivered_at_ms IS NULL AND ${filter} LIMIT ?2`,
+       WHERE a.delivery IN ('pending', 'failed') AND ${filter} LIMIT ?2`,
     )
     .bind(byKeys ? JSON.stringify(which.dedupKeys) : which.createdAfterMs, limit)
     .all<PendingAlertRow>();
   return results;
 }
 
-/** Records a delivery attempt: delivered (a time, no error) or not (null, with the error). */
+/** Records a delivery attempt: delivered (at a time), failed (with the error), or none (no URL). */
 export async function recordAlertDelivery(
   db: D1Database,
   id: string,
-  attempt: { deliveredAtMs: number | null; error: string | null },
+  attempt: { delivery: Exclude<AlertDelivery, "pending">; atMs: number; error: string | null },
 ): Promise<void> {
   await db
-    .prepare("UPDATE alerts SET delivered_at_ms = ?, delivery_error = ? WHERE id = ?")
-    .bind(attempt.deliveredAtMs, attempt.error, id)
+    .prepare("UPDATE alerts SET delivery = ?, delivered_at_ms = ?, delivery_error = ? WHERE id = ?")
+    .bind(attempt.delivery, attempt.delivery === "delivered" ? attempt.atMs : null, attempt.error, id)
     .run();
 }

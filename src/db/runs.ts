@@ -25,6 +25,10 @@ export interface RunRow {
   events_json: string;
   created_at_ms: number;
   updated_at_ms: number;
+  // Long-running runs only; a writer may leave them out (stored as NULL).
+  accepted_at_ms?: number | null;
+  heartbeat_at_ms?: number | null;
+  result_json?: string | null;
 }
 
 /** A stored event `{state, at_ms, reason, attempt, ...}` as `{state, at, reason, attempt, ...}`. */
@@ -52,6 +56,9 @@ export function runResource(row: RunRow) {
     duration_ms: row.duration_ms,
     next_attempt_at: isoOrNull(row.next_attempt_at_ms),
     events: Array.isArray(events) ? events.map(eventResource) : [],
+    accepted_at: isoOrNull(row.accepted_at_ms ?? null),
+    last_heartbeat_at: isoOrNull(row.heartbeat_at_ms ?? null),
+    result: parseJsonColumn<unknown>(row.result_json ?? null, null),
     created_at: iso(row.created_at_ms),
     updated_at: iso(row.updated_at_ms),
   };
@@ -102,20 +109,23 @@ const RUNS_PER_UPSERT = 250;
 const UPSERT_RUNS_SQL = `
 INSERT INTO runs (id, job_id, tenant_id, shard, kind, scheduled_at_ms, idempotency_key, state, attempt,
   max_attempts, fence, job_version, target_status, error, lateness_ms, duration_ms, next_attempt_at_ms,
-  events_json, created_at_ms, updated_at_ms)
+  events_json, created_at_ms, updated_at_ms, accepted_at_ms, heartbeat_at_ms, result_json)
 SELECT json_extract(value, '$.id'), json_extract(value, '$.job_id'), json_extract(value, '$.tenant_id'),
   json_extract(value, '$.shard'), json_extract(value, '$.kind'), json_extract(value, '$.scheduled_at_ms'),
   json_extract(value, '$.idempotency_key'), json_extract(value, '$.state'), json_extract(value, '$.attempt'),
   json_extract(value, '$.max_attempts'), json_extract(value, '$.fence'), json_extract(value, '$.job_version'),
   json_extract(value, '$.target_status'), json_extract(value, '$.error'), json_extract(value, '$.lateness_ms'),
   json_extract(value, '$.duration_ms'), json_extract(value, '$.next_attempt_at_ms'),
-  json_extract(value, '$.events_json'), json_extract(value, '$.created_at_ms'), json_extract(value, '$.updated_at_ms')
+  json_extract(value, '$.events_json'), json_extract(value, '$.created_at_ms'), json_extract(value, '$.updated_at_ms'),
+  json_extract(value, '$.accepted_at_ms'), json_extract(value, '$.heartbeat_at_ms'), json_extract(value, '$.result_json')
 FROM json_each(?1) WHERE true
 ON CONFLICT(id) DO UPDATE SET state = excluded.state, attempt = excluded.attempt,
   max_attempts = excluded.max_attempts, fence = excluded.fence, job_version = excluded.job_version,
   target_status = excluded.target_status, error = excluded.error, lateness_ms = excluded.lateness_ms,
   duration_ms = excluded.duration_ms, next_attempt_at_ms = excluded.next_attempt_at_ms,
-  events_json = excluded.events_json, updated_at_ms = excluded.updated_at_ms
+  events_json = excluded.events_json, updated_at_ms = excluded.updated_at_ms,
+  accepted_at_ms = excluded.accepted_at_ms, heartbeat_at_ms = excluded.heartbeat_at_ms,
+  result_json = excluded.result_json
 WHERE excluded.updated_at_ms >= runs.updated_at_ms`;
 
 /**

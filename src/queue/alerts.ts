@@ -66,9 +66,15 @@ export async function deliverPending(
       alert.alert_webhook_url,
       alert.kind === "dead_lettered" ? (extraUrls.get(alert.dedup_key) ?? alert.on_failure) : null,
     ].filter((url): url is string => typeof url === "string" && url.length > 0);
-    const error = urls.length === 0 ? null : await deliver(alert, urls, env);
+    // An alert with nowhere to go is recorded as such (delivery none), never as delivered.
+    if (urls.length === 0) {
+      await recordAlertDelivery(env.DB, alert.id, { delivery: "none", atMs: Date.now(), error: null });
+      continue;
+    }
+    const error = await deliver(alert, urls, env);
     await recordAlertDelivery(env.DB, alert.id, {
-      deliveredAtMs: urls.length === 0 || error === null ? Date.now() : null,
+      delivery: error === null ? "delivered" : "failed",
+      atMs: Date.now(),
       error,
     });
     if (error === null) delivered += 1;

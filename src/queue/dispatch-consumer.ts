@@ -3,7 +3,9 @@
 // back in one RPC (the shard decides what happens next), then acked. Several messages are in
 // flight at once, so one message's claim and report overlap another's target calls.
 import type { TargetOutcome } from "../core/outcome";
+import { issueRunToken } from "../core/run-token";
 import { logEvent } from "../log";
+import { runTokenSecret } from "../run-tokens";
 import {
   type DispatchMessage,
   type DispatchRun,
@@ -95,6 +97,7 @@ async function callTargets(claimed: Claimed[], context: BatchContext): Promise<T
     Date.now(),
   );
   const allowPrivate = env.ALLOW_PRIVATE_TARGETS === "true";
+  const tokenSecret = await runTokenSecret(env);
   const resolveHost = resolverFromEnv(env);
   for (const run of claimed) {
     recordDispatch(env.ANALYTICS, pointOf(run));
@@ -105,8 +108,16 @@ async function callTargets(claimed: Claimed[], context: BatchContext): Promise<T
       context.limit(async () => {
         context.calls += 1;
         testSeam.beforeCall(context.calls);
+        // Every call carries its attempt's run token: any target may answer 202 + Edgecron-Async.
+        const runToken = await issueRunToken(tokenSecret, run.runId, {
+          shard: run.shard,
+          attempt: run.attempt,
+          fence: run.fence,
+        });
         return callTarget({
           target: run.target,
+          runToken,
+          completion: run.completion ?? "response",
           runId: run.runId,
           jobId: run.jobId,
           scheduledAtMs: run.scheduledAtMs,
@@ -167,7 +178,7 @@ function logOutcome({ run, outcome, decision }: Reported): void {
     outcome: outcome.kind,
     target_status: outcome.status,
     duration_ms: outcome.durationMs,
-    ...(outcome.kind === "success" ? {} : { error: outcome.error }),
+    ...("error" in outcome ? { error: outcome.error } : {}),
   });
   if (decision?.ok && decision.state === "RETRYING") {
     logEvent("run.retry_scheduled", {
@@ -177,6 +188,8 @@ function logOutcome({ run, outcome, decision }: Reported): void {
     });
   } else if (decision?.ok && decision.state === "DEAD_LETTERED") {
     logEvent("run.dead_lettered", { ...ids, attempt: run.attempt });
+  } else if (decision?.ok && decision.state === "RUNNING") {
+    logEvent("run.accepted", { ...ids, attempt: run.attempt });
   }
 }
 

@@ -1,6 +1,7 @@
 // Executes one run against its HTTP target: the only place edgecron calls user URLs.
 import type { HttpTarget } from "../core/job-spec";
 import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
+import type { CompletionMode } from "../core/long-running";
 import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
 import { type ResolveHost, resolvedTargetProblem } from "../core/ssrf";
 import {
@@ -34,6 +35,10 @@ export interface CallTargetInput {
   nowMs: number;
   /** Retry classification: 4xx statuses the job wants retried (`retry.retry_on_status`). */
   retryOnStatus?: readonly number[];
+  /** Sent as `Edgecron-Run-Token`: what a long-running target reports back with. */
+  runToken?: string;
+  /** The job's completion mode: whether a 2xx may only start the work. Default `response`. */
+  completion?: CompletionMode;
   /** Defaults to the global fetch; tests route it to an in-process handler. */
   fetchImpl?: typeof fetch;
   /** Measures the call's duration; defaults to Date.now (advances across I/O in Workers). */
@@ -87,8 +92,10 @@ export async function callTarget(input: CallTargetInput): Promise<TargetOutcome>
     retryOnStatus: input.retryOnStatus ?? [],
     durationMs,
     nowMs: input.nowMs + durationMs,
+    asyncHeader: response.headers.get("edgecron-async"),
+    completion: input.completion ?? "response",
   });
-  if (outcome.kind === "success") {
+  if (outcome.kind === "success" || outcome.kind === "accepted") {
     await discardBody(response);
     return outcome;
   }
@@ -114,6 +121,7 @@ export async function buildRequest(input: CallTargetInput): Promise<Request> {
   headers.set("edgecron-run-id", input.runId);
   headers.set("edgecron-scheduled-at", new Date(input.scheduledAtMs).toISOString());
   headers.set("edgecron-attempt", String(input.attempt));
+  if (input.runToken !== undefined) headers.set("edgecron-run-token", input.runToken);
   if (input.secrets.length > 0) {
     headers.set(
       "edgecron-signature",

@@ -11,9 +11,12 @@ import type {
   BackfillResult,
   ClaimRequest,
   ClaimResult,
+  CompleteRunResult,
+  HeartbeatResult,
   OutcomeReport,
   OutcomeResult,
   RetryResult,
+  RunCompletion,
   ShardJob,
   TriggerResult,
   TzdataProgress,
@@ -154,4 +157,23 @@ export async function setShardTzdata(
 /** Simulates a lost alarm that nothing re-arms for `lostForMs` (then the watchdog repairs it). */
 export async function loseShardAlarm(env: Env, shard: number, lostForMs: number): Promise<void> {
   await shardStub(env, shard).testHook({ op: "lose_alarm", lostForMs });
+}
+
+/** A long-running target's completion (its token already verified): ends the attempt it names. */
+export async function completeRunAtShard(
+  env: Env,
+  shard: number,
+  completion: RunCompletion,
+): Promise<CompleteRunResult> {
+  return shardStub(env, shard).completeRun(shard, completion);
+}
+
+/** A long-running target's heartbeat: extends the lease of the attempt its token names. */
+export async function heartbeatRunAtShard(
+  env: Env,
+  shard: number,
+  runId: string,
+  fence: number,
+): Promise<HeartbeatResult> {
+  return shardStub(env, shard).heartbeatRun(shard, runId, fence);
 }

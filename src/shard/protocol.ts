@@ -1,6 +1,7 @@
 // The contract between the Worker (API, consumers, maintenance) and the ShardScheduler Durable
 // Object. Plain data only: these values cross the RPC boundary.
 import type { JobSpec } from "../core/job-spec";
+import type { CompletionMode } from "../core/long-running";
 import type { TargetOutcome } from "../core/outcome";
 import type { JobStatus } from "../core/run-state";
 
@@ -120,6 +121,8 @@ export type ClaimResult =
       latenessMs: number;
       /** 4xx statuses the job retries anyway (classification happens in the consumer). */
       retryOnStatus: number[];
+      /** Whether a 2xx answer may only start the work (long-running targets). */
+      completion: CompletionMode;
     }
   | { ok: false; runId: string; code: ClaimRejection };
 
@@ -130,7 +133,13 @@ export interface OutcomeReport {
 }
 
 export type OutcomeResult =
-  | { ok: true; runId: string; state: "SUCCEEDED" | "RETRYING" | "DEAD_LETTERED"; nextAttemptAtMs?: number }
+  | {
+      ok: true;
+      runId: string;
+      /** RUNNING: a long-running target accepted the work and reports back later. */
+      state: "SUCCEEDED" | "RETRYING" | "DEAD_LETTERED" | "RUNNING";
+      nextAttemptAtMs?: number;
+    }
   | { ok: false; runId: string; code: "unknown_run" | "stale_fence" | "not_running" };
 
 export interface UpsertResult {
@@ -149,7 +158,7 @@ export type BackfillResult =
 
 export type RetryResult =
   | { ok: true; runId: string; attempt: number }
-  | { ok: false; code: "run_not_found" | "run_not_retryable" | "job_not_active" };
+  | { ok: false; code: "run_not_found" | "run_not_retryable" | "job_deleted" };
 
 /** An active job whose next instant is overdue beyond its `alert_after` (a missed run). */
 export interface OverdueJob {
@@ -183,3 +192,29 @@ export interface TzdataProgress {
   startedAtMs: number | null;
   finishedAtMs: number | null;
 }
+
+/** A long-running target's report, already authenticated by its run token. */
+export interface RunCompletion {
+  runId: string;
+  /** The attempt the token was issued for. */
+  fence: number;
+  status: "succeeded" | "failed";
+  /** JSON text, at most 4 KB; null when none was sent. */
+  resultJson: string | null;
+  error: string | null;
+  retryable: boolean;
+}
+
+/**
+ * Why a shard refused a run callback. `attempt_superseded`: the token's attempt is no longer the
+ * one running (it finished, its lease expired, or a newer attempt took over).
+ */
+export type RunCallbackRefusal = "run_not_found" | "attempt_superseded";
+
+export type CompleteRunResult =
+  | { ok: true; runId: string; attempt: number; state: "SUCCEEDED" | "RETRYING" | "DEAD_LETTERED" }
+  | { ok: false; runId: string; code: RunCallbackRefusal; state?: string };
+
+export type HeartbeatResult =
+  | { ok: true; runId: string; attempt: number; leaseExpiresAtMs: number }
+  | { ok: false; runId: string; code: RunCallbackRefusal; state?: string };

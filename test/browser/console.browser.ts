@@ -228,7 +228,7 @@ describe("admin console in Chromium", () => {
     await shoot(page, "run-detail");
   });
 
-  it("fits the runs and alerts tables on a 1366 px screen, names jobs, and filters alerts by kind", async () => {
+  it("fits the runs and alerts tables on a 1366 px screen, names jobs, filters alerts by kind, acknowledges and resolves one", async () => {
     await setWidth(page, 1366);
     await page.goto(`${server.baseUrl}/console/runs`);
     expect(await lastColumnOverflowPx(page, "table.runs")).toBeLessThanOrEqual(0);
@@ -254,6 +254,27 @@ describe("admin console in Chromium", () => {
     expect(await page.locator("#filter-kind").inputValue()).toBe("dead_lettered");
     const shownKinds = await page.locator("table.alerts tbody tr td:nth-child(2)").allTextContents();
     expect(new Set(shownKinds)).toEqual(new Set(["dead_lettered"]));
+    // Acknowledge, then resolve, from the alert's own row; the filter survives each post.
+    const alertId = await page.locator("table.alerts tbody tr").first().getAttribute("data-alert-id");
+    const alertRow = () => page.locator(`tr[data-alert-id="${alertId}"]`);
+    await shoot(page, "alerts-open");
+    await Promise.all([
+      page.waitForURL(/notice=acknowledged/),
+      alertRow()
+        .getByRole("button", { name: /^Acknowledge alert/ })
+        .click(),
+    ]);
+    expect(page.url()).toContain("kind=dead_lettered");
+    expect(await alertRow().getAttribute("data-alert-state")).toBe("acknowledged");
+    expect(await lastColumnOverflowPx(page, "table.alerts")).toBeLessThanOrEqual(0);
+    await Promise.all([
+      page.waitForURL(/notice=resolved/),
+      alertRow()
+        .getByRole("button", { name: /^Resolve alert/ })
+        .click(),
+    ]);
+    expect(await alertRow().getAttribute("data-alert-state")).toBe("resolved");
+    await shoot(page, "alerts-resolved");
     // On a phone the table scrolls sideways inside its own box; the page itself does not.
     await setWidth(page, 390);
     await page.goto(`${server.baseUrl}/console/runs`);

@@ -121,7 +121,7 @@ describe("e2e: operations", () => {
     expect(catchUp.fired.every((run) => run.kind === "catch_up")).toBe(true);
   });
 
-  it("a shard whose alarm is lost raises a missed-run alert, then the watchdog recovers the job", async () => {
+  it("a shard whose alarm is lost raises a missed-run alert, the watchdog recovers the job, and the alert resolves", async () => {
     const res = await api<Job>("POST", "/v1/jobs", {
       name: "lost-alarm",
       schedule: { type: "cron", expr: "* * * * * *", timezone: "UTC" },
@@ -154,6 +154,18 @@ describe("e2e: operations", () => {
       timeoutMs: 20_000,
       what: "the job to fire again after the watchdog",
     });
+    // Firing again resolves the alert, within a maintenance pass of the run reaching the history.
+    const resolved = await waitUntil(
+      async () => {
+        const alerts = await api<{ data: { id: string; job_id: string; resolution: string | null }[] }>(
+          "GET",
+          "/v1/alerts?state=resolved&kind=missed_run",
+        );
+        return alerts.body.data.find((found) => found.job_id === job.id);
+      },
+      { timeoutMs: 40_000, what: "the missed_run alert to resolve itself" },
+    );
+    expect(resolved.resolution).toBe("job_fired_again");
     await api("POST", `/v1/jobs/${job.id}/pause`);
   });
 });

@@ -170,6 +170,8 @@ export const JOB_MUTATIONS: Mutation[] = [
   ...each("misfire.max_catch_up", [0, 1001, 2.5]),
   ...each("overlap", ["sometimes", 1, null]),
   ...each("timeout", ["0s", "16m", "-1s", 999, "1y", 1e308, ""]),
+  ...each("completion", ["poll", true, null]),
+  ...each("heartbeat_timeout", ["9s", "25h", 9_999, "soon", null]),
   ...each("start_at", ["yesterday", 5, "2026-02-30T00:00:00Z"]),
   ...each("end_at", ["never", "2026-01-01 00:00:00"]),
   // Windows the schedule never fires in, refused like a cron that never fires.

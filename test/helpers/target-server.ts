@@ -5,6 +5,7 @@
 //   /flaky/<n>/<anything>     503 for the first n calls to this exact path, then 200
 //   /slow/<ms>/<anything>     200 after <ms>
 //   /redirect/<name>          302 to /ok/redirected/<name> on this server (never to be followed)
+//   /async/<anything>         202 with Edgecron-Async: true (a long-running target; the test reports back)
 // GET /__calls?prefix=<path prefix> lists what was received (method, path, url, headers, body, at).
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -55,6 +56,7 @@ export async function startRecordingTarget(): Promise<{ url: string; server: Ser
       if (kind === "redirect")
         return reply(302, { location: `http://${req.headers.host}/ok/redirected/${arg}` });
       if (kind === "flaky") return reply(count <= Number(arg) ? 503 : 200);
+      if (kind === "async") return reply(202, { "edgecron-async": "true" });
       if (kind === "slow") {
         setTimeout(() => reply(200), Number(arg));
         return;

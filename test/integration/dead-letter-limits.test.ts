@@ -16,6 +16,7 @@ import worker from "../../src/index";
 import type { StoredPayload } from "../../src/queue/dead-letter-payload";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DeadLetterMessage } from "../../src/shard/protocol";
+import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   deadLettersOf,
   deleteLargeJobs,
@@ -37,6 +38,10 @@ import {
   targetCalls,
   targetUrl,
 } from "../helpers/scheduling";
+
+// Letters, their alerts and the steady job's runs settle asynchronously after each test's
+// assertions: delete the alarms they leave behind.
+disarmShardsAfterEach();
 
 describe("dead letters on a shard", () => {
   it("records 80 large-bodied runs dead-lettered at once, alerts each, and the shard keeps firing another tenant's job", async () => {

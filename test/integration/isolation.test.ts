@@ -96,6 +96,8 @@ const BY_ID: Probe[] = [
   ["GET", (ids) => `/v1/runs/${ids.runId}`],
   ["POST", (ids) => `/v1/runs/${ids.failedRunId}/retry`],
   ["POST", (ids) => `/v1/dead-letters/${ids.deadLetterId}/redrive`],
+  ["POST", (ids) => `/v1/alerts/${ids.alertId}/ack`],
+  ["POST", (ids) => `/v1/alerts/${ids.alertId}/resolve`],
 ];
 
 function unknownIds(ids: Owned): Owned {
@@ -130,6 +132,8 @@ async function expectAUntouched() {
   expect(runs.body.data).toHaveLength(1);
   const letter = await firstOf<{ id: string; redriven_at: string | null }>(a, "/v1/dead-letters");
   expect(letter.redriven_at).toBeNull();
+  const alert = await firstOf<{ id: string; state: string }>(a, "/v1/alerts");
+  expect(alert).toMatchObject({ id: owned.alertId, state: "open" });
 }
 
 const LISTS = [

@@ -1,30 +1,143 @@
-import { ALERT_KINDS } from "../../core/alert-kinds";
-import { Badge, Empty, JobRef, Pager, ProblemBox, RunLink, TableWrap } from "../components";
+import { ALERT_KINDS, ALERT_STATES } from "../../core/alerts";
+import {
+  ActionForm,
+  Badge,
+  Empty,
+  JobRef,
+  Notice,
+  Pager,
+  ProblemBox,
+  RunLink,
+  TableWrap,
+} from "../components";
 import { BASE } from "../env";
 import { Time } from "../format";
 import type { Alert, Problem } from "../types";
 
-export function AlertsPage(props: {
+export interface AlertFilters {
   kind: string;
+  state: string;
+}
+
+/** Acknowledge (while open) and Resolve (until resolved), posted with the current filters. */
+function AlertActions({ alert, csrf, filters }: { alert: Alert; csrf: string; filters: AlertFilters }) {
+  if (alert.state === "resolved") return null;
+  const action = (verb: "ack" | "resolve") => `${BASE}/alerts/${encodeURIComponent(alert.id)}/${verb}`;
+  const hidden = { kind: filters.kind, state: filters.state };
+  return (
+    <div class="alert-actions">
+      {alert.state === "open" ? (
+        <ActionForm
+          action={action("ack")}
+          csrf={csrf}
+          label="Acknowledge"
+          hidden={hidden}
+          ariaLabel={`Acknowledge alert ${alert.id}`}
+        />
+      ) : null}
+      <ActionForm
+        action={action("resolve")}
+        csrf={csrf}
+        label="Resolve"
+        hidden={hidden}
+        ariaLabel={`Resolve alert ${alert.id}`}
+      />
+    </div>
+  );
+}
+
+const DELIVERY_TEXT: Record<Alert["delivery"], string> = {
+  pending: "pending",
+  delivered: "delivered",
+  failed: "failed (retrying)",
+  none: "none: no webhook",
+};
+
+/** Raised, delivered, acknowledged, resolved: each with its time, or what happened instead. */
+function AlertTimeline({ alert }: { alert: Alert }) {
+  return (
+    <dl class="timeline">
+      <dt>raised</dt>
+      <dd>
+        <Time iso={alert.created_at} />
+      </dd>
+      <dt>delivery</dt>
+      <dd title={alert.delivery_error ?? undefined}>
+        {alert.delivery === "delivered" ? <Time iso={alert.delivered_at} /> : DELIVERY_TEXT[alert.delivery]}
+      </dd>
+      {alert.acknowledged_at ? (
+        <>
+          <dt>acknowledged</dt>
+          <dd>
+            <Time iso={alert.acknowledged_at} />
+          </dd>
+        </>
+      ) : null}
+      {alert.resolved_at ? (
+        <>
+          <dt>resolved</dt>
+          <dd>
+            <Time iso={alert.resolved_at} />
+            {alert.resolution === "job_fired_again" ? <div class="muted">job fired again</div> : null}
+          </dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
+function FilterSelect(props: {
+  id: string;
+  name: string;
+  label: string;
+  any: string;
+  values: readonly string[];
+  selected: string;
+}) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} name={props.name}>
+        <option value="">{props.any}</option>
+        {props.values.map((value) => (
+          <option value={value} selected={value === props.selected}>
+            {value.replaceAll("_", " ")}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export function AlertsPage(props: {
+  filters: AlertFilters;
   alerts: Alert[];
   jobNames: ReadonlyMap<string, string>;
   nextCursor: string | null;
+  csrf: string;
   problem?: Problem;
+  notice?: string;
 }) {
   return (
     <>
+      <Notice text={props.notice} />
       <form method="get" action={`${BASE}/alerts`} class="filters" aria-label="Filter alerts">
-        <div class="field">
-          <label for="filter-kind">Kind</label>
-          <select id="filter-kind" name="kind">
-            <option value="">Any kind</option>
-            {ALERT_KINDS.map((kind) => (
-              <option value={kind} selected={kind === props.kind}>
-                {kind.replaceAll("_", " ")}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect
+          id="filter-state"
+          name="state"
+          label="State"
+          any="Any state"
+          values={ALERT_STATES}
+          selected={props.filters.state}
+        />
+        <FilterSelect
+          id="filter-kind"
+          name="kind"
+          label="Kind"
+          any="Any kind"
+          values={ALERT_KINDS}
+          selected={props.filters.kind}
+        />
         <div class="actions">
           <button type="submit">Filter</button>
         </div>
@@ -46,29 +159,17 @@ export function AlertsPage(props: {
             </thead>
             <tbody>
               {props.alerts.map((alert) => (
-                <tr data-alert-id={alert.id}>
+                <tr data-alert-id={alert.id} data-alert-state={alert.state}>
                   <td>
-                    <Badge value={alert.resolved_at ? "RESOLVED" : "OPEN"} />
+                    <Badge value={alert.state.toUpperCase()} />
+                    <AlertActions alert={alert} csrf={props.csrf} filters={props.filters} />
                   </td>
                   <td>{alert.kind}</td>
                   <td class="message-text">{alert.message}</td>
                   <td>{alert.job_id ? <JobRef jobId={alert.job_id} names={props.jobNames} /> : "—"}</td>
                   <td>{alert.run_id ? <RunLink runId={alert.run_id} label="History" /> : "—"}</td>
                   <td>
-                    <dl class="timeline">
-                      <dt>raised</dt>
-                      <dd>
-                        <Time iso={alert.created_at} />
-                      </dd>
-                      <dt>delivered</dt>
-                      <dd>
-                        <Time iso={alert.delivered_at} />
-                      </dd>
-                      <dt>resolved</dt>
-                      <dd>
-                        <Time iso={alert.resolved_at} />
-                      </dd>
-                    </dl>
+                    <AlertTimeline alert={alert} />
                   </td>
                 </tr>
               ))}
@@ -76,7 +177,7 @@ export function AlertsPage(props: {
           </table>
         </TableWrap>
       ) : null}
-      <Pager base={`${BASE}/alerts`} params={{ kind: props.kind }} cursor={props.nextCursor} />
+      <Pager base={`${BASE}/alerts`} params={{ ...props.filters }} cursor={props.nextCursor} />
     </>
   );
 }

@@ -5,6 +5,14 @@ import { describeSchedule, jobZone, Time, ZonedTime } from "../format";
 import type { Job, Run } from "../types";
 import { RunsTable } from "./runs";
 
+/** How a run of the job ends: the target's answer, or its report back (long-running targets). */
+function describeCompletion(job: Job): string {
+  const heartbeat = String(job.heartbeat_timeout ?? "5m");
+  return job.completion === "callback"
+    ? `the target reports back (heartbeat within ${heartbeat})`
+    : `the HTTP answer; 202 + Edgecron-Async: the target reports back (heartbeat within ${heartbeat})`;
+}
+
 function Definition({ job }: { job: Job }) {
   const rows: [string, string][] = [
     ["ID", job.id],
@@ -31,6 +39,7 @@ function Definition({ job }: { job: Job }) {
     ["Timeout", String(job.timeout)],
     ["Overlap", job.overlap],
     ["Misfire", job.misfire.policy],
+    ["Completion", describeCompletion(job)],
   ];
   return (
     <dl class="definition">

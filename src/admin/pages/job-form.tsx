@@ -242,6 +242,14 @@ export function JobForm(props: JobFormProps) {
             options={["fire_now", "skip", "catch_up"]}
           />
         </div>
+        <div class="row">
+          <Select {...base} path="completion" label="Run ends with" options={["response", "callback"]} />
+          <TextField {...base} path="heartbeat_timeout" label="Heartbeat timeout" placeholder="5m" />
+        </div>
+        <p class="muted">
+          A long-running target answers 202 with Edgecron-Async: true (or, with callback, any 2xx) and reports
+          back with the run token it received; it must heartbeat or complete within the heartbeat timeout.
+        </p>
       </fieldset>
       <div class="actions">
         <button type="submit">{props.submitLabel}</button>

@@ -146,7 +146,7 @@ export function OverviewPage(props: {
             </ul>
           )}
           <p>
-            <a href={`${BASE}/alerts`}>All alerts →</a>
+            <a href={`${BASE}/alerts?state=open`}>Acknowledge or resolve them on the Alerts page →</a>
           </p>
         </section>
         {props.tzdata ? <TzdataCard status={props.tzdata} /> : null}

@@ -21,6 +21,21 @@ function EventRow({ event }: { event: RunEvent & Record<string, unknown> }) {
   );
 }
 
+/** A long-running attempt: when the target took it on and when it last said it was alive. */
+function LongRunningFacts({ run }: { run: Run }) {
+  return (
+    <>
+      <dt>Accepted by target</dt>
+      <dd>
+        <Time iso={run.accepted_at ?? ""} />
+        {run.state === "RUNNING" ? <div class="muted">waiting for the target to report back</div> : null}
+      </dd>
+      <dt>Last heartbeat</dt>
+      <dd>{run.last_heartbeat_at ? <Time iso={run.last_heartbeat_at} /> : "none yet"}</dd>
+    </>
+  );
+}
+
 export function RunDetailPage({
   run,
   jobNames,
@@ -72,6 +87,15 @@ export function RunDetailPage({
           <dd>{run.target_status ?? "—"}</dd>
           <dt>Error</dt>
           <dd class="error-text">{run.error ?? "—"}</dd>
+          {run.accepted_at ? <LongRunningFacts run={run} /> : null}
+          {run.result !== undefined && run.result !== null ? (
+            <>
+              <dt>Result</dt>
+              <dd>
+                <pre class="mono result-json">{JSON.stringify(run.result, null, 2)}</pre>
+              </dd>
+            </>
+          ) : null}
         </dl>
         {RETRYABLE.has(run.state) ? (
           <ActionForm

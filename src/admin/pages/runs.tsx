@@ -61,6 +61,7 @@ export function RunsTable({
               <td>{run.kind}</td>
               <td>
                 <Badge value={run.state} />
+                {run.state === "RUNNING" && run.accepted_at ? <div class="muted">awaiting target</div> : null}
                 {run.next_attempt_at ? (
                   <div class="muted">
                     next attempt <Time iso={run.next_attempt_at} />

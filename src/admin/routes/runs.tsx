@@ -1,15 +1,15 @@
-// Runs, dead letters and alerts: lists with filters, manual retry and redrive.
+// Runs and dead letters: lists with filters, manual retry and redrive.
 import { Hono } from "hono";
 import { TERMINAL_STATES } from "../../core/run-state";
 import { callApi, query } from "../api";
-import { BASE, type ConsoleEnv } from "../env";
+import { BASE, type ConsoleContext, type ConsoleEnv } from "../env";
 import { noticeText } from "../notices";
-import { confirmFirst, renderPage, renderProblem } from "../page";
-import { AlertsPage } from "../pages/alerts";
+import { confirmFirst, pageStatusOf, renderPage, renderProblem } from "../page";
 import { DeadLettersPage } from "../pages/dead-letters";
+import { type RedriveOutcome, RedriveReport } from "../pages/redrive-report";
 import { RunDetailPage } from "../pages/run-detail";
 import { RunsPage } from "../pages/runs";
-import type { Alert, DeadLetter, Page, Run } from "../types";
+import type { DeadLetter, Page, Run } from "../types";
 import { jobNamesFor } from "./lookups";
 
 export const runRoutes = new Hono<ConsoleEnv>();
@@ -112,38 +112,28 @@ runRoutes.post("/dead-letters/redrive", async (c) => {
   }
   const confirmation = await confirmFirst(c, `Redrive ${ids.length} dead letter(s)?`, `${BASE}/dead-letters`);
   if (confirmation) return confirmation;
-  const results = await Promise.all(
-    ids.map((id) => callApi(c, "POST", `/v1/dead-letters/${encodeURIComponent(id)}/redrive`)),
-  );
-  const failed = results.find((result) => !result.ok);
-  if (failed && !failed.ok) {
-    const done = results.filter((result) => result.ok).length;
-    return renderProblem(c, `Redrove ${done} of ${ids.length}`, "dead-letters", failed.problem);
+  const outcomes = await Promise.all(ids.map((id) => redriveOne(c, id)));
+  if (outcomes.every((outcome) => outcome.ok)) {
+    return c.redirect(`${BASE}/dead-letters?notice=redriven&count=${ids.length}`, 303);
   }
-  return c.redirect(`${BASE}/dead-letters?notice=redriven&count=${ids.length}`, 303);
-});
-
-runRoutes.get("/alerts", async (c) => {
-  const kind = c.req.query("kind") ?? "";
-  const result = await callApi<Page<Alert>>(
-    c,
-    "GET",
-    `/v1/alerts${query({ kind, cursor: c.req.query("cursor"), limit: 50 })}`,
-  );
-  const alerts = result.ok ? result.data.data : [];
-  const jobNames = await jobNamesFor(
-    c,
-    alerts.map((alert) => alert.job_id),
-  );
+  const done = outcomes.filter((outcome) => outcome.ok).length;
+  // All refused: the first refusal's status (one dead letter refused answers like the API did).
+  const firstRefusal = outcomes.find((outcome) => !outcome.ok);
+  const status = done === 0 && firstRefusal && !firstRefusal.ok ? pageStatusOf(firstRefusal.problem) : 200;
   return renderPage(
     c,
-    { title: "Alerts", active: "alerts", autoRefresh: true },
-    <AlertsPage
-      kind={kind}
-      alerts={alerts}
-      jobNames={jobNames}
-      nextCursor={result.ok ? result.data.next_cursor : null}
-      problem={result.ok ? undefined : result.problem}
-    />,
+    { title: `Redrove ${done} of ${ids.length}`, active: "dead-letters", status },
+    <RedriveReport outcomes={outcomes} />,
   );
 });
+
+async function redriveOne(c: ConsoleContext, id: string): Promise<RedriveOutcome> {
+  const result = await callApi<{ run_id: string; attempt: number }>(
+    c,
+    "POST",
+    `/v1/dead-letters/${encodeURIComponent(id)}/redrive`,
+  );
+  return result.ok
+    ? { id, ok: true, runId: result.data.run_id, attempt: result.data.attempt }
+    : { id, ok: false, problem: result.problem };
+}

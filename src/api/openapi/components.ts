@@ -41,8 +41,15 @@ export const triggerResultSchema = schemas.triggerResultSchema.meta({ id: "Trigg
 export const runSchema = schemas.runSchema.meta({ id: "Run" });
 export const runPageSchema = schemas.runPageSchema.meta({ id: "RunPage" });
 export const retryResultSchema = schemas.retryResultSchema.meta({ id: "RetryResult" });
+export const completionBodySchema = schemas.completionBodySchema.meta({
+  id: "RunCompletion",
+  example: { status: "succeeded", result: { rows: 1200 } },
+});
+export const completeResultSchema = schemas.completeResultSchema.meta({ id: "CompleteResult" });
+export const heartbeatResultSchema = schemas.heartbeatResultSchema.meta({ id: "HeartbeatResult" });
 export const deadLetterPageSchema = schemas.deadLetterPageSchema.meta({ id: "DeadLetterPage" });
 export const redriveResultSchema = schemas.redriveResultSchema.meta({ id: "RedriveResult" });
+export const alertSchema = schemas.alertSchema.meta({ id: "Alert" });
 export const alertPageSchema = schemas.alertPageSchema.meta({ id: "AlertPage" });
 export const statsSchema = schemas.statsSchema.meta({ id: "Stats" });
 export const previewRequestSchema = schemas.previewRequestSchema.meta({

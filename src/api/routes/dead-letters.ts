@@ -12,8 +12,7 @@ import { retryRun, shardOfJob } from "../../shard/client";
 import { decodeTimeCursor, encodeCursor, pageOf } from "../cursor";
 import { requireForeignId } from "../ids";
 import { tenantScope } from "../middleware/auth";
-import { EdgecronError } from "../problem";
-import { callShard, shardRefusal } from "../shard-calls";
+import { deadLetterPageSchema, listDeadLettersQuerySchema, redriveResultSchema } from "../openapi/components";
 import {
   apiRouter,
   defineRoute,
@@ -23,7 +22,8 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
-import { deadLetterPageSchema, listDeadLettersQuerySchema, redriveResultSchema } from "../openapi/components";
+import { EdgecronError } from "../problem";
+import { callShard, shardRefusal } from "../shard-calls";
 
 function deadLetterNotFound(id?: string): EdgecronError {
   return new EdgecronError(
@@ -85,7 +85,7 @@ defineRoute(
         "already_redriven",
         "run_not_found",
         "run_not_retryable",
-        "job_not_active",
+        "job_deleted",
         "shard_unavailable",
       ),
     },

@@ -5,8 +5,13 @@ import { decodeTimeCursor, encodeCursor, pageOf } from "../cursor";
 import { requireForeignId } from "../ids";
 import { loadJob } from "../job-loader";
 import { tenantScope } from "../middleware/auth";
-import { EdgecronError } from "../problem";
-import { callShard, shardRefusal } from "../shard-calls";
+import {
+  listRunsQuerySchema,
+  pageQuerySchema,
+  retryResultSchema,
+  runPageSchema,
+  runSchema,
+} from "../openapi/components";
 import {
   apiRouter,
   defineRoute,
@@ -16,13 +21,8 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
-import {
-  listRunsQuerySchema,
-  pageQuerySchema,
-  retryResultSchema,
-  runPageSchema,
-  runSchema,
-} from "../openapi/components";
+import { EdgecronError } from "../problem";
+import { callShard, shardRefusal } from "../shard-calls";
 
 function runNotFound(id?: string): EdgecronError {
   return new EdgecronError("run_not_found", id === undefined ? "No such run" : `No run ${id}`);
@@ -94,13 +94,7 @@ defineRoute(
     request: { params: idParams("run_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
     responses: {
       202: json(retryResultSchema, "The new attempt is scheduled"),
-      ...problems(
-        ...TENANT_ERRORS,
-        "run_not_found",
-        "run_not_retryable",
-        "job_not_active",
-        "shard_unavailable",
-      ),
+      ...problems(...TENANT_ERRORS, "run_not_found", "run_not_retryable", "job_deleted", "shard_unavailable"),
     },
   }),
   async (c) => {

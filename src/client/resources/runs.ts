@@ -2,15 +2,21 @@ import { paginate, paginateItems, pageQuery } from "../pagination";
 import type { CallOptions, Transport } from "../transport";
 import type {
   Alert,
+  CompleteResult,
   DeadLetter,
   ListAlertsParams,
   ListDeadLettersParams,
   ListRunsParams,
   Page,
   RedriveResult,
+  HeartbeatResult,
   RetryResult,
   Run,
+  RunCompletion,
 } from "../types";
+
+/** The header a long-running target's reports carry instead of an API key. */
+export const RUN_TOKEN_HEADER = "Edgecron-Run-Token";
 
 /** `client.runs`: run history across jobs, one run, manual retry. */
 export class RunsResource {
@@ -56,6 +62,45 @@ export class RunsResource {
       ...options,
     });
   }
+
+  /**
+   * A long-running target reports its attempt's end, authenticated by the `Edgecron-Run-Token`
+   * it received with the call (a client with only a `baseUrl` will do). Not retried by the client:
+   * a repeat of a completion that landed answers 409 `attempt_superseded`.
+   *
+   * @example
+   * const edgecron = new EdgecronClient({ baseUrl: "https://edgecron.example.com" });
+   * await edgecron.runs.complete(runId, runToken, { status: "succeeded", result: { rows: 1200 } });
+   */
+  complete(
+    id: string,
+    runToken: string,
+    completion: RunCompletion,
+    options: CallOptions = {},
+  ): Promise<CompleteResult> {
+    return this.#transport.call({
+      method: "POST",
+      path: `/v1/runs/${encodeURIComponent(id)}/complete`,
+      body: completion,
+      idempotent: false,
+      ...options,
+      headers: { ...options.headers, [RUN_TOKEN_HEADER]: runToken },
+    });
+  }
+
+  /**
+   * Extends the attempt's lease by the job's `heartbeat_timeout`. Safe to repeat.
+   * @example await edgecron.runs.heartbeat(runId, runToken) // { lease_expires_at: "..." }
+   */
+  heartbeat(id: string, runToken: string, options: CallOptions = {}): Promise<HeartbeatResult> {
+    return this.#transport.call({
+      method: "POST",
+      path: `/v1/runs/${encodeURIComponent(id)}/heartbeat`,
+      idempotent: true,
+      ...options,
+      headers: { ...options.headers, [RUN_TOKEN_HEADER]: runToken },
+    });
+  }
 }
 
 /** `client.deadLetters`: runs that exhausted their attempts, and redrive. */
@@ -97,7 +142,7 @@ export class DeadLettersResource {
   }
 }
 
-/** `client.alerts`: missed runs and other alerts. */
+/** `client.alerts`: missed runs and other alerts; acknowledge and resolve them. */
 export class AlertsResource {
   readonly #transport: Transport;
 
@@ -121,5 +166,25 @@ export class AlertsResource {
 
   all(params: ListAlertsParams = {}, options: CallOptions = {}): AsyncGenerator<Alert, void, undefined> {
     return paginateItems(this.pages(params, options));
+  }
+
+  /** Marks the alert seen (it stays unresolved). Idempotent: the first acknowledgement's time stays. */
+  acknowledge(id: string, options: CallOptions = {}): Promise<Alert> {
+    return this.#action(id, "ack", options);
+  }
+
+  /** Resolves the alert. Idempotent: the first resolution stays. */
+  resolve(id: string, options: CallOptions = {}): Promise<Alert> {
+    return this.#action(id, "resolve", options);
+  }
+
+  #action(id: string, action: "ack" | "resolve", options: CallOptions): Promise<Alert> {
+    return this.#transport.call({
+      method: "POST",
+      path: `/v1/alerts/${encodeURIComponent(id)}/${action}`,
+      // Safe to retry: the server keeps the first time whatever the number of calls.
+      idempotent: true,
+      ...options,
+    });
   }
 }
