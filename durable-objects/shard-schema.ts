@@ -118,6 +118,13 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN heartbeat_at_ms INTEGER;
   ALTER TABLE runs ADD COLUMN result_json TEXT;
   `,
+  // v8: the tenant calendars a job excludes instants by, as D1 resolved them when it pushed the
+  // job (the shard never reads D1 on its hot path), and their revision (a calendar edit re-sends
+  // the same job version with a higher one).
+  `
+  ALTER TABLE jobs ADD COLUMN calendars_json TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE jobs ADD COLUMN calendars_revision INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

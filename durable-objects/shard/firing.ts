@@ -1,15 +1,18 @@
 // Turning due instants of a job into runs: misfire policy for instants found late, overlap policy
 // against runs still in flight, max_runs and the end of the schedule.
 import { durationMs } from "../../src/core/duration";
+import { type CompiledExclusions, isExcluded } from "../../src/core/exclusions";
 import { MAX_BUFFERED_RUNS } from "../../src/core/job-spec";
 import { type JobFire, upcomingFires } from "../../src/core/job-timeline";
 import { misfireDecision, splitLateInstants } from "../../src/core/misfire";
 import { overlapDecision } from "../../src/core/overlap";
-import { type ShardJobRow, specOf } from "./job-store";
+import { exclusionsOf, type ShardJobRow, specOf } from "./job-store";
 import { countInFlight, insertRun, type RunKind } from "./run-store";
 
 /** Instants enumerated in one pass; a longer outage jumps ahead (the rest count as skipped). */
 const MAX_INSTANTS_PER_PASS = 10_000;
+/** The reason of a SKIPPED run whose instant an exclusion covers (docs/API.md). */
+export const EXCLUDED_REASON = "excluded";
 /** SKIPPED runs recorded per pass; beyond this only the count is kept (in the last one's reason). */
 const MAX_SKIPPED_RECORDS = 100;
 
@@ -29,34 +32,36 @@ export function fireDueJob(
   mode: "tick" | "resume",
 ): FireSummary {
   const spec = specOf(job);
+  const exclusions = exclusionsOf(job);
   const due: JobFire[] = [];
   let cursor: JobFire | null =
     job.next_scheduled_ms === null || job.next_fire_ms === null
       ? null
-      : { scheduledAtMs: job.next_scheduled_ms, fireAtMs: job.next_fire_ms };
+      : pendingFire(job.next_scheduled_ms, job.next_fire_ms, exclusions);
   while (cursor !== null && cursor.fireAtMs <= nowMs && due.length < MAX_INSTANTS_PER_PASS) {
     due.push(cursor);
-    cursor = upcomingFires(spec, job.job_id, cursor.scheduledAtMs, 1)[0] ?? null;
+    cursor = upcomingFires(spec, job.job_id, cursor.scheduledAtMs, 1, exclusions)[0] ?? null;
   }
   let uncounted = 0;
   if (cursor !== null && cursor.fireAtMs <= nowMs) {
     uncounted = 1;
-    cursor = upcomingFires(spec, job.job_id, nowMs, 1)[0] ?? null;
+    cursor = upcomingFires(spec, job.job_id, nowMs, 1, exclusions)[0] ?? null;
   }
+  const summary: FireSummary = { created: 0, skipped: recordExcluded(sql, job, due, nowMs) };
 
   const graceMs = durationMs(spec.misfire.grace);
-  const fireAts = due.map((fire) => fire.fireAtMs);
+  const fireAts = due.filter((fire) => !fire.excluded).map((fire) => fire.fireAtMs);
   const { missed } = mode === "resume" ? { missed: fireAts } : splitLateInstants(fireAts, nowMs, graceMs);
   const missedSet = new Set(missed);
-  const missedFires = due.filter((fire) => missedSet.has(fire.fireAtMs));
-  const onTime = due.filter((fire) => !missedSet.has(fire.fireAtMs));
+  const runnable = due.filter((fire) => !fire.excluded);
+  const missedFires = runnable.filter((fire) => missedSet.has(fire.fireAtMs));
+  const onTime = runnable.filter((fire) => !missedSet.has(fire.fireAtMs));
   const decision = misfireDecision({
     missedInstantsMs: missedFires.map((fire) => fire.scheduledAtMs),
     policy: spec.misfire,
   });
   const fireSet = new Set(decision.fire);
 
-  const summary: FireSummary = { created: 0, skipped: 0 };
   const skippedFires = missedFires.filter((fire) => !fireSet.has(fire.scheduledAtMs));
   recordSkipped(sql, job, skippedFires, uncounted, spec.misfire.policy, nowMs);
   summary.skipped += skippedFires.length;
@@ -107,6 +112,13 @@ export function fireDueJob(
   return summary;
 }
 
+/** The stored timer as a fire, its exclusion decided now: with the calendars the shard holds now. */
+function pendingFire(scheduledAtMs: number, fireAtMs: number, exclusions: CompiledExclusions): JobFire {
+  return isExcluded(scheduledAtMs, exclusions)
+    ? { scheduledAtMs, fireAtMs, excluded: true }
+    : { scheduledAtMs, fireAtMs };
+}
+
 /** Creates one run for an instant, honouring the job's overlap policy. */
 export function startRun(
   sql: SqlStorage,
@@ -151,6 +163,38 @@ export function startRun(
   // Only the schedule's own instants count towards max_runs; manual triggers and backfills don't.
   if (kind === "schedule" || kind === "catch_up") job.run_count += 1;
   return decision === "buffer" ? "buffered" : "created";
+}
+
+/**
+ * An instant a calendar or the job's `exclude` covers becomes a SKIPPED run with reason
+ * `excluded`, on time or late alike (the misfire policy is for instants that should have run).
+ */
+export function recordExcluded(
+  sql: SqlStorage,
+  job: ShardJobRow,
+  due: readonly JobFire[],
+  nowMs: number,
+): number {
+  let recorded = 0;
+  for (const fire of due) {
+    if (!fire.excluded) continue;
+    const runId = insertRun(sql, {
+      jobId: job.job_id,
+      tenantId: job.tenant_id,
+      kind: "schedule",
+      scheduledAtMs: fire.scheduledAtMs,
+      fireAtMs: fire.fireAtMs,
+      maxAttempts: specOf(job).retry.max_attempts,
+      jobVersion: job.version,
+      state: "SKIPPED",
+      dueAtMs: null,
+      waiting: null,
+      reason: EXCLUDED_REASON,
+      nowMs,
+    });
+    if (runId !== null) recorded += 1;
+  }
+  return recorded;
 }
 
 function recordSkipped(

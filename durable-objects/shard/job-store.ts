@@ -1,5 +1,6 @@
 // A shard's copy of its jobs: the latest version D1 sent, plus the timing state only the shard
 // owns (next instant, run count, consecutive failures).
+import { type CompiledExclusions, compileExclusions, type ExclusionSet } from "../../src/core/exclusions";
 import type { JobSpec } from "../../src/core/job-spec";
 import type { JobStatus } from "../../src/shard/protocol";
 
@@ -20,6 +21,8 @@ export type ShardJobRow = {
   last_missed_alert_ms: number | null;
   /** The last scheduled instant handled; NULL: none yet (the schedule runs from creation). */
   fired_through_ms: number | null;
+  calendars_json: string;
+  calendars_revision: number;
 };
 
 // Parsing a spec on every fire would dominate the tick; a version never changes its spec.
@@ -35,6 +38,24 @@ export function specOf(job: Pick<ShardJobRow, "job_id" | "version" | "spec_json"
     specCache.set(key, spec);
   }
   return spec;
+}
+
+const exclusionCache = new Map<string, CompiledExclusions>();
+
+/** The job's calendars and inline `exclude`, compiled once per version and calendar revision. */
+export function exclusionsOf(
+  job: Pick<ShardJobRow, "job_id" | "version" | "spec_json" | "calendars_json" | "calendars_revision">,
+): CompiledExclusions {
+  const key = `${job.job_id}@${job.version}@${job.calendars_revision}`;
+  let compiled = exclusionCache.get(key);
+  if (!compiled) {
+    if (exclusionCache.size >= SPEC_CACHE_LIMIT) exclusionCache.clear();
+    const exclude = specOf(job).exclude ?? null;
+    const calendars = JSON.parse(job.calendars_json || "[]") as ExclusionSet[];
+    compiled = compileExclusions(exclude === null ? calendars : [...calendars, exclude]);
+    exclusionCache.set(key, compiled);
+  }
+  return compiled;
 }
 
 export function getJob(sql: SqlStorage, jobId: string): ShardJobRow | null {

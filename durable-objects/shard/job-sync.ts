@@ -4,7 +4,16 @@ import { firstFire, upcomingFires } from "../../src/core/job-timeline";
 import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../../src/core/queue-limits";
 import type { ShardJob } from "../../src/shard/protocol";
 import { fireDueJob, markCompleted } from "./firing";
-import { getJob, getJobs, type ShardJobRow, setFiredThrough, setJobTimer, specOf } from "./job-store";
+import {
+  exclusionsOf,
+  getJob,
+  getJobs,
+  type ShardJobRow,
+  setFiredThrough,
+  setJobTimer,
+  specOf,
+} from "./job-store";
+import { applyCalendarRevision, storeCalendars } from "./timer";
 import { moveRun, pendingRunsOfJob, type RunRow } from "./run-store";
 
 /** Applies snapshots in order; returns the ids the shard now holds at their version (or newer). */
@@ -38,7 +47,12 @@ export function applyJobSnapshots(sql: SqlStorage, snapshots: readonly ShardJob[
 
 /** Applies one snapshot to a job the shard holds; after it, the shard holds this version or newer. */
 function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, existing: ShardJobRow, nowMs: number): void {
-  if (existing.version >= snapshot.version) return;
+  if (existing.version > snapshot.version) return;
+  if (existing.version === snapshot.version) {
+    applyCalendarRevision(sql, snapshot, existing, nowMs);
+    return;
+  }
+  storeCalendars(sql, existing, snapshot);
   const specJson = snapshot.specJson;
   const specChanged = existing.spec_json !== specJson;
   const previousStatus = existing.status;
@@ -61,7 +75,8 @@ function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, existing: ShardJo
   if (specChanged) {
     cancelPendingRuns(sql, existing.job_id, "job edited", nowMs);
     // An edit reschedules from now; a COMPLETED job whose new spec fires again comes back.
-    const next = upcomingFires(specOf(existing), existing.job_id, nowMs, 1)[0] ?? null;
+    const next =
+      upcomingFires(specOf(existing), existing.job_id, nowMs, 1, exclusionsOf(existing))[0] ?? null;
     setJobTimer(sql, existing, next);
     setFiredThrough(sql, existing, nowMs);
     if (previousStatus === "COMPLETED" && next !== null && snapshot.status !== "PAUSED") {
@@ -93,6 +108,8 @@ type NewJobRow = [
   number | null,
   number | null,
   number,
+  string,
+  number,
 ];
 const NEW_JOB_COLUMNS = [
   "job_id",
@@ -105,17 +122,26 @@ const NEW_JOB_COLUMNS = [
   "next_fire_ms",
   "paused_at_ms",
   "status_dirty",
+  "calendars_json",
+  "calendars_revision",
 ] as const;
 
 function newJobRow(snapshot: ShardJob, nowMs: number): NewJobRow {
   const specJson = snapshot.specJson;
-  const spec = specOf({ job_id: snapshot.jobId, version: snapshot.version, spec_json: specJson });
+  const stored = {
+    job_id: snapshot.jobId,
+    version: snapshot.version,
+    spec_json: specJson,
+    calendars_json: snapshot.calendarsJson ?? "[]",
+    calendars_revision: snapshot.calendarsRevision ?? 0,
+  };
+  const spec = specOf(stored);
   // A new job fires its instants from its creation on, the first one exactly as its create
   // response listed it: instants between creation and now (a late outbox delivery) are found
   // late by the next tick and go through the misfire policy.
   const next =
     snapshot.status === "ACTIVE" || snapshot.status === "PAUSED"
-      ? firstFire(spec, snapshot.jobId, snapshot.createdAtMs)
+      ? firstFire(spec, snapshot.jobId, snapshot.createdAtMs, exclusionsOf(stored))
       : null;
   const status = snapshot.status === "ACTIVE" && next === null ? "COMPLETED" : snapshot.status;
   return [
@@ -129,6 +155,8 @@ function newJobRow(snapshot: ShardJob, nowMs: number): NewJobRow {
     next?.fireAtMs ?? null,
     status === "PAUSED" ? nowMs : null,
     status !== snapshot.status ? 1 : 0,
+    stored.calendars_json,
+    stored.calendars_revision,
   ];
 }
 

@@ -1,9 +1,11 @@
 // Operator actions that create or revive runs: trigger now, backfill a range, manual retry.
 // They only put runs on the wheel (due now); the alarm is the one path that dispatches.
 import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../../src/core/backfill";
+import { isExcluded } from "../../src/core/exclusions";
+import { schedulesOf } from "../../src/core/schedule-set";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../src/shard/protocol";
-import { startRun } from "./firing";
-import { getJob, specOf } from "./job-store";
+import { recordExcluded, startRun } from "./firing";
+import { exclusionsOf, getJob, specOf } from "./job-store";
 import { getRun, moveRun, runIdFor } from "./run-store";
 
 export { MAX_BACKFILL_INSTANTS };
@@ -31,11 +33,19 @@ export function backfill(
   if (job.status === "PAUSED") return { ok: false, code: "job_not_active" };
   // Never later than this shard's own now, whatever the caller checked: a future instant's key
   // is the real schedule's to take.
-  const instants = backfillInstants(specOf(job).schedule, fromMs, toMs, nowMs);
+  const instants = backfillInstants(schedulesOf(specOf(job)), fromMs, toMs, nowMs);
   if (instants.length > MAX_BACKFILL_INSTANTS) return { ok: false, code: "too_many_instants" };
   const runIds: string[] = [];
   let skipped = 0;
+  const exclusions = exclusionsOf(job);
   for (const scheduledAtMs of instants) {
+    // A backfill re-runs what the schedule would have run: an excluded instant is recorded
+    // SKIPPED (reason `excluded`), as the schedule itself records it.
+    if (isExcluded(scheduledAtMs, exclusions)) {
+      recordExcluded(sql, job, [{ scheduledAtMs, fireAtMs: scheduledAtMs, excluded: true }], nowMs);
+      skipped += 1;
+      continue;
+    }
     const outcome = startRun(sql, job, { scheduledAtMs, fireAtMs: nowMs }, "backfill", "backfill", nowMs);
     if (outcome === "created" || outcome === "buffered") runIds.push(runIdFor(jobId, scheduledAtMs));
     else skipped += 1;

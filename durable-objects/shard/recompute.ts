@@ -2,7 +2,7 @@
 // for anything else that changes a job's instants without a new job version (a calendar edit).
 import { firstFire, type JobFire, upcomingFires } from "../../src/core/job-timeline";
 import { markCompleted } from "./firing";
-import { type ShardJobRow, setJobTimer, specOf } from "./job-store";
+import { exclusionsOf, type ShardJobRow, setJobTimer, specOf } from "./job-store";
 
 export type RecomputeOutcome =
   /** The timer moved to the instant the schedule gives now. */
@@ -26,10 +26,11 @@ export function recomputeNextFire(sql: SqlStorage, job: ShardJobRow, nowMs: numb
   const handledThroughMs = handledThrough(sql, job);
   if (handledThroughMs === undefined) return "kept";
   const spec = specOf(job);
+  const exclusions = exclusionsOf(job);
   const next: JobFire | null =
     handledThroughMs === null
-      ? firstFire(spec, job.job_id, job.created_at_ms)
-      : (upcomingFires(spec, job.job_id, handledThroughMs, 1)[0] ?? null);
+      ? firstFire(spec, job.job_id, job.created_at_ms, exclusions)
+      : (upcomingFires(spec, job.job_id, handledThroughMs, 1, exclusions)[0] ?? null);
   if (next?.scheduledAtMs === job.next_scheduled_ms && next.fireAtMs === job.next_fire_ms) return "unchanged";
   setJobTimer(sql, job, next);
   if (next === null) markCompleted(sql, job);

@@ -102,6 +102,28 @@ export function describeSchedule(schedule: { type: string; [key: string]: unknow
   return `once after ${String(schedule.delay ?? "?")}`;
 }
 
+/** Every spec of a job (`schedule` or `schedules`), described, joined with " + ". */
+export function describeSchedules(job: {
+  schedule?: { type: string; [key: string]: unknown } | undefined;
+  schedules?: { type: string; [key: string]: unknown }[] | undefined;
+}): string {
+  const specs = job.schedules ?? (job.schedule ? [job.schedule] : []);
+  return specs.map(describeSchedule).join(" + ");
+}
+
+/** The zone of a job's first cron spec, if any (the one its fire times are shown in). */
+export function jobZone(job: {
+  schedule?: { type: string; timezone?: unknown } | undefined;
+  schedules?: { type: string; timezone?: unknown }[] | undefined;
+}): string | null {
+  const specs = job.schedules ?? (job.schedule ? [job.schedule] : []);
+  for (const spec of specs) {
+    const zone = scheduleZone(spec);
+    if (zone) return zone;
+  }
+  return null;
+}
+
 export function scheduleZone(schedule: { type: string; timezone?: unknown }): string | null {
   return schedule.type === "cron" && typeof schedule.timezone === "string" ? schedule.timezone : null;
 }

@@ -12,6 +12,8 @@ export const JOB_FIELDS = [
   "schedule.every",
   "schedule.at",
   "schedule.delay",
+  "schedules.more",
+  "calendars",
   "target.type",
   "target.url",
   "target.binding",
@@ -59,6 +61,29 @@ function duration(value: string): string | number {
 
 function integerOrRaw(value: string): number | string {
   return /^-?\d+$/.test(value) ? Number(value) : value;
+}
+
+/**
+ * The form's specs: the schedule fields, plus one cron a line of "more crons" (same zone), sent
+ * as `schedules` when there are several; and the calendar names, comma separated.
+ */
+export function specFieldsFrom(values: FormValues): Record<string, unknown> {
+  const first = scheduleFrom(values);
+  const more = (values["schedules.more"] ?? "")
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const zone = (values["schedule.timezone"] ?? "").trim() || "UTC";
+  const fields: Record<string, unknown> =
+    more.length === 0
+      ? { schedule: first }
+      : { schedules: [first, ...more.map((expr) => ({ type: "cron", expr, timezone: zone }))] };
+  const calendars = (values.calendars ?? "")
+    .split(/[\s,]+/)
+    .map((name) => name.trim())
+    .filter(Boolean);
+  fields.calendars = calendars;
+  return fields;
 }
 
 export function scheduleFrom(values: FormValues): Record<string, unknown> {
@@ -123,7 +148,7 @@ export function jobBodyFrom(values: FormValues): { body: Record<string, unknown>
   }
   const body: Record<string, unknown> = {
     name: (values.name ?? "").trim(),
-    schedule: scheduleFrom(values),
+    ...specFieldsFrom(values),
     target,
   };
   const attempts = (values["retry.max_attempts"] ?? "").trim();
@@ -148,9 +173,12 @@ export function jobPatchFrom(
   values: FormValues,
 ): { body: Record<string, unknown>; localErrors: FieldErrors } {
   const { body, localErrors } = jobBodyFrom(values);
-  const schedule = body.schedule as Record<string, unknown>;
-  if (job.schedule.type === "cron" && schedule.type === "cron" && job.schedule.dst)
-    schedule.dst = job.schedule.dst;
+  const schedule = (body.schedule ?? (body.schedules as Record<string, unknown>[])[0]) as Record<
+    string,
+    unknown
+  >;
+  const stored = primaryScheduleOf(job) as Record<string, unknown>;
+  if (stored.type === "cron" && schedule.type === "cron" && stored.dst) schedule.dst = stored.dst;
   const formRetry = (body.retry ?? {}) as { max_attempts?: unknown; backoff?: Record<string, unknown> };
   body.retry = {
     ...job.retry,
@@ -168,18 +196,30 @@ export function jobPatchFrom(
   return { body, localErrors };
 }
 
+/** The job's first spec: the one the form's schedule fields edit. */
+export function primaryScheduleOf(job: Pick<Job, "schedule" | "schedules">): NonNullable<Job["schedule"]> {
+  return job.schedule ?? job.schedules?.[0] ?? { type: "once" };
+}
+
 export function valuesFromJob(job: Job): FormValues {
-  const schedule = job.schedule as Record<string, unknown>;
+  const schedule = primaryScheduleOf(job) as Record<string, unknown>;
+  const more = (job.schedules ?? []).slice(1) as Record<string, unknown>[];
   const text = (value: unknown) => (value === undefined || value === null ? "" : String(value));
   const body = job.target.body;
   return {
     name: job.name,
-    "schedule.type": job.schedule.type,
+    "schedule.type": String(schedule.type),
     "schedule.expr": text(schedule.expr),
     "schedule.timezone": text(schedule.timezone) || "UTC",
     "schedule.every": text(schedule.every),
     "schedule.at": text(schedule.at),
     "schedule.delay": "",
+    // Further specs the form can edit are crons; any other kind shows as its JSON (the API refuses
+    // it as an expression, so nothing is silently dropped on save).
+    "schedules.more": more
+      .map((spec) => (spec.type === "cron" ? String(spec.expr) : JSON.stringify(spec)))
+      .join("\n"),
+    calendars: (job.calendars ?? []).join(", "),
     "target.type": job.target.type ?? "http",
     "target.url": text(job.target.url),
     "target.binding": text(job.target.binding),

@@ -12,6 +12,7 @@ const NAV = [
   { key: "runs", href: `${BASE}/runs`, label: "Runs" },
   { key: "dead-letters", href: `${BASE}/dead-letters`, label: "Dead letters" },
   { key: "alerts", href: `${BASE}/alerts`, label: "Alerts" },
+  { key: "calendars", href: `${BASE}/calendars`, label: "Calendars" },
 ] as const;
 
 export type NavKey = (typeof NAV)[number]["key"] | "none";

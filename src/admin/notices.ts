@@ -8,6 +8,8 @@ const NOTICES: Record<string, (count: string | undefined) => string> = {
   deleted: () => "Job deleted; its pending runs were cancelled.",
   backfilled: (count) => `Backfill accepted: ${count ?? "some"} run(s) created.`,
   retried: () => "Retry queued.",
+  calendar_saved: () => "Calendar saved: the jobs that name it were re-scheduled with it.",
+  calendar_deleted: () => "Calendar deleted.",
   redriven: (count) => `Redrive accepted for ${count ?? "the selected"} dead letter(s).`,
   acknowledged: () => "Alert acknowledged: it stays listed until resolved.",
   resolved: () => "Alert resolved.",

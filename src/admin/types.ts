@@ -44,12 +44,33 @@ export interface JobTarget {
   body?: unknown;
 }
 
+export interface CalendarRule {
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface Calendar {
+  name: string;
+  description: string;
+  timezone: string;
+  rules: CalendarRule[];
+  revision: number;
+  created_at: string;
+  updated_at: string;
+  /** Only on GET /v1/calendars/{name}. */
+  jobs?: { id: string; name: string }[];
+}
+
 export interface Job {
   id: string;
   name: string;
   status: string;
   version: number;
-  schedule: Schedule;
+  /** Exactly one of `schedule` and `schedules` is present. */
+  schedule?: Schedule;
+  schedules?: Schedule[];
+  calendars?: string[];
+  exclude?: { timezone: string; rules: CalendarRule[] } | null;
   target: JobTarget;
   retry: { max_attempts: number; backoff: Record<string, unknown>; [key: string]: unknown };
   misfire: { policy: string; [key: string]: unknown };

@@ -1,3 +1,4 @@
+import { calendars } from "./routes/calendars";
 import { createRoute } from "@hono/zod-openapi";
 import { errorResponse, notFoundFor } from "./errors";
 import { authenticate } from "./middleware/auth";
@@ -64,6 +65,7 @@ app.route("/v1/dead-letters", deadLetters);
 app.route("/v1/alerts", alerts);
 app.route("/v1/stats", stats);
 app.route("/v1/tzdata", tzdata);
+app.route("/v1/calendars", calendars);
 
 app.notFound(notFoundFor(app));
 app.onError(errorResponse);

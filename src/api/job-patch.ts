@@ -14,11 +14,16 @@ const REPLACED_WHOLE = new Set(["schedule", "target.body"]);
 /**
  * JSON Merge Patch (RFC 7396) of a partial job body onto the stored spec: objects merge, `null`
  * removes a field (so a nullable field falls back to its default, null), everything else
- * replaces. `schedule` and `target.body` are replaced whole, and so is `target` when the patch
- * changes its `type`.
+ * replaces. `schedule` and `target.body` are replaced whole; `schedules` (an array) too, and
+ * giving one of `schedule` / `schedules` drops the other; so is `target` when the patch changes
+ * its `type`.
  */
 export function mergeJobPatch(spec: JobSpec, patch: Record<string, unknown>): Record<string, unknown> {
-  return mergeAt(spec, patch, "") as Record<string, unknown>;
+  const merged = mergeAt(spec, patch, "") as Record<string, unknown>;
+  // `schedule` and `schedules` are alternatives: setting one replaces the other.
+  if (patch.schedule !== undefined && patch.schedule !== null) delete merged.schedules;
+  if (patch.schedules !== undefined && patch.schedules !== null) delete merged.schedule;
+  return merged;
 }
 
 function mergeAt(target: unknown, patch: unknown, path: string): unknown {

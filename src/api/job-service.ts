@@ -7,7 +7,10 @@ import {
   validTargetUrl,
 } from "../core/job-spec";
 import { jobSpecIssues, normalizeJobSpec } from "../core/normalize";
-import { previewFireTimes } from "../core/preview";
+import { previewFireTimes, previewUnionFireTimes } from "../core/preview";
+import { schedulesOf } from "../core/schedule-set";
+import { missingScheduleIssues } from "../core/schedule-set-check";
+import type { ExclusionSet } from "../core/exclusions";
 import type { SearchAllowance } from "../core/schedule-check";
 import { logEvent } from "../log";
 import { targetAddressProblem } from "../core/ssrf";
@@ -55,12 +58,15 @@ export function checkJobInput(
     rejectPastOnce?: boolean;
     allowPrivate: boolean;
     searchAllowance?: SearchAllowance;
+    /** The tenant's calendars: names in `calendars` must exist (see calendarSetsFor). */
+    calendars?: ReadonlyMap<string, ExclusionSet>;
     /** The caller's binding targets (src/api/target-bindings.ts); unset: none allowed. */
     targets?: TargetBindingAccess;
   },
 ): SpecCheck {
   const parsed = jobCreateSchema.safeParse(input);
   const errors = parsed.success ? [] : fieldErrorsOf(parsed.error.issues, prefix);
+  errors.push(...prefixed(missingScheduleIssues(input), prefix));
   errors.push(...targetUrlErrors(input, options.allowPrivate, prefix));
   errors.push(...bindingTargetErrors(input, options.targets, prefix));
   if (parsed.success && errors.length === 0) {
@@ -90,6 +96,21 @@ export function previewScheduleTimes(
   const preview = previewFireTimes(schedule, nowMs, fromMs, count);
   if (!preview.ok) throw validationError(preview.issues);
   return preview.fireTimesMs.map((ms) => new Date(ms).toISOString());
+}
+
+/** The preview of several specs and exclusions (see previewUnionFireTimes), or its 400. */
+export function previewUnionTimes(
+  schedules: readonly Schedule[],
+  exclusions: readonly ExclusionSet[],
+  nowMs: number,
+  fromMs: number,
+  count: number,
+  path: "schedule" | "schedules",
+): { fire_times: string[]; excluded: string[] } {
+  const preview = previewUnionFireTimes(schedules, exclusions, nowMs, fromMs, count, path);
+  if (!preview.ok) throw validationError(preview.issues);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return { fire_times: preview.fireTimesMs.map(iso), excluded: preview.excludedMs.map(iso) };
 }
 
 export function newStoredJob(
@@ -148,7 +169,9 @@ export async function pushAndMarkSynced(env: Env, jobs: readonly StoredJob[]): P
       version: job.version,
       status: job.status,
       shard: job.shard,
-      schedule_type: job.spec.schedule.type,
+      schedule_type: schedulesOf(job.spec)
+        .map((schedule) => schedule.type)
+        .join(","),
       synced: job.syncedVersion === job.version,
     });
   }
@@ -189,7 +212,7 @@ export async function saveJobVersion(
  * not what it asked, and nothing runs.
  */
 export function checkBackfillRange(
-  schedule: Schedule,
+  schedule: readonly Schedule[],
   range: { from: string; to: string },
   nowMs: number,
 ): { fromMs: number; toMs: number; instants: number[] } {

@@ -4,7 +4,8 @@
 import { z } from "zod";
 import { ALERT_DELIVERIES, ALERT_KINDS, ALERT_RESOLUTIONS, ALERT_STATES } from "../core/alerts";
 import { ERROR_CODE_LIST } from "../core/errors";
-import { jobCreateSchema, scheduleSchema } from "../core/job-spec";
+import { calendarCreateSchema, calendarReplaceSchema, exclusionSetSchema } from "../core/exclusions";
+import { jobCalendarsSchema, jobCreateSchema, scheduleSchema, schedulesSchema } from "../core/job-spec";
 import { JOB_STATUSES, RUN_STATES } from "../core/run-state";
 
 export { MAX_BACKFILL_INSTANTS } from "../core/backfill";
@@ -107,11 +108,25 @@ export const apiKeyCreateSchema = z.strictObject({
   tenant_id: z.string().min(1).max(100),
   name: z.string().trim().min(1).max(200).nullable().optional(),
 });
-export const previewRequestSchema = z.strictObject({
-  schedule: scheduleSchema,
-  count: z.number().int().min(1).max(MAX_PREVIEW_COUNT).default(5),
-  from: requestInstant.optional(),
-});
+export const previewRequestSchema = z
+  .strictObject({
+    schedule: scheduleSchema.optional(),
+    schedules: schedulesSchema.optional(),
+    calendars: jobCalendarsSchema.default([]),
+    exclude: exclusionSetSchema.nullable().default(null),
+    count: z.number().int().min(1).max(MAX_PREVIEW_COUNT).default(5),
+    from: requestInstant.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if ((body.schedule === undefined) === (body.schedules === undefined)) {
+      const path = body.schedule === undefined ? "schedule" : "schedules";
+      ctx.addIssue({
+        code: "custom",
+        path: [path],
+        message: "give exactly one of `schedule` or `schedules`",
+      });
+    }
+  });
 export const backfillRequestSchema = z.strictObject({ from: requestInstant, to: requestInstant });
 /** What the batch route parses first; each item is then checked on its own as a JobCreate. */
 export const jobBatchSchema = z.strictObject({
@@ -270,7 +285,10 @@ export const completeResultSchema = retryResultSchema.extend({
 });
 export const heartbeatResultSchema = retryResultSchema.extend({ lease_expires_at: time });
 export const redriveResultSchema = retryResultSchema.extend({ dead_letter_id: z.string() });
-export const previewResultSchema = z.object({ fire_times: z.array(time) });
+export const previewResultSchema = z.object({
+  fire_times: z.array(time),
+  excluded: z.array(time).meta({ description: "Instants the exclusions left out, up to the last fire time" }),
+});
 export const meSchema = z.object({ role: z.enum(["admin", "tenant"]), tenant_id: z.string().nullable() });
 export const healthSchema = z.object({
   status: z.literal("ok"),
@@ -311,3 +329,22 @@ export const deadLetterPageSchema = page(deadLetterSchema);
 export const alertPageSchema = page(alertSchema);
 export const tenantListSchema = list(tenantSchema);
 export const apiKeyListSchema = list(apiKeyListedSchema);
+
+// --- calendars --------------------------------------------------------------------------------
+
+export { calendarCreateSchema, calendarReplaceSchema };
+export const calendarParams = z.object({
+  name: z.string().meta({ param: { name: "name", in: "path" }, example: "uk-holidays" }),
+});
+export const calendarSchema = calendarReplaceSchema.extend({
+  name: z.string().meta({ example: "uk-holidays" }),
+  revision: z.number().int().meta({ description: "Grows by one with every replace" }),
+  created_at: time,
+  updated_at: time,
+});
+export const calendarDetailSchema = calendarSchema.extend({
+  jobs: z
+    .array(z.object({ id: z.string(), name: z.string() }))
+    .meta({ description: "Jobs that name it (at most 100)" }),
+});
+export const calendarListSchema = list(calendarSchema);

@@ -1,4 +1,5 @@
-// `jobs create` from flags: --name --cron/--every/--at/--delay --tz --target --method --body --header.
+// `jobs create` from flags: --name --cron/--every/--at/--delay --tz --calendar --target --method
+// --body --header. Several specs (`schedules`) and inline `exclude` go in a --file job.
 import type { JobCreate, JobUpdate, Schedule } from "../client/index";
 import { type FlagValues, intFlag, stringFlag, stringListFlag, UsageError } from "./context";
 
@@ -14,6 +15,7 @@ export const JOB_FLAG_OPTIONS = {
   method: { type: "string" },
   body: { type: "string" },
   header: { type: "string", multiple: true },
+  calendar: { type: "string", multiple: true },
   "max-attempts": { type: "string" },
   timeout: { type: "string" },
   "idempotency-key": { type: "string" },
@@ -30,6 +32,7 @@ const SPEC_FLAGS = [
   "method",
   "body",
   "header",
+  "calendar",
   "max-attempts",
   "timeout",
 ];
@@ -62,6 +65,8 @@ export function jobFromFlags(values: FlagValues): JobCreate {
   if (maxAttempts !== undefined) job.retry = { max_attempts: maxAttempts };
   const timeout = stringFlag(values, "timeout");
   if (timeout !== undefined) job.timeout = timeout;
+  const calendars = stringListFlag(values, "calendar");
+  if (calendars.length > 0) job.calendars = calendars;
   return job;
 }
 
@@ -93,6 +98,8 @@ export function jobPatchFromFlags(values: FlagValues): JobUpdate {
   if (maxAttempts !== undefined) patch.retry = { max_attempts: maxAttempts };
   const timeout = stringFlag(values, "timeout");
   if (timeout !== undefined) patch.timeout = timeout;
+  const calendars = stringListFlag(values, "calendar");
+  if (calendars.length > 0) patch.calendars = calendars;
   return patch;
 }
 

@@ -69,13 +69,21 @@ function describeTarget(target: Job["target"]): string {
   return `${target.type} ${target.binding}`;
 }
 
+/** A job's specs on one line (`schedule` or `schedules`), then its calendars. */
+export function formatJobSchedules(job: Pick<Job, "schedule" | "schedules" | "calendars">): string {
+  const schedules = job.schedules ?? (job.schedule === undefined ? [] : [job.schedule]);
+  const calendars = job.calendars ?? [];
+  const specs = schedules.map(formatSchedule).join(" + ");
+  return calendars.length === 0 ? specs : `${specs} except ${calendars.join(", ")}`;
+}
+
 export function renderJob(job: Job): string {
   return renderKeyValues([
     ["id", job.id],
     ["name", job.name],
     ["status", job.status],
     ["version", job.version],
-    ["schedule", formatSchedule(job.schedule)],
+    ["schedule", formatJobSchedules(job)],
     ["target", describeTarget(job.target)],
     ["retry", `${job.retry.max_attempts} attempts`],
     ["next fires", job.next_fire_times],

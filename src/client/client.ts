@@ -1,3 +1,4 @@
+import { CalendarsResource } from "./resources/calendars";
 import { AlertsResource, DeadLettersResource, RunsResource } from "./resources/runs";
 import { JobsResource } from "./resources/jobs";
 import { ApiKeysResource, TenantsResource } from "./resources/tenants";
@@ -44,6 +45,7 @@ export class EdgecronClient {
   readonly alerts: AlertsResource;
   readonly tenants: TenantsResource;
   readonly apiKeys: ApiKeysResource;
+  readonly calendars: CalendarsResource;
   readonly #transport: Transport;
   readonly #options: EdgecronClientOptions;
 
@@ -67,6 +69,7 @@ export class EdgecronClient {
     this.alerts = new AlertsResource(this.#transport);
     this.tenants = new TenantsResource(this.#transport);
     this.apiKeys = new ApiKeysResource(this.#transport);
+    this.calendars = new CalendarsResource(this.#transport);
   }
 
   /** A client with the same settings acting on `tenantId` (admin token only). */

@@ -24,7 +24,7 @@ export interface CallOptions {
 }
 
 export interface RequestSpec extends CallOptions {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: Record<string, QueryValue>;
   body?: unknown;

@@ -142,3 +142,9 @@ export type Health = z.output<typeof api.healthSchema>;
 export type ShardTzdata = z.output<typeof api.shardTzdataSchema>;
 /** `GET /v1/tzdata` (admin): the runtime's tz database version and every shard's timers. */
 export type TzdataStatus = z.output<typeof api.tzdataStatusSchema>;
+/** A tenant's named calendar: exclusion rules on local dates in a time zone. */
+export type Calendar = z.output<typeof api.calendarSchema>;
+/** `GET /v1/calendars/{name}`: the calendar and the jobs that name it (at most 100). */
+export type CalendarDetail = z.output<typeof api.calendarDetailSchema>;
+export type CalendarCreate = z.input<typeof api.calendarCreateSchema>;
+export type CalendarReplace = z.input<typeof api.calendarReplaceSchema>;

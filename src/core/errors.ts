@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   run_not_found: { status: 404, description: "No such run in this tenant" },
   dead_letter_not_found: { status: 404, description: "No such dead letter in this tenant" },
   alert_not_found: { status: 404, description: "No such alert in this tenant" },
+  calendar_not_found: { status: 404, description: "No such calendar in this tenant" },
   version_conflict: {
     status: 409,
     description: "The job changed since you read it: read it again and retry",
@@ -35,6 +36,11 @@ export const ERROR_CODES = {
   job_deleted: {
     status: 409,
     description: "The job is deleted: it cannot be edited, nor its runs retried or redriven",
+  },
+  calendar_exists: { status: 409, description: "A calendar of that name exists: replace it with PUT" },
+  calendar_in_use: {
+    status: 409,
+    description: "Jobs name the calendar (`detail` lists them): remove it from them before deleting",
   },
   job_not_active: { status: 409, description: "The operation needs an ACTIVE (or PAUSED) job" },
   run_not_retryable: { status: 409, description: "Only a FAILED or DEAD_LETTERED run can be retried" },

@@ -1,5 +1,5 @@
 import type { JobSpec } from "./job-spec";
-import { nextFireTimes } from "./schedule";
+import { schedulesOf, unionFireTimes } from "./schedule-set";
 
 /**
  * Why a job's [start_at, end_at] window can never fire, or null. The same bounds as the shard's
@@ -15,7 +15,7 @@ export function fireWindowIssue(spec: JobSpec): { path: string; message: string 
   const startMs = Date.parse(spec.start_at);
   const endMs = spec.end_at === null ? null : Date.parse(spec.end_at);
   if (endMs !== null && endMs < startMs) return null; // "must not be before start_at" says it already
-  const [firstMs] = nextFireTimes(spec.schedule, startMs - 1, 1);
+  const [firstMs] = unionFireTimes(schedulesOf(spec), startMs - 1, 1);
   if (firstMs === undefined) {
     return { path: "start_at", message: "the schedule never fires at or after start_at" };
   }

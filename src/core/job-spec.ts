@@ -2,6 +2,7 @@ import { IANAZone } from "luxon";
 import { z } from "zod";
 import { cronExprIssues } from "./cron/validate";
 import { durationSchema } from "./duration";
+import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB } from "./exclusions";
 import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
 import { JOB_STATUSES } from "./run-state";
 import { bindingTargetSchemas } from "./targets";
@@ -57,6 +58,15 @@ export const scheduleSchema = z.discriminatedUnion("type", [
   intervalScheduleSchema,
   onceScheduleSchema,
 ]);
+
+/** Several specs whose instants are unioned (see schedule-set.ts); exactly one of `schedule` or this. */
+export const MAX_SCHEDULES_PER_JOB = 10;
+export const schedulesSchema = z.array(scheduleSchema).min(1).max(MAX_SCHEDULES_PER_JOB);
+/** Named calendars of the tenant whose rules exclude instants (see exclusions.ts). */
+export const jobCalendarsSchema = z
+  .array(calendarNameSchema)
+  .max(MAX_CALENDARS_PER_JOB)
+  .refine((names) => new Set(names).size === names.length, { message: "must not name a calendar twice" });
 
 export type DstPolicy = z.infer<typeof dstPolicySchema>;
 export type CronSchedule = z.infer<typeof cronScheduleSchema>;
@@ -207,7 +217,10 @@ function serializedBodyBytes(body: unknown): number {
 
 export const jobCreateSchema = z.strictObject({
   name: z.string().min(1).max(200),
-  schedule: scheduleSchema,
+  schedule: scheduleSchema.optional(),
+  schedules: schedulesSchema.optional(),
+  calendars: jobCalendarsSchema.default([]),
+  exclude: exclusionSetSchema.nullable().default(null),
   target: targetSchema,
   retry: retryPolicySchema.default({
     max_attempts: 3,

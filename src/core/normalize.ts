@@ -1,7 +1,9 @@
 import { durationMs } from "./duration";
+import type { ExclusionSet } from "./exclusions";
 import { fireWindowIssue } from "./fire-window";
 import type { JobSpec, Schedule } from "./job-spec";
 import { checkedFireTimes, type SearchAllowance, type SpecIssue } from "./schedule-check";
+import { exclusionIssues, scheduleChoiceIssues } from "./schedule-set-check";
 
 export type { SpecIssue };
 
@@ -12,6 +14,11 @@ export interface NormalizeOptions {
   rejectPastOnce?: boolean;
   /** Search units shared with the rest of the request (a batch); one search's budget without. */
   searchAllowance?: SearchAllowance;
+  /**
+   * The tenant's calendars by name, when the caller loaded them: unknown names in `calendars`
+   * are refused, and a job whose every instant is excluded too.
+   */
+  calendars?: ReadonlyMap<string, ExclusionSet>;
 }
 
 function utcIso(instant: string): string {
@@ -62,13 +69,30 @@ export function jobSpecIssues(
   if (typeof startAt === "string" && typeof endAt === "string" && Date.parse(endAt) < Date.parse(startAt)) {
     issues.push({ path: "end_at", message: "must not be before start_at" });
   }
-  if (schedule === undefined) return issues;
+  issues.push(...scheduleChoiceIssues(fields));
+  const schedules = fields.schedules ?? (schedule === undefined ? [] : [schedule]);
+  const pathOf = (index: number) => (fields.schedules === undefined ? "schedule" : `schedules.${index}`);
+  schedules.forEach((one, index) => {
+    issues.push(...scheduleIssues(one, pathOf(index), misfire, nowMs, options));
+  });
+  issues.push(...exclusionIssues(fields, schedules, nowMs, options, issues.length === 0));
+  return issues;
+}
+
+function scheduleIssues(
+  schedule: Schedule,
+  path: string,
+  misfire: JobSpec["misfire"] | undefined,
+  nowMs: number,
+  options: NormalizeOptions,
+): SpecIssue[] {
+  const issues: SpecIssue[] = [];
   if (schedule.type === "once" && misfire !== undefined && (options.rejectPastOnce ?? true)) {
     const atMs =
       schedule.at !== undefined ? Date.parse(schedule.at) : nowMs + durationMs(schedule.delay ?? 0);
     if (atMs < nowMs - durationMs(misfire.grace)) {
       issues.push({
-        path: schedule.delay !== undefined ? "schedule.delay" : "schedule.at",
+        path: schedule.delay !== undefined ? `${path}.delay` : `${path}.at`,
         message: `is in the past by more than the misfire grace (${String(misfire.grace)})`,
       });
     }
@@ -81,7 +105,9 @@ export function jobSpecIssues(
     1,
     options.searchAllowance,
   );
-  if (!reach.ok) issues.push(...reach.issues);
+  if (!reach.ok) {
+    issues.push(...reach.issues.map((issue) => ({ ...issue, path: issue.path.replace(/^schedule/, path) })));
+  }
   return issues;
 }
 
@@ -101,8 +127,11 @@ export function normalizeJobSpec(
   const startAt = utcIsoOrNull(spec.start_at);
   const endAt = utcIsoOrNull(spec.end_at);
   const anchorMs = startAt === null ? nowMs : Date.parse(startAt);
-  const schedule = normalizeSchedule(spec.schedule, nowMs, anchorMs);
-  const normalized = { ...spec, start_at: startAt, end_at: endAt, schedule };
+  const normalized = { ...spec, start_at: startAt, end_at: endAt };
+  if (spec.schedule !== undefined) normalized.schedule = normalizeSchedule(spec.schedule, nowMs, anchorMs);
+  if (spec.schedules !== undefined) {
+    normalized.schedules = spec.schedules.map((schedule) => normalizeSchedule(schedule, nowMs, anchorMs));
+  }
   const windowIssue = fireWindowIssue(normalized);
   if (windowIssue !== null) return { ok: false, issues: [windowIssue] };
   return { ok: true, spec: normalized };

@@ -4,6 +4,7 @@
 // D1 `jobs.shard`), never to a re-hash of its id: SHARD_COUNT may have changed since it was placed.
 import type { ShardFaults } from "../../durable-objects/shard/test-faults";
 import { shardForJob } from "../core/jitter";
+import { attachCalendars } from "../db/calendars";
 import { logEvent } from "../log";
 import type { TzdataOverride } from "../tzdata";
 import type {
@@ -48,7 +49,16 @@ function shardStub(env: Env, shard: number) {
  * the `jobId` values whose version the shard confirmed; the rest stay unsynced in D1 for the
  * outbox sweep to re-send.
  */
-export async function pushJobs(env: Env, jobs: readonly ShardJob[]): Promise<Set<string>> {
+export async function pushJobs(env: Env, snapshots: readonly ShardJob[]): Promise<Set<string>> {
+  // Every push (create, edit, the outbox sweep) carries the calendars the jobs name, fresh from D1.
+  let jobs: ShardJob[];
+  try {
+    jobs = await attachCalendars(env.DB, snapshots);
+  } catch (error) {
+    // A job pushed without its calendars would fire on excluded instants: push none of them.
+    logEvent("shard.push_failed", { jobs: snapshots.length, error, note: "calendars unreadable" });
+    return new Set();
+  }
   const byShard = new Map<number, ShardJob[]>();
   for (const job of jobs) {
     const group = byShard.get(job.shard);

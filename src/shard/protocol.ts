@@ -29,6 +29,16 @@ export interface ShardJob {
    */
   specJson: string;
   createdAtMs: number;
+  /**
+   * The tenant calendars the spec names, resolved by D1 at push time: JSON of
+   * `NamedExclusionSet[]` (src/core/exclusions.ts). Absent: none.
+   */
+  calendarsJson?: string;
+  /**
+   * Grows with every edit of those calendars (the sum of their revisions; the set is fixed for a
+   * job version). A snapshot of the same version with a higher one carries edited calendars.
+   */
+  calendarsRevision?: number;
 }
 
 /** A run handed to the execution path. */

@@ -51,6 +51,21 @@ describe("admin console in Chromium", () => {
     });
     expect(key.status).toBe(201);
     tenantKey = key.body.key;
+    // A calendar with long rule lists, so its list and form pages are checked for width too.
+    const calendar = await apiClient(server.baseUrl, tenantKey)("POST", "/v1/calendars", {
+      name: "england-and-wales-bank-holidays",
+      description: "Bank holidays, the Christmas shutdown and weekends",
+      timezone: "Europe/London",
+      rules: [
+        { type: "range", from: "2026-12-24", to: "2027-01-01" },
+        ...["2027-04-02", "2027-04-05", "2027-05-03", "2027-05-31", "2027-08-30"].map((date) => ({
+          type: "date",
+          date,
+        })),
+        { type: "weekly", days: ["sat", "sun"] },
+      ],
+    });
+    expect(calendar.status).toBe(201);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
   });
@@ -312,6 +327,9 @@ describe("admin console in Chromium", () => {
       ["run", `/console/runs/${encodeURIComponent(failedRunId)}`],
       ["dead-letters", "/console/dead-letters"],
       ["alerts", "/console/alerts"],
+      ["calendars", "/console/calendars"],
+      ["calendar", "/console/calendars/england-and-wales-bank-holidays"],
+      ["new-calendar", "/console/calendars/new"],
     ];
     for (const width of WIDTHS) {
       await setWidth(page, width);

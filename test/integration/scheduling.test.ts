@@ -77,7 +77,8 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     const calls = await targetCalls(path);
     expect(calls).toHaveLength(1);
     const call = calls[0]!;
-    const scheduledAt = jobSpec.schedule.type === "once" ? new Date(jobSpec.schedule.at!).toISOString() : "";
+    const scheduledAt =
+      jobSpec.schedule?.type === "once" ? new Date(jobSpec.schedule.at ?? "").toISOString() : "";
     expect(call.method).toBe("POST");
     expect(JSON.parse(call.body)).toEqual({ label: "happy" });
     expect(call.headers["x-test"]).toBe("happy");

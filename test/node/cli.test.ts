@@ -110,11 +110,16 @@ describe("edgecron CLI", () => {
         "x-tenant: acme",
         "--max-attempts",
         "5",
+        "--calendar",
+        "us-holidays",
+        "--calendar",
+        "office-closed",
       ]);
       expect(result.code, result.stderr).toBe(0);
       expect(stub.requests[0]?.json()).toEqual({
         name: "renew-42",
         schedule: { type: "cron", expr: "0 9 * * MON-FRI", timezone: "America/New_York" },
+        calendars: ["us-holidays", "office-closed"],
         target: {
           type: "http",
           url: "https://example.com/hook",

@@ -67,6 +67,24 @@ describe("EdgecronClient", () => {
       ]);
     });
 
+    it("creates, replaces and deletes calendars with the documented methods and paths", async () => {
+      stub.reply(() => ({ status: 200, body: { name: "uk", revision: 1 } }));
+      const rules = [{ type: "date" as const, date: "2026-12-25" }];
+      await client.calendars.create({ name: "uk", timezone: "Europe/London", rules });
+      await client.calendars.put("uk holidays", { timezone: "Europe/London", rules });
+      await client.calendars.list();
+      await client.calendars.get("uk");
+      await client.calendars.delete("uk");
+      expect(stub.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        "POST /v1/calendars",
+        "PUT /v1/calendars/uk%20holidays",
+        "GET /v1/calendars",
+        "GET /v1/calendars/uk",
+        "DELETE /v1/calendars/uk",
+      ]);
+      expect(stub.requests[1]?.json()).toEqual({ timezone: "Europe/London", rules });
+    });
+
     it("keeps a path prefix of the base URL", async () => {
       stub.reply(() => ({ status: 200, body: { status: "ok" } }));
       const prefixed = new EdgecronClient({ baseUrl: `${stub.url}/edgecron`, token: "t" });

@@ -1,13 +1,7 @@
 import { ActionForm, Badge, Empty, Notice, Pager, TableWrap } from "../components";
 import { BASE } from "../env";
-import {
-  describeSchedule,
-  describeTarget,
-  scheduleZone,
-  TARGET_KIND_LABELS,
-  Time,
-  ZonedTime,
-} from "../format";
+import { describeRule } from "../calendar-form-data";
+import { describeSchedule, describeTarget, jobZone, TARGET_KIND_LABELS, Time, ZonedTime } from "../format";
 import type { Job, Run } from "../types";
 import { RunsTable } from "./runs";
 
@@ -24,7 +18,19 @@ function Definition({ job }: { job: Job }) {
     ["ID", job.id],
     ["Status", job.status],
     ["Version", String(job.version)],
-    ["Schedule", describeSchedule(job.schedule)],
+    ...(job.schedules ?? (job.schedule ? [job.schedule] : [])).map((spec, index, all): [string, string] => [
+      all.length > 1 ? `Spec ${index + 1}` : "Schedule",
+      describeSchedule(spec),
+    ]),
+    ["Calendars", job.calendars?.length ? job.calendars.join(", ") : "none"],
+    ...(job.exclude
+      ? [
+          ["Excludes", `${job.exclude.rules.map(describeRule).join("; ")} (${job.exclude.timezone})`] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
     ["Target kind", TARGET_KIND_LABELS[job.target.type] ?? job.target.type],
     ["Target", describeTarget(job.target)],
     [
@@ -63,7 +69,7 @@ function Definition({ job }: { job: Job }) {
 }
 
 function FireTimes({ job }: { job: Job }) {
-  const zone = scheduleZone(job.schedule);
+  const zone = jobZone(job);
   if (!job.next_fire_times?.length) return <Empty>Nothing will fire (job {job.status.toLowerCase()}).</Empty>;
   return (
     <TableWrap label="Next fire times">

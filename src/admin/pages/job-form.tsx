@@ -4,7 +4,12 @@ import { BASE } from "../env";
 import { formatInZone, formatUtc } from "../format";
 import type { FieldErrors, FormValues } from "../job-form-data";
 
-export function PreviewResult(props: { fireTimes?: string[]; zone: string | null; errors?: string[] }) {
+export function PreviewResult(props: {
+  fireTimes?: string[];
+  excluded?: string[];
+  zone: string | null;
+  errors?: string[];
+}) {
   if (props.errors?.length) {
     return (
       <div class="preview-errors">
@@ -21,17 +26,30 @@ export function PreviewResult(props: { fireTimes?: string[]; zone: string | null
   }
   if (!props.fireTimes) return <p class="muted">Fill in the schedule to see its next fire times.</p>;
   if (props.fireTimes.length === 0) return <p>This schedule will not fire again.</p>;
+  const excluded = props.excluded ?? [];
   return (
-    <ol class="fire-times">
-      {props.fireTimes.map((iso) => (
-        <li>
-          <time datetime={iso}>
-            {props.zone && props.zone !== "UTC" ? formatInZone(iso, props.zone) : formatUtc(iso)}
-          </time>
-          {props.zone && props.zone !== "UTC" ? <span class="muted"> · {formatUtc(iso)}</span> : null}
-        </li>
-      ))}
-    </ol>
+    <>
+      <ol class="fire-times">
+        {props.fireTimes.map((iso) => (
+          <li>
+            <time datetime={iso}>
+              {props.zone && props.zone !== "UTC" ? formatInZone(iso, props.zone) : formatUtc(iso)}
+            </time>
+            {props.zone && props.zone !== "UTC" ? <span class="muted"> · {formatUtc(iso)}</span> : null}
+          </li>
+        ))}
+      </ol>
+      {excluded.length > 0 ? (
+        <p class="muted">
+          Excluded by calendars (recorded as skipped):{" "}
+          {excluded
+            .slice(0, 5)
+            .map((iso) => formatUtc(iso))
+            .join(", ")}
+          {excluded.length > 5 ? ` and ${excluded.length - 5} more` : ""}
+        </p>
+      ) : null}
+    </>
   );
 }
 
@@ -150,6 +168,20 @@ export function JobForm(props: JobFormProps) {
           />
           <TextField {...base} path="schedule.delay" label="Or after a delay" placeholder="2h" />
         </div>
+        <TextArea
+          {...base}
+          path="schedules.more"
+          label="Further cron specs (one a line, optional)"
+          placeholder="0 17 * * MON-FRI"
+          hint="One a line, in the same time zone: the job fires at the union of all its specs, an instant they share once."
+        />
+        <TextField
+          {...base}
+          path="calendars"
+          label="Calendars (optional)"
+          placeholder="uk-holidays, office-closed"
+          hint="Names of this tenant's calendars, comma separated: instants on their dates are skipped."
+        />
         <section class="preview" aria-labelledby="preview-heading">
           <h2 id="preview-heading">Next fire times</h2>
           <div id="schedule-preview" aria-live="polite">

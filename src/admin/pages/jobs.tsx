@@ -1,6 +1,6 @@
 import { Badge, Empty, Notice, Pager, ProblemBox, TableWrap } from "../components";
 import { BASE } from "../env";
-import { describeSchedule, describeTarget, scheduleZone, Time, ZonedTime } from "../format";
+import { describeSchedules, describeTarget, jobZone, Time, ZonedTime } from "../format";
 import { JOB_STATUSES, type Job, type Problem } from "../types";
 
 export function JobsPage(props: {
@@ -59,7 +59,7 @@ export function JobsPage(props: {
             <tbody>
               {props.jobs.map((job) => {
                 const next = job.next_fire_times?.[0];
-                const zone = scheduleZone(job.schedule);
+                const zone = jobZone(job);
                 return (
                   <tr>
                     <td>
@@ -69,7 +69,7 @@ export function JobsPage(props: {
                     <td>
                       <Badge value={job.status} />
                     </td>
-                    <td>{describeSchedule(job.schedule)}</td>
+                    <td>{describeSchedules(job)}</td>
                     <td>
                       {next ? (
                         <>

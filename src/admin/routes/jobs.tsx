@@ -11,6 +11,7 @@ import {
   jobPatchFrom,
   mapErrors,
   scheduleFrom,
+  specFieldsFrom,
   valuesFromJob,
 } from "../job-form-data";
 import { noticeText } from "../notices";
@@ -91,12 +92,20 @@ jobRoutes.post("/jobs", async (c) => {
 async function previewOf(c: ConsoleContext, values: FormValues) {
   const schedule = scheduleFrom(values);
   const zone = schedule.type === "cron" ? String(schedule.timezone) : null;
-  const result = await callApi<{ fire_times: string[] }>(c, "POST", "/v1/schedules/preview", {
-    body: { schedule, count: 5 },
-  });
-  if (result.ok) return { preview: { fireTimes: result.data.fire_times, zone }, problem: null };
+  const result = await callApi<{ fire_times: string[]; excluded?: string[] }>(
+    c,
+    "POST",
+    "/v1/schedules/preview",
+    {
+      body: { ...specFieldsFrom(values), count: 5 },
+    },
+  );
+  if (result.ok) {
+    const excluded = result.data.excluded ?? [];
+    return { preview: { fireTimes: result.data.fire_times, excluded, zone }, problem: null };
+  }
   const errors = result.problem.errors?.map(
-    (error) => `${error.path.replace(/^schedule\./, "")}: ${error.message}`,
+    (error) => `${error.path.replace(/^schedules?\./, "")}: ${error.message}`,
   );
   return {
     preview: { zone, errors: errors?.length ? errors : [result.problem.detail ?? result.problem.title] },

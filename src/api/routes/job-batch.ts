@@ -1,3 +1,5 @@
+import type { ExclusionSet } from "../../core/exclusions";
+import { calendarSetsFor } from "../../db/calendars";
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { JobSpec } from "../../core/job-spec";
@@ -53,8 +55,14 @@ defineRoute(
     const idempotency = await readIdempotency(c, body);
     const nowMs = Date.now();
     const searchAllowance = { remainingUnits: BATCH_SEARCH_UNITS };
+    // One read of the tenant's calendars for the whole batch, and only when an item names one.
+    const calendars = await calendarSetsFor(
+      c.env.DB,
+      c.get("tenantId"),
+      body.jobs as { calendars?: string[] }[],
+    );
     const outcomes = body.jobs.map((input, index): BatchOutcome => {
-      const checked = checkItem(c, input, index, nowMs, searchAllowance);
+      const checked = checkItem(c, input, index, nowMs, { searchAllowance, calendars });
       if ("problem" in checked) return checked;
       const itemIdempotency =
         idempotency === null
@@ -74,7 +82,7 @@ defineRoute(
       throw error;
     }
     await pushAndMarkSynced(c.env, jobs);
-    return c.json(batchResponse(outcomes, nowMs));
+    return c.json(batchResponse(outcomes, nowMs, calendars));
   },
 );
 
@@ -83,12 +91,12 @@ function checkItem(
   input: unknown,
   index: number,
   nowMs: number,
-  searchAllowance: SearchAllowance,
+  shared: { searchAllowance: SearchAllowance; calendars: ReadonlyMap<string, ExclusionSet> },
 ): { spec: JobSpec } | { index: number; problem: Problem } {
   const allowPrivate = allowsPrivateTargets(c.env);
   const check = checkJobInput(input, nowMs, ["jobs", index], {
     allowPrivate,
-    searchAllowance,
+    ...shared,
     targets: targetBindingAccess(c.env, c.get("tenantId")),
   });
   if (check.ok) return { spec: check.spec };
@@ -103,10 +111,14 @@ function checkItem(
   };
 }
 
-function batchResponse(outcomes: BatchOutcome[], nowMs: number) {
+function batchResponse(
+  outcomes: BatchOutcome[],
+  nowMs: number,
+  calendars: ReadonlyMap<string, ExclusionSet> = new Map(),
+) {
   const results = outcomes.map((outcome) =>
     "job" in outcome
-      ? { index: outcome.index, status: 201, job: jobResource(outcome.job, nowMs) }
+      ? { index: outcome.index, status: 201, job: jobResource(outcome.job, nowMs, undefined, calendars) }
       : { index: outcome.index, status: 400, error: outcome.problem },
   );
   const created = outcomes.filter((outcome) => "job" in outcome).length;
@@ -133,10 +145,11 @@ async function replayIfKnown(
   const byKey = new Map(stored.map((job) => [job.idempotencyKey, job]));
   const nowMs = Date.now();
   const searchAllowance = { remainingUnits: BATCH_SEARCH_UNITS };
+  const calendars = await calendarSetsFor(c.env.DB, c.get("tenantId"), items as { calendars?: string[] }[]);
   const outcomes = items.map((input, index): BatchOutcome => {
     const job = byKey.get(batchItemKey(idempotency.key, index));
     if (job !== undefined) return { index, job };
-    const checked = checkItem(c, input, index, nowMs, searchAllowance);
+    const checked = checkItem(c, input, index, nowMs, { searchAllowance, calendars });
     if ("problem" in checked) return checked;
     return {
       index,
@@ -149,5 +162,5 @@ async function replayIfKnown(
     };
   });
   c.header("Idempotent-Replayed", "true");
-  return c.json(batchResponse(outcomes, nowMs));
+  return c.json(batchResponse(outcomes, nowMs, calendars));
 }

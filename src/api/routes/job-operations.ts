@@ -1,3 +1,5 @@
+import { calendarSetsFor } from "../../db/calendars";
+import { schedulesOf } from "../../core/schedule-set";
 import { createRoute } from "@hono/zod-openapi";
 import type { StoredJob } from "../../db/jobs";
 import { backfillJob, triggerJob } from "../../shard/client";
@@ -65,9 +67,12 @@ defineRoute(
     const expected = expectedVersionOf(c, raw as Record<string, unknown>);
     if (job.status === "DELETED") throw new EdgecronError("job_deleted", `Job ${job.id} is deleted`);
     const nowMs = Date.now();
-    const check = checkJobInput(mergeJobPatch(job.spec, patch), nowMs, [], {
-      rejectPastOnce: "schedule" in patch,
+    const merged = mergeJobPatch(job.spec, patch);
+    const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [merged as { calendars?: string[] }]);
+    const check = checkJobInput(merged, nowMs, [], {
+      rejectPastOnce: "schedule" in patch || "schedules" in patch,
       allowPrivate: allowsPrivateTargets(c.env),
+      calendars,
       targets: targetBindingAccess(c.env, c.get("tenantId")),
     });
     // One round trip names every bad field: the version's and the body's together.
@@ -75,7 +80,7 @@ defineRoute(
     if (errors.length > 0 || !check.ok) throw validationError(errors);
     if (expected.version !== null && expected.version !== job.version)
       throw versionConflict(job, expected.version);
-    return jobResponse(c, await saveJobVersion(c.env, job, { spec: check.spec }, nowMs));
+    return jobResponse(c, await saveJobVersion(c.env, job, { spec: check.spec }, nowMs), { calendars });
   },
 );
 
@@ -201,7 +206,7 @@ defineRoute(
   async (c) => {
     const loaded = await loadJob(c);
     const body = await readBody(c, backfillRequestSchema);
-    const { fromMs, toMs, instants } = checkBackfillRange(loaded.spec.schedule, body, Date.now());
+    const { fromMs, toMs, instants } = checkBackfillRange(schedulesOf(loaded.spec), body, Date.now());
     if (instants.length === 0) return c.json({ created: 0, skipped: 0, run_ids: [] }, 202);
     const job = await syncedJob(c.env, loaded);
     const result = await callShard("backfill the job", () =>

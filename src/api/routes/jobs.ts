@@ -1,3 +1,4 @@
+import { calendarSetsFor } from "../../db/calendars";
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { findJobByIdempotencyKey, insertJobs, listJobs, type StoredJob } from "../../db/jobs";
@@ -64,8 +65,10 @@ defineRoute(
       const replay = await replayIfKnown(c, idempotency);
       if (replay !== null) return replay;
     }
+    const calendars = await calendarSetsFor(c.env.DB, c.get("tenantId"), [input as { calendars?: string[] }]);
     const check = checkJobInput(input, nowMs, [], {
       allowPrivate: allowsPrivateTargets(c.env),
+      calendars,
       targets: targetBindingAccess(c.env, c.get("tenantId")),
     });
     if (!check.ok) throw validationError(check.errors);
@@ -79,7 +82,7 @@ defineRoute(
       throw error;
     }
     await pushAndMarkSynced(c.env, [job]);
-    return jobResponse(c, job, { nowMs, status: 201 });
+    return jobResponse(c, job, { nowMs, status: 201, calendars });
   },
 );
 
@@ -108,7 +111,15 @@ defineRoute(
     });
     const { page, nextCursor } = pageOf(rows, query.limit, (job) => encodeCursor([job.id]));
     const nowMs = Date.now();
-    return c.json({ data: page.map((job) => jobResource(job, nowMs)), next_cursor: nextCursor });
+    const calendars = await calendarSetsFor(
+      c.env.DB,
+      c.get("tenantId"),
+      page.map((job) => job.spec),
+    );
+    return c.json({
+      data: page.map((job) => jobResource(job, nowMs, undefined, calendars)),
+      next_cursor: nextCursor,
+    });
   },
 );
 
@@ -133,7 +144,8 @@ defineRoute(
   async (c) => {
     const job = await loadJob(c);
     const query = c.req.valid("query");
-    return jobResponse(c, job, { fireCount: query.next });
+    const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [job.spec]);
+    return jobResponse(c, job, { fireCount: query.next, calendars });
   },
 );
 

@@ -13,7 +13,7 @@ import {
 import { readJobFile } from "../job-file";
 import { hasSpecFlags, JOB_FLAG_OPTIONS, jobFromFlags } from "../job-flags";
 import { backfill, update } from "./job-changes";
-import { formatSchedule, renderJob, renderKeyValues } from "../render";
+import { formatJobSchedules, renderJob, renderKeyValues } from "../render";
 
 const STATUSES: readonly JobStatus[] = JOB_STATUSES;
 
@@ -21,7 +21,7 @@ const JOB_COLUMNS = [
   { header: "ID", value: (job: Job) => job.id, maxWidth: 64 },
   { header: "NAME", value: (job: Job) => job.name, maxWidth: 40 },
   { header: "STATUS", value: (job: Job) => job.status },
-  { header: "SCHEDULE", value: (job: Job) => formatSchedule(job.schedule), maxWidth: 44 },
+  { header: "SCHEDULE", value: (job: Job) => formatJobSchedules(job), maxWidth: 44 },
   { header: "NEXT FIRE", value: (job: Job) => job.next_fire_times[0] },
 ];
 
@@ -37,6 +37,7 @@ const create: Command = {
     "--method <m>        GET, POST (default), PUT, PATCH, DELETE",
     "--body <json|text>  request body sent to the target",
     '--header "k: v"     extra target header (repeatable)',
+    "--calendar <name>   a tenant calendar whose dates are excluded (repeatable)",
     "--max-attempts <n>  --timeout <dur>  --idempotency-key <key>",
   ],
   options: JOB_FLAG_OPTIONS,
