@@ -12,8 +12,7 @@ import type { JobCreate, JobSpec, Schedule } from "../core/job-spec";
  * out of a client bundle. `http_error` is also what the client reports for an answer that is not
  * problem+json (a proxy's HTML page, an empty 502).
  */
-export type { ErrorCode };
-export type { JobCreate, JobSpec, Schedule };
+export type { ErrorCode, JobCreate, JobSpec, Schedule };
 
 /** RFC 3339 UTC timestamp with milliseconds, e.g. `2026-12-01T00:00:00.000Z`. */
 export type Instant = string;

@@ -1,15 +1,16 @@
 // Executes one run against its HTTP target: the only place edgecron calls user URLs.
-import type { HttpTarget } from "../core/job-spec";
-import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
-import type { CompletionMode } from "../core/long-running";
-import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
-import { type ResolveHost, resolvedTargetProblem } from "../core/ssrf";
+
 import {
   canonicalSignatureString,
   SIGNATURE_SCHEME,
   type SignedRequestParts,
   sha256Hex,
 } from "../client/verify";
+import type { HttpTarget } from "../core/job-spec";
+import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
+import type { CompletionMode } from "../core/long-running";
+import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
+import { type ResolveHost, resolvedTargetProblem } from "../core/ssrf";
 
 export const USER_AGENT = "edgecron/0.1";
 /** How much of a failed response's body we keep in the run's error, for the user to read. */

@@ -1,6 +1,6 @@
+import { describeRule } from "../calendar-form-data";
 import { ActionForm, Badge, Empty, Notice, Pager, TableWrap } from "../components";
 import { BASE } from "../env";
-import { describeRule } from "../calendar-form-data";
 import { describeSchedule, jobZone, Time, ZonedTime } from "../format";
 import type { Job, Run } from "../types";
 import { RunsTable } from "./runs";

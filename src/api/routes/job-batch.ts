@@ -1,15 +1,15 @@
-import type { ExclusionSet } from "../../core/exclusions";
-import { calendarSetsFor } from "../../db/calendars";
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { ExclusionSet } from "../../core/exclusions";
 import type { JobSpec } from "../../core/job-spec";
 import { BATCH_SEARCH_UNITS, type SearchAllowance } from "../../core/schedule-check";
+import { calendarSetsFor } from "../../db/calendars";
 import { findJobsByIdempotencyKeys, insertJobs, type StoredJob } from "../../db/jobs";
 import { readBody } from "../body";
 import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
 import { allowsPrivateTargets, checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
 import { jobResource } from "../job-view";
-import { EdgecronError, type Problem, toProblem } from "../problem";
+import { batchResultSchema, jobBatchDocSchema, jobBatchSchema } from "../openapi/components";
 import {
   apiRouter,
   BODY_ERRORS,
@@ -20,7 +20,7 @@ import {
   problems,
   TENANT_ERRORS,
 } from "../openapi/define";
-import { batchResultSchema, jobBatchDocSchema, jobBatchSchema } from "../openapi/components";
+import { EdgecronError, type Problem, toProblem } from "../problem";
 import type { AppEnv } from "../types";
 
 type BatchOutcome = { index: number; job: StoredJob } | { index: number; problem: Problem };

@@ -1,6 +1,6 @@
-import { calendarSetsFor } from "../../db/calendars";
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { calendarSetsFor } from "../../db/calendars";
 import { findJobByIdempotencyKey, insertJobs, listJobs, type StoredJob } from "../../db/jobs";
 import { readJsonBody } from "../body";
 import { decodeCursor, encodeCursor, pageOf } from "../cursor";
@@ -9,7 +9,13 @@ import { loadJob } from "../job-loader";
 import { allowsPrivateTargets, checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
 import { jobResource, jobResponse } from "../job-view";
 import { tenantScope } from "../middleware/auth";
-import { validationError } from "../problem";
+import {
+  getJobQuerySchema,
+  jobCreateSchema,
+  jobPageSchema,
+  jobSchema,
+  listJobsQuerySchema,
+} from "../openapi/components";
 import {
   apiRouter,
   BODY_ERRORS,
@@ -22,13 +28,7 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
-import {
-  getJobQuerySchema,
-  jobCreateSchema,
-  jobPageSchema,
-  jobSchema,
-  listJobsQuerySchema,
-} from "../openapi/components";
+import { validationError } from "../problem";
 import type { AppEnv } from "../types";
 import { jobBatch } from "./job-batch";
 import { jobOperations } from "./job-operations";
