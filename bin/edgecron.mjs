@@ -1,9 +1,9 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
 // `npx edgecron ...`: runs the bundled CLI, rebuilding it first when the TypeScript sources changed
 // (or the bundle is missing because `npm install` ran with --ignore-scripts).
 import { buildCli, CLI_BUNDLE, isCliBundleStale } from "../scripts/build-cli.mjs";
-import { readFileSync } from "node:fs";
-import { fileURLToPath, pathToFileURL } from "node:url";
 
 if (isCliBundleStale()) {
   try {

@@ -1,6 +1,7 @@
 // What one alarm does: a pass of the timing wheel, then (paced while backlogged) the history to D1.
-import { raisePauseAlerts } from "../../src/queue/alerts";
+
 import { logEvent } from "../../src/log";
+import { raisePauseAlerts } from "../../src/queue/alerts";
 import type { BacklogPacer } from "./backlog";
 import { flushToD1 } from "./history";
 import { tickSettings } from "./settings";

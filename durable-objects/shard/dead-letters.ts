@@ -6,8 +6,9 @@
 //   reads the job's headers and body from D1 (src/queue/dead-letter-payload.ts);
 // - a failed send is logged, never thrown: its rows stay pending with a backoff, and are re-sent
 //   by reference (after a second failure, each alone), so no batch is ever retried identically.
-import { deadLetterPayload, EMPTY_PAYLOAD } from "../../src/core/target-payload";
+
 import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../../src/core/queue-limits";
+import { deadLetterPayload, EMPTY_PAYLOAD } from "../../src/core/target-payload";
 import { logEvent } from "../../src/log";
 import type { DeadLetterMessage } from "../../src/shard/protocol";
 import { getJobs, type ShardJobRow, specOf } from "./job-store";

@@ -13,8 +13,8 @@ import {
   setJobTimer,
   specOf,
 } from "./job-store";
-import { applyCalendarRevision, storeCalendars } from "./timer";
 import { moveRun, pendingRunsOfJob, type RunRow } from "./run-store";
+import { applyCalendarRevision, storeCalendars } from "./timer";
 
 /** Applies snapshots in order; returns the ids the shard now holds at their version (or newer). */
 export function applyJobSnapshots(sql: SqlStorage, snapshots: readonly ShardJob[], nowMs: number): string[] {

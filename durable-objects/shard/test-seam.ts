@@ -1,9 +1,10 @@
 // Test-only fault injection for a shard. The ShardScheduler consults it through one seam,
 // `ShardTestSeam`; unless the EDGECRON_TEST_HOOKS binding is "1" that seam is INERT_SEAM, which
 // reads nothing, stores nothing and injects nothing.
+
+import { setTzdataOverride } from "../../src/tzdata";
 import type { ArmedAlarm } from "./armed-alarm";
 import type { TickSettings } from "./settings";
-import { setTzdataOverride } from "../../src/tzdata";
 import type { ShardFaults, ShardTestCommand } from "./test-faults";
 
 export interface ShardTestSeam {

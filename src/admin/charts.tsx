@@ -1,8 +1,9 @@
 // Charts are plain server-rendered SVG (no library, no script). Shapes stretch with the card
 // (preserveAspectRatio="none") while every number and label is real HTML text, so charts stay
 // legible at 390 px and screen readers get the same figures.
-import { formatMs, formatUtcMinute } from "./format";
+
 import type { PercentileSummary } from "../core/percentiles";
+import { formatMs, formatUtcMinute } from "./format";
 import type { Stats } from "./types";
 
 const PLOT_WIDTH = 600;

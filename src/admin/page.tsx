@@ -1,10 +1,10 @@
 import type { Child } from "hono/jsx";
+import { tzdataVersion } from "../tzdata";
 import { callApi } from "./api";
 import { ProblemBox } from "./components";
 import type { ConsoleContext } from "./env";
 import { Layout, type NavKey } from "./layout";
 import type { Problem, Tenant } from "./types";
-import { tzdataVersion } from "../tzdata";
 
 export interface PageOptions {
   title: string;

@@ -1,7 +1,8 @@
 // Request guards for the console: security headers, same-origin checks on every state-changing
 // request, the session cookie and the CSRF token.
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+
 import type { MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { BASE, type ConsoleContext, type ConsoleEnv } from "./env";
 import {
   configuredAdminToken,

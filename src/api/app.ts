@@ -1,11 +1,13 @@
-import { calendars } from "./routes/calendars";
 import { createRoute } from "@hono/zod-openapi";
+import { tzdataVersion } from "../tzdata";
 import { errorResponse, notFoundFor } from "./errors";
 import { authenticate } from "./middleware/auth";
+import { healthSchema, openApiDocumentSchema } from "./openapi/components";
 import { apiRouter, defineRoute, json } from "./openapi/define";
 import { documentOf } from "./openapi/document";
 import { alerts } from "./routes/alerts";
 import { apiKeys } from "./routes/api-keys";
+import { calendars } from "./routes/calendars";
 import { deadLetters } from "./routes/dead-letters";
 import { jobs } from "./routes/jobs";
 import { me } from "./routes/me";
@@ -15,8 +17,6 @@ import { schedules } from "./routes/schedules";
 import { stats } from "./routes/stats";
 import { tenants } from "./routes/tenants";
 import { tzdata } from "./routes/tzdata";
-import { tzdataVersion } from "../tzdata";
-import { healthSchema, openApiDocumentSchema } from "./openapi/components";
 
 /** The v1 API; the entry (src/index.ts) mounts it beside the console. */
 export const app = apiRouter();

@@ -1,4 +1,5 @@
 import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../core/backfill";
+import type { ExclusionSet } from "../core/exclusions";
 import {
   type JobSpec,
   jobCreateSchema,
@@ -8,18 +9,17 @@ import {
 } from "../core/job-spec";
 import { jobSpecIssues, normalizeJobSpec } from "../core/normalize";
 import { previewFireTimes, previewUnionFireTimes } from "../core/preview";
+import type { SearchAllowance } from "../core/schedule-check";
 import { schedulesOf } from "../core/schedule-set";
 import { missingScheduleIssues } from "../core/schedule-set-check";
-import type { ExclusionSet } from "../core/exclusions";
-import type { SearchAllowance } from "../core/schedule-check";
-import { logEvent } from "../log";
 import { targetAddressProblem } from "../core/ssrf";
 import { markJobsSynced, type StoredJob, specJsonOf, updateJobVersion } from "../db/jobs";
-import type { ShardJob } from "../shard/protocol";
+import { logEvent } from "../log";
 import { pushJobs, shardOfJob } from "../shard/client";
+import type { ShardJob } from "../shard/protocol";
 import { newId } from "./ids";
-import { bindingTargetErrors, type TargetBindingAccess } from "./target-bindings";
 import { EdgecronError, type FieldError, fieldErrorsOf, joinPath, validationError } from "./problem";
+import { bindingTargetErrors, type TargetBindingAccess } from "./target-bindings";
 
 export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: FieldError[] };
 

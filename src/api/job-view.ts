@@ -1,9 +1,9 @@
 import type { Context } from "hono";
-import { logEvent } from "../log";
 import { compileExclusions, type ExclusionSet } from "../core/exclusions";
 import { upcomingRunFires } from "../core/job-timeline";
 import { exclusionSetsOf } from "../core/schedule-set-check";
 import type { StoredJob } from "../db/jobs";
+import { logEvent } from "../log";
 import type { AppEnv } from "./types";
 
 export { MAX_NEXT_FIRES } from "./schemas";

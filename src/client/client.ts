@@ -1,6 +1,6 @@
 import { CalendarsResource } from "./resources/calendars";
-import { AlertsResource, DeadLettersResource, RunsResource } from "./resources/runs";
 import { JobsResource } from "./resources/jobs";
+import { AlertsResource, DeadLettersResource, RunsResource } from "./resources/runs";
 import { ApiKeysResource, TenantsResource } from "./resources/tenants";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
 import {

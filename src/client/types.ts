@@ -12,9 +12,8 @@ import type { JobCreate, JobSpec, JobTarget, Schedule } from "../core/job-spec";
  * out of a client bundle. `http_error` is also what the client reports for an answer that is not
  * problem+json (a proxy's HTML page, an empty 502).
  */
-export type { ErrorCode };
 /** HTTP (`url`) or a binding of the deployment (`type: "service" | "workflow" | "queue"`, `binding`). */
-export type { JobCreate, JobSpec, JobTarget, Schedule };
+export type { ErrorCode, JobCreate, JobSpec, JobTarget, Schedule };
 
 /** RFC 3339 UTC timestamp with milliseconds, e.g. `2026-12-01T00:00:00.000Z`. */
 export type Instant = string;

@@ -4,8 +4,8 @@
 // fit, flagged `body_truncated` with the whole body's size. Redrive never reads this payload (the
 // shard runs the job's own target again), so a cut body loses nothing but what the API shows.
 import { serializeTargetBody } from "../core/job-spec";
-import { deadLetterPayload } from "../core/target-payload";
 import { utf8Bytes, utf8Prefix } from "../core/queue-limits";
+import { deadLetterPayload } from "../core/target-payload";
 import { findJob, type StoredJob } from "../db/jobs";
 import type { DeadLetterMessage } from "../shard/protocol";
 

@@ -1,9 +1,10 @@
 // Records dead letters in D1 and raises their alerts (the tenant webhook and the job's on_failure
 // URL). Payloads are stored bounded (./dead-letter-payload.ts) and inserted in chunks: one insert of
 // a whole batch of large letters failed with SQLITE_TOOBIG, and every letter in it was retried.
-import { raiseAlerts } from "./alerts";
+
 import { insertDeadLetters, type NewDeadLetter } from "../db/dead-letters";
 import type { DeadLetterMessage } from "../shard/protocol";
+import { raiseAlerts } from "./alerts";
 import { payloadsOf, storedPayloadJson } from "./dead-letter-payload";
 
 /** Stores the letters and raises one alert each; throws when D1 fails (the caller retries). */

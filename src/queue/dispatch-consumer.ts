@@ -12,10 +12,10 @@ import {
   runsOfMessage,
   type SingleRunDispatchMessage,
 } from "../shard/protocol";
+import { resolverFromEnv } from "./dns-resolver";
 import { recordDispatch, recordOutcome } from "./metrics";
 import { limiter, runPool } from "./pool";
 import { type Claimed, claimAtShard, type Reported, reportAtShard } from "./shard-batches";
-import { resolverFromEnv } from "./dns-resolver";
 import { callTarget } from "./target-call";
 import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";

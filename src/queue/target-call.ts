@@ -1,17 +1,18 @@
 // Executes one run against its target: the only place edgecron calls user URLs. Binding targets
 // (service, Workflow, Queue) are dispatched to binding-targets.ts; a service binding comes back
 // through `exchange` for the same request an HTTP target gets.
-import { callBindingTarget } from "./binding-targets";
-import type { CallTargetInput, HttpCallInput } from "./target-input";
-import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
-import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
-import { resolvedTargetProblem } from "../core/ssrf";
+
 import {
   canonicalSignatureString,
   SIGNATURE_SCHEME,
   type SignedRequestParts,
   sha256Hex,
 } from "../client/verify";
+import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
+import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
+import { resolvedTargetProblem } from "../core/ssrf";
+import { callBindingTarget } from "./binding-targets";
+import type { CallTargetInput, HttpCallInput } from "./target-input";
 
 export type { CallTargetInput } from "./target-input";
 

@@ -1,7 +1,7 @@
 // The input of one target call, shared by the HTTP and the binding calls (no module cycle).
 import type { HttpTarget, JobTarget } from "../core/job-spec";
-import type { TargetOutcome } from "../core/outcome";
 import type { CompletionMode } from "../core/long-running";
+import type { TargetOutcome } from "../core/outcome";
 import type { ResolveHost } from "../core/ssrf";
 
 export interface CallTargetInput {

@@ -10,7 +10,6 @@ import { workflowInstanceId } from "../../src/core/targets";
 import { callTarget } from "../../src/queue/target-call";
 import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
 import { disarmShardsAfterEach } from "../helpers/alarms";
-import { deliveryVerifies } from "../helpers/signature";
 import {
   historyOf,
   makeJobDue,
@@ -23,6 +22,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { deliveryVerifies } from "../helpers/signature";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();

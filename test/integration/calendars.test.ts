@@ -1,10 +1,10 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { insertCalendar, upsertCalendar } from "../../src/db/calendars";
 import { pushAndMarkSynced } from "../../src/api/job-service";
+import type { Calendar, Job, Problem } from "../../src/client/types";
+import { insertCalendar, upsertCalendar } from "../../src/db/calendars";
 import { insertJobs, type StoredJob } from "../../src/db/jobs";
 import { shardOfJob } from "../../src/shard/client";
-import type { Calendar, Job, Problem } from "../../src/client/types";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import {

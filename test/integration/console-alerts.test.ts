@@ -6,8 +6,8 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, type TenantWithKey } from "../helpers/api";
 import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
-import { seedDeadLetter } from "../helpers/seed";
 import { targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
+import { seedDeadLetter } from "../helpers/seed";
 
 // The redrive test leaves a yearly job on its shard: delete the alarms after each test.
 disarmShardsAfterEach();

@@ -3,10 +3,10 @@
 // Re-hashing would put a second copy of the job on another shard, firing on both.
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
 import { pushAndMarkSynced } from "../../src/api/job-service";
 import { shardForJob } from "../../src/core/jitter";
 import { findJob } from "../../src/db/jobs";
-import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
 import { shardOfJob } from "../../src/shard/client";
 import {
   placeJob,

@@ -3,6 +3,7 @@
 // twice and missing nothing.
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TzdataView } from "../../src/api/tzdata-view";
 import { nextFireTimes } from "../../src/core/schedule";
 import {
   loseShardAlarm,
@@ -13,7 +14,6 @@ import {
   shardTzdata,
 } from "../../src/shard/client";
 import type { TzdataProgress } from "../../src/shard/protocol";
-import type { TzdataView } from "../../src/api/tzdata-view";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
 import { seedTenant, shardStub, snapshot, spec, targetUrl, uniqueJobId } from "../helpers/scheduling";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { backfillInstants } from "../../src/core/backfill";
-import { parseCron } from "../../src/core/cron/parse";
 import { CRON_SEARCH_BUDGET, LOOKUP_COST, searchCronFireTimes } from "../../src/core/cron/next";
+import { parseCron } from "../../src/core/cron/parse";
 import { type JobSpec, jobCreateSchema, type Schedule, validJobFields } from "../../src/core/job-spec";
 import { firstFire, upcomingFires } from "../../src/core/job-timeline";
 import { jobSpecIssues, normalizeJobSpec } from "../../src/core/normalize";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { nextFireTimes } from "../../src/core/schedule";
 import { setZoneRulePatches } from "../../src/core/cron/zone";
+import { nextFireTimes } from "../../src/core/schedule";
 import { type TzdataSource, tzdataFingerprint, tzdataSampleInstantsMs } from "../../src/core/tzdata";
 import { offsetMinutesOfLabel } from "../../src/tzdata";
 

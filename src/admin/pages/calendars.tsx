@@ -1,9 +1,10 @@
 // The tenant's calendars: the list, and the form that creates or replaces one.
-import { ActionForm, Empty, Notice, ProblemBox, TableWrap } from "../components";
+
 import { describeRule } from "../calendar-form-data";
+import { ActionForm, Empty, Notice, ProblemBox, TableWrap } from "../components";
 import { BASE } from "../env";
-import type { FieldErrors, FormValues } from "../job-form-data";
 import { Time } from "../format";
+import type { FieldErrors, FormValues } from "../job-form-data";
 import type { Calendar, Problem } from "../types";
 import { TextArea, TextField, timeZones } from "./form-fields";
 

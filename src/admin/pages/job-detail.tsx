@@ -1,6 +1,6 @@
+import { describeRule } from "../calendar-form-data";
 import { ActionForm, Badge, Empty, Notice, Pager, TableWrap } from "../components";
 import { BASE } from "../env";
-import { describeRule } from "../calendar-form-data";
 import { describeSchedule, describeTarget, jobZone, TARGET_KIND_LABELS, Time, ZonedTime } from "../format";
 import type { Job, Run } from "../types";
 import { RunsTable } from "./runs";

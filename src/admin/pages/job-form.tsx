@@ -1,8 +1,8 @@
 import { FieldError, fieldId } from "../components";
-import { Select, TextArea, TextField, timeZones } from "./form-fields";
 import { BASE } from "../env";
 import { formatInZone, formatUtc } from "../format";
 import type { FieldErrors, FormValues } from "../job-form-data";
+import { Select, TextArea, TextField, timeZones } from "./form-fields";
 
 export function PreviewResult(props: {
   fireTimes?: string[];

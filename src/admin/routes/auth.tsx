@@ -1,10 +1,10 @@
 // Sign-in, sign-out and the admin's tenant switch.
 import { Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { deleteConsoleSession, setConsoleSessionActingTenant } from "../../db/sessions";
 import { callApi } from "../api";
 import { BASE, type ConsoleContext, type ConsoleEnv } from "../env";
 import { LoginPage } from "../pages/login";
-import { deleteConsoleSession, setConsoleSessionActingTenant } from "../../db/sessions";
 import {
   adminSecret,
   clearSessionCookie,

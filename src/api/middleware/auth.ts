@@ -3,8 +3,8 @@ import { findApiKeyByHash } from "../../db/api-keys";
 import { findTenant } from "../../db/tenants";
 import { secretsEqual, sha256Hex } from "../crypto";
 import { EdgecronError } from "../problem";
-import { inProcessCallerOf } from "./in-process-caller";
 import type { AppEnv, Caller } from "../types";
+import { inProcessCallerOf } from "./in-process-caller";
 
 const API_KEY = /^ek_[0-9a-f]{64}$/;
 

@@ -4,8 +4,8 @@ import { OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-open
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../../core/errors";
 import { fieldErrorsOf, validationError } from "../problem";
-import { problemSchema } from "./components";
 import type { AppEnv } from "../types";
+import { problemSchema } from "./components";
 
 /**
  * A zod failure of the query, path or headers as our 400 problem naming every bad field (the

@@ -5,7 +5,13 @@ import { readBody } from "../body";
 import { randomHex, sha256Hex } from "../crypto";
 import { newId, requireOwnId } from "../ids";
 import { requireAdmin } from "../middleware/auth";
-import { EdgecronError } from "../problem";
+import {
+  apiKeyCreateSchema,
+  apiKeyListSchema,
+  apiKeyRevokedSchema,
+  apiKeySchema,
+  listApiKeysQuerySchema,
+} from "../openapi/components";
 import {
   ADMIN_ERRORS,
   apiRouter,
@@ -16,13 +22,7 @@ import {
   jsonBody,
   problems,
 } from "../openapi/define";
-import {
-  apiKeyCreateSchema,
-  apiKeyListSchema,
-  apiKeyRevokedSchema,
-  apiKeySchema,
-  listApiKeysQuerySchema,
-} from "../openapi/components";
+import { EdgecronError } from "../problem";
 
 /** `ek_` + 32 random bytes as hex (256 bits). Only its SHA-256 is stored. */
 function newApiKey(): string {

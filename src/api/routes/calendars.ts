@@ -13,6 +13,14 @@ import { calendarResource, inUseDetail } from "../calendar-view";
 import { pushAndMarkSynced } from "../job-service";
 import { tenantScope } from "../middleware/auth";
 import {
+  calendarCreateSchema,
+  calendarDetailSchema,
+  calendarListSchema,
+  calendarParams,
+  calendarReplaceSchema,
+  calendarSchema,
+} from "../openapi/components";
+import {
   apiRouter,
   BODY_ERRORS,
   defineRoute,
@@ -22,14 +30,6 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
-import {
-  calendarCreateSchema,
-  calendarDetailSchema,
-  calendarListSchema,
-  calendarParams,
-  calendarReplaceSchema,
-  calendarSchema,
-} from "../openapi/components";
 import { EdgecronError } from "../problem";
 
 export const calendars = apiRouter();

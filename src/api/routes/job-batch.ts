@@ -1,9 +1,9 @@
-import type { ExclusionSet } from "../../core/exclusions";
-import { calendarSetsFor } from "../../db/calendars";
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { ExclusionSet } from "../../core/exclusions";
 import type { JobSpec } from "../../core/job-spec";
 import { BATCH_SEARCH_UNITS, type SearchAllowance } from "../../core/schedule-check";
+import { calendarSetsFor } from "../../db/calendars";
 import { findJobsByIdempotencyKeys, insertJobs, type StoredJob } from "../../db/jobs";
 import { readBody } from "../body";
 import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";

@@ -1,6 +1,6 @@
-import { calendarSetsFor } from "../../db/calendars";
-import { schedulesOf } from "../../core/schedule-set";
 import { createRoute } from "@hono/zod-openapi";
+import { schedulesOf } from "../../core/schedule-set";
+import { calendarSetsFor } from "../../db/calendars";
 import type { StoredJob } from "../../db/jobs";
 import { backfillJob, triggerJob } from "../../shard/client";
 import { readBody, readJsonBody } from "../body";

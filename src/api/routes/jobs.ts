@@ -1,6 +1,6 @@
-import { calendarSetsFor } from "../../db/calendars";
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { calendarSetsFor } from "../../db/calendars";
 import { findJobByIdempotencyKey, insertJobs, listJobs, type StoredJob } from "../../db/jobs";
 import { readJsonBody } from "../body";
 import { decodeCursor, encodeCursor, pageOf } from "../cursor";

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { AUTH_ERRORS, apiRouter, defineRoute, json, problems } from "../openapi/define";
 import { meSchema } from "../openapi/components";
+import { AUTH_ERRORS, apiRouter, defineRoute, json, problems } from "../openapi/define";
 
 export const me = apiRouter();
 

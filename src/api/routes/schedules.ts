@@ -1,12 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
-import { readBody } from "../body";
 import type { Context } from "hono";
 import type { ExclusionSet } from "../../core/exclusions";
 import { calendarSetsOf } from "../../db/calendars";
+import { readBody } from "../body";
 import { previewUnionTimes } from "../job-service";
 import { tenantScope } from "../middleware/auth";
-import { validationError } from "../problem";
-import type { AppEnv } from "../types";
+import { previewRequestSchema, previewResultSchema } from "../openapi/components";
 import {
   AUTH_ERRORS,
   apiRouter,
@@ -16,7 +15,8 @@ import {
   jsonBody,
   problems,
 } from "../openapi/define";
-import { previewRequestSchema, previewResultSchema } from "../openapi/components";
+import { validationError } from "../problem";
+import type { AppEnv } from "../types";
 
 export const schedules = apiRouter();
 

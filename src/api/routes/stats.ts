@@ -2,8 +2,8 @@ import { createRoute } from "@hono/zod-openapi";
 import { summarizePercentiles } from "../../core/percentiles";
 import { jobsByStatus, perMinute, recentLatenessMs, runsByState } from "../../db/stats";
 import { tenantScope } from "../middleware/auth";
-import { apiRouter, defineRoute, json, problems, TENANT_ERRORS, tenantHeaders } from "../openapi/define";
 import { statsSchema } from "../openapi/components";
+import { apiRouter, defineRoute, json, problems, TENANT_ERRORS, tenantHeaders } from "../openapi/define";
 
 export const stats = apiRouter();
 

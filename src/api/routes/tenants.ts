@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { targetAddressProblem } from "../../core/ssrf";
 import {
   findTenant,
   insertTenant,
@@ -8,14 +9,13 @@ import {
   tenantResource,
   updateTenant,
 } from "../../db/tenants";
-import { targetAddressProblem } from "../../core/ssrf";
 import { forgetTenantSecrets } from "../../queue/tenant-secrets";
 import { readBody } from "../body";
 import { randomHex } from "../crypto";
 import { newId, requireOwnId } from "../ids";
-import { requireAdmin } from "../middleware/auth";
 import { allowsPrivateTargets } from "../job-service";
-import { EdgecronError, validationError } from "../problem";
+import { requireAdmin } from "../middleware/auth";
+import { tenantCreateSchema, tenantListSchema, tenantPatchSchema, tenantSchema } from "../openapi/components";
 import {
   ADMIN_ERRORS,
   apiRouter,
@@ -26,7 +26,7 @@ import {
   jsonBody,
   problems,
 } from "../openapi/define";
-import { tenantCreateSchema, tenantListSchema, tenantPatchSchema, tenantSchema } from "../openapi/components";
+import { EdgecronError, validationError } from "../problem";
 
 const tags = ["tenants"];
 const params = idParams("ten_01JDXS3M0000000000000000AB");

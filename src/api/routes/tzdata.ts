@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requireAdmin } from "../middleware/auth";
-import { ADMIN_ERRORS, apiRouter, defineRoute, json, problems } from "../openapi/define";
 import { tzdataStatusSchema } from "../openapi/components";
+import { ADMIN_ERRORS, apiRouter, defineRoute, json, problems } from "../openapi/define";
 import { tzdataView } from "../tzdata-view";
 
 /** The tz database version of every shard's timers (admin only: shards span every tenant). */

@@ -12,8 +12,8 @@ import {
 } from "../context";
 import { readJobFile } from "../job-file";
 import { hasSpecFlags, JOB_FLAG_OPTIONS, jobFromFlags } from "../job-flags";
-import { backfill, update } from "./job-changes";
 import { formatJobSchedules, renderJob, renderKeyValues } from "../render";
+import { backfill, update } from "./job-changes";
 
 const STATUSES: readonly JobStatus[] = JOB_STATUSES;
 

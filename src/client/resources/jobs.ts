@@ -1,4 +1,4 @@
-import { paginate, paginateItems, pageQuery } from "../pagination";
+import { pageQuery, paginate, paginateItems } from "../pagination";
 import type { CallOptions, Transport } from "../transport";
 import type {
   BackfillResult,

@@ -1,15 +1,15 @@
-import { paginate, paginateItems, pageQuery } from "../pagination";
+import { pageQuery, paginate, paginateItems } from "../pagination";
 import type { CallOptions, Transport } from "../transport";
 import type {
   Alert,
   CompleteResult,
   DeadLetter,
+  HeartbeatResult,
   ListAlertsParams,
   ListDeadLettersParams,
   ListRunsParams,
   Page,
   RedriveResult,
-  HeartbeatResult,
   RetryResult,
   Run,
   RunCompletion,

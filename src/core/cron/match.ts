@@ -1,4 +1,4 @@
-import { type WallFields, daysInMonth, toWallFields, toWallMs, weekday } from "./calendar";
+import { daysInMonth, toWallFields, toWallMs, type WallFields, weekday } from "./calendar";
 import type { CronSpec, DayOfMonthRule, DayOfWeekRule } from "./fields";
 
 /**
