@@ -148,12 +148,11 @@ function acceptAsyncWork(
   nowMs: number,
 ): OutcomeResult {
   const { heartbeatTimeoutMs } = longRunningSettingsOf(job ? specOf(job) : {});
-  // The call's own lease (timeout + grace) ends here; a heartbeat that raced ahead of this report
-  // may already have pushed the lease further.
-  const leaseMs =
-    run.heartbeat_at_ms === null
-      ? nowMs + heartbeatTimeoutMs
-      : Math.max(nowMs + heartbeatTimeoutMs, run.due_at_ms ?? 0);
+  // The call's own lease (timeout + grace) ends here. A heartbeat that raced ahead of this report
+  // (a target heart-beats as soon as it answers) was sent earlier than now, so now plus the
+  // heartbeat timeout is the later of the two; keeping the call's lease instead let a silent
+  // target hold its run for the call's whole timeout.
+  const leaseMs = nowMs + heartbeatTimeoutMs;
   noteRun(sql, run, `target accepted the work (${status}); waiting for it to report back`, nowMs, {
     due_at_ms: leaseMs,
     target_status: status,

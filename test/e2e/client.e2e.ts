@@ -52,7 +52,10 @@ describe("EdgecronClient against wrangler dev", () => {
   });
 
   it("answers health, me, openapi and stats", async () => {
-    expect(await admin.health()).toEqual({ status: "ok" });
+    expect(await admin.health()).toEqual({
+      status: "ok",
+      tzdata: expect.stringMatching(/^intl-[0-9a-f]{12}$/),
+    });
     expect(await admin.me()).toEqual({ role: "admin", tenant_id: null });
     expect(await tenantClient.me()).toEqual({ role: "tenant", tenant_id: tenantId });
     expect(await admin.openapi()).toHaveProperty("openapi");
