@@ -106,51 +106,55 @@ defineRoute(
   },
 );
 
-defineRoute(
-  jobOperations,
-  createRoute({
-    method: "post",
-    path: "/{id}/pause",
-    operationId: "pauseJob",
-    summary: "Pause a job",
-    tags: ["jobs"],
-    request: { params: idParams("job_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
-    responses: {
-      200: json(jobSchema, "The job (ETag: its version)"),
-      ...problems(...TENANT_ERRORS, "job_not_found", "job_not_active", "version_conflict"),
+/**
+ * Pause and resume: one status to another, idempotent (already there answers the job as it is),
+ * refused from any other status.
+ */
+function defineStatusChange(route: {
+  path: "/{id}/pause" | "/{id}/resume";
+  operationId: string;
+  summary: string;
+  from: "ACTIVE" | "PAUSED";
+  to: "ACTIVE" | "PAUSED";
+}): void {
+  defineRoute(
+    jobOperations,
+    createRoute({
+      method: "post",
+      path: route.path,
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: ["jobs"],
+      request: { params: idParams("job_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
+      responses: {
+        200: json(jobSchema, "The job (ETag: its version)"),
+        ...problems(...TENANT_ERRORS, "job_not_found", "job_not_active", "version_conflict"),
+      },
+    }),
+    async (c) => {
+      const job = await loadJob(c);
+      const nowMs = Date.now();
+      if (job.status === route.to) return jobResponse(c, job);
+      if (job.status !== route.from) throw notActive(job);
+      return jobResponse(c, await saveJobVersion(c.env, job, { status: route.to }, nowMs));
     },
-  }),
-  async (c) => {
-    const job = await loadJob(c);
-    const nowMs = Date.now();
-    if (job.status === "PAUSED") return jobResponse(c, job);
-    if (job.status !== "ACTIVE") throw notActive(job);
-    return jobResponse(c, await saveJobVersion(c.env, job, { status: "PAUSED" }, nowMs));
-  },
-);
+  );
+}
 
-defineRoute(
-  jobOperations,
-  createRoute({
-    method: "post",
-    path: "/{id}/resume",
-    operationId: "resumeJob",
-    summary: "Resume a paused job",
-    tags: ["jobs"],
-    request: { params: idParams("job_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
-    responses: {
-      200: json(jobSchema, "The job (ETag: its version)"),
-      ...problems(...TENANT_ERRORS, "job_not_found", "job_not_active", "version_conflict"),
-    },
-  }),
-  async (c) => {
-    const job = await loadJob(c);
-    const nowMs = Date.now();
-    if (job.status === "ACTIVE") return jobResponse(c, job);
-    if (job.status !== "PAUSED") throw notActive(job);
-    return jobResponse(c, await saveJobVersion(c.env, job, { status: "ACTIVE" }, nowMs));
-  },
-);
+defineStatusChange({
+  path: "/{id}/pause",
+  operationId: "pauseJob",
+  summary: "Pause a job",
+  from: "ACTIVE",
+  to: "PAUSED",
+});
+defineStatusChange({
+  path: "/{id}/resume",
+  operationId: "resumeJob",
+  summary: "Resume a paused job",
+  from: "PAUSED",
+  to: "ACTIVE",
+});
 
 defineRoute(
   jobOperations,
