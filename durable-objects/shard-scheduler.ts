@@ -9,7 +9,7 @@ import { readDueTimes } from "./shard/due-times";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
-import { tickSettings } from "./shard/settings";
+import { dispatchLeadMs, tickSettings } from "./shard/settings";
 import type { ShardFaults, ShardTestCommand } from "./shard/test-faults";
 import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./shard/test-seam";
 import { tzdataProgress } from "./shard/tzdata";
@@ -121,7 +121,11 @@ export class ShardScheduler extends DurableObject<Env> {
       if (this.alarmRunning) return report;
       // Storage is the truth: an alarm lost behind this instance's back is re-armed below.
       this.armed.atMs = alarmAtMs;
-      report.alarmRearmed = alarmWasLost(alarmAtMs, earliestTimerMs(readDueTimes(this.sql)), nowMs);
+      report.alarmRearmed = alarmWasLost(
+        alarmAtMs,
+        earliestTimerMs(readDueTimes(this.sql, this.leadMs())),
+        nowMs,
+      );
       return report;
     };
     return this.act(shard, work, { rearmDuringAlarm: false });
@@ -172,11 +176,15 @@ export class ShardScheduler extends DurableObject<Env> {
     this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('shard', ?)", shard);
   }
 
+  private leadMs(): number {
+    return dispatchLeadMs(this.env.DISPATCH_LEAD_MS);
+  }
+
   /** Keeps the alarm at the earliest thing due (or soon, after a busy pass). */
   private async armAlarm(busy = false): Promise<void> {
     const nowMs = Date.now();
     if (this.testSeam.alarmHeld(nowMs)) return;
-    const due = readDueTimes(this.sql);
+    const due = readDueTimes(this.sql, this.leadMs());
     const { backpressureUntilMs } = this.backlog;
     const plan = planAlarm({
       due,

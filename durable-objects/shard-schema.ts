@@ -125,6 +125,16 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN calendars_json TEXT NOT NULL DEFAULT '[]';
   ALTER TABLE jobs ADD COLUMN calendars_revision INTEGER NOT NULL DEFAULT 0;
   `,
+  // v9: dispatch ahead of the instant (./shard/ahead.ts). ahead_scheduled_ms: the instant whose
+  // run was created and queued ahead (the job's timer itself still waits for the instant). The
+  // partial index finds, in order, the jobs whose next instant may still be queued ahead; its
+  // WHERE is AHEAD_ELIGIBLE in ./shard/ahead.ts word for word, so the planner uses it.
+  `
+  ALTER TABLE jobs ADD COLUMN ahead_scheduled_ms INTEGER;
+  CREATE INDEX jobs_ahead_due ON jobs(next_fire_ms)
+    WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms
+      AND json_extract(spec_json, '$.overlap') = 'allow';
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

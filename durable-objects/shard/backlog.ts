@@ -30,7 +30,8 @@ export class BacklogPacer {
 
   /** Claims freed budget: a backpressured shard may send again at once. */
   afterClaims(sql: SqlStorage, maxUnclaimed: number, nowMs: number): void {
-    if (this.backpressureUntilMs > nowMs && budgetRefilled(sql, maxUnclaimed)) this.backpressureUntilMs = 0;
+    if (this.backpressureUntilMs > nowMs && budgetRefilled(sql, maxUnclaimed, nowMs))
+      this.backpressureUntilMs = 0;
   }
 
   /** Whether this pass writes history to D1 (then it counts as the last flush). */

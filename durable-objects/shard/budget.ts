@@ -19,19 +19,26 @@ export function unclaimedBudget(shardCount: number): number {
   return Math.max(UNCLAIMED_BUDGET_MIN_PER_SHARD, Math.floor(UNCLAIMED_BUDGET_TOTAL / shardCount));
 }
 
-/** Runs sent (or being sent) to the queue and not yet claimed by a consumer. */
-export function countUnclaimed(sql: SqlStorage): number {
+/**
+ * Runs sent (or being sent) to the queue, due, and not yet claimed by a consumer. A run queued
+ * ahead of its instant (./ahead.ts) is not counted until the instant: no consumer may claim it
+ * before, and the lead window already bounds how many there are.
+ */
+export function countUnclaimed(sql: SqlStorage, nowMs: number): number {
   return sql
-    .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE state IN ${sqlInList(UNCLAIMED_STATES)}`)
+    .exec<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM runs WHERE state IN ${sqlInList(UNCLAIMED_STATES)} AND fire_at_ms <= ?`,
+      nowMs,
+    )
     .one().n;
 }
 
 /** How many more runs may be sent now. */
-export function budgetLeft(sql: SqlStorage, maxUnclaimed: number): number {
-  return Math.max(0, maxUnclaimed - countUnclaimed(sql));
+export function budgetLeft(sql: SqlStorage, maxUnclaimed: number, nowMs: number): number {
+  return Math.max(0, maxUnclaimed - countUnclaimed(sql, nowMs));
 }
 
 /** True once at most half of the budget is in use: a backpressured shard may send again. */
-export function budgetRefilled(sql: SqlStorage, maxUnclaimed: number): boolean {
-  return countUnclaimed(sql) <= maxUnclaimed / 2;
+export function budgetRefilled(sql: SqlStorage, maxUnclaimed: number, nowMs: number): boolean {
+  return countUnclaimed(sql, nowMs) <= maxUnclaimed / 2;
 }

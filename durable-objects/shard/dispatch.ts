@@ -10,6 +10,8 @@ const MESSAGES_PER_SEND = 100;
 const BYTES_PER_SEND = 192 * 1024;
 const SENDS_IN_PARALLEL = 8;
 const MAX_LEASE_MS = 10 * 60_000;
+/** Runs sent ahead share a message only when due within this of each other (see bundleByInstant). */
+export const HOLD_SPREAD_MS = 20;
 /** How soon a failed send is tried again. */
 const SEND_RETRY_MS = 1_000;
 
@@ -33,19 +35,14 @@ export async function dispatchRuns(
     const fence = resend ? (run.fence as number) : fenceCursor++;
     // Each re-send waits twice as long: a backlog is not mistaken for loss again and again.
     const leaseMs = Math.min(MAX_LEASE_MS, settings.leaseMs * 2 ** run.dispatch_count);
-    moveRun(
-      sql,
-      run,
-      "ACQUIRED",
-      resend ? "re-sent after its lease expired" : "acquired for dispatch",
-      nowMs,
-      {
-        fence,
-        job_version: job?.version ?? run.job_version,
-        due_at_ms: nowMs + leaseMs,
-        dispatch_count: run.dispatch_count + 1,
-      },
-    );
+    // A run sent ahead cannot be claimed before its instant: its lease starts there.
+    const ahead = run.fire_at_ms > nowMs;
+    moveRun(sql, run, "ACQUIRED", acquireReason(resend, ahead), nowMs, {
+      fence,
+      job_version: job?.version ?? run.job_version,
+      due_at_ms: Math.max(nowMs, run.fire_at_ms) + leaseMs,
+      dispatch_count: run.dispatch_count + 1,
+    });
     sent.push({
       run_id: run.run_id,
       job_id: run.job_id,
@@ -54,16 +51,17 @@ export async function dispatchRuns(
       attempt: run.attempt,
       fence,
       version: run.job_version,
+      fire_at: run.fire_at_ms,
     });
   }
-  const sends = sendGroups(bundle(settings.shard, sent, settings.runsPerMessage));
+  const sends = sendGroups(bundleByInstant(settings.shard, sent, settings.runsPerMessage, nowMs));
   let dispatched = 0;
   let failed = 0;
   for (let i = 0; i < sends.length; i += SENDS_IN_PARALLEL) {
     const group = sends.slice(i, i + SENDS_IN_PARALLEL);
     const results = await Promise.allSettled(
       group.map((messages) =>
-        settings.queue.sendBatch(messages.map((body) => ({ body, contentType: "json" as const }))),
+        settings.queue.sendBatch(messages.map((body) => sendRequest(body, Date.now()))),
       ),
     );
     const afterSendMs = Date.now();
@@ -100,6 +98,22 @@ export async function dispatchRuns(
   return { dispatched, failed };
 }
 
+function acquireReason(resend: boolean, ahead: boolean): string {
+  if (resend) return "re-sent after its lease expired";
+  return ahead ? "acquired for dispatch ahead of its instant" : "acquired for dispatch";
+}
+
+/**
+ * A message as a send, delayed to about its runs' instant: whole seconds rounded down, less one,
+ * so it arrives before the instant (the consumer holds it the rest of the way, src/queue/hold.ts)
+ * and a consumer invocation does not sit idle through a long wait.
+ */
+function sendRequest(body: DispatchMessage, nowMs: number): MessageSendRequest<DispatchMessage> {
+  const firstFireMs = Math.min(...body.runs.map((run) => run.fire_at ?? 0));
+  const delaySeconds = Math.floor((firstFireMs - nowMs) / 1000) - 1;
+  return delaySeconds > 0 ? { body, contentType: "json", delaySeconds } : { body, contentType: "json" };
+}
+
 function isResend(run: RunRow): boolean {
   return run.dispatch_count > 0 && run.fence !== null;
 }
@@ -110,6 +124,38 @@ export function bundle(shard: number, runs: DispatchRun[], perMessage = RUNS_PER
   for (let i = 0; i < runs.length; i += perMessage) {
     messages.push({ shard, runs: runs.slice(i, i + perMessage) });
   }
+  return messages;
+}
+
+/**
+ * Messages a consumer can hold to one instant: runs due now bundle as before; runs sent ahead are
+ * ordered by instant and a message holds only runs due within HOLD_SPREAD_MS of its first (the
+ * consumer waits for its last), so none is called more than that after its instant for bundling.
+ */
+export function bundleByInstant(
+  shard: number,
+  runs: DispatchRun[],
+  perMessage: number,
+  nowMs: number,
+): DispatchMessage[] {
+  const dueNow = runs.filter((run) => (run.fire_at ?? 0) <= nowMs);
+  const ahead = runs
+    .filter((run) => (run.fire_at ?? 0) > nowMs)
+    .sort((a, b) => (a.fire_at ?? 0) - (b.fire_at ?? 0));
+  const messages = bundle(shard, dueNow, perMessage);
+  let current: DispatchRun[] = [];
+  for (const run of ahead) {
+    const first = current[0];
+    if (
+      first &&
+      (current.length >= perMessage || (run.fire_at ?? 0) - (first.fire_at ?? 0) > HOLD_SPREAD_MS)
+    ) {
+      messages.push({ shard, runs: current });
+      current = [];
+    }
+    current.push(run);
+  }
+  if (current.length > 0) messages.push({ shard, runs: current });
   return messages;
 }
 

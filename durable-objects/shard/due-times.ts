@@ -1,8 +1,10 @@
 // Reads what the shard's tables say is due next, for the alarm plan (./alarm-plan.ts).
+import { nextAheadMs } from "./ahead";
 import type { DueTimes } from "./alarm-plan";
 import { IN_FLIGHT_FLUSH_AFTER_MS } from "./history";
 
-export function readDueTimes(sql: SqlStorage): DueTimes {
+/** `leadMs`: the dispatch lead window; a job's timer then needs the wheel that much early. */
+export function readDueTimes(sql: SqlStorage, leadMs: number): DueTimes {
   const row = sql
     .exec<{
       job_ms: number | null;
@@ -22,8 +24,10 @@ export function readDueTimes(sql: SqlStorage): DueTimes {
             OR EXISTS (SELECT 1 FROM jobs WHERE status_dirty = 1)) AS urgent`,
     )
     .one();
+  const aheadMs = nextAheadMs(sql, leadMs);
   return {
-    jobFireMs: row.job_ms,
+    jobFireMs:
+      row.job_ms === null || aheadMs === null ? (row.job_ms ?? aheadMs) : Math.min(row.job_ms, aheadMs),
     runDueMs: row.run_ms,
     inFlightFlushAtMs: row.settled_ms === null ? null : row.settled_ms + IN_FLIGHT_FLUSH_AFTER_MS,
     flushUrgent: Boolean(row.urgent),

@@ -49,6 +49,9 @@ function claimRun(rows: BatchRows, sql: SqlStorage, claim: ClaimRequest, nowMs: 
   if (run.state !== "ACQUIRED" && run.state !== "DISPATCHED") {
     return { ok: false, runId: run.run_id, code: "stale_fence" };
   }
+  // Sent ahead of its instant, the run is held by the consumer until then; this is the guard that
+  // keeps it so whatever the consumer's clock says. The run stays as it is (its lease re-sends it).
+  if (run.fire_at_ms > nowMs) return { ok: false, runId: run.run_id, code: "not_due" };
   const job = rows.jobs.get(run.job_id);
   if (!job || job.status === "DELETED") {
     moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });

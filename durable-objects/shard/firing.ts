@@ -158,7 +158,13 @@ export function startRun(
           : reason,
     nowMs,
   });
-  if (runId === null) return "duplicate";
+  if (runId === null) {
+    // The instant's run is already there: queued ahead of its instant (./ahead.ts), or inserted by
+    // a pass that died before its one write of the job's timer and count. Either way the instant
+    // fires now, so it counts towards max_runs exactly as a new run would.
+    if (decision === "run" && (kind === "schedule" || kind === "catch_up")) job.run_count += 1;
+    return "duplicate";
+  }
   if (decision === "skip") return "skipped";
   // Only the schedule's own instants count towards max_runs; manual triggers and backfills don't.
   if (kind === "schedule" || kind === "catch_up") job.run_count += 1;

@@ -23,6 +23,8 @@ export type ShardJobRow = {
   fired_through_ms: number | null;
   calendars_json: string;
   calendars_revision: number;
+  /** The instant whose run was queued ahead of it (./ahead.ts); NULL: none. */
+  ahead_scheduled_ms: number | null;
 };
 
 // Parsing a spec on every fire would dominate the tick; a version never changes its spec.

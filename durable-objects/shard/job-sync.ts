@@ -3,6 +3,7 @@
 import { firstFire, upcomingFires } from "../../src/core/job-timeline";
 import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../../src/core/queue-limits";
 import type { ShardJob } from "../../src/shard/protocol";
+import { dropAheadRuns } from "./ahead";
 import { fireDueJob, markCompleted } from "./firing";
 import {
   exclusionsOf,
@@ -183,6 +184,8 @@ function setStatus(sql: SqlStorage, job: ShardJobRow, status: ShardJobRow["statu
 
 /** Cancels every run of the job that has not started executing; running ones finish. */
 export function cancelPendingRuns(sql: SqlStorage, jobId: string, reason: string, nowMs: number): number {
+  // A run queued ahead of an instant still to come is deleted, not cancelled: see ./ahead.ts.
+  dropAheadRuns(sql, jobId, nowMs);
   const pending: RunRow[] = pendingRunsOfJob(sql, jobId);
   for (const run of pending) {
     if (run.state === "FAILED") continue;

@@ -1,6 +1,7 @@
 // Re-deriving one job's next fire from what it already handled: after a tz database change, and
 // for anything else that changes a job's instants without a new job version (a calendar edit).
 import { firstFire, type JobFire, upcomingFires } from "../../src/core/job-timeline";
+import { dropAheadRuns } from "./ahead";
 import { markCompleted } from "./firing";
 import { exclusionsOf, type ShardJobRow, setJobTimer, specOf } from "./job-store";
 
@@ -23,7 +24,7 @@ export function recomputeNextFire(sql: SqlStorage, job: ShardJobRow, nowMs: numb
   if (job.status !== "ACTIVE" && job.status !== "PAUSED") return "kept";
   if (job.next_fire_ms === null || job.next_scheduled_ms === null) return "kept";
   if (job.next_fire_ms <= nowMs) return "kept_due";
-  const handledThroughMs = handledThrough(sql, job);
+  const handledThroughMs = handledThrough(sql, job, nowMs);
   if (handledThroughMs === undefined) return "kept";
   const spec = specOf(job);
   const exclusions = exclusionsOf(job);
@@ -33,6 +34,8 @@ export function recomputeNextFire(sql: SqlStorage, job: ShardJobRow, nowMs: numb
       : (upcomingFires(spec, job.job_id, handledThroughMs, 1, exclusions)[0] ?? null);
   if (next?.scheduledAtMs === job.next_scheduled_ms && next.fireAtMs === job.next_fire_ms) return "unchanged";
   setJobTimer(sql, job, next);
+  // The instant queued ahead may not be the next one any more: the new timer decides again.
+  dropAheadRuns(sql, job.job_id, nowMs);
   if (next === null) markCompleted(sql, job);
   return "changed";
 }
@@ -42,12 +45,14 @@ export function recomputeNextFire(sql: SqlStorage, job: ShardJobRow, nowMs: numb
  * its latest schedule run; null when it never fired (the schedule runs from creation); undefined
  * when it fired but the runs are pruned (unknown: keep the timer rather than guess).
  */
-function handledThrough(sql: SqlStorage, job: ShardJobRow): number | null | undefined {
+function handledThrough(sql: SqlStorage, job: ShardJobRow, nowMs: number): number | null | undefined {
   if (job.fired_through_ms !== null) return job.fired_through_ms;
   const latest = sql
     .exec<{ at_ms: number | null }>(
-      "SELECT MAX(scheduled_at_ms) AS at_ms FROM runs WHERE job_id = ? AND kind IN ('schedule', 'catch_up')",
+      // A run queued ahead of its instant (fire_at_ms still to come) was not handled yet.
+      "SELECT MAX(scheduled_at_ms) AS at_ms FROM runs WHERE job_id = ? AND kind IN ('schedule', 'catch_up') AND fire_at_ms <= ?",
       job.job_id,
+      nowMs,
     )
     .one().at_ms;
   if (latest !== null) return latest;

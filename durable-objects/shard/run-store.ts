@@ -212,6 +212,8 @@ export function moveRun(
  * Moves many runs `from` → `to` in one statement, appending the same event to each: only runs
  * still in `from` under the given fence move (a claim may have raced ahead). For the hot path,
  * where a per-run moveRun was one statement and one row object per run. Returns the ids moved.
+ * A run whose instant is still to come (sent ahead, ./ahead.ts) is left clean: D1, and so history
+ * and the console, learn of it only once it is claimed at its instant (or fails to be).
  */
 export function moveRunsAtFence(
   sql: SqlStorage,
@@ -231,7 +233,8 @@ export function moveRunsAtFence(
            || CASE WHEN length(events_json) > 2 THEN ',' ELSE '' END
            || json_object('state', ?1, 'at_ms', ?2, 'reason', ?3, 'attempt', runs.attempt, 'fence', runs.fence)
            || ']',
-         updated_at_ms = ?2, rev = rev + 1, dirty = 1
+         updated_at_ms = ?2, rev = rev + 1,
+         dirty = CASE WHEN runs.fire_at_ms > ?2 THEN 0 ELSE 1 END
        FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS sent_fence
              FROM json_each(?4)) AS sent
        WHERE runs.run_id = sent.id AND runs.fence = sent.sent_fence AND runs.state = ?5

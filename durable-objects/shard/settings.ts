@@ -13,6 +13,23 @@ import { unclaimedBudget } from "./budget";
 export const RUNS_PER_MESSAGE = 50;
 const MAX_RUNS_PER_MESSAGE = 100;
 const DEFAULT_LEASE_MS = 30_000;
+/**
+ * How far ahead of their instant runs are created and sent to the queue (./ahead.ts), unless
+ * DISPATCH_LEAD_MS says otherwise. It must cover what a shard needs to create and send one
+ * instant's runs before that instant: docs/BENCHMARKS.md has the measurement behind the default.
+ */
+export const DEFAULT_DISPATCH_LEAD_MS = 5_000;
+/** Beyond this a run waits on the timing wheel, not in the queue. */
+export const MAX_DISPATCH_LEAD_MS = 60_000;
+
+/** DISPATCH_LEAD_MS as whole milliseconds in 0..60,000 (0: dispatch at the instant, as before). */
+export function dispatchLeadMs(setting: string | undefined): number {
+  if (setting === undefined || setting.trim() === "") return DEFAULT_DISPATCH_LEAD_MS;
+  const value = Number(setting);
+  return Number.isInteger(value) && value >= 0
+    ? Math.min(value, MAX_DISPATCH_LEAD_MS)
+    : DEFAULT_DISPATCH_LEAD_MS;
+}
 
 /** DISPATCH_RUNS_PER_MESSAGE as a whole number in 1..100; anything else is the default. */
 export function runsPerMessage(setting: string | undefined): number {
@@ -28,6 +45,8 @@ export interface DispatchSender {
 export interface TickSettings {
   shard: number;
   leaseMs: number;
+  /** Runs whose instant is at most this far ahead are created and sent now (./ahead.ts). */
+  leadMs: number;
   /** Runs bundled into one queue message. */
   runsPerMessage: number;
   /** Dispatched-but-unclaimed runs allowed at once: backpressure on a slow consumer. */
@@ -44,6 +63,7 @@ export function tickSettings(env: Env, shard: number): TickSettings {
   return {
     shard,
     leaseMs: Number(env.DISPATCH_LEASE_MS) || DEFAULT_LEASE_MS,
+    leadMs: dispatchLeadMs(env.DISPATCH_LEAD_MS),
     runsPerMessage: runsPerMessage(env.DISPATCH_RUNS_PER_MESSAGE),
     maxUnclaimed: unclaimedBudget(shardCount(env)),
     queue: env.DISPATCH_QUEUE,

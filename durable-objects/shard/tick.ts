@@ -1,11 +1,12 @@
 // One pass of the timing wheel: fire due jobs, then act on due runs (dispatch, retry, expired
 // leases), then hand the dispatchable runs to the queue.
+import { MAX_AHEAD_JOBS_PER_TICK, queueAheadRuns } from "./ahead";
 import { budgetLeft } from "./budget";
 import { dispatchRuns } from "./dispatch";
 import { applyFailure } from "./execution";
 import { fireDueJob } from "./firing";
 import { getJob, getJobs, type ShardJobRow } from "./job-store";
-import { heldByPause, moveRun, type RunRow } from "./run-store";
+import { getRuns, heldByPause, moveRun, type RunRow } from "./run-store";
 import type { TickSettings } from "./settings";
 
 const JOBS_PER_QUERY = 500;
@@ -19,6 +20,8 @@ const MAX_DISPATCHES_PER_ATTEMPT = 8;
 
 export interface TickSummary {
   firedJobs: number;
+  /** Jobs whose next instant's run was created and sent ahead of it (./ahead.ts). */
+  queuedAhead: number;
   dispatched: number;
   sendFailures: number;
   more: boolean;
@@ -32,6 +35,7 @@ const COLLECT_SLACK_ROWS = 100;
 export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: number): Promise<TickSummary> {
   const summary: TickSummary = {
     firedJobs: 0,
+    queuedAhead: 0,
     dispatched: 0,
     sendFailures: 0,
     more: false,
@@ -42,7 +46,11 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
   const { toDispatch, backpressured, jobs } = collectDueRuns(sql, settings, nowMs);
   if (toDispatch.length >= MAX_RUNS_PER_TICK) summary.more = true;
   summary.backpressured = backpressured;
-  const sent = await dispatchRuns(sql, settings, toDispatch, jobs, nowMs);
+  // After collectDueRuns, so the runs created here are sent once, below, not read again there.
+  const ahead = queueAhead(sql, settings, nowMs, jobs);
+  summary.queuedAhead = ahead.jobs;
+  if (ahead.jobs >= MAX_AHEAD_JOBS_PER_TICK) summary.more = true;
+  const sent = await dispatchRuns(sql, settings, toDispatch.concat(ahead.runs), jobs, nowMs);
   summary.dispatched = sent.dispatched;
   summary.sendFailures = sent.failed;
   return summary;
@@ -68,13 +76,30 @@ function fireDueJobs(sql: SqlStorage, settings: TickSettings, nowMs: number): nu
   return fired;
 }
 
+/** Creates the runs of instants within the lead window; returns them, their jobs added to `jobs`. */
+function queueAhead(
+  sql: SqlStorage,
+  settings: TickSettings,
+  nowMs: number,
+  jobs: Map<string, ShardJobRow | null>,
+): { jobs: number; runs: RunRow[] } {
+  const queued = queueAheadRuns(sql, settings.leadMs, nowMs);
+  if (queued.length === 0) return { jobs: 0, runs: [] };
+  for (const job of queued) jobs.set(job.job_id, job);
+  const runs = getRuns(
+    sql,
+    queued.flatMap((job) => (job.runId === null ? [] : [job.runId])),
+  );
+  return { jobs: queued.length, runs: [...runs.values()] };
+}
+
 /** Moves due runs along; returns the ones to send now, bounded by the unclaimed budget. */
 function collectDueRuns(
   sql: SqlStorage,
   settings: TickSettings,
   nowMs: number,
 ): { toDispatch: RunRow[]; backpressured: boolean; jobs: Map<string, ShardJobRow | null> } {
-  let budget = budgetLeft(sql, settings.maxUnclaimed);
+  let budget = budgetLeft(sql, settings.maxUnclaimed, nowMs);
   // Reading 5,000 rows to send a few is what made a backpressured shard busy: read what the
   // budget can send, plus some rows for leases and retries that only change state.
   const runs = sql
@@ -148,6 +173,11 @@ function collectDueRuns(
         }
         break;
       case "SCHEDULED":
+        // Queued ahead and waiting for a failed send's retry: outside the budget until its instant.
+        if (run.fire_at_ms > nowMs) {
+          if (isDispatchable(sql, jobOf(run.job_id), run, nowMs)) toDispatch.push(run);
+          break;
+        }
         if (budget === 0) backpressured = true;
         else if (isDispatchable(sql, jobOf(run.job_id), run, nowMs)) {
           toDispatch.push(run);

@@ -13,6 +13,7 @@ import {
   type SingleRunDispatchMessage,
 } from "../shard/protocol";
 import { resolverFromEnv } from "./dns-resolver";
+import { holdUntilDue } from "./hold";
 import { recordDispatch, recordOutcome } from "./metrics";
 import { limiter, runPool } from "./pool";
 import { type Claimed, claimAtShard, type Reported, reportAtShard } from "./shard-batches";
@@ -72,6 +73,7 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
   const { env } = context;
   const { shard, runs } = runsOfMessage(message.body);
   const fresh = message.attempts > 1 ? await dropKnownDone(runs, env) : runs;
+  await holdUntilDue(fresh);
   const claimed = fresh.length === 0 ? [] : await claimAtShard(env, shard, fresh);
   if (claimed === null) {
     message.retry({ delaySeconds: 1 });

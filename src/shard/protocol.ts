@@ -50,6 +50,11 @@ export interface DispatchRun {
   attempt: number;
   fence: number;
   version: number;
+  /**
+   * When the run may be called: its instant plus jitter. A run sent ahead of it is held by the
+   * consumer until then (src/queue/hold.ts). Absent in messages from before dispatch ahead.
+   */
+  fire_at?: number;
 }
 
 /**
@@ -104,7 +109,9 @@ export type ClaimRejection =
   | "stale_fence"
   | "stale_version"
   | "job_paused"
-  | "job_deleted";
+  | "job_deleted"
+  /** The run's instant has not come: no call may reach a target before it. */
+  | "not_due";
 
 export type ClaimResult =
   | {

@@ -190,13 +190,14 @@ describe("history writes", () => {
     await runInDurableObject(stub, async (_instance, state) => {
       const sql = state.storage.sql;
       const nowMs = Date.now();
-      // The unclaimed budget is spent (runs handed off but not claimed), one run is due and
-      // waits for it, and one finished run has history to write.
+      // The unclaimed budget is spent (runs handed off, due, not claimed: a run sent ahead of its
+      // instant would not count), one run is due and waits for it, and one finished run has
+      // history to write.
       sql.exec(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
          INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
            fence, job_version, due_at_ms, events_json, created_at_ms, updated_at_ms, dirty)
-         SELECT '${jobId}_spent_' || i, ?2, ?3, 'schedule', ?4 + i, ?4 + i, 'DISPATCHED', 1, 3, i, 1, ?4 + 600000, '[]', ?4, ?4, 0
+         SELECT '${jobId}_spent_' || i, ?2, ?3, 'schedule', ?4 - 1000 - i, ?4 - 1000 - i, 'DISPATCHED', 1, 3, i, 1, ?4 + 600000, '[]', ?4, ?4, 0
          FROM n`,
         budget,
         jobId,

@@ -1,0 +1,24 @@
+// Holding a dispatch message until its runs' instant. A shard sends runs ahead of their instant
+// (durable-objects/shard/ahead.ts) with a delivery delay rounded down to whole seconds, so a
+// message may arrive before its runs are due: the consumer waits here, then claims. Claiming at the
+// instant, not on arrival, is what keeps a pause, edit or delete made meanwhile effective: the
+// shard decides at the claim, and it refuses a run whose instant has not come (`not_due`).
+import type { DispatchRun } from "../shard/protocol";
+
+/** The latest instant among the runs (a message bundles runs due within a few ms of each other). */
+export function holdUntilMs(runs: readonly Pick<DispatchRun, "fire_at">[]): number {
+  let latestMs = 0;
+  for (const run of runs) latestMs = Math.max(latestMs, run.fire_at ?? 0);
+  return latestMs;
+}
+
+/**
+ * Resolves once every run of the message is due. `Date.now()` only advances across I/O in a
+ * Worker, so the wait re-checks it after each timer rather than trusting one sleep.
+ */
+export async function holdUntilDue(runs: readonly Pick<DispatchRun, "fire_at">[]): Promise<void> {
+  const untilMs = holdUntilMs(runs);
+  for (let waitMs = untilMs - Date.now(); waitMs > 0; waitMs = untilMs - Date.now()) {
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
+}
