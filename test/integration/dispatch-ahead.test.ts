@@ -1,0 +1,261 @@
+// Dispatch ahead of the instant (durable-objects/shard/ahead.ts, src/queue/hold.ts), through the
+// real path: shard alarm -> queue (with a delivery delay) -> consumer hold -> claim -> target.
+// wrangler.toml sets DISPATCH_LEAD_MS to 5 s, so a job due in 2-3 s is sent at once.
+import { env, runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { bundleByInstant, HOLD_SPREAD_MS } from "../../durable-objects/shard/dispatch";
+import { dispatchLeadMs } from "../../durable-objects/shard/settings";
+import type { JobCreate } from "../../src/core/job-spec";
+import { holdUntilMs } from "../../src/queue/hold";
+import { shardOfJob } from "../../src/shard/client";
+import type { ClaimResult, DispatchRun, ShardJob } from "../../src/shard/protocol";
+import { disarmShardsAfterEach } from "../helpers/alarms";
+import {
+  historyOf,
+  placeJob,
+  seedTenant,
+  shardRows,
+  snapshot,
+  spec,
+  statesOf,
+  stubFor,
+  targetCalls,
+  targetUrl,
+  uniqueJobId,
+  WAIT,
+} from "../helpers/scheduling";
+
+disarmShardsAfterEach();
+
+const LEAD_MS = dispatchLeadMs(env.DISPATCH_LEAD_MS);
+
+interface AheadJob {
+  jobId: string;
+  atMs: number;
+  path: string;
+  job: ShardJob;
+}
+
+/** A one-shot job due `inMs` from now (whole seconds: the instant has no sub-second part). */
+function aheadJob(label: string, inMs: number, extra: Partial<JobCreate> = {}): AheadJob {
+  const jobId = uniqueJobId(label);
+  const atMs = Math.ceil((Date.now() + inMs) / 1000) * 1000;
+  const path = `/ok/ahead/${jobId}`;
+  const jobSpec = spec({
+    schedule: { type: "once", at: new Date(atMs).toISOString() },
+    target: { url: targetUrl(path), method: "POST" },
+    ...extra,
+  });
+  return { jobId, atMs, path, job: snapshot(jobId, jobSpec) };
+}
+
+interface ShardRun {
+  run_id: string;
+  state: string;
+  fence: number | null;
+  dirty: number;
+  job_version: number;
+}
+
+async function shardRunsOf(jobId: string): Promise<ShardRun[]> {
+  return shardRows<ShardRun>(
+    jobId,
+    "SELECT run_id, state, fence, dirty, job_version FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms",
+    jobId,
+  );
+}
+
+/** Waits until the job's run is on the queue ahead of its instant (and checks it is still ahead). */
+async function waitQueuedAhead({ jobId, atMs }: AheadJob): Promise<ShardRun> {
+  const run = await vi.waitFor(async () => {
+    const [row] = await shardRunsOf(jobId);
+    expect(row?.state).toBe("DISPATCHED");
+    return row as ShardRun;
+  }, WAIT);
+  // The test is only meaningful while the instant is still to come.
+  expect(Date.now()).toBeLessThan(atMs);
+  return run;
+}
+
+async function waitSucceeded(jobId: string) {
+  return vi.waitFor(async () => {
+    const [run] = await historyOf(jobId);
+    expect(run?.state).toBe("SUCCEEDED");
+    return run!;
+  }, WAIT);
+}
+
+async function push(job: ShardJob, version: number, changes: Partial<ShardJob> = {}): Promise<void> {
+  await placeJob({ ...job, version, ...changes });
+}
+
+describe("dispatch ahead of the instant", () => {
+  beforeAll(() => seedTenant());
+
+  it("sends the run before its instant, calls the target at it, and shows nothing in history before", async () => {
+    const ahead = aheadJob("early", 2_500);
+    await placeJob(ahead.job);
+    const run = await waitQueuedAhead(ahead);
+    // Queued ahead, the run is not history yet: D1 (the API, the console) has no row for it.
+    expect(run.dirty).toBe(0);
+    expect(await historyOf(ahead.jobId)).toEqual([]);
+    // A claim before the instant (a consumer that did not hold it) is refused and changes nothing.
+    const claims: ClaimResult[] = await stubFor(ahead.jobId).claimRuns(shardOfJob(env, ahead.jobId), [
+      { runId: run.run_id, fence: run.fence as number },
+    ]);
+    expect(claims).toEqual([{ ok: false, runId: run.run_id, code: "not_due" }]);
+    expect((await shardRunsOf(ahead.jobId))[0]?.state).toBe("DISPATCHED");
+
+    const done = await waitSucceeded(ahead.jobId);
+    const calls = await targetCalls(ahead.path);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.receivedAtMs).toBeGreaterThanOrEqual(ahead.atMs);
+    expect(statesOf(done)).toEqual(["SCHEDULED", "ACQUIRED", "DISPATCHED", "RUNNING", "SUCCEEDED"]);
+    expect(done.events_json).toContain("queued ahead of its instant");
+    const events = JSON.parse(done.events_json) as { state: string; at_ms: number }[];
+    expect(events.find((event) => event.state === "RUNNING")!.at_ms).toBeGreaterThanOrEqual(ahead.atMs);
+  });
+
+  it("never calls a run whose job was paused before its instant", async () => {
+    const paused = aheadJob("paused", 2_500);
+    await placeJob(paused.job);
+    await waitQueuedAhead(paused);
+    await push(paused.job, 2, { status: "PAUSED" });
+    // The queued run is gone from the shard: its message is refused at the claim.
+    expect(await shardRunsOf(paused.jobId)).toEqual([]);
+    // A job due at the same instant is the observable: once it ran, the paused one would have.
+    const control = aheadJob("paused-control", paused.atMs - Date.now());
+    await placeJob(control.job);
+    await waitSucceeded(control.jobId);
+    expect(await targetCalls(paused.path)).toEqual([]);
+    expect(await historyOf(paused.jobId)).toEqual([]);
+  });
+
+  it("runs once, at its instant, a job paused and resumed before it", async () => {
+    const ahead = aheadJob("resumed", 3_000);
+    await placeJob(ahead.job);
+    const first = await waitQueuedAhead(ahead);
+    await push(ahead.job, 2, { status: "PAUSED" });
+    await push(ahead.job, 3, { status: "ACTIVE" });
+    const done = await waitSucceeded(ahead.jobId);
+    const calls = await targetCalls(ahead.path);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.receivedAtMs).toBeGreaterThanOrEqual(ahead.atMs);
+    // A new send after the resume, at the new version; the first message was refused.
+    expect(done.fence).not.toBe(first.fence);
+    expect((await shardRunsOf(ahead.jobId))[0]?.job_version).toBe(3);
+  });
+
+  it("calls the edited target, never the old one, for an edit before the instant", async () => {
+    const ahead = aheadJob("edited", 3_000);
+    await placeJob(ahead.job);
+    await waitQueuedAhead(ahead);
+    const newPath = `${ahead.path}-v2`;
+    const edited = JSON.parse(ahead.job.specJson) as { target: { url: string } };
+    edited.target.url = targetUrl(newPath);
+    await push(ahead.job, 2, { specJson: JSON.stringify(edited) });
+    await waitSucceeded(ahead.jobId);
+    expect(await targetCalls(`${ahead.path}-v2`)).toHaveLength(1);
+    const oldCalls = (await targetCalls(ahead.path)).filter((call) => call.path === ahead.path);
+    expect(oldCalls).toEqual([]);
+    expect((await targetCalls(newPath))[0]!.receivedAtMs).toBeGreaterThanOrEqual(ahead.atMs);
+  });
+
+  it("never calls a run whose job was deleted before its instant", async () => {
+    const deleted = aheadJob("deleted", 2_500);
+    await placeJob(deleted.job);
+    await waitQueuedAhead(deleted);
+    await push(deleted.job, 2, { status: "DELETED" });
+    expect(await shardRunsOf(deleted.jobId)).toEqual([]);
+    const control = aheadJob("deleted-control", deleted.atMs - Date.now());
+    await placeJob(control.job);
+    await waitSucceeded(control.jobId);
+    expect(await targetCalls(deleted.path)).toEqual([]);
+  });
+
+  it("counts runs sent ahead towards max_runs exactly as before", async () => {
+    const jobId = uniqueJobId("max-runs");
+    const path = `/ok/ahead/${jobId}`;
+    const anchorMs = Math.ceil((Date.now() + 1_500) / 1000) * 1000;
+    const job = snapshot(
+      jobId,
+      spec({
+        schedule: { type: "interval", every: "1s", anchor: new Date(anchorMs).toISOString() },
+        target: { url: targetUrl(path), method: "POST" },
+        max_runs: 2,
+      }),
+    );
+    await placeJob(job);
+    await vi.waitFor(async () => {
+      const rows = await historyOf(jobId);
+      expect(rows.map((row) => row.state)).toEqual(["SUCCEEDED", "SUCCEEDED"]);
+    }, WAIT);
+    const [status] = await shardRows<{ status: string; run_count: number }>(
+      jobId,
+      "SELECT status, run_count FROM jobs WHERE job_id = ?",
+      jobId,
+    );
+    expect(status).toEqual({ status: "COMPLETED", run_count: 2 });
+    expect(await shardRunsOf(jobId)).toHaveLength(2);
+    for (const call of await targetCalls(path)) {
+      expect(call.receivedAtMs).toBeGreaterThanOrEqual(
+        Date.parse(call.headers["edgecron-scheduled-at"] ?? ""),
+      );
+    }
+  });
+
+  it("keeps a job with another overlap policy, and one beyond the lead window, on the wheel", async () => {
+    const skip = aheadJob("overlap-skip", 2_500, { overlap: "skip" });
+    const later = aheadJob("later", LEAD_MS + 60_000);
+    await placeJob(later.job);
+    await placeJob(skip.job);
+    for (const { jobId } of [skip, later]) {
+      // Nothing created ahead: the overlap decision needs the runs in flight at the instant.
+      expect(await shardRunsOf(jobId)).toEqual([]);
+    }
+    // The shard wakes for the far job at its instant less the lead, and for the other at its instant.
+    const alarmOf = (jobId: string) =>
+      runInDurableObject(stubFor(jobId), (_instance, state) => state.storage.getAlarm());
+    if (shardOfJob(env, later.jobId) !== shardOfJob(env, skip.jobId)) {
+      expect(await alarmOf(later.jobId)).toBe(later.atMs - LEAD_MS);
+    }
+    expect(await alarmOf(skip.jobId)).toBeLessThanOrEqual(skip.atMs);
+    await waitSucceeded(skip.jobId);
+    const [call] = await targetCalls(skip.path);
+    expect(call!.receivedAtMs).toBeGreaterThanOrEqual(skip.atMs);
+  });
+});
+
+describe("bundling runs sent ahead", () => {
+  const run = (i: number, fireAtMs: number): DispatchRun => ({
+    run_id: `run_${i}`,
+    job_id: `job_${i}`,
+    tenant: "ten",
+    scheduled_at: fireAtMs,
+    attempt: 1,
+    fence: i,
+    version: 1,
+    fire_at: fireAtMs,
+  });
+
+  it("puts in one message only runs due within HOLD_SPREAD_MS of each other, in instant order", () => {
+    const nowMs = 1_000_000;
+    const runs = [
+      run(1, nowMs + 2_000),
+      run(2, nowMs - 5),
+      run(3, nowMs + 1_000),
+      run(4, nowMs + 1_000 + HOLD_SPREAD_MS),
+    ];
+    const messages = bundleByInstant(7, runs, 50, nowMs);
+    expect(messages.map((message) => message.runs.map((r) => r.run_id))).toEqual([
+      ["run_2"],
+      ["run_3", "run_4"],
+      ["run_1"],
+    ]);
+    expect(messages.map((message) => holdUntilMs(message.runs))).toEqual([
+      nowMs - 5,
+      nowMs + 1_000 + HOLD_SPREAD_MS,
+      nowMs + 2_000,
+    ]);
+  });
+});
