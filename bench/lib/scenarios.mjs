@@ -198,10 +198,15 @@ export async function burst(ctx, { jobs }) {
     target: { type: "http", url: `${ctx.target.url}/burst/${i}`, method: "POST", body: { i } },
   }));
   const createdBeforeMs = atMs - Date.now();
+  // The lead window before the instant: the shard creates and sends the runs then.
+  const aheadMeter = cpuMeter(ctx);
+  await sleep(Math.max(0, atMs - Date.now()));
+  const aheadCpu = aheadMeter();
   const meter = cpuMeter(ctx);
   const stopProfile = await profileIf("burst");
   await waitForCalls(ctx, "burst", jobs, { fromMs: atMs });
   const profile = await stopProfile();
+  const cpu = meter();
   await sleep(2_000); // late duplicates, if any
   const stats = await ctx.target.ask({ type: "stats", scenario: "burst", withLateness: true });
   const drainS = (stats.lastMs - atMs) / 1000;
@@ -221,7 +226,11 @@ export async function burst(ctx, { jobs }) {
     fraction_of_fetch_ceiling_pct: ctx.results.ceiling?.fetch_msgs_per_s
       ? round((100 * stats.uniqueKeys) / drainS / ctx.results.ceiling.fetch_msgs_per_s, 1)
       : null,
-    cpu: meter(),
+    cpu,
+    // From the instant to the last call; runs sent ahead were created and sent before it (their
+    // CPU is in ahead_cpu).
+    workerd_cpu_ms_per_run: round((cpu.workerd_cpu_s * 1000) / jobs, 3),
+    ahead_cpu: aheadCpu,
     ...(profile ? { profile } : {}),
     _lateness: stats.lateness,
   };
@@ -266,6 +275,7 @@ export async function steady(ctx, { jobs, seconds }) {
     create_failed: created.failed,
     created_ms_before_start: createdBeforeMs,
     cpu,
+    workerd_cpu_ms_per_run: round((cpu.workerd_cpu_s * 1000) / expected, 3),
     ...(profile ? { profile } : {}),
     _lateness: stats.lateness,
   };
