@@ -2,6 +2,7 @@
 // sent, then DISPATCHED (or back to SCHEDULED when the send failed).
 import type { DispatchMessage, DispatchRun } from "../../src/shard/protocol";
 import type { ShardJobRow } from "./job-store";
+import { type Acquisition, acquireRuns } from "./run-batches";
 import { getRuns, moveRun, moveRunsAtFence, nextFences, type RunRow } from "./run-store";
 import { RUNS_PER_MESSAGE, type TickSettings } from "./settings";
 
@@ -23,6 +24,7 @@ export async function dispatchRuns(
   nowMs: number,
 ): Promise<{ dispatched: number; failed: number }> {
   const sent: DispatchRun[] = [];
+  const acquisitions: Acquisition[] = [];
   const newFences = runs.filter((run) => !isResend(run)).length;
   let fenceCursor = newFences > 0 ? nextFences(sql, newFences) : 0;
   for (const run of runs) {
@@ -37,11 +39,13 @@ export async function dispatchRuns(
     const leaseMs = Math.min(MAX_LEASE_MS, settings.leaseMs * 2 ** run.dispatch_count);
     // A run sent ahead cannot be claimed before its instant: its lease starts there.
     const ahead = run.fire_at_ms > nowMs;
-    moveRun(sql, run, "ACQUIRED", acquireReason(resend, ahead), nowMs, {
+    const version = job?.version ?? run.job_version;
+    acquisitions.push({
+      runId: run.run_id,
       fence,
-      job_version: job?.version ?? run.job_version,
-      due_at_ms: Math.max(nowMs, run.fire_at_ms) + leaseMs,
-      dispatch_count: run.dispatch_count + 1,
+      jobVersion: version,
+      dueAtMs: Math.max(nowMs, run.fire_at_ms) + leaseMs,
+      reason: acquireReason(resend, ahead),
     });
     sent.push({
       run_id: run.run_id,
@@ -50,10 +54,12 @@ export async function dispatchRuns(
       scheduled_at: run.scheduled_at_ms,
       attempt: run.attempt,
       fence,
-      version: run.job_version,
+      version,
       fire_at: run.fire_at_ms,
     });
   }
+  // Every run here is SCHEDULED (collectDueRuns moved leases and retries back to it): one statement.
+  acquireRuns(sql, acquisitions, nowMs);
   const sends = sendGroups(bundleByInstant(settings.shard, sent, settings.runsPerMessage, nowMs));
   let dispatched = 0;
   let failed = 0;

@@ -9,6 +9,7 @@ import { TERMINAL_STATES } from "../../src/core/run-state";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
 import { getJobs, type ShardJobRow, specOf } from "./job-store";
 import { cancelPendingRuns } from "./job-sync";
+import { type ClaimStart, startClaimedRuns } from "./run-batches";
 import { countInFlight, getRuns, heldByPause, moveRun, noteRun, patchRun, type RunRow } from "./run-store";
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
@@ -31,16 +32,28 @@ function readBatch(sql: SqlStorage, runIds: readonly string[]): BatchRows {
   return { runs, jobs };
 }
 
-/** Claims in order; a run named twice in one batch is claimed once (the row objects are shared). */
+/**
+ * Claims in order; a run named twice in one batch is claimed once (the row objects are shared and
+ * a claimed one reads RUNNING at once). The claimed runs move to RUNNING in one statement.
+ */
 export function claimRuns(sql: SqlStorage, claims: readonly ClaimRequest[], nowMs: number): ClaimResult[] {
   const rows = readBatch(
     sql,
     claims.map((claim) => claim.runId),
   );
-  return claims.map((claim) => claimRun(rows, sql, claim, nowMs));
+  const started: ClaimStart[] = [];
+  const results = claims.map((claim) => claimRun(rows, sql, claim, nowMs, started));
+  startClaimedRuns(sql, started, nowMs);
+  return results;
 }
 
-function claimRun(rows: BatchRows, sql: SqlStorage, claim: ClaimRequest, nowMs: number): ClaimResult {
+function claimRun(
+  rows: BatchRows,
+  sql: SqlStorage,
+  claim: ClaimRequest,
+  nowMs: number,
+  started: ClaimStart[],
+): ClaimResult {
   const run = rows.runs.get(claim.runId);
   if (!run) return { ok: false, runId: claim.runId, code: "unknown_run" };
   if (run.fence !== claim.fence) return { ok: false, runId: run.run_id, code: "stale_fence" };
@@ -76,12 +89,13 @@ function claimRun(rows: BatchRows, sql: SqlStorage, claim: ClaimRequest, nowMs: 
   }
   const spec = specOf(job);
   const timeoutMs = durationMs(spec.timeout);
-  moveRun(sql, run, "RUNNING", "claimed by a consumer", nowMs, {
-    due_at_ms: nowMs + timeoutMs + RUNNING_LEASE_GRACE_MS,
-    lateness_ms: run.lateness_ms ?? Math.max(0, nowMs - run.fire_at_ms),
-    accepted_at_ms: null,
-    heartbeat_at_ms: null,
+  // Written with the batch's other claims (startClaimedRuns); this row object reads RUNNING now.
+  started.push({
+    runId: run.run_id,
+    dueAtMs: nowMs + timeoutMs + RUNNING_LEASE_GRACE_MS,
+    latenessMs: Math.max(0, nowMs - run.fire_at_ms),
   });
+  run.state = "RUNNING";
   return {
     ok: true,
     runId: run.run_id,

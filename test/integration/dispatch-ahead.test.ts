@@ -3,6 +3,7 @@
 // wrangler.toml sets DISPATCH_LEAD_MS to 5 s, so a job due in 2-3 s is sent at once.
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { AHEAD_ELIGIBLE } from "../../durable-objects/shard/ahead";
 import { bundleByInstant, HOLD_SPREAD_MS } from "../../durable-objects/shard/dispatch";
 import { dispatchLeadMs } from "../../durable-objects/shard/settings";
 import type { JobCreate } from "../../src/core/job-spec";
@@ -223,6 +224,31 @@ describe("dispatch ahead of the instant", () => {
     await waitSucceeded(skip.jobId);
     const [call] = await targetCalls(skip.path);
     expect(call!.receivedAtMs).toBeGreaterThanOrEqual(skip.atMs);
+  });
+});
+
+describe("the shard's queries for dispatch ahead", () => {
+  it("find eligible jobs and count unclaimed runs through their partial indexes", async () => {
+    const { job } = aheadJob("plan", 3_600_000);
+    await placeJob(job);
+    const plans = await runInDurableObject(stubFor(job.jobId), (_instance, state) => {
+      const planOf = (query: string) =>
+        state.storage.sql
+          .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${query}`, Date.now())
+          .toArray()
+          .map((row) => row.detail)
+          .join("; ");
+      return {
+        ahead: planOf(
+          `SELECT MIN(next_fire_ms) AS ms FROM jobs WHERE ${AHEAD_ELIGIBLE} AND next_fire_ms > ?`,
+        ),
+        unclaimed: planOf(
+          "SELECT COUNT(*) AS n FROM runs WHERE state IN ('ACQUIRED', 'DISPATCHED') AND fire_at_ms <= ?",
+        ),
+      };
+    });
+    expect(plans.ahead).toContain("jobs_ahead_due");
+    expect(plans.unclaimed).toContain("runs_unclaimed");
   });
 });
 
