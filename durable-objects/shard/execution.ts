@@ -9,7 +9,7 @@ import { TERMINAL_STATES } from "../../src/core/run-state";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
 import { getJobs, type ShardJobRow, specOf } from "./job-store";
 import { cancelPendingRuns } from "./job-sync";
-import { type ClaimStart, startClaimedRuns } from "./run-batches";
+import { type ClaimStart, type Success, startClaimedRuns, succeedRuns } from "./run-batches";
 import { countInFlight, getRuns, heldByPause, moveRun, noteRun, patchRun, type RunRow } from "./run-store";
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
@@ -128,16 +128,26 @@ export function reportOutcomes(
     sql,
     reports.map((report) => report.runId),
   );
-  return reports.map((report) => reportOutcome(rows, sql, report, nowMs, effects, random));
+  const succeeded: Success[] = [];
+  const context: ReportContext = { rows, sql, nowMs, effects, random, succeeded };
+  const results = reports.map((report) => reportOutcome(context, report));
+  succeedRuns(sql, succeeded, nowMs);
+  return results;
+}
+
+interface ReportContext {
+  rows: BatchRows;
+  sql: SqlStorage;
+  nowMs: number;
+  effects: OutcomeEffects;
+  random: () => number;
+  /** Plain successes, written together once the batch is decided (succeedRuns). */
+  succeeded: Success[];
 }
 
 function reportOutcome(
-  rows: BatchRows,
-  sql: SqlStorage,
+  { rows, sql, nowMs, effects, random, succeeded }: ReportContext,
   report: OutcomeReport,
-  nowMs: number,
-  effects: OutcomeEffects,
-  random: () => number,
 ): OutcomeResult {
   const run = rows.runs.get(report.runId);
   if (!run) return { ok: false, runId: report.runId, code: "unknown_run" };
@@ -147,13 +157,30 @@ function reportOutcome(
   const { outcome } = report;
   if (outcome.kind === "accepted") return acceptAsyncWork(sql, job, run, outcome.status, nowMs);
   if (outcome.kind === "success") {
-    applySuccess(sql, job, run, outcome.detail ?? `target answered ${outcome.status}`, nowMs, {
-      target_status: outcome.status,
-      duration_ms: outcome.durationMs,
-    });
+    const reason = outcome.detail ?? `target answered ${outcome.status}`;
+    if (job && needsOnlyTheMove(job)) {
+      succeeded.push({
+        runId: run.run_id,
+        reason,
+        targetStatus: outcome.status,
+        durationMs: outcome.durationMs,
+      });
+      // The row object reads SUCCEEDED at once: the same run reported twice in a batch is refused.
+      run.state = "SUCCEEDED";
+    } else {
+      applySuccess(sql, job, run, reason, nowMs, {
+        target_status: outcome.status,
+        duration_ms: outcome.durationMs,
+      });
+    }
     return { ok: true, runId: run.run_id, state: "SUCCEEDED" };
   }
   return applyFailure(sql, job, run, outcome, nowMs, effects, random);
+}
+
+/** A success that only moves the run: no failure streak to end, no buffered run to release. */
+function needsOnlyTheMove(job: ShardJobRow): boolean {
+  return job.consecutive_failures === 0 && !specOf(job).overlap.startsWith("buffer");
 }
 
 /** The target took the work on: the run stays RUNNING, its lease now the heartbeat timeout. */

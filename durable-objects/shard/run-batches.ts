@@ -59,6 +59,34 @@ export function startClaimedRuns(sql: SqlStorage, runs: readonly ClaimStart[], n
   );
 }
 
+/** One run whose attempt succeeded, as the target answered. */
+export interface Success {
+  runId: string;
+  reason: string;
+  targetStatus: number | null;
+  durationMs: number | null;
+}
+
+/**
+ * RUNNING -> SUCCEEDED for every run given, in one statement: the same columns and event as
+ * applySuccess (execution.ts) writes for one run, which still handles every run that needs more
+ * than the move (a failure streak to end, buffered runs to release).
+ */
+export function succeedRuns(sql: SqlStorage, runs: readonly Success[], nowMs: number): string[] {
+  if (runs.length === 0) return [];
+  return batchMove(
+    sql,
+    ["RUNNING"],
+    "SUCCEEDED",
+    nowMs,
+    `due_at_ms = NULL, error = NULL, next_attempt_at_ms = NULL, target_status = batch.target_status,
+     duration_ms = batch.duration_ms`,
+    runs.map((run) => [run.runId, run.reason, run.targetStatus, run.durationMs]),
+    ["target_status", "duration_ms"],
+    ", 'target_status', batch.target_status",
+  );
+}
+
 /**
  * The one UPDATE behind every batch move. `rows` are `[run_id, reason, ...columns]`, read back as
  * `batch.<column>` in `set`; the event's fence is the run's fence after the move.
@@ -71,6 +99,7 @@ function batchMove(
   set: string,
   rows: readonly (string | number | null)[][],
   columns: readonly string[],
+  eventExtra = "",
 ): string[] {
   for (const state of from) transition(state, to);
   const extracted = columns.map((column, index) => `json_extract(value, '$[${index + 2}]') AS ${column}`);
@@ -80,7 +109,7 @@ function batchMove(
       `UPDATE runs SET state = ?1, ${set},
          events_json = substr(events_json, 1, length(events_json) - 1)
            || CASE WHEN length(events_json) > 2 THEN ',' ELSE '' END
-           || json_object('state', ?1, 'at_ms', ?2, 'reason', batch.reason, 'attempt', runs.attempt, 'fence', ${fence})
+           || json_object('state', ?1, 'at_ms', ?2, 'reason', batch.reason, 'attempt', runs.attempt, 'fence', ${fence}${eventExtra})
            || ']',
          updated_at_ms = ?2, rev = rev + 1,
          dirty = CASE WHEN runs.fire_at_ms > ?2 THEN 0 ELSE 1 END
