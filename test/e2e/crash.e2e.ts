@@ -16,8 +16,10 @@ import {
 
 const JOBS = Number(process.env.CRASH_JOBS ?? 2_000);
 const WINDOW_MS = 10_000;
-// Kill moments inside the window: early, middle, late (plus a little randomness).
-const KILL_OFFSETS_MS = [1_500, 5_000, 8_500];
+// Kill moments: before the window, while the first runs are on the queue ahead of their instant
+// (DISPATCH_LEAD_MS, 5 s by default) and nothing has been called; then early, middle, late inside it
+// (plus a little randomness).
+const KILL_OFFSETS_MS = [-2_000, 1_500, 5_000, 8_500];
 const VARS = { DISPATCH_LEASE_MS: "4000" };
 
 interface Round {
@@ -26,6 +28,8 @@ interface Round {
   duplicates: number;
   duplicatesAfterTimeout: number;
   duplicatesNotInFlight: number;
+  /** Calls received before their run's instant (Edgecron-Scheduled-At): must be 0. */
+  early: number;
   recoveryMs: number;
 }
 
@@ -94,6 +98,9 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
       byKey.set(keyHeader, entry);
     }
     const duplicates = [...byKey.values()].filter((entry) => entry.times.length > 1);
+    const early = mine().filter(
+      (call) => call.receivedAtMs < Date.parse(String(call.headers["edgecron-scheduled-at"])),
+    ).length;
     // In flight at the kill: first received before it, again only after it. (Not after the restart
     // was noticed: the new process fires its overdue alarms before /healthz first answers the
     // harness, and every receipt after the kill is the new process's, since kill() waits for the
@@ -119,6 +126,7 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
       duplicates: duplicates.length,
       duplicatesAfterTimeout,
       duplicatesNotInFlight,
+      early,
       recoveryMs,
     };
   } finally {
@@ -142,13 +150,14 @@ describe("e2e: SIGKILL mid-burst loses no job", () => {
   });
 
   it.each(KILL_OFFSETS_MS)(
-    "kill %i ms into the window: 0 lost, duplicates only for runs in flight",
+    "kill %i ms into the window: 0 lost, none early, duplicates only for runs in flight",
     async (offsetMs) => {
       const round = await crashRound(target, offsetMs);
       rounds.push(round);
       console.log(`[crash] ${JSON.stringify(round)}`);
       expect(round.lost).toBe(0);
       expect(round.duplicatesNotInFlight).toBe(0);
+      expect(round.early).toBe(0);
     },
     240_000,
   );
