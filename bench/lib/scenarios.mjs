@@ -189,7 +189,8 @@ export async function create(ctx, { jobs }) {
 
 /** `jobs` one-shot jobs due at the same instant, created ahead with the batch API. */
 export async function burst(ctx, { jobs }) {
-  const leadMs = Math.max(6_000, jobs * 0.4 + 4_000);
+  // Creation first, then the whole dispatch lead window before the instant (runs go ahead in it).
+  const leadMs = Math.max(6_000, jobs * 0.4 + 4_000) + (ctx.results.meta.dispatch_lead_ms ?? 0);
   const atMs = Math.ceil((Date.now() + leadMs) / 1000) * 1000;
   const atIso = new Date(atMs).toISOString();
   const created = await createJobs(ctx.api, jobs, (i) => ({
@@ -241,7 +242,7 @@ export async function burst(ctx, { jobs }) {
  * of each 10 s, so the load is an even jobs/10 triggers per second. Runs for `seconds`.
  */
 export async function steady(ctx, { jobs, seconds }) {
-  const leadMs = Math.max(8_000, jobs * 0.4 + 5_000);
+  const leadMs = Math.max(8_000, jobs * 0.4 + 5_000) + (ctx.results.meta.dispatch_lead_ms ?? 0);
   const startMs = Math.ceil((Date.now() + leadMs) / 10_000) * 10_000;
   const endMs = startMs + seconds * 1000;
   const created = await createJobs(ctx.api, jobs, (i) => ({
