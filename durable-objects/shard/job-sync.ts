@@ -54,6 +54,9 @@ function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, existing: ShardJo
     return;
   }
   storeCalendars(sql, existing, snapshot);
+  // A run sent ahead carries the old version and its claim would refuse it: the next tick sends
+  // the instant again at the new one (or not, if the change below pauses, edits or deletes).
+  dropAheadRuns(sql, existing.job_id, nowMs);
   const specJson = snapshot.specJson;
   const specChanged = existing.spec_json !== specJson;
   const previousStatus = existing.status;

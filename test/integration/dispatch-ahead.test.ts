@@ -162,6 +162,18 @@ describe("dispatch ahead of the instant", () => {
     expect((await targetCalls(newPath))[0]!.receivedAtMs).toBeGreaterThanOrEqual(ahead.atMs);
   });
 
+  it("runs once, at the new version, a job whose version changed before its instant with nothing else", async () => {
+    const ahead = aheadJob("bumped", 3_000);
+    await placeJob(ahead.job);
+    await waitQueuedAhead(ahead);
+    await push(ahead.job, 2);
+    await waitSucceeded(ahead.jobId);
+    const calls = await targetCalls(ahead.path);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.receivedAtMs).toBeGreaterThanOrEqual(ahead.atMs);
+    expect((await shardRunsOf(ahead.jobId))[0]?.job_version).toBe(2);
+  });
+
   it("never calls a run whose job was deleted before its instant", async () => {
     const deleted = aheadJob("deleted", 2_500);
     await placeJob(deleted.job);
