@@ -134,6 +134,12 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX jobs_ahead_due ON jobs(next_fire_ms)
     WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms
       AND json_extract(spec_json, '$.overlap') = 'allow';
+  -- The earliest job timer, apart for jobs whose instant went ahead (its own pass may wait a
+  -- little past the instant, so the first claims of a burst do not queue behind it) and the rest.
+  CREATE INDEX jobs_due_sent_ahead ON jobs(next_fire_ms)
+    WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS next_scheduled_ms;
+  CREATE INDEX jobs_due_not_sent_ahead ON jobs(next_fire_ms)
+    WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms;
   -- The unclaimed budget counts handed-off runs whose instant has come (./shard/budget.ts) on
   -- every tick and claim: without this, a scan of every run.
   CREATE INDEX runs_unclaimed ON runs(fire_at_ms) WHERE state IN ('ACQUIRED', 'DISPATCHED');

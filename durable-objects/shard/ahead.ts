@@ -24,6 +24,30 @@ import { insertRun } from "./run-store";
 export const AHEAD_ELIGIBLE =
   "status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms AND json_extract(spec_json, '$.overlap') = 'allow'";
 
+/**
+ * How long after its instant the pass that fires a job whose run went ahead may wait (the job's
+ * timer, misfire, max_runs, completion): the run itself is called at the instant, and in a burst
+ * the first claims would otherwise queue behind that pass on the shard's one thread. Short enough
+ * that an every-second job's next instant still goes ahead.
+ */
+export const SENT_AHEAD_TIMER_DELAY_MS = 100;
+
+/** The earliest job timer: a job whose run went ahead rings SENT_AHEAD_TIMER_DELAY_MS late. */
+export function nextJobTimerMs(sql: SqlStorage): number | null {
+  const row = sql
+    .exec<{ direct_ms: number | null; ahead_ms: number | null }>(
+      `SELECT
+         (SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL
+            AND ahead_scheduled_ms IS NOT next_scheduled_ms) AS direct_ms,
+         (SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL
+            AND ahead_scheduled_ms IS next_scheduled_ms) AS ahead_ms`,
+    )
+    .one();
+  const aheadMs = row.ahead_ms === null ? null : row.ahead_ms + SENT_AHEAD_TIMER_DELAY_MS;
+  if (row.direct_ms === null) return aheadMs;
+  return aheadMs === null ? row.direct_ms : Math.min(row.direct_ms, aheadMs);
+}
+
 /** Jobs queued ahead in one pass; the rest wait for the next pass (it comes at once when busy). */
 export const MAX_AHEAD_JOBS_PER_TICK = 5_000;
 

@@ -1,5 +1,5 @@
 // Reads what the shard's tables say is due next, for the alarm plan (./alarm-plan.ts).
-import { nextAheadMs } from "./ahead";
+import { nextAheadMs, nextJobTimerMs } from "./ahead";
 import type { DueTimes } from "./alarm-plan";
 import { IN_FLIGHT_FLUSH_AFTER_MS } from "./history";
 
@@ -7,14 +7,12 @@ import { IN_FLIGHT_FLUSH_AFTER_MS } from "./history";
 export function readDueTimes(sql: SqlStorage, leadMs: number): DueTimes {
   const row = sql
     .exec<{
-      job_ms: number | null;
       run_ms: number | null;
       settled_ms: number | null;
       dlq_retry_ms: number | null;
       urgent: number;
     }>(
       `SELECT
-         (SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL) AS job_ms,
          (SELECT MIN(due_at_ms) FROM runs WHERE due_at_ms IS NOT NULL) AS run_ms,
          (SELECT MIN(updated_at_ms) FROM runs
             WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED') AS settled_ms,
@@ -25,9 +23,9 @@ export function readDueTimes(sql: SqlStorage, leadMs: number): DueTimes {
     )
     .one();
   const aheadMs = nextAheadMs(sql, leadMs);
+  const jobMs = nextJobTimerMs(sql);
   return {
-    jobFireMs:
-      row.job_ms === null || aheadMs === null ? (row.job_ms ?? aheadMs) : Math.min(row.job_ms, aheadMs),
+    jobFireMs: jobMs === null || aheadMs === null ? (jobMs ?? aheadMs) : Math.min(jobMs, aheadMs),
     runDueMs: row.run_ms,
     inFlightFlushAtMs: row.settled_ms === null ? null : row.settled_ms + IN_FLIGHT_FLUSH_AFTER_MS,
     flushUrgent: Boolean(row.urgent),
