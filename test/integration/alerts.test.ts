@@ -152,12 +152,14 @@ describe("alert delivery", () => {
     });
     // Delivery happens on the side-delivery queue, after raiseAlerts returned.
     await vi.waitFor(
-      async () => expect(await deliveryOf(hooked)).toMatchObject({ delivery: "delivered", delivery_error: null }),
+      async () =>
+        expect(await deliveryOf(hooked)).toMatchObject({ delivery: "delivered", delivery_error: null }),
       WAIT,
     );
     expect((await deliveryOf(hooked))?.delivered_at_ms).toEqual(expect.any(Number));
     await vi.waitFor(
-      async () => expect(await deliveryOf(broken)).toMatchObject({ delivery: "failed", delivered_at_ms: null }),
+      async () =>
+        expect(await deliveryOf(broken)).toMatchObject({ delivery: "failed", delivered_at_ms: null }),
       WAIT,
     );
     expect((await deliveryOf(broken))?.delivery_error).toContain("HTTP 500");
