@@ -61,6 +61,12 @@ interface BatchContext {
   calls: number;
 }
 
+/** A message's runs not yet reported, pending or handed off: the last one flushes its shard. */
+interface MessageProgress {
+  deliveries: number;
+  undone: number;
+}
+
 /** What every call of a message needs, read once per message. */
 interface CallSetup {
   secrets: Map<string, string[]>;
@@ -111,9 +117,8 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
       recordDispatch(env.ANALYTICS, pointOf(run));
       logEvent("run.dispatched", { ...idsOf(run), attempt: run.attempt, lateness_ms: run.latenessMs });
     }
-    const settled = await Promise.allSettled(
-      claimed.map((run) => settleRun(run, setup, message.attempts, context)),
-    );
+    const progress: MessageProgress = { deliveries: message.attempts, undone: claimed.length };
+    const settled = await Promise.allSettled(claimed.map((run) => settleRun(run, setup, progress, context)));
     const failed = settled.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
   }
@@ -138,8 +143,10 @@ async function callSetup(claimed: Claimed[], env: Env): Promise<CallSetup> {
 }
 
 /** Resolves once the run's outcome is reported, or once its call is handed off. */
-async function settleRun(run: Claimed, setup: CallSetup, deliveries: number, context: BatchContext) {
+async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgress, context: BatchContext) {
   const { reporter, env, ctx } = context;
+  const { deliveries } = progress;
+  const lastOfMessage = () => --progress.undone === 0;
   const release = await context.slots.acquire();
   let call: Promise<TargetOutcome>;
   try {
@@ -148,7 +155,7 @@ async function settleRun(run: Claimed, setup: CallSetup, deliveries: number, con
     call = callRun(run, setup, context.env);
   } catch (error) {
     release();
-    reporter.release(run.shard);
+    reporter.release(run.shard, lastOfMessage());
     throw error;
   }
   void call.then(release, release);
@@ -156,16 +163,16 @@ async function settleRun(run: Claimed, setup: CallSetup, deliveries: number, con
   try {
     outcome = await handOffAfter(call, HANDOFF_AFTER_MS);
   } catch (error) {
-    reporter.release(run.shard);
+    reporter.release(run.shard, lastOfMessage());
     throw error;
   }
   if (outcome === HANDED_OFF) {
     handedOffCalls += 1;
     release();
-    reporter.release(run.shard);
+    reporter.release(run.shard, lastOfMessage());
     logEvent("run.handed_off", { ...idsOf(run), attempt: run.attempt, after_ms: HANDOFF_AFTER_MS });
     const late = call
-      .then((lateOutcome) => reporter.report(run, lateOutcome, false))
+      .then((lateOutcome) => reporter.report(run, lateOutcome, { counted: false }))
       .then((report) => afterReport(report, deliveries, env, ctx))
       .catch((error) => logEvent("run.outcome_report_failed", { ...idsOf(run), error }))
       .finally(() => {
@@ -174,7 +181,7 @@ async function settleRun(run: Claimed, setup: CallSetup, deliveries: number, con
     ctx.waitUntil(late);
     return;
   }
-  afterReport(await reporter.report(run, outcome), deliveries, env, ctx);
+  afterReport(await reporter.report(run, outcome, { lastOfMessage: lastOfMessage() }), deliveries, env, ctx);
 }
 
 const HANDED_OFF = Symbol("handed off");

@@ -1,17 +1,19 @@
 // Outcomes go back to their shard as each call finishes, coalesced: a shard's outcomes that finish
 // close together share one `reportOutcomes` RPC (set-based at the shard, one serialisation per
 // flush), and a call still running never holds anyone else's report. A shard's pending outcomes
-// are flushed as soon as none of its calls in the batch is still running, or FLUSH_DELAY_MS after
-// the first of them finished, whichever comes first.
+// are flushed as soon as none of its calls in the batch is still running, or the last run of a
+// message is done (so a burst coalesces at least a message's worth, as when a message reported
+// all its outcomes at once), or FLUSH_DELAY_MS after the first of them finished, whichever first.
 import type { TargetOutcome } from "../core/outcome";
 import { type Claimed, type Reported, reportAtShard } from "./shard-batches";
 
 /**
- * How long a finished outcome may wait for others of its shard. Short against any lateness that
- * matters (it delays only the report: the next fire of an overlap-forbid job, a retry, history),
- * long enough that a burst's outcomes share RPCs: ~2,000-3,000 calls/s finish ~50-75 per window.
+ * How long a finished outcome may wait for others of its shard. Short against what it delays
+ * (only the report: the next fire of an overlap-forbid job, a retry, history), long enough that a
+ * burst's message, whose calls share the batch's slots with 7 other messages and so spread over
+ * ~100 ms locally, still reports in one or two RPCs rather than one per few runs.
  */
-const FLUSH_DELAY_MS = 25;
+export const FLUSH_DELAY_MS = 100;
 /** The most outcomes in one RPC (a dispatch message holds at most 100 runs). */
 const MAX_OUTCOMES_PER_REPORT = 100;
 
@@ -43,24 +45,32 @@ export class OutcomeReporter {
     this.#of(shard).running += count;
   }
 
-  /** A run that will report later or never in this batch (handed off, or never called). */
-  release(shard: number): void {
+  /**
+   * A run that will report later or never in this batch (handed off, or never called);
+   * `lastOfMessage` when the rest of its message is already pending or reported.
+   */
+  release(shard: number, lastOfMessage = false): void {
     const outcomes = this.#of(shard);
     outcomes.running -= 1;
-    this.#flushIfDue(shard, outcomes);
+    this.#flushIfDue(shard, outcomes, lastOfMessage);
   }
 
   /**
    * Queues one outcome; resolves with the shard's decision once its flush is done (decision null
    * when the report could not be delivered), rejects when the flush failed before the RPC.
-   * `counted` is false for a run already released (a handed-off call finishing late).
+   * `counted` is false for a run already released (a handed-off call finishing late);
+   * `lastOfMessage` when it is the last of its message's runs to be done.
    */
-  report(run: Claimed, outcome: TargetOutcome, counted = true): Promise<Reported> {
+  report(
+    run: Claimed,
+    outcome: TargetOutcome,
+    { counted = true, lastOfMessage = false }: { counted?: boolean; lastOfMessage?: boolean } = {},
+  ): Promise<Reported> {
     const outcomes = this.#of(run.shard);
     if (counted) outcomes.running -= 1;
     return new Promise<Reported>((resolve, reject) => {
       outcomes.pending.push({ run, outcome, resolve, reject });
-      this.#flushIfDue(run.shard, outcomes);
+      this.#flushIfDue(run.shard, outcomes, lastOfMessage || !counted);
     });
   }
 
@@ -73,9 +83,9 @@ export class OutcomeReporter {
     return outcomes;
   }
 
-  #flushIfDue(shard: number, outcomes: ShardOutcomes): void {
+  #flushIfDue(shard: number, outcomes: ShardOutcomes, now = false): void {
     if (outcomes.pending.length === 0) return;
-    if (outcomes.running <= 0 || outcomes.pending.length >= MAX_OUTCOMES_PER_REPORT) {
+    if (now || outcomes.running <= 0 || outcomes.pending.length >= MAX_OUTCOMES_PER_REPORT) {
       this.#flush(shard, outcomes);
     } else if (outcomes.timer === null) {
       outcomes.timer = setTimeout(() => this.#flush(shard, outcomes), FLUSH_DELAY_MS);
