@@ -1,0 +1,122 @@
+// A shard under overload: a run whose dispatch falls behind its instant raises a missed_run alert
+// whatever holds it back, and control actions (pause, delete) issued while the shard holds a large
+// due backlog are honoured at once.
+import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
+import { holdBudgetFull } from "../helpers/backlog";
+import {
+  dispatchButLose,
+  historyOf,
+  makeJobDue,
+  placeJob,
+  seedTenant,
+  shardRows,
+  snapshot,
+  spec,
+  stubFor,
+  targetUrl,
+  uniqueJobId,
+  WAIT,
+} from "../helpers/scheduling";
+
+// Jobs here stay scheduled (hourly) and held-back shards re-arm: drain alarms after each test.
+disarmShardsAfterEach();
+
+interface AlertRow {
+  run_id: string | null;
+  resolved_at_ms: number | null;
+  dedup_key: string;
+  message: string;
+}
+
+function missedRunAlerts(jobId: string): Promise<AlertRow[]> {
+  return env.DB.prepare(
+    "SELECT run_id, dedup_key, message, resolved_at_ms FROM alerts WHERE job_id = ? AND kind = 'missed_run'",
+  )
+    .bind(jobId)
+    .all<AlertRow>()
+    .then((result) => result.results);
+}
+
+/** An hourly job alerting after 1 s: its timer is never overdue during a test, only its runs. */
+async function placeHourlyJob(label: string): Promise<string> {
+  await seedTenant();
+  const jobId = uniqueJobId(label);
+  const jobSpec = spec({
+    schedule: { type: "interval", every: "1h", anchor: new Date(Date.now() + 3_600_000).toISOString() },
+    target: { url: targetUrl(`/ok/${jobId}`) },
+    alert_after: "1s",
+  });
+  await placeJob(snapshot(jobId, jobSpec));
+  return jobId;
+}
+
+async function pauseJob(jobId: string): Promise<void> {
+  const [row] = await shardRows<{ spec_json: string; version: number }>(
+    jobId,
+    "SELECT spec_json, version FROM jobs WHERE job_id = ?",
+    jobId,
+  );
+  await placeJob({ ...snapshot(jobId, JSON.parse(row!.spec_json), row!.version + 1, "PAUSED") });
+}
+
+describe("a missed_run alert for a run whose dispatch fell behind", () => {
+  it("is raised once when the unclaimed budget holds the run back past alert_after", async () => {
+    const jobId = await placeHourlyJob("late-budget");
+    const release = await holdBudgetFull(jobId);
+    const dueAtMs = Date.now();
+    await makeJobDue(jobId, dueAtMs);
+    await runDurableObjectAlarm(stubFor(jobId));
+    const [run] = await shardRows<{ run_id: string; state: string }>(
+      jobId,
+      "SELECT run_id, state FROM runs WHERE job_id = ?",
+      jobId,
+    );
+    expect(run?.state).toBe("SCHEDULED");
+
+    // The job's timer moved on to the next hour: only the waiting run can tell it is late.
+    await vi.waitFor(
+      async () => {
+        await maintenanceStub().runNow();
+        expect(await missedRunAlerts(jobId)).toHaveLength(1);
+      },
+      { ...WAIT, interval: 250 },
+    );
+    await maintenanceStub().runNow();
+    const alerts = await missedRunAlerts(jobId);
+    expect(alerts).toEqual([
+      expect.objectContaining({ run_id: run?.run_id, dedup_key: `missed:${jobId}:${dueAtMs}` }),
+    ]);
+    expect(alerts[0]?.message).toContain("waiting for dispatch");
+    await release();
+    await pauseJob(jobId);
+  });
+
+  it("is raised when the queue lost the run's message (dispatched, never claimed)", async () => {
+    const jobId = await placeHourlyJob("late-lost");
+    await dispatchButLose([jobId]);
+    const [run] = await shardRows<{ run_id: string; state: string }>(
+      jobId,
+      "SELECT run_id, state FROM runs WHERE job_id = ?",
+      jobId,
+    );
+    expect(run?.state).toBe("DISPATCHED");
+    await vi.waitFor(
+      async () => {
+        await maintenanceStub().runNow();
+        expect((await missedRunAlerts(jobId)).map((alert) => alert.run_id)).toEqual([run?.run_id]);
+      },
+      { ...WAIT, interval: 250 },
+    );
+    // Sent to the queue is not recovered: once the history shows the run dispatched (with its
+    // fence), the alert still stays open while the run waits unclaimed.
+    await vi.waitFor(async () => {
+      await runDurableObjectAlarm(stubFor(jobId));
+      expect((await historyOf(jobId))[0]).toMatchObject({ state: "DISPATCHED", fence: expect.any(Number) });
+    }, WAIT);
+    await maintenanceStub().runNow();
+    expect((await missedRunAlerts(jobId))[0]?.resolved_at_ms).toBeNull();
+    await pauseJob(jobId);
+  });
+});
