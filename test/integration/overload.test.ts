@@ -3,7 +3,9 @@
 // due backlog are honoured at once.
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
+import { setShardFaults, shardFaults } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
+import { api, createTenantWithKey } from "../helpers/api";
 import { holdBudgetFull } from "../helpers/backlog";
 import {
   dispatchButLose,
@@ -118,5 +120,62 @@ describe("a missed_run alert for a run whose dispatch fell behind", () => {
     await maintenanceStub().runNow();
     expect((await missedRunAlerts(jobId))[0]?.resolved_at_ms).toBeNull();
     await pauseJob(jobId);
+  });
+});
+
+interface CreatedJob {
+  id: string;
+  shard: number;
+  version: number;
+}
+
+async function createHourlyJob(key: string, label: string): Promise<CreatedJob> {
+  const created = await api<CreatedJob>("POST", "/v1/jobs", {
+    token: key,
+    body: {
+      name: label,
+      schedule: { type: "interval", every: "1h", anchor: new Date(Date.now() + 3_600_000).toISOString() },
+      target: { url: targetUrl(`/ok/${label}`) },
+    },
+  });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+async function shardStatusOf(jobId: string): Promise<string | undefined> {
+  const [row] = await shardRows<{ status: string }>(jobId, "SELECT status FROM jobs WHERE job_id = ?", jobId);
+  return row?.status;
+}
+
+describe("a pause or a delete whose push the shard did not take", () => {
+  it("reaches the shard within seconds, without waiting for the outbox sweep", async () => {
+    const t = await createTenantWithKey("overload-retry");
+    const job = await createHourlyJob(t.key, "overload-retry");
+    // The next RPC to the shard fails, as an overloaded shard refuses one.
+    await setShardFaults(env, job.shard, { failClaims: 1 });
+    expect((await api("DELETE", `/v1/jobs/${job.id}`, { token: t.key })).status).toBe(200);
+    await vi.waitFor(async () => expect(await shardStatusOf(job.id)).toBe("DELETED"), WAIT);
+    const row = await env.DB.prepare("SELECT version, synced_version FROM jobs WHERE id = ?")
+      .bind(job.id)
+      .first<{ version: number; synced_version: number }>();
+    expect(row?.synced_version).toBe(row?.version);
+  });
+
+  it.each(["pause", "delete"] as const)("is re-sent when the %s is repeated", async (action) => {
+    const t = await createTenantWithKey(`overload-repeat-${action}`);
+    const job = await createHourlyJob(t.key, `overload-repeat-${action}`);
+    const send = () =>
+      action === "delete"
+        ? api("DELETE", `/v1/jobs/${job.id}`, { token: t.key })
+        : api("POST", `/v1/jobs/${job.id}/${action}`, { token: t.key });
+    // The push and every background re-send fail: the shard still runs the job.
+    await setShardFaults(env, job.shard, { failClaims: 4 });
+    expect((await send()).status).toBe(200);
+    await vi.waitFor(async () => expect((await shardFaults(env, job.shard)).failClaims).toBe(0), WAIT);
+    expect(await shardStatusOf(job.id)).toBe("ACTIVE");
+
+    // The caller repeats the request (D1 already says it is done): the shard gets it now.
+    expect((await send()).status).toBe(200);
+    expect(await shardStatusOf(job.id)).toBe(action === "delete" ? "DELETED" : "PAUSED");
   });
 });
