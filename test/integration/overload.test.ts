@@ -1,7 +1,7 @@
 // A shard under overload: a run whose dispatch falls behind its instant raises a missed_run alert
 // whatever holds it back, and control actions (pause, delete) issued while the shard holds a large
 // due backlog are honoured at once.
-import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { setShardFaults, shardFaults } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
@@ -17,6 +17,7 @@ import {
   snapshot,
   spec,
   stubFor,
+  targetCalls,
   targetUrl,
   uniqueJobId,
   WAIT,
@@ -178,4 +179,97 @@ describe("a pause or a delete whose push the shard did not take", () => {
     expect((await send()).status).toBe(200);
     expect(await shardStatusOf(job.id)).toBe(action === "delete" ? "DELETED" : "PAUSED");
   });
+});
+
+const BACKLOG_JOBS = 20;
+const BACKLOG_RUNS_PER_JOB = 300;
+const UNCLAIMED = ["SCHEDULED", "ACQUIRED", "DISPATCHED"];
+
+/** Puts `count` past instants of the job on its shard as due SCHEDULED runs: a dispatch backlog. */
+async function seedDueBacklog(jobId: string, tenantId: string, count: number): Promise<void> {
+  await runInDurableObject(stubFor(jobId), (_instance, state) => {
+    state.storage.sql.exec(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1),
+         instants(at_ms) AS (SELECT CAST(?2 AS INTEGER) - i * 1000 FROM n)
+       INSERT OR IGNORE INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state,
+         attempt, max_attempts, job_version, due_at_ms, events_json, created_at_ms, updated_at_ms)
+       SELECT 'run_' || substr(?3, 5) || '_' || at_ms, ?3, ?4, 'schedule', at_ms, at_ms, 'SCHEDULED',
+         1, 1, 1, at_ms, '[]', at_ms, at_ms FROM instants`,
+      count,
+      Date.now(),
+      jobId,
+      tenantId,
+    );
+  });
+}
+
+interface ShardRun {
+  run_id: string;
+  state: string;
+  events_json: string;
+}
+
+function claimedAtMs(run: ShardRun): number | null {
+  const events = JSON.parse(run.events_json) as { state: string; at_ms: number }[];
+  return events.find((event) => event.state === "RUNNING")?.at_ms ?? null;
+}
+
+describe("a pause or a delete while the shard works through a large due backlog", () => {
+  it("is honoured at once: none of the job's runs is claimed after the response", async () => {
+    const t = await createTenantWithKey("overload-backlog");
+    const prefix = `/ok/overload-backlog-${Date.now().toString(36)}`;
+    const created = await api<{ results: { job: CreatedJob }[] }>("POST", "/v1/jobs/batch", {
+      token: t.key,
+      body: {
+        jobs: Array.from({ length: BACKLOG_JOBS }, (_, i) => ({
+          name: `backlog-${i}`,
+          schedule: { type: "interval", every: "1h", anchor: new Date(Date.now() + 3_600_000).toISOString() },
+          target: { url: targetUrl(`${prefix}/${i}/`) },
+        })),
+      },
+    });
+    const jobs = created.body.results.map((result) => result.job);
+    for (const job of jobs) await seedDueBacklog(job.id, t.tenantId, BACKLOG_RUNS_PER_JOB);
+    const runsOf = (jobId: string) =>
+      shardRows<ShardRun>(jobId, "SELECT run_id, state, events_json FROM runs WHERE job_id = ?", jobId);
+    // Start the drain and wait until it is well under way.
+    for (const job of jobs) await runDurableObjectAlarm(stubFor(job.id));
+    await vi.waitFor(async () => expect((await targetCalls(prefix)).length).toBeGreaterThan(200), WAIT);
+
+    const [deleted, paused] = [jobs.slice(0, 2), jobs.slice(2, 4)];
+    const answeredAtMs = new Map<string, number>();
+    await Promise.all([
+      ...deleted.map((job) => api("DELETE", `/v1/jobs/${job.id}`, { token: t.key })),
+      ...paused.map((job) => api("POST", `/v1/jobs/${job.id}/pause`, { token: t.key })),
+    ]).then(() => {
+      for (const job of [...deleted, ...paused]) answeredAtMs.set(job.id, Date.now());
+    });
+    // At the response, nothing of theirs is left waiting for a consumer.
+    for (const job of [...deleted, ...paused]) {
+      expect((await runsOf(job.id)).filter((run) => UNCLAIMED.includes(run.state))).toEqual([]);
+    }
+
+    // Everyone else's backlog drains: had the stopped jobs' runs survived, they would have gone too.
+    await vi.waitFor(
+      async () => {
+        for (const job of jobs.slice(4)) {
+          const left = (await runsOf(job.id)).filter((run) => run.state !== "SUCCEEDED");
+          expect(left.length).toBe(0);
+        }
+      },
+      { timeout: 120_000, interval: 500 },
+    );
+    for (const job of [...deleted, ...paused]) {
+      const runs = await runsOf(job.id);
+      const claimed = runs.filter((run) => claimedAtMs(run) !== null);
+      for (const run of claimed) expect(claimedAtMs(run)).toBeLessThanOrEqual(answeredAtMs.get(job.id)!);
+      // Every call its target got was a run claimed before the response.
+      const index = jobs.indexOf(job);
+      expect((await targetCalls(`${prefix}/${index}/`)).length).toBe(claimed.length);
+      expect(runs.filter((run) => claimedAtMs(run) === null).every((run) => run.state === "CANCELLED")).toBe(
+        true,
+      );
+    }
+    await Promise.all(jobs.slice(2).map((job) => api("DELETE", `/v1/jobs/${job.id}`, { token: t.key })));
+  }, 180_000);
 });
