@@ -10,7 +10,8 @@ const FILLER_LEASE_MS = 3_600_000;
 
 /**
  * Fills the unclaimed budget of the job's shard with DISPATCHED runs of a job the shard does not
- * hold (their lease an hour away, their history never written to D1). Returns the release.
+ * hold (their lease an hour away, their history never written to D1; their instants past, since a
+ * run sent ahead of its instant does not count against the budget). Returns the release.
  */
 export async function holdBudgetFull(jobId: string): Promise<() => Promise<void>> {
   const stub = stubFor(jobId);
@@ -21,7 +22,7 @@ export async function holdBudgetFull(jobId: string): Promise<() => Promise<void>
        INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
          max_attempts, fence, job_version, due_at_ms, dispatch_count, events_json, created_at_ms,
          updated_at_ms, dirty)
-       SELECT 'run_filler_' || ? || '_' || i, ?, 'ten_filler', 'schedule', ? + i, ? + i, 'DISPATCHED', 1,
+       SELECT 'run_filler_' || ? || '_' || i, ?, 'ten_filler', 'schedule', ? - i, ? - i, 'DISPATCHED', 1,
          1, 0, 1, ?, 1, '[]', ?, ?, 0 FROM n`,
       unclaimedBudget(shardCount(env)),
       nowMs,
