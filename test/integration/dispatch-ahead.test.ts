@@ -122,6 +122,23 @@ describe("dispatch ahead of the instant", () => {
     expect(events.find((event) => event.state === "RUNNING")!.at_ms).toBeGreaterThanOrEqual(ahead.atMs);
   });
 
+  it("holds a jittered run to its instant plus its jitter", async () => {
+    const ahead = aheadJob("jitter", 2_000, { jitter: "2s" });
+    await placeJob(ahead.job);
+    await waitQueuedAhead(ahead);
+    const [row] = await shardRows<{ fire_at_ms: number }>(
+      ahead.jobId,
+      "SELECT fire_at_ms FROM runs WHERE job_id = ?",
+      ahead.jobId,
+    );
+    // The jitter offset (deterministic per job and instant) puts the fire time past the instant.
+    expect(row!.fire_at_ms).toBeGreaterThan(ahead.atMs);
+    await waitSucceeded(ahead.jobId);
+    const [call] = await targetCalls(ahead.path);
+    expect(call!.receivedAtMs).toBeGreaterThanOrEqual(row!.fire_at_ms);
+    expect(call!.headers["edgecron-scheduled-at"]).toBe(new Date(ahead.atMs).toISOString());
+  });
+
   it("never calls a run whose job was paused before its instant", async () => {
     const paused = aheadJob("paused", 2_500);
     await placeJob(paused.job);
