@@ -7,6 +7,7 @@ import {
   transition,
   UNFINISHED_STATES,
 } from "../../src/core/run-state";
+import { runIdFor } from "../../src/core/run-id";
 
 export type RunKind = "schedule" | "trigger" | "backfill" | "catch_up";
 
@@ -67,10 +68,8 @@ export function heldByPause(jobStatus: string, run: Pick<RunRow, "manual">): boo
   return jobStatus === "PAUSED" && run.manual !== 1;
 }
 
-/** Deterministic: one run per (job, instant), so a re-fired tick collapses onto the same row. */
-export function runIdFor(jobId: string, scheduledAtMs: number): string {
-  return `run_${jobId.startsWith("job_") ? jobId.slice(4) : jobId}_${scheduledAtMs}`;
-}
+// Deterministic: one run per (job, instant), so a re-fired tick collapses onto the same row.
+export { runIdFor } from "../../src/core/run-id";
 
 export interface NewRun {
   jobId: string;

@@ -1,8 +1,9 @@
-// The shard's side of maintenance: overdue jobs (missed-run detection), poison messages, and
-// pruning terminal runs whose history already reached D1.
+// The shard's side of maintenance: overdue jobs (missed-run detection), poison messages, pruning
+// terminal runs whose history record is written, and history past its retention.
 import { durationMs } from "../../src/core/duration";
 import { sqlInList, TERMINAL_STATES } from "../../src/core/run-state";
 import type { OverdueJob, WatchdogReport } from "../../src/shard/protocol";
+import { pruneHistory } from "./history-store";
 import { type ShardJobRow, specOf } from "./job-store";
 import { getRun, moveRun } from "./run-store";
 
@@ -11,10 +12,17 @@ const PRUNE_BATCH = 5_000;
 /** One missed-run alert per job per this long, however many instants it keeps missing. */
 const MISSED_ALERT_REPEAT_MS = 10 * 60_000;
 
+export interface Retention {
+  /** Terminal runs leave the wheel's table this long after their history record is written. */
+  runsMs: number;
+  /** History records of terminal runs are kept this long after the run was created. */
+  historyMs: number;
+}
+
 export function watchdogScan(
   sql: SqlStorage,
   nowMs: number,
-  retentionMs: number,
+  retention: Retention,
   alarmAtMs: number | null,
 ): WatchdogReport {
   const candidates = sql
@@ -42,10 +50,11 @@ export function watchdogScan(
     `DELETE FROM runs WHERE run_id IN (
        SELECT run_id FROM runs WHERE due_at_ms IS NULL AND waiting IS NULL AND dirty = 0 AND dlq_pending = 0
          AND state IN ${sqlInList(TERMINAL_STATES)} AND updated_at_ms < ? LIMIT ?)`,
-    nowMs - retentionMs,
+    nowMs - retention.runsMs,
     PRUNE_BATCH,
   ).rowsWritten;
-  return { alarmAtMs, alarmRearmed: false, overdue, pruned };
+  const historyPruned = pruneHistory(sql, nowMs - retention.historyMs, nowMs, PRUNE_BATCH);
+  return { alarmAtMs, alarmRearmed: false, overdue, pruned, historyPruned };
 }
 
 /** The queue gave up on a dispatch message: dead-letter the run if that dispatch is still current. */

@@ -1,4 +1,4 @@
-// The D1 repositories that several callers share (the API, the outbox sweep, the shard's history
+// The D1 repositories that several callers share (the API, the outbox sweep, the shard's status
 // flush, the dead-letter consumer): what each promises, against the real D1 schema.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -13,9 +13,9 @@ import {
   markJobsSynced,
   type StoredJob,
 } from "../../src/db/jobs";
-import { pruneTerminalRuns, type RunRow, upsertRuns } from "../../src/db/runs";
+import { pruneTerminalRuns } from "../../src/db/runs";
 import { findSigningSecrets, insertTenant } from "../../src/db/tenants";
-import { seedAlert, seedRun } from "../helpers/seed";
+import { seedAlert } from "../helpers/seed";
 
 const NOW_MS = Date.parse("2026-12-01T00:00:00Z");
 let sequence = 0;
@@ -112,21 +112,25 @@ describe("applyShardJobStatuses", () => {
   });
 });
 
-describe("runs", () => {
+/** A row of the legacy D1 history table (nothing writes it now; it drains by retention). */
+async function insertLegacyRun(jobId: string, tenantId: string, state: string, atMs: number): Promise<void> {
+  sequence += 1;
+  await env.DB.prepare(
+    `INSERT INTO runs (id, job_id, tenant_id, shard, kind, scheduled_at_ms, idempotency_key, state, attempt,
+       max_attempts, job_version, events_json, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, 0, 'schedule', ?, ?, ?, 1, 3, 1, '[]', ?, ?)`,
+  )
+    .bind(`run_legacy${sequence}`, jobId, tenantId, atMs + sequence, `${jobId}:${sequence}`, state, atMs, atMs)
+    .run();
+}
+
+describe("the legacy D1 run history", () => {
   it("prunes only terminal runs older than the cutoff", async () => {
     const tenantId = await newTenant();
     const job = await newJob(tenantId, 1, 1);
     const oldMs = NOW_MS - 40 * 86_400_000;
-    for (const state of RUN_STATES) {
-      await seedRun({ jobId: job.id, tenantId, state, createdAtMs: oldMs, scheduledAtMs: oldMs });
-    }
-    await seedRun({
-      jobId: job.id,
-      tenantId,
-      state: "SUCCEEDED",
-      createdAtMs: NOW_MS,
-      scheduledAtMs: NOW_MS,
-    });
+    for (const state of RUN_STATES) await insertLegacyRun(job.id, tenantId, state, oldMs);
+    await insertLegacyRun(job.id, tenantId, "SUCCEEDED", NOW_MS);
     expect(await pruneTerminalRuns(env.DB, NOW_MS - 30 * 86_400_000, 5_000)).toBe(4);
     const { results } = await env.DB.prepare("SELECT state, updated_at_ms FROM runs WHERE job_id = ?")
       .bind(job.id)
@@ -137,41 +141,8 @@ describe("runs", () => {
       "SUCCEEDED",
     ]);
   });
-
-  it("upserts history without ever moving a run back to an older write", async () => {
-    const tenantId = await newTenant();
-    const job = await newJob(tenantId, 1, 1);
-    const run = (state: string, updatedAtMs: number): RunRow => ({
-      id: `run_db${job.id.slice(6)}`,
-      job_id: job.id,
-      tenant_id: tenantId,
-      shard: 0,
-      kind: "schedule",
-      scheduled_at_ms: NOW_MS,
-      idempotency_key: `${job.id}:2026-12-01T00:00:00.000Z`,
-      state,
-      attempt: 1,
-      max_attempts: 3,
-      fence: 1,
-      job_version: 1,
-      target_status: null,
-      error: null,
-      lateness_ms: 3,
-      duration_ms: null,
-      next_attempt_at_ms: null,
-      events_json: "[]",
-      created_at_ms: NOW_MS,
-      updated_at_ms: updatedAtMs,
-    });
-    await upsertRuns(env.DB, [run("RUNNING", NOW_MS + 2_000)]);
-    await upsertRuns(env.DB, [run("DISPATCHED", NOW_MS + 1_000)]);
-    const stateOf = () =>
-      env.DB.prepare("SELECT state FROM runs WHERE job_id = ?").bind(job.id).first<{ state: string }>();
-    expect(await stateOf()).toEqual({ state: "RUNNING" });
-    await upsertRuns(env.DB, [run("SUCCEEDED", NOW_MS + 3_000)]);
-    expect(await stateOf()).toEqual({ state: "SUCCEEDED" });
-  });
 });
+
 
 describe("alerts and tenants", () => {
   it("sends in the webhook what the API lists, for its tenant, without where the alert stands", async () => {
