@@ -49,7 +49,10 @@ export async function flushToD1(sql: SqlStorage, env: Env, shard: number): Promi
 function flushRuns(sql: SqlStorage): number {
   // Two queries, each on its partial index (an OR of the two would scan every run).
   const settled = sql
-    .exec<{ run_id: string }>("SELECT run_id FROM runs WHERE dirty = 1 AND due_at_ms IS NULL LIMIT ?", RUNS_PER_FLUSH)
+    .exec<{ run_id: string }>(
+      "SELECT run_id FROM runs WHERE dirty = 1 AND due_at_ms IS NULL LIMIT ?",
+      RUNS_PER_FLUSH,
+    )
     .toArray();
   const rows = settled.concat(
     sql
@@ -62,7 +65,10 @@ function flushRuns(sql: SqlStorage): number {
   );
   if (rows.length === 0) return 0;
   const runIds = JSON.stringify(rows.map((run) => run.run_id));
-  recordHistory(sql, rows.map((run) => run.run_id));
+  recordHistory(
+    sql,
+    rows.map((run) => run.run_id),
+  );
   sql.exec("UPDATE runs SET dirty = 0 WHERE run_id IN (SELECT value FROM json_each(?))", runIds);
   return rows.length;
 }

@@ -1,5 +1,7 @@
 // A shard's runs: every state change goes through moveRun, which checks the transition table,
 // appends the event to the run's history and marks the run for the next D1 history flush.
+
+import { runIdFor } from "../../src/core/run-id";
 import {
   PENDING_STATES,
   type RunState,
@@ -7,7 +9,6 @@ import {
   transition,
   UNFINISHED_STATES,
 } from "../../src/core/run-state";
-import { runIdFor } from "../../src/core/run-id";
 
 export type RunKind = "schedule" | "trigger" | "backfill" | "catch_up";
 

@@ -149,7 +149,11 @@ export async function listOpenMissedRunAlerts(db: D1Database, limit: number): Pr
 }
 
 /** Resolves the given missed_run alerts as 'job_fired_again'; returns how many changed. */
-export async function resolveAlertsJobFired(db: D1Database, ids: readonly string[], nowMs: number): Promise<number> {
+export async function resolveAlertsJobFired(
+  db: D1Database,
+  ids: readonly string[],
+  nowMs: number,
+): Promise<number> {
   if (ids.length === 0) return 0;
   const result = await db
     .prepare(

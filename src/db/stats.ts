@@ -22,7 +22,10 @@ async function countBy(db: D1Database, table: string, column: string, tenantId: 
   return results;
 }
 
-export function zeroFilled(keys: readonly string[], rows: { key: string; n: number }[]): Record<string, number> {
+export function zeroFilled(
+  keys: readonly string[],
+  rows: { key: string; n: number }[],
+): Record<string, number> {
   const counts: Record<string, number> = Object.fromEntries(keys.map((key) => [key, 0]));
   for (const row of rows) counts[row.key] = row.n;
   return counts;

@@ -162,7 +162,11 @@ export async function readHistoryRun(
 }
 
 /** A job's runs, newest instant first: one shard holds them all. */
-export async function readJobHistory(env: Env, shard: number, query: JobHistoryQuery): Promise<HistoryRecord[]> {
+export async function readJobHistory(
+  env: Env,
+  shard: number,
+  query: JobHistoryQuery,
+): Promise<HistoryRecord[]> {
   return shardStub(env, shard).jobHistory(shard, query);
 }
 
@@ -176,7 +180,11 @@ export async function readTenantHistory(
 }
 
 /** One shard's run counts by state, per-minute counts and recent lateness samples. */
-export async function readHistoryStats(env: Env, shard: number, query: HistoryStatsQuery): Promise<HistoryStats> {
+export async function readHistoryStats(
+  env: Env,
+  shard: number,
+  query: HistoryStatsQuery,
+): Promise<HistoryStats> {
   return shardStub(env, shard).historyStats(shard, query);
 }
 

@@ -44,7 +44,11 @@ export async function shardOfStoredJob(env: Env, tenantId: string, jobId: string
 }
 
 /** One run of the tenant, or null (no such run, an id no run can have, another tenant's run). */
-export async function findRunRecord(env: Env, tenantId: string, runId: string): Promise<HistoryRecord | null> {
+export async function findRunRecord(
+  env: Env,
+  tenantId: string,
+  runId: string,
+): Promise<HistoryRecord | null> {
   const key = parseRunId(runId);
   if (key === null) return null;
   const shard = await shardOfStoredJob(env, tenantId, key.jobId);
@@ -94,10 +98,7 @@ function latenessPerShard(totalLimit: number, shards: number): number {
  * Every shard's aggregates summed: runs by state, per-minute counts, and the newest
  * `latenessLimit` lateness samples of all shards (each shard sends its newest share).
  */
-export async function historyStatsOfAllShards(
-  env: Env,
-  query: HistoryStatsQuery,
-): Promise<HistoryStats> {
+export async function historyStatsOfAllShards(env: Env, query: HistoryStatsQuery): Promise<HistoryStats> {
   const perShard = { ...query, latenessLimit: latenessPerShard(query.latenessLimit, shardCount(env)) };
   const parts = await everyShard(env, (shard) => readHistoryStats(env, shard, perShard));
   const byState = new Map<string, number>();

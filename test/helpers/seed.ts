@@ -30,7 +30,9 @@ export interface SeedRun {
 
 /** The shard a job's runs live on: its stored shard, or where it would be placed. */
 async function shardOfSeededJob(jobId: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT shard FROM jobs WHERE id = ?").bind(jobId).first<{ shard: number }>();
+  const row = await env.DB.prepare("SELECT shard FROM jobs WHERE id = ?")
+    .bind(jobId)
+    .first<{ shard: number }>();
   return row?.shard ?? shardOfJob(env, jobId);
 }
 

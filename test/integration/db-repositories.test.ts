@@ -120,7 +120,16 @@ async function insertLegacyRun(jobId: string, tenantId: string, state: string, a
        max_attempts, job_version, events_json, created_at_ms, updated_at_ms)
      VALUES (?, ?, ?, 0, 'schedule', ?, ?, ?, 1, 3, 1, '[]', ?, ?)`,
   )
-    .bind(`run_legacy${sequence}`, jobId, tenantId, atMs + sequence, `${jobId}:${sequence}`, state, atMs, atMs)
+    .bind(
+      `run_legacy${sequence}`,
+      jobId,
+      tenantId,
+      atMs + sequence,
+      `${jobId}:${sequence}`,
+      state,
+      atMs,
+      atMs,
+    )
     .run();
 }
 
@@ -142,7 +151,6 @@ describe("the legacy D1 run history", () => {
     ]);
   });
 });
-
 
 describe("alerts and tenants", () => {
   it("sends in the webhook what the API lists, for its tenant, without where the alert stands", async () => {

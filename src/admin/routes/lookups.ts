@@ -1,7 +1,8 @@
 // What the console reads beside the API: job names for the ids on a page. Scoped to the tenant
 // the session acts as, exactly as the API scopes the list it decorates.
-import { summarizePercentiles } from "../../core/percentiles";
+
 import { runStats } from "../../api/run-stats";
+import { summarizePercentiles } from "../../core/percentiles";
 import { jobNamesByIds } from "../../db/console-lookups";
 import type { LatenessByCause } from "../charts";
 import type { ConsoleContext } from "../env";

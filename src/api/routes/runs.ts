@@ -77,7 +77,10 @@ defineRoute(
     summary: "Read a run with its events",
     tags: ["runs"],
     request: { params: idParams("run_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
-    responses: { 200: json(runSchema, "The run"), ...problems(...TENANT_ERRORS, "run_not_found", "shard_unavailable") },
+    responses: {
+      200: json(runSchema, "The run"),
+      ...problems(...TENANT_ERRORS, "run_not_found", "shard_unavailable"),
+    },
   }),
   async (c) => {
     const id = requireForeignId(c.req.param("id"), runNotFound());
@@ -130,7 +133,13 @@ defineRoute(
     },
     responses: {
       200: json(runPageSchema, "A page of the job's runs"),
-      ...problems(...TENANT_ERRORS, "job_not_found", "validation_failed", "invalid_cursor", "shard_unavailable"),
+      ...problems(
+        ...TENANT_ERRORS,
+        "job_not_found",
+        "validation_failed",
+        "invalid_cursor",
+        "shard_unavailable",
+      ),
     },
   }),
   async (c) => {
