@@ -158,7 +158,10 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (job_id, scheduled_at_ms)
   ) WITHOUT ROWID;
   CREATE INDEX run_history_tenant ON run_history(tenant_id, created_at_ms);
-  CREATE INDEX run_history_tenant_state ON run_history(tenant_id, state, created_at_ms);
+  -- most runs succeed: the state index leaves them out (a list of SUCCEEDED runs reads the
+  -- tenant index and skips the few others), which saves ~100 B a record
+  CREATE INDEX run_history_tenant_state ON run_history(tenant_id, state, created_at_ms)
+    WHERE state <> 'SUCCEEDED';
   CREATE INDEX run_history_created ON run_history(created_at_ms);
 
   CREATE TABLE run_counts (
