@@ -9,6 +9,7 @@ import { completeRun, heartbeatRun } from "./shard/callbacks";
 import { readDueTimes } from "./shard/due-times";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
 import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./shard/history-reads";
+import { importHistory } from "./shard/history-store";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { tickSettings } from "./shard/settings";
@@ -148,6 +149,11 @@ export class ShardScheduler extends DurableObject<Env> {
 
   async firedSince(shard: number, queries: History.FiredSinceQuery[]): Promise<number[]> {
     return this.read(shard, () => firedSince(this.sql, queries));
+  }
+
+  /** History records moved in from elsewhere (the legacy D1 table); newer records win. */
+  async importHistory(shard: number, records: History.HistoryRecord[]): Promise<number> {
+    return this.read(shard, () => importHistory(this.sql, records as unknown as Record<string, unknown>[]));
   }
 
   /** Admin view: the tz database version of this shard's timers and any re-derivation. */

@@ -3,14 +3,13 @@
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
 import { sweepConsoleSessions } from "../../src/admin/session";
 import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../../src/db/jobs";
-import { pruneTerminalRuns } from "../../src/db/runs";
 import { logEvent } from "../../src/log";
 import { deliverPending, raiseAlerts } from "../../src/queue/alerts";
 import { pushJobs, shardCount, watchShard } from "../../src/shard/client";
+import { moveLegacyHistory } from "./legacy-history";
 import { resolveMissedRunAlerts } from "./resolve-alerts";
 
 const OUTBOX_BATCH = 500;
-const RETENTION_BATCH = 5_000;
 /** Terminal runs stay in the wheel's table (late-duplicate detection) this long after settling. */
 const SHARD_RUN_RETENTION_MS = 24 * 3_600_000;
 const DAY_MS = 86_400_000;
@@ -22,6 +21,8 @@ export interface MaintenanceSummary {
   alarmsRearmed: number;
   missedRunAlerts: number;
   historyPruned: number;
+  /** Legacy D1 history rows moved into their shards this pass. */
+  legacyHistoryMoved: number;
   alertsDelivered: number;
   /** missed_run alerts resolved because their job fired again. */
   alertsResolved: number;
@@ -34,13 +35,14 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
     alarmsRearmed: 0,
     missedRunAlerts: 0,
     historyPruned: 0,
+    legacyHistoryMoved: 0,
     alertsDelivered: 0,
     alertsResolved: 0,
   };
   await sweepOutbox(env, summary);
   await watchShards(env, summary);
   summary.alertsResolved = await resolveMissedRunAlerts(env, nowMs);
-  summary.historyPruned = await pruneLegacyHistory(env, nowMs);
+  summary.legacyHistoryMoved = await moveLegacyHistory(env);
   await sweepConsoleSessions(env, nowMs);
   summary.alertsDelivered = await deliverPending(env, null);
   logEvent("maintenance.pass", { ...summary });
@@ -101,9 +103,4 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
 
 function historyRetentionDays(env: Env): number {
   return Number(env.HISTORY_RETENTION_DAYS) || 30;
-}
-
-/** The legacy D1 history table (nothing writes it now) drains by the same retention. */
-async function pruneLegacyHistory(env: Env, nowMs: number): Promise<number> {
-  return pruneTerminalRuns(env.DB, nowMs - historyRetentionDays(env) * DAY_MS, RETENTION_BATCH);
 }

@@ -49,6 +49,24 @@ export function recordHistory(sql: SqlStorage, runIds: readonly string[]): numbe
   return sql.exec(COPY_RUNS_SQL, JSON.stringify(runIds)).rowsWritten;
 }
 
+const IMPORT_SQL = `
+INSERT INTO run_history (${HISTORY_COLUMNS.join(", ")})
+SELECT ${HISTORY_COLUMNS.map((column) => `json_extract(value, '$.${column}')`).join(", ")} FROM json_each(?) WHERE true
+ON CONFLICT (job_id, scheduled_at_ms) DO UPDATE SET ${UPDATE_SET}
+WHERE excluded.updated_at_ms > run_history.updated_at_ms`;
+
+/**
+ * Takes in history records from elsewhere (the legacy D1 table): a record the shard already
+ * holds in a newer version is left as it is. Returns how many were written.
+ */
+export function importHistory(sql: SqlStorage, records: readonly Record<string, unknown>[]): number {
+  if (records.length === 0) return 0;
+  const rows = records.map((record) =>
+    Object.fromEntries(HISTORY_COLUMNS.map((c) => [c, record[c] ?? null])),
+  );
+  return sql.exec(IMPORT_SQL, JSON.stringify(rows)).rowsWritten;
+}
+
 /** The stats read the last hour of per-minute aggregates; two hours are kept for the edges. */
 const MINUTES_KEPT_MS = 2 * 3_600_000;
 

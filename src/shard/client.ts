@@ -188,6 +188,15 @@ export async function readHistoryStats(
   return shardStub(env, shard).historyStats(shard, query);
 }
 
+/** Moves history records into the shard that owns them; a newer record there is kept. */
+export async function importHistoryToShard(
+  env: Env,
+  shard: number,
+  records: HistoryRecord[],
+): Promise<number> {
+  return shardStub(env, shard).importHistory(shard, records);
+}
+
 /** Which of the queries (by index) saw their job fire (a dispatched scheduled run) at or after their instant. */
 export async function readFiredSince(env: Env, shard: number, queries: FiredSinceQuery[]): Promise<number[]> {
   return shardStub(env, shard).firedSince(shard, queries);

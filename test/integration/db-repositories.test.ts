@@ -3,7 +3,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { jobCreateSchema } from "../../src/core/job-spec";
-import { RUN_STATES, UNFINISHED_STATES } from "../../src/core/run-state";
 import { type AlertRow, alertResource, alertWebhookBody } from "../../src/db/alerts";
 import {
   applyShardJobStatuses,
@@ -13,7 +12,6 @@ import {
   markJobsSynced,
   type StoredJob,
 } from "../../src/db/jobs";
-import { pruneTerminalRuns } from "../../src/db/runs";
 import { findSigningSecrets, insertTenant } from "../../src/db/tenants";
 import { seedAlert } from "../helpers/seed";
 
@@ -109,46 +107,6 @@ describe("applyShardJobStatuses", () => {
     expect(await read(paused)).toEqual(["PAUSED", 2, 2]);
     expect(await read(edited)).toEqual(["ACTIVE", 4, 3]);
     expect(await read(deleted)).toEqual(["DELETED", 2, 2]);
-  });
-});
-
-/** A row of the legacy D1 history table (nothing writes it now; it drains by retention). */
-async function insertLegacyRun(jobId: string, tenantId: string, state: string, atMs: number): Promise<void> {
-  sequence += 1;
-  await env.DB.prepare(
-    `INSERT INTO runs (id, job_id, tenant_id, shard, kind, scheduled_at_ms, idempotency_key, state, attempt,
-       max_attempts, job_version, events_json, created_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, 0, 'schedule', ?, ?, ?, 1, 3, 1, '[]', ?, ?)`,
-  )
-    .bind(
-      `run_legacy${sequence}`,
-      jobId,
-      tenantId,
-      atMs + sequence,
-      `${jobId}:${sequence}`,
-      state,
-      atMs,
-      atMs,
-    )
-    .run();
-}
-
-describe("the legacy D1 run history", () => {
-  it("prunes only terminal runs older than the cutoff", async () => {
-    const tenantId = await newTenant();
-    const job = await newJob(tenantId, 1, 1);
-    const oldMs = NOW_MS - 40 * 86_400_000;
-    for (const state of RUN_STATES) await insertLegacyRun(job.id, tenantId, state, oldMs);
-    await insertLegacyRun(job.id, tenantId, "SUCCEEDED", NOW_MS);
-    expect(await pruneTerminalRuns(env.DB, NOW_MS - 30 * 86_400_000, 5_000)).toBe(4);
-    const { results } = await env.DB.prepare("SELECT state, updated_at_ms FROM runs WHERE job_id = ?")
-      .bind(job.id)
-      .all<{ state: string; updated_at_ms: number }>();
-    const remainingOld = results.filter((row) => row.updated_at_ms === oldMs).map((row) => row.state);
-    expect(remainingOld.sort()).toEqual([...UNFINISHED_STATES].sort());
-    expect(results.filter((row) => row.updated_at_ms === NOW_MS).map((row) => row.state)).toEqual([
-      "SUCCEEDED",
-    ]);
   });
 });
 

@@ -7,7 +7,7 @@ import { historyStats } from "../../durable-objects/shard/history-reads";
 import { pruneHistory, recordHistory } from "../../durable-objects/shard/history-store";
 import { runIdFor } from "../../src/core/run-id";
 import { shardName, shardOfJob } from "../../src/shard/client";
-import { disarmShardsAfterEach } from "../helpers/alarms";
+import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import { seedRun } from "../helpers/seed";
 
@@ -206,5 +206,59 @@ describe("the shard's history store", () => {
     });
     console.log(`run history: ${Math.round(bytesPerRecord)} B per settled run (4 events, 3 indexes)`);
     expect(bytesPerRecord).toBeLessThan(1_000);
+  });
+});
+
+describe("moving a deployment's history out of D1", () => {
+  it("moves legacy D1 rows into their shards, keeps a newer shard record, and empties the table", async () => {
+    const t = await createTenantWithKey();
+    const [jobId] = await jobsOnShards(t.key, 1);
+    const job = jobId as string;
+    const shard = shardOfJob(env, job);
+    const baseMs = Date.now() - 3_600_000;
+    const legacy = (atMs: number, state: string, updatedAtMs: number) =>
+      env.DB.prepare(
+        `INSERT INTO runs (id, job_id, tenant_id, shard, kind, scheduled_at_ms, idempotency_key, state, attempt,
+           max_attempts, fence, job_version, target_status, events_json, created_at_ms, updated_at_ms)
+         VALUES (?, ?, ?, ?, 'schedule', ?, ?, ?, 1, 3, 1, 1, 200, ?, ?, ?)`,
+      ).bind(
+        runIdFor(job, atMs),
+        job,
+        t.tenantId,
+        shard,
+        atMs,
+        `${job}:${new Date(atMs).toISOString()}`,
+        state,
+        JSON.stringify([{ state, at_ms: updatedAtMs, reason: "legacy", attempt: 1 }]),
+        atMs,
+        updatedAtMs,
+      );
+    // The shard already wrote a newer version of the second run than D1 holds.
+    const newer = await seedRun({
+      jobId: job,
+      tenantId: t.tenantId,
+      scheduledAtMs: baseMs + 1,
+      state: "SUCCEEDED",
+    });
+    await env.DB.batch([legacy(baseMs, "FAILED", baseMs + 10), legacy(baseMs + 1, "RUNNING", baseMs + 1)]);
+
+    const summary = await maintenanceStub().runNow();
+    expect(summary.legacyHistoryMoved).toBe(2);
+    const moved = await api<{ state: string; events: { reason: string }[] }>(
+      "GET",
+      `/v1/runs/${runIdFor(job, baseMs)}`,
+      { token: t.key },
+    );
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ state: "FAILED", events: [{ reason: "legacy" }] });
+    expect((await api<{ state: string }>("GET", `/v1/runs/${newer}`, { token: t.key })).body.state).toBe(
+      "SUCCEEDED",
+    );
+    const left = await env.DB.prepare("SELECT COUNT(*) AS n FROM runs WHERE job_id = ?")
+      .bind(job)
+      .first<{ n: number }>();
+    expect(left?.n).toBe(0);
+    // Again: nothing left to move, nothing changes.
+    expect((await maintenanceStub().runNow()).legacyHistoryMoved).toBe(0);
   });
 });
