@@ -61,6 +61,9 @@ const PLAN = {
   runBytesInMessage: 200, // one run in a dispatch message (ids, fence, target reference)
   // tenant-wide runs pages and stats served per second, deployment-wide: each asks every shard
   apiFanoutReadsPerS: 50,
+  // dead letters stay in D1: runs that exhaust every attempt, and what a letter stores
+  deadLetterShare: 0.0001,
+  deadLetterBytes: 1_500,
   pipelineMs: { alarm: 20, sendBatch: 30, queueDelivery: 150, claim: 20 }, // production hop estimates
 };
 

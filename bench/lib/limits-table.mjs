@@ -144,6 +144,14 @@ const ROWS = [
     load: (c) => c.jobDatabaseBytes,
   },
   {
+    limit: "D1: storage of the main database (dead letters)",
+    value: 10 * GB,
+    unit: "B",
+    kind: "hard",
+    how: "tenants, keys, alerts and 30 days of dead letters at the assumed dead-letter share of runs",
+    load: (c) => c.deadLetterBytes,
+  },
+  {
     limit: "D1: queries per Worker invocation",
     value: 1_000,
     unit: "queries",
@@ -206,6 +214,9 @@ function scenarioContext(plan, costs, load, assumptions, rate, p99Ms, backlogRun
     shardBytes: plan.history.shard_bytes,
     fanoutReadsPerS: assumptions.apiFanoutReadsPerS,
     jobDatabaseBytes: plan.d1.bytes_per_job_database,
+    // dead letters accumulate at the average rate whatever the scenario
+    deadLetterBytes:
+      load.avg * assumptions.deadLetterShare * 86_400 * load.historyDays * assumptions.deadLetterBytes,
   };
 }
 
