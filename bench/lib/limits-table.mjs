@@ -164,8 +164,8 @@ const ROWS = [
     value: 10_000,
     unit: "subreqs",
     kind: "raise",
-    how: "the console overview: stats and lateness each ask every shard (limits.subrequests, up to 10 M)",
-    load: (c) => 2 * c.shards + 10,
+    how: "the console overview: stats, lateness, failed and dead-lettered runs each ask every shard; a Worker setting, limits.subrequests, up to 10 M",
+    load: (c) => 4 * c.shards + 10,
   },
   {
     limit: "Workers: simultaneous outgoing connections",
@@ -263,7 +263,10 @@ export function limitsTable(plan, costs, load, assumptions) {
       how: row.how,
       at,
       status,
-      raise: status === "raise" ? `our load ${Math.ceil(worst)} ${row.unit} over ${row.value}` : null,
+      raise:
+        status === "raise"
+          ? `our load ${Math.ceil(worst).toLocaleString("en-US")} ${row.unit} over ${row.value.toLocaleString("en-US")} (${row.how})`
+          : null,
     };
   });
   const p99 = Object.fromEntries(Object.entries(scenarios).map(([name, c]) => [name, c.p99Ms]));
