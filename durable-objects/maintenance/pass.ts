@@ -4,7 +4,7 @@
 import { sweepConsoleSessions } from "../../src/admin/session";
 import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../../src/db/jobs";
 import { logEvent } from "../../src/log";
-import { deliverPending, raiseAlerts } from "../../src/queue/alerts";
+import { raiseAlerts, resendPendingAlerts } from "../../src/queue/alerts";
 import { pushJobs, shardCount, watchShard } from "../../src/shard/client";
 import { moveLegacyHistory } from "./legacy-history";
 import { resolveMissedRunAlerts } from "./resolve-alerts";
@@ -23,7 +23,8 @@ export interface MaintenanceSummary {
   historyPruned: number;
   /** Legacy D1 history rows moved into their shards this pass. */
   legacyHistoryMoved: number;
-  alertsDelivered: number;
+  /** Alert deliveries handed (again) to the side-delivery queue: never sent, or lost. */
+  alertsResent: number;
   /** missed_run alerts resolved because their job fired again. */
   alertsResolved: number;
 }
@@ -36,7 +37,7 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
     missedRunAlerts: 0,
     historyPruned: 0,
     legacyHistoryMoved: 0,
-    alertsDelivered: 0,
+    alertsResent: 0,
     alertsResolved: 0,
   };
   await sweepOutbox(env, summary);
@@ -44,7 +45,8 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
   summary.alertsResolved = await resolveMissedRunAlerts(env, nowMs);
   summary.legacyHistoryMoved = await moveLegacyHistory(env);
   await sweepConsoleSessions(env, nowMs);
-  summary.alertsDelivered = await deliverPending(env, null);
+  // Delivery itself happens on the side-delivery queue: a hanging webhook never holds this alarm.
+  summary.alertsResent = await resendPendingAlerts(env, nowMs);
   logEvent("maintenance.pass", { ...summary });
   return summary;
 }
@@ -90,10 +92,10 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
         report.overdue.map((job) => ({
           tenantId: job.tenantId,
           jobId: job.jobId,
-          runId: null,
+          runId: job.runId,
           kind: "missed_run" as const,
           dedupKey: `missed:${job.jobId}:${job.scheduledAtMs}`,
-          message: `Job ${job.jobId} missed its instant ${new Date(job.scheduledAtMs).toISOString()} by ${Math.round(job.overdueMs / 1000)} s`,
+          message: `Job ${job.jobId} missed its instant ${new Date(job.scheduledAtMs).toISOString()} by ${Math.round(job.overdueMs / 1000)} s${job.runId === null ? "" : " (its run is still waiting for dispatch)"}`,
           details: { scheduled_at: new Date(job.scheduledAtMs).toISOString(), overdue_ms: job.overdueMs },
         })),
       );

@@ -1,6 +1,7 @@
 // Reads of a shard's run history (./history-store.ts): one run, a job's runs, this shard's part of
 // a tenant's runs (the Worker merges the shards' pages), and the aggregates behind the stats.
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
+import { sqlInList, UNCLAIMED_STATES } from "../../src/core/run-state";
 import type {
   FiredSinceQuery,
   HistoryCursor,
@@ -132,7 +133,11 @@ export function historyStats(sql: SqlStorage, query: HistoryStatsQuery): History
   return { byState, minutes, lateness };
 }
 
-/** Which of `queries` (by index) saw their job fire since their instant: a dispatched scheduled run. */
+/**
+ * Which of `queries` (by index) saw their job fire since their instant: a run of the job's
+ * schedule (not a manual trigger or backfill) that a consumer took (it has a fence and is past
+ * the unclaimed states: a run sent and never claimed is the missed run itself, not its recovery).
+ */
 export function firedSince(sql: SqlStorage, queries: readonly FiredSinceQuery[]): number[] {
   if (queries.length === 0) return [];
   return sql
@@ -141,7 +146,8 @@ export function firedSince(sql: SqlStorage, queries: readonly FiredSinceQuery[])
          SELECT key, json_extract(value, '$[0]') AS job_id, json_extract(value, '$[1]') AS since_ms FROM json_each(?)
        ) AS asked
        WHERE EXISTS (SELECT 1 FROM run_history r WHERE r.job_id = asked.job_id
-         AND r.scheduled_at_ms >= asked.since_ms AND r.kind IN ('schedule', 'catch_up') AND r.fence IS NOT NULL)`,
+         AND r.scheduled_at_ms >= asked.since_ms AND r.kind IN ('schedule', 'catch_up') AND r.fence IS NOT NULL
+         AND r.state NOT IN ${sqlInList(["SCHEDULED", ...UNCLAIMED_STATES])})`,
       JSON.stringify(queries.map((query) => [query.jobId, query.sinceMs])),
     )
     .toArray()

@@ -131,7 +131,8 @@ export interface OpenMissedRunAlert {
 
 /**
  * Open missed_run alerts, oldest first (at most `limit`). The maintenance pass asks each job's
- * shard whether the job fired since, and resolves those that did (resolveAlertsJobFired).
+ * shard whether the job fired since (a consumer took a run of its schedule at or after the
+ * missed instant), and resolves those that did (resolveAlertsJobFired).
  * `details.scheduled_at` is RFC 3339 UTC; it is floored to the second, which no other instant of
  * the job can fall inside.
  */
@@ -216,10 +217,10 @@ export interface PendingAlertRow extends AlertRow {
 }
 
 /**
- * Alerts still to deliver (pending, or failed before): those with these dedup keys, or every one
- * created after `createdAfterMs`.
+ * Alerts not yet handed to the side-delivery queue (pending, or failed before deliveries went
+ * through it): those with these dedup keys, or every one created after `createdAfterMs`.
  */
-export async function listUndeliveredAlerts(
+export async function listUnsentAlerts(
   db: D1Database,
   which: { dedupKeys: readonly string[] } | { createdAfterMs: number },
   limit: number,
@@ -231,7 +232,8 @@ export async function listUndeliveredAlerts(
       `SELECT a.*, t.alert_webhook_url, t.signing_secret, t.signing_secret_next,
               json_extract(j.spec_json, '$.on_failure') AS on_failure
        FROM alerts a JOIN tenants t ON t.id = a.tenant_id LEFT JOIN jobs j ON j.id = a.job_id
-       WHERE a.delivery IN ('pending', 'failed') AND ${filter} LIMIT ?2`,
+       WHERE a.delivery IN ('pending', 'failed') AND ${filter}
+         AND NOT EXISTS (SELECT 1 FROM alert_deliveries d WHERE d.alert_id = a.id) LIMIT ?2`,
     )
     .bind(byKeys ? JSON.stringify(which.dedupKeys) : which.createdAfterMs, limit)
     .all<PendingAlertRow>();
