@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: a local scheduler in one command. Creates .dev.vars with the dev admin token if it
-// is missing, applies the D1 migrations locally, then runs `wrangler dev` (local D1, DOs, queues,
-// KV) through scripts/dev-supervisor.mjs, which stops wrangler and its workerd children with us.
+// is missing, applies the D1 migrations locally, then runs wrangler's dev server without its
+// DevTools inspector (scripts/dev-server.mjs: local D1, DOs, queues, KV) through
+// scripts/dev-supervisor.mjs, which stops it and its workerd children with us.
 //
 // Environment: PORT (8787), HOST (127.0.0.1), EDGECRON_STATE_DIR (local state, .wrangler/state).
 //

@@ -207,7 +207,7 @@ describe("npm start", () => {
     }
   });
 
-  it("runs two instances side by side on one state dir (each its own inspector port)", async () => {
+  it("runs two instances side by side on one state dir (no inspector port to clash)", async () => {
     const [firstPort, secondPort] = [await freePort(), await freePort()];
     const first = await startAndCollect(firstPort);
     const second = await startAndCollect(secondPort);
