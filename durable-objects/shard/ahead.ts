@@ -10,7 +10,7 @@
 //    (dropAheadRuns): its message is then refused at the claim (unknown run), and the instant is
 //    decided again by the job's timer, e.g. it still runs if the job is resumed before it;
 //  - the claim refuses a run whose instant has not come (execution.ts, `not_due`).
-// Until its instant a run queued ahead is never written to D1 (dispatch.ts leaves it clean), so
+// Until its instant a run queued ahead is never written to its run history (it is left clean), so
 // history and the console never show it dispatched early.
 import { isExcluded } from "../../src/core/exclusions";
 import { exclusionsOf, type ShardJobRow, specOf } from "./job-store";

@@ -15,7 +15,7 @@ export interface Acquisition {
 
 /**
  * SCHEDULED -> ACQUIRED for every run given, in one statement; a run no longer SCHEDULED is left
- * alone. A run whose instant is still to come (sent ahead, ./ahead.ts) stays clean: D1 learns of
+ * alone. A run whose instant is still to come (sent ahead, ./ahead.ts) stays clean: history learns of
  * it once it is claimed. Returns the ids moved.
  */
 export function acquireRuns(sql: SqlStorage, runs: readonly Acquisition[], nowMs: number): string[] {

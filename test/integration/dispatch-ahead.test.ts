@@ -102,7 +102,7 @@ describe("dispatch ahead of the instant", () => {
       state.storage.getAlarm(),
     );
     expect(alarmAtMs).toBe(ahead.atMs + SENT_AHEAD_TIMER_DELAY_MS);
-    // Queued ahead, the run is not history yet: D1 (the API, the console) has no row for it.
+    // Queued ahead, the run is not history yet: its run history (the API, the console) has no row.
     expect(run.dirty).toBe(0);
     expect(await historyOf(ahead.jobId)).toEqual([]);
     // A claim before the instant (a consumer that did not hold it) is refused and changes nothing.
