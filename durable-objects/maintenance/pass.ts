@@ -3,7 +3,10 @@
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
 import { sweepConsoleSessions } from "../../src/admin/session";
 import { resolveMissedRunAlerts } from "../../src/db/alerts";
-import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../../src/db/jobs";
+import { jobStores } from "../../src/db/databases";
+import { LAYOUT_MOVE_BATCH, moveLegacyJobs } from "../../src/db/job-layout";
+import { listUnsyncedJobsAcross, markJobsSyncedAcross } from "../../src/db/job-store";
+import { toShardJob } from "../../src/db/jobs";
 import { pruneTerminalRuns } from "../../src/db/runs";
 import { logEvent } from "../../src/log";
 import { deliverPending, raiseAlerts } from "../../src/queue/alerts";
@@ -24,6 +27,8 @@ export interface MaintenanceSummary {
   alertsDelivered: number;
   /** missed_run alerts resolved because their job fired again. */
   alertsResolved: number;
+  /** Jobs moved out of the control database's legacy table (LEGACY_JOBS = "read"). */
+  jobsMoved: number;
 }
 
 export async function runMaintenancePass(env: Env, nowMs: number): Promise<MaintenanceSummary> {
@@ -35,7 +40,10 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
     historyPruned: 0,
     alertsDelivered: 0,
     alertsResolved: 0,
+    jobsMoved: 0,
   };
+  // Before the outbox: a moved job is then swept (and later found) in its own database.
+  summary.jobsMoved = (await moveLegacyJobs(jobStores(env), { limit: LAYOUT_MOVE_BATCH })).moved;
   await sweepOutbox(env, summary);
   await watchShards(env, summary);
   summary.alertsResolved = await resolveMissedRunAlerts(env.DB, nowMs);
@@ -48,11 +56,11 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
 
 /** Jobs whose latest version no shard confirmed (a failed push, a crash after the D1 write). */
 async function sweepOutbox(env: Env, summary: MaintenanceSummary): Promise<void> {
-  const unsynced = await listUnsyncedJobs(env.DB, OUTBOX_BATCH);
+  const unsynced = await listUnsyncedJobsAcross(jobStores(env), OUTBOX_BATCH);
   if (unsynced.length === 0) return;
   const confirmed = await pushJobs(env, unsynced.map(toShardJob));
   const synced = unsynced.filter((job) => confirmed.has(job.id));
-  await markJobsSynced(env.DB, synced);
+  await markJobsSyncedAcross(jobStores(env), synced);
   summary.resynced = synced.length;
   summary.unsynced = unsynced.length - synced.length;
 }

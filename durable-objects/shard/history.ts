@@ -3,7 +3,8 @@
 // (./dead-letters.ts).
 // Everything stays marked in the shard's SQLite until written, so a failure only delays it.
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
-import { applyShardJobStatuses } from "../../src/db/jobs";
+import { type JobStores, jobStores } from "../../src/db/databases";
+import { applyShardJobStatusesAcross } from "../../src/db/job-store";
 import { type RunRow as HistoryRow, upsertRuns } from "../../src/db/runs";
 import { sendDeadLetters } from "./dead-letters";
 import type { ShardJobRow } from "./job-store";
@@ -29,7 +30,7 @@ export interface FlushSummary {
 export async function flushToD1(sql: SqlStorage, env: Env, shard: number): Promise<FlushSummary> {
   const summary: FlushSummary = { runs: 0, jobs: 0, deadLetters: 0, pausedJobs: [] };
   summary.runs = await flushRuns(sql, env.DB, shard);
-  const jobs = await flushJobStatuses(sql, env.DB);
+  const jobs = await flushJobStatuses(sql, jobStores(env));
   summary.jobs = jobs.length;
   summary.pausedJobs = jobs
     .filter((job) => job.status === "PAUSED" && job.pause_reason !== null)
@@ -102,13 +103,13 @@ function historyRowOf(run: RunRow, shard: number): HistoryRow {
   };
 }
 
-async function flushJobStatuses(sql: SqlStorage, db: D1Database): Promise<ShardJobRow[]> {
+async function flushJobStatuses(sql: SqlStorage, stores: JobStores): Promise<ShardJobRow[]> {
   const jobs = sql
     .exec<ShardJobRow>("SELECT * FROM jobs WHERE status_dirty = 1 LIMIT ?", JOBS_PER_FLUSH)
     .toArray();
   if (jobs.length === 0) return [];
-  await applyShardJobStatuses(
-    db,
+  await applyShardJobStatusesAcross(
+    stores,
     jobs.map((job) => ({ id: job.job_id, status: job.status, version: job.version })),
     Date.now(),
   );

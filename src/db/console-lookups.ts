@@ -1,26 +1,5 @@
-// Reads the console needs beside the API's resources: job names for the ids on a page, and
-// lateness split by cause for the overview chart.
-import { chunk } from "./time";
-
-/** Names of the given jobs of one tenant (ids it does not own are left out). */
-export async function jobNamesByIds(
-  db: D1Database,
-  tenantId: string,
-  jobIds: readonly string[],
-): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
-  const unique = [...new Set(jobIds)];
-  // D1 binds at most 100 parameters per statement; one is the tenant.
-  for (const ids of chunk(unique, 90)) {
-    const { results } = await db
-      .prepare(`SELECT id, name FROM jobs WHERE tenant_id = ? AND id IN (${ids.map(() => "?").join(", ")})`)
-      .bind(tenantId, ...ids)
-      .all<{ id: string; name: string }>();
-    for (const row of results) names.set(row.id, row.name);
-  }
-  return names;
-}
-
+// Reads the console needs beside the API's resources: lateness split by cause for the overview
+// chart (job names for the ids on a page are in ./job-lookups.ts, beside the job databases).
 /**
  * A run is late on purpose when it was asked to be: a backfill or catch-up run, or a fire the
  * shard recorded as a misfire (after downtime past the grace, or the instants missed while the

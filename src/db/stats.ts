@@ -1,4 +1,4 @@
-import { JOB_STATUSES, RUN_STATES, type RunState, sqlInList } from "../core/run-state";
+import { RUN_STATES, type RunState, sqlInList } from "../core/run-state";
 
 /** A run counts as a failure in the per-minute chart in these states (or with a FAILED event). */
 const FAILURE_STATES: readonly RunState[] = ["FAILED", "DEAD_LETTERED"];
@@ -27,10 +27,6 @@ function zeroFilled(keys: readonly string[], rows: { key: string; n: number }[])
   const counts: Record<string, number> = Object.fromEntries(keys.map((key) => [key, 0]));
   for (const row of rows) counts[row.key] = row.n;
   return counts;
-}
-
-export async function jobsByStatus(db: D1Database, tenantId: string | null) {
-  return zeroFilled(JOB_STATUSES, await countBy(db, "jobs", "status", tenantId));
 }
 
 export async function runsByState(db: D1Database, tenantId: string | null) {

@@ -10,6 +10,7 @@ import {
   type PendingAlertRow,
   recordAlertDelivery,
 } from "../db/alerts";
+import { jobStores } from "../db/databases";
 import { signingSecretsOf } from "../db/tenants";
 import { logEvent } from "../log";
 import { signatureHeader } from "./target-call";
@@ -59,7 +60,7 @@ export async function deliverPending(
   extraUrls: Map<string, string | null> = new Map(),
 ): Promise<number> {
   const which = dedupKeys === null ? { createdAfterMs: Date.now() - REDELIVERY_WINDOW_MS } : { dedupKeys };
-  const results = await listUndeliveredAlerts(env.DB, which, DELIVERIES_PER_CALL);
+  const results = await listUndeliveredAlerts(env.DB, jobStores(env), which, DELIVERIES_PER_CALL);
   let delivered = 0;
   for (const alert of results) {
     const urls = [

@@ -1,7 +1,9 @@
 // What the console reads beside the API: job names for the ids on a page. Scoped to the tenant
 // the session acts as, exactly as the API scopes the list it decorates.
 import { summarizePercentiles } from "../../core/percentiles";
-import { jobNamesByIds, recentLatenessByCause } from "../../db/console-lookups";
+import { recentLatenessByCause } from "../../db/console-lookups";
+import { jobStores } from "../../db/databases";
+import { jobNamesByIds } from "../../db/job-lookups";
 import { LATENESS_SAMPLE_LIMIT, STATS_WINDOW_MINUTES } from "../../db/stats";
 import type { LatenessByCause } from "../charts";
 import type { ConsoleContext } from "../env";
@@ -20,7 +22,7 @@ export async function jobNamesFor(
   const tenantId = sessionTenant(c);
   const ids = jobIds.filter((id): id is string => typeof id === "string" && id !== "");
   if (tenantId === null || ids.length === 0) return new Map();
-  return jobNamesByIds(c.env.DB, tenantId, ids);
+  return jobNamesByIds(jobStores(c.env), tenantId, ids);
 }
 
 /** The overview's lateness, over the same window and sample as the API's stats. */

@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { jobStores } from "../../db/databases";
 import {
   claimRedrive,
   deadLetterResource,
@@ -6,7 +7,7 @@ import {
   listDeadLetters,
   releaseRedrive,
 } from "../../db/dead-letters";
-import { findJob } from "../../db/jobs";
+import { findStoredJob } from "../../db/job-store";
 import { findRunShard } from "../../db/runs";
 import { retryRun, shardOfJob } from "../../shard/client";
 import { decodeTimeCursor, encodeCursor, pageOf } from "../cursor";
@@ -101,7 +102,7 @@ defineRoute(
     }
     const shard =
       (await findRunShard(c.env.DB, tenantId, letter.run_id)) ??
-      (await findJob(c.env.DB, tenantId, letter.job_id))?.shard ??
+      (await findStoredJob(jobStores(c.env), tenantId, letter.job_id))?.shard ??
       shardOfJob(c.env, letter.job_id);
     try {
       const result = await callShard("redrive the run", () => retryRun(c.env, shard, letter.run_id));

@@ -1,6 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import { summarizePercentiles } from "../../core/percentiles";
-import { jobsByStatus, perMinute, recentLatenessMs, runsByState } from "../../db/stats";
+import { jobStores } from "../../db/databases";
+import { jobsByStatus } from "../../db/job-lookups";
+import { perMinute, recentLatenessMs, runsByState } from "../../db/stats";
 import { tenantScope } from "../middleware/auth";
 import { statsSchema } from "../openapi/components";
 import { apiRouter, defineRoute, json, problems, TENANT_ERRORS, tenantHeaders } from "../openapi/define";
@@ -32,7 +34,7 @@ defineRoute(
     const tenantId = c.get("tenantId") ?? null;
     const nowMs = Date.now();
     const [jobs, runs, minutes, lateness] = await Promise.all([
-      jobsByStatus(c.env.DB, tenantId),
+      jobsByStatus(jobStores(c.env), tenantId),
       runsByState(c.env.DB, tenantId),
       perMinute(c.env.DB, tenantId, nowMs),
       recentLatenessMs(c.env.DB, tenantId, nowMs),
