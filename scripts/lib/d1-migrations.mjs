@@ -4,21 +4,7 @@
 // here. Runs the wrangler processes side by side (each is ~4 s of mostly start-up).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-
-/**
- * The D1 binding names declared in a wrangler.toml, in file order.
- * @param {string} toml
- * @returns {string[]}
- * @example d1Bindings('[[d1_databases]]\nbinding = "DB"') // ["DB"]
- */
-export function d1Bindings(toml) {
-  const bindings = [];
-  for (const section of toml.split(/^\[\[d1_databases\]\]\s*$/m).slice(1)) {
-    const binding = /^binding\s*=\s*"([A-Z0-9_]+)"/m.exec(section.split(/^\[/m)[0] ?? "");
-    if (binding?.[1]) bindings.push(binding[1]);
-  }
-  return bindings;
-}
+import { d1Databases } from "./wrangler-config.mjs";
 
 /**
  * Runs `wrangler d1 migrations apply <binding> <where...>` for every D1 binding of `configPath`.
@@ -27,7 +13,7 @@ export function d1Bindings(toml) {
  * @returns {Promise<string>}
  */
 export async function applyAllD1Migrations({ wrangler, cwd, env, configPath, where }) {
-  const bindings = d1Bindings(readFileSync(configPath, "utf8"));
+  const bindings = d1Databases(readFileSync(configPath, "utf8")).map((db) => db.binding);
   const runs = bindings.map(
     (binding) =>
       /** @type {Promise<{ binding: string, status: number | null, output: string }>} */ (
