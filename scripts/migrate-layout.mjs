@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run migrate:layout -- --url https://edgecron.example.workers.dev [--batch 200]`: moves an
+// `npm run migrate:layout -- --url https://edgecron.example.workers.dev [--batch 200] [--pause-ms 0]`: moves an
 // older single-database deployment's jobs into the job databases (docs/SCALING.md, "Moving an
 // existing deployment"). Each call to POST /v1/admin/job-layout/moves moves one batch and says
 // how many remain; the legacy table is the only progress, so this command can be stopped, or
@@ -11,6 +11,8 @@ const { values } = parseArgs({
     url: { type: "string", default: process.env.EDGECRON_URL ?? "http://127.0.0.1:8787" },
     batch: { type: "string", default: "200" },
     "max-failures": { type: "string", default: "10" },
+    // A pause between calls spares the databases' single writers on a busy deployment.
+    "pause-ms": { type: "string", default: "0" },
   },
 });
 const token = process.env.EDGECRON_ADMIN_TOKEN;
@@ -21,6 +23,8 @@ if (!token) {
 const endpoint = `${String(values.url).replace(/\/$/, "")}/v1/admin/job-layout/moves`;
 const limit = Number(values.batch);
 const maxFailures = Number(values["max-failures"]);
+const pauseMs = Number(values["pause-ms"]);
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** @returns {Promise<{ moved: number, remaining: number }>} */
 async function moveOnce() {
@@ -42,6 +46,7 @@ for (;;) {
     total += moved;
     console.log(`moved ${moved} (total ${total}); ${remaining} left in the legacy table`);
     if (remaining === 0) break;
+    if (pauseMs > 0) await sleep(pauseMs);
   } catch (error) {
     // A restart or a blip: nothing is half-done that the next call does not finish.
     failures += 1;
@@ -49,7 +54,7 @@ for (;;) {
       `move failed (${failures}/${maxFailures}): ${error instanceof Error ? error.message : error}`,
     );
     if (failures >= maxFailures) process.exit(1);
-    await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 500 * 2 ** failures)));
+    await sleep(Math.min(30_000, 500 * 2 ** failures));
   }
 }
 console.log('layout migration complete: set LEGACY_JOBS = "off" in wrangler.toml and deploy');
