@@ -21,9 +21,12 @@ export function dispatchQueueCount(env: Env): number {
   return Number.isInteger(count) && count >= 1 ? count : 1;
 }
 
-/** Which dispatch queue a shard sends to. */
+/**
+ * Which dispatch queue a shard sends to. A shard that was never told its number (-1: nothing
+ * was ever pushed to it, so it holds only what a test seeded) sends to queue 0.
+ */
 export function dispatchQueueIndex(shard: number, queueCount: number): number {
-  return shard % queueCount;
+  return shard < 0 ? 0 : shard % queueCount;
 }
 
 function bindingName(index: number): string {

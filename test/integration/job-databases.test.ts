@@ -126,6 +126,8 @@ describe("the dispatch queues", () => {
       expect(queue).toBe(shard % 2 === 0 ? env.DISPATCH_QUEUE : env.DISPATCH_QUEUE_1);
       expect(dispatchQueueIndex(shard, 2)).toBe(shard % 2);
     }
+    // A shard that never learnt its number (only tests seed one) still has a queue.
+    expect(tickSettings(env, -1).queue).toBe(env.DISPATCH_QUEUE);
     expect([0, 1, 2].map(dispatchQueueName)).toEqual([
       "edgecron-dispatch",
       "edgecron-dispatch-1",
