@@ -15,9 +15,12 @@ import { JOB_COLUMNS, type JobRow } from "./jobs";
 /** Rows per move: ~1 MB of statements at most, a few D1 queries, well inside one invocation. */
 export const LAYOUT_MOVE_BATCH = 200;
 
+/** `remaining` counts at most this many rows: a full COUNT(*) of millions of rows per batch would bill them all. */
+export const REMAINING_COUNT_CAP = 10_000;
+
 export interface LayoutMoveResult {
   moved: number;
-  /** Jobs still in the legacy table after this step (0: the move is complete). */
+  /** Jobs still in the legacy table after this step, up to REMAINING_COUNT_CAP (0: complete). */
   remaining: number;
 }
 
@@ -79,8 +82,9 @@ async function legacyRows(legacy: D1Database, which: { ids: readonly string[] } 
 }
 
 /**
- * Moves these legacy jobs (by id), or the next `limit` of them, to their job databases. Reads the
- * legacy table whatever LEGACY_JOBS says (`legacy` is the control database to read it from).
+ * Moves these legacy jobs (by id; `remaining` is then -1, not counted), or the next `limit` of
+ * them, to their job databases. `legacy` is the control database to read the old table from
+ * (the admin route passes it whatever LEGACY_JOBS says).
  */
 export async function moveLegacyJobs(
   stores: JobStores,
@@ -93,6 +97,11 @@ export async function moveLegacyJobs(
     await copyJobsHome(stores, rows);
     await deleteCopied(legacy, rows);
   }
-  const left = await legacy.prepare("SELECT COUNT(*) AS n FROM jobs").first<{ n: number }>();
+  // A job moved because it was read needs no count: only the batch moves report progress.
+  if ("ids" in which) return { moved: rows.length, remaining: -1 };
+  const left = await legacy
+    .prepare("SELECT COUNT(*) AS n FROM (SELECT 1 FROM jobs LIMIT ?)")
+    .bind(REMAINING_COUNT_CAP)
+    .first<{ n: number }>();
   return { moved: rows.length, remaining: left?.n ?? 0 };
 }

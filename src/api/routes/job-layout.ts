@@ -29,7 +29,10 @@ const moveRequestSchema = z
 const moveResultSchema = z
   .object({
     moved: z.int().meta({ description: "Jobs copied to their job database in this call", example: 200 }),
-    remaining: z.int().meta({ description: "Jobs still in the legacy table (0: done)", example: 0 }),
+    remaining: z.int().meta({
+      description: "Jobs still in the legacy table, counted up to 10,000 (0: done)",
+      example: 0,
+    }),
   })
   .meta({ id: "JobLayoutMoveResult" });
 
