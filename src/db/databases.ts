@@ -1,11 +1,11 @@
 // Which D1 database holds what. The control database `DB` holds tenants, API keys, console
 // sessions, calendars, alerts and run history; job definitions live in JOB_DATABASES databases
 // (bindings DB_JOBS_0 ..), a job in the one its id hashes to. The id alone names the database, so
-// looking a job up never scans; the hash is the shard hash (FNV-1a), so when SHARD_COUNT is a
-// multiple of JOB_DATABASES every shard's jobs share one database (a shard's status write-back
-// is then one statement). While an older deployment's jobs are being moved out of `DB`'s own
-// `jobs` table (LEGACY_JOBS = "read"), that table is one more place to look.
-import { shardForJob } from "../core/jitter";
+// looking a job up never scans. The hash is salted so that it is independent of the shard hash:
+// the jobs of one database (a batch create lands in one) still spread over every shard. While an
+// older deployment's jobs are being moved out of `DB`'s own `jobs` table (LEGACY_JOBS = "read"),
+// that table is one more place to look.
+import { hash32 } from "../core/jitter";
 
 /** The databases job definitions are read from and written to. */
 export interface JobStores {
@@ -15,9 +15,16 @@ export interface JobStores {
   legacy: D1Database | null;
 }
 
-/** The job database index of a job id: FNV-1a of the id modulo the database count. */
+/**
+ * The job database index of a job id: `hash32("jobs-db:" + id)` modulo the database count. Never
+ * change it: rows are where it said when they were written. The salt keeps it independent of
+ * `shardForJob` (`hash32(id)`), which a shared hash would make `shard % count` exactly.
+ */
 export function jobDatabaseIndex(jobId: string, databaseCount: number): number {
-  return shardForJob(jobId, databaseCount);
+  if (!Number.isInteger(databaseCount) || databaseCount < 1) {
+    throw new RangeError(`databaseCount must be a positive integer, got ${databaseCount}`);
+  }
+  return hash32(`jobs-db:${jobId}`) % databaseCount;
 }
 
 function isD1Database(value: unknown): value is D1Database {

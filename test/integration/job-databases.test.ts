@@ -63,11 +63,15 @@ describe("where a job's row lives", () => {
     const t = await createTenantWithKey("batch");
     const batch = await api<{ results: { job: Job }[] }>("POST", "/v1/jobs/batch", {
       token: t.key,
-      body: { jobs: Array.from({ length: 20 }, () => jobBody()) },
+      body: { jobs: Array.from({ length: 40 }, () => jobBody()) },
     });
     expect(batch.status).toBe(200);
     const homes = new Set(batch.body.results.map((result) => jobDatabaseIndex(result.job.id, 2)));
     expect(homes.size).toBe(1);
+    // The database hash is independent of the shard hash: one database's jobs use every kind of
+    // shard, odd and even (a shared hash would make the database exactly shard % 2).
+    const shardParities = new Set(batch.body.results.map((result) => result.job.shard % 2));
+    expect(shardParities.size).toBe(2);
 
     // Two concurrent creates under one key meet in one database: exactly one job exists.
     const body = jobBody();
