@@ -13,9 +13,9 @@ import type { SearchAllowance } from "../core/schedule-check";
 import { schedulesOf } from "../core/schedule-set";
 import { missingScheduleIssues } from "../core/schedule-set-check";
 import { targetAddressProblem } from "../core/ssrf";
-import { homeOf, jobDatabaseIndex, jobStores } from "../db/databases";
-import { markJobsSyncedAcross } from "../db/job-store";
-import { type StoredJob, specJsonOf, updateJobVersion } from "../db/jobs";
+import { jobDatabaseIndex, jobStores } from "../db/databases";
+import { markJobsSyncedAcross, updateStoredJobVersion } from "../db/job-store";
+import { type StoredJob, specJsonOf } from "../db/jobs";
 import { logEvent } from "../log";
 import { pushJobs, shardOfJob } from "../shard/client";
 import type { ShardJob } from "../shard/protocol";
@@ -219,7 +219,7 @@ export async function saveJobVersion(
     version: job.version + 1,
     updatedAtMs: nowMs,
   };
-  if (!(await updateJobVersion(homeOf(jobStores(env), job.id), next, job.version))) {
+  if (!(await updateStoredJobVersion(jobStores(env), next, job.version))) {
     throw new EdgecronError(
       "version_conflict",
       `Job ${job.id} was changed by another request; read it and retry`,

@@ -14,6 +14,7 @@ import {
   listUnsyncedJobs,
   markJobsSynced,
   type StoredJob,
+  updateJobVersion,
 } from "./jobs";
 
 /**
@@ -31,6 +32,15 @@ export async function findStoredJob(
   if ((await findJob(stores.legacy, tenantId, id)) === null) return null;
   await moveLegacyJobs(stores, { ids: [id] });
   return findJob(home, tenantId, id);
+}
+
+/** updateJobVersion in the job's database (optimistic: false when the row moved on). */
+export async function updateStoredJobVersion(
+  stores: JobStores,
+  job: StoredJob,
+  expectedVersion: number,
+): Promise<boolean> {
+  return updateJobVersion(homeOf(stores, job.id), job, expectedVersion);
 }
 
 /** Inserts new jobs, each in its database (one transaction per database). */
