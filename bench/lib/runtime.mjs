@@ -14,6 +14,7 @@ export const DISPATCH_QUEUE = "edgecron-dispatch";
 /** The second dispatch queue (wrangler.toml: DISPATCH_QUEUES = "2", shard s -> queue s % 2). */
 export const DISPATCH_QUEUE_1 = "edgecron-dispatch-1";
 export const DEAD_LETTER_QUEUE = "edgecron-dead-letters";
+export const SIDE_DELIVERY_QUEUE = "edgecron-side-deliveries";
 
 /** Runs every .sql file of `dir` (in name order) against `db`, statement by statement. */
 async function applyMigrations(db, dir) {
@@ -145,7 +146,7 @@ export async function startScheduler({
         modules: true,
         scriptPath,
         compatibilityDate: "2026-04-20",
-        compatibilityFlags: ["nodejs_compat"],
+        compatibilityFlags: ["nodejs_compat", "queue_consumer_no_wait_for_wait_until"],
         bindings: vars,
         d1Databases: {
           DB: "00000000-0000-0000-0000-000000000001",
@@ -157,7 +158,7 @@ export async function startScheduler({
           SHARD_SCHEDULER: { className: "ShardScheduler", useSQLite: true },
           MAINTENANCE: { className: "Maintenance", useSQLite: true },
         },
-        queueProducers: { DISPATCH_QUEUE, DISPATCH_QUEUE_1, DEAD_LETTER_QUEUE },
+        queueProducers: { DISPATCH_QUEUE, DISPATCH_QUEUE_1, DEAD_LETTER_QUEUE, SIDE_DELIVERY_QUEUE },
         queueConsumers: {
           [DISPATCH_QUEUE]: {
             maxBatchSize: 100,
@@ -172,6 +173,7 @@ export async function startScheduler({
             deadLetterQueue: DEAD_LETTER_QUEUE,
           },
           [DEAD_LETTER_QUEUE]: { maxBatchSize: 100, maxBatchTimeout: 1 },
+          [SIDE_DELIVERY_QUEUE]: { maxBatchSize: 100, maxBatchTimeout: 0, maxRetries: 30 },
         },
         analyticsEngineDatasets: { ANALYTICS: { dataset: "edgecron_events" } },
       },

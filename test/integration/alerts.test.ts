@@ -150,9 +150,18 @@ describe("alert delivery", () => {
       delivered_at_ms: null,
       delivery_error: null,
     });
-    expect(await deliveryOf(hooked)).toMatchObject({ delivery: "delivered", delivery_error: null });
+    // Delivery happens on the side-delivery queue, after raiseAlerts returned.
+    await vi.waitFor(
+      async () =>
+        expect(await deliveryOf(hooked)).toMatchObject({ delivery: "delivered", delivery_error: null }),
+      WAIT,
+    );
     expect((await deliveryOf(hooked))?.delivered_at_ms).toEqual(expect.any(Number));
-    expect(await deliveryOf(broken)).toMatchObject({ delivery: "failed", delivered_at_ms: null });
+    await vi.waitFor(
+      async () =>
+        expect(await deliveryOf(broken)).toMatchObject({ delivery: "failed", delivered_at_ms: null }),
+      WAIT,
+    );
     expect((await deliveryOf(broken))?.delivery_error).toContain("HTTP 500");
     expect(await targetCalls(`/ok/alert-hook/${hooked}`)).toHaveLength(1);
   });
@@ -217,12 +226,14 @@ describe("a missed_run alert", () => {
       )
       .run();
     await seedRun({ jobId, tenantId: TENANT_ID, scheduledAtMs: missedAtMs - 3_600_000 });
-    const triggered = await seedRun({ jobId, tenantId: TENANT_ID, scheduledAtMs: missedAtMs + 60_000 });
-    const waiting = await seedRun({ jobId, tenantId: TENANT_ID, scheduledAtMs: missedAtMs + 3_600_000 });
-    await env.DB.batch([
-      env.DB.prepare("UPDATE runs SET kind = 'trigger' WHERE id = ?").bind(triggered),
-      env.DB.prepare("UPDATE runs SET fence = NULL, state = 'SCHEDULED' WHERE id = ?").bind(waiting),
-    ]);
+    await seedRun({ jobId, tenantId: TENANT_ID, scheduledAtMs: missedAtMs + 60_000, kind: "trigger" });
+    await seedRun({
+      jobId,
+      tenantId: TENANT_ID,
+      scheduledAtMs: missedAtMs + 3_600_000,
+      fence: null,
+      state: "SCHEDULED",
+    });
     await maintenanceStub().runNow();
     expect(await alertRow(alertId)).toMatchObject({ resolved_at_ms: null, resolution: null });
 

@@ -187,6 +187,7 @@ process.exit(status);
       "queues create edgecron-dispatch",
       "queues create edgecron-dispatch-1",
       "queues create edgecron-dead-letters",
+      "queues create edgecron-side-deliveries",
       "kv namespace create DEDUP_KV",
     ]);
     expect(toml).toBe(

@@ -1,5 +1,4 @@
 import { createRoute } from "@hono/zod-openapi";
-import { jobStores } from "../../db/databases";
 import {
   claimRedrive,
   deadLetterResource,
@@ -7,9 +6,8 @@ import {
   listDeadLetters,
   releaseRedrive,
 } from "../../db/dead-letters";
-import { findStoredJob } from "../../db/job-store";
-import { findRunShard } from "../../db/runs";
-import { retryRun, shardOfJob } from "../../shard/client";
+import { retryRun } from "../../shard/client";
+import { shardOfStoredJob } from "../../shard/history";
 import { decodeTimeCursor, encodeCursor, pageOf } from "../cursor";
 import { requireForeignId } from "../ids";
 import { tenantScope } from "../middleware/auth";
@@ -100,10 +98,8 @@ defineRoute(
     if (!(await claimRedrive(c.env.DB, tenantId, id, claimedAtMs))) {
       throw new EdgecronError("already_redriven", `Dead letter ${id} was already redriven`);
     }
-    const shard =
-      (await findRunShard(c.env.DB, tenantId, letter.run_id)) ??
-      (await findStoredJob(jobStores(c.env), tenantId, letter.job_id))?.shard ??
-      shardOfJob(c.env, letter.job_id);
+    // The run lives on its job's shard (a run never moves; its id names the job).
+    const shard = await shardOfStoredJob(c.env, tenantId, letter.job_id);
     try {
       const result = await callShard("redrive the run", () => retryRun(c.env, shard, letter.run_id));
       if (!result.ok) throw shardRefusal(result.code);
