@@ -7,6 +7,7 @@ import { BacklogPacer } from "./shard/backlog";
 import { completeRun, heartbeatRun } from "./shard/callbacks";
 import { readDueTimes } from "./shard/due-times";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
+import { releaseFinished } from "./shard/flow-admission";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { tickSettings } from "./shard/settings";
@@ -92,15 +93,27 @@ export class ShardScheduler extends DurableObject<Env> {
 
   async reportOutcomes(shard: number, reports: Protocol.OutcomeReport[]): Promise<Protocol.OutcomeResult[]> {
     const effects: OutcomeEffects = { pausedJobs: [] };
-    return this.act(shard, (nowMs) => reportOutcomes(this.sql, reports, nowMs, effects, Math.random), {
-      faultable: true,
-    });
+    const results = await this.act(
+      shard,
+      (nowMs) => reportOutcomes(this.sql, reports, nowMs, effects, Math.random),
+      { faultable: true },
+    );
+    // The calls that ended give their flow-control permits back (a long-running one keeps it).
+    const ended = results.flatMap((result) =>
+      result.ok && result.state !== "RUNNING" ? [result.runId] : [],
+    );
+    await releaseFinished(this.sql, this.env, ended, Date.now());
+    return results;
   }
 
   /** A long-running target reports its attempt's end (its run token already verified). */
   async completeRun(shard: number, completion: Protocol.RunCompletion): Promise<Protocol.CompleteRunResult> {
     const effects: OutcomeEffects = { pausedJobs: [] };
-    return this.act(shard, (nowMs) => completeRun(this.sql, completion, nowMs, effects, Math.random));
+    const result = await this.act(shard, (nowMs) =>
+      completeRun(this.sql, completion, nowMs, effects, Math.random),
+    );
+    if (result.ok) await releaseFinished(this.sql, this.env, [result.runId], Date.now());
+    return result;
   }
 
   /** A long-running target is still working: extend its attempt's lease. */

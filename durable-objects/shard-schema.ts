@@ -125,6 +125,10 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN calendars_json TEXT NOT NULL DEFAULT '[]';
   ALTER TABLE jobs ADD COLUMN calendars_revision INTEGER NOT NULL DEFAULT 0;
   `,
+  // Fair share (shard/fair-share.ts) walks the tenants with timers, one index seek each.
+  `
+  CREATE INDEX runs_tenant_due ON runs(tenant_id, due_at_ms) WHERE due_at_ms IS NOT NULL;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

@@ -9,6 +9,7 @@ import { handleDeadLetterBatch } from "./queue/dead-letter-consumer";
 import { handleDispatchBatch } from "./queue/dispatch-consumer";
 import type { DeadLetterMessage, DispatchMessage } from "./shard/protocol";
 
+export { FlowGate } from "../durable-objects/flow-gate";
 export { Maintenance } from "../durable-objects/maintenance";
 export { ShardScheduler } from "../durable-objects/shard-scheduler";
 

@@ -5,6 +5,7 @@ import type { JobSpec } from "../../core/job-spec";
 import { BATCH_SEARCH_UNITS, type SearchAllowance } from "../../core/schedule-check";
 import { calendarSetsFor } from "../../db/calendars";
 import { findJobsByIdempotencyKeys, insertJobs, type StoredJob } from "../../db/jobs";
+import { admitJobCreates } from "../admission";
 import { readBody } from "../body";
 import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
 import { allowsPrivateTargets, checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
@@ -47,7 +48,7 @@ defineRoute(
     request: { headers: createHeaders, body: jsonBody(jobBatchDocSchema) },
     responses: {
       200: json(batchResultSchema, "One result per item, in the request's order"),
-      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict"),
+      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict", "tenant_limit_exceeded"),
     },
   }),
   async (c) => {
@@ -71,6 +72,13 @@ defineRoute(
       return { index, job: newStoredJob(c.env, c.get("tenantId"), checked.spec, nowMs, itemIdempotency) };
     });
     const jobs = outcomes.flatMap((outcome) => ("job" in outcome ? [outcome.job] : []));
+    // A replay creates nothing, so it is not admitted (or refused) as creates: answer it first.
+    if (idempotency !== null && jobs.length > 0) {
+      const replay = await replayIfKnown(c, idempotency, body.jobs);
+      if (replay !== null) return replay;
+    }
+    // Over a limit, the whole batch is refused (429): nothing of it is stored.
+    await admitJobCreates(c.env, c.get("tenantId"), jobs.length, nowMs);
     try {
       await insertJobs(c.env.DB, jobs);
     } catch (error) {

@@ -2,6 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { calendarSetsFor } from "../../db/calendars";
 import { findJobByIdempotencyKey, insertJobs, listJobs, type StoredJob } from "../../db/jobs";
+import { admitJobCreates } from "../admission";
 import { readJsonBody } from "../body";
 import { decodeCursor, encodeCursor, pageOf } from "../cursor";
 import { type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
@@ -54,7 +55,7 @@ defineRoute(
         jobSchema,
         "The new job (ETag: its version; Location: its URL); a replay under the same Idempotency-Key answers the same",
       ),
-      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict"),
+      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict", "tenant_limit_exceeded"),
     },
   }),
   async (c) => {
@@ -72,6 +73,7 @@ defineRoute(
       targets: targetBindingAccess(c.env, c.get("tenantId")),
     });
     if (!check.ok) throw validationError(check.errors);
+    await admitJobCreates(c.env, c.get("tenantId"), 1, nowMs);
     const job = newStoredJob(c.env, c.get("tenantId"), check.spec, nowMs, idempotency);
     try {
       await insertJobs(c.env.DB, [job]);

@@ -1,0 +1,50 @@
+// The contract between shards (and the API) and a FlowGate Durable Object, one per flow-control
+// key. Plain data only: these values cross the RPC boundary.
+import type { FlowLimits } from "../core/flow-control";
+
+export interface PermitRequest {
+  runId: string;
+  /** How long the parallelism permit is held if the holder never returns it. */
+  leaseMs: number;
+}
+
+export interface AcquireRequest {
+  /** The key as the tenant wrote it (shown in the state); the gate's name scopes it to the tenant. */
+  key: string;
+  /** The limits the asking job carries now: the latest request sets the gate's limits. */
+  limits: FlowLimits;
+  /** Who holds the permits (a shard's name): its waiting runs count in the gate's wait list. */
+  holder: string;
+  runs: PermitRequest[];
+}
+
+export interface AcquireResult {
+  /** The run ids that may start now, in the order asked. */
+  granted: string[];
+  /** When the refused runs should ask again; null when every run was granted. */
+  retryAtMs: number | null;
+}
+
+export interface ReleaseRequest {
+  runIds: string[];
+  /**
+   * Also give back the rate permits: the runs were granted here but never started (another gate
+   * refused them), so the window should not count them.
+   */
+  returnRate: boolean;
+}
+
+/** A key's state as the API and console show it. */
+export interface GateState {
+  key: string | null;
+  /** Runs that asked and were told to wait, as their shards last reported. */
+  waiting: number;
+  /** Parallelism permits held (calls in flight). */
+  inFlight: number;
+  /** Grants in the current rate window (nowMs - periodMs, nowMs]. */
+  rateCount: number;
+  /** When the current rate window began (the oldest grant in it), else now. */
+  ratePeriodStartMs: number;
+  limits: FlowLimits | null;
+  updatedAtMs: number | null;
+}
