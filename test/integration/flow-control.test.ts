@@ -27,18 +27,22 @@ async function createJobs(
   flowControl: Record<string, unknown> | null,
 ): Promise<Set<number>> {
   const at = new Date(Date.now() + 2_000).toISOString();
-  const res = await api<{ created: number; results: { job: { shard: number } }[] }>("POST", "/v1/jobs/batch", {
-    token: t.key,
-    body: {
-      jobs: Array.from({ length: count }, (_, index) => ({
-        name: `flow-${index}`,
-        schedule: { type: "once", at },
-        target: { url: targetUrl(path(index)) },
-        retry: { max_attempts: 1 },
-        ...(flowControl === null ? {} : { flow_control: flowControl }),
-      })),
+  const res = await api<{ created: number; results: { job: { shard: number } }[] }>(
+    "POST",
+    "/v1/jobs/batch",
+    {
+      token: t.key,
+      body: {
+        jobs: Array.from({ length: count }, (_, index) => ({
+          name: `flow-${index}`,
+          schedule: { type: "once", at },
+          target: { url: targetUrl(path(index)) },
+          retry: { max_attempts: 1 },
+          ...(flowControl === null ? {} : { flow_control: flowControl }),
+        })),
+      },
     },
-  });
+  );
   expect(res.body.created).toBe(count);
   return new Set(res.body.results.map((result) => result.job.shard));
 }
@@ -65,7 +69,8 @@ function maxInWindow(calls: readonly TargetCall[], windowMs: number): number {
   let most = 0;
   for (let start = 0; start < times.length; start += 1) {
     let end = start;
-    while (end + 1 < times.length && (times[end + 1] as number) - (times[start] as number) < windowMs) end += 1;
+    while (end + 1 < times.length && (times[end + 1] as number) - (times[start] as number) < windowMs)
+      end += 1;
     most = Math.max(most, end - start + 1);
   }
   return most;
@@ -92,7 +97,9 @@ describe("flow control", () => {
     const shards = await createJobs(t, 6, (i) => `${prefix}${i}`, { key: "par-key", parallelism: 2 });
     expect(shards.size).toBeGreaterThan(1);
     const calls = await allCalls(prefix, 6);
-    expect(calls.map((call) => call.path).sort()).toEqual(Array.from({ length: 6 }, (_, i) => `${prefix}${i}`));
+    expect(calls.map((call) => call.path).sort()).toEqual(
+      Array.from({ length: 6 }, (_, i) => `${prefix}${i}`),
+    );
     expect(maxOverlap(calls, SLOW_CALL_MS)).toBeLessThanOrEqual(2);
     // Every permit comes back once the outcomes are recorded.
     await vi.waitFor(async () => expect((await flowState(t, "par-key")).in_flight).toBe(0), WAIT_ALL);
