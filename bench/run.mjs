@@ -8,13 +8,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { flowcontrol } from "./lib/flow-control-scenario.mjs";
 import { latenessSvg, markdownSummary } from "./lib/report.mjs";
 import { ADMIN_TOKEN, buildBundle, startScheduler, startTarget, workerdMemory } from "./lib/runtime.mjs";
 import * as scenarioModule from "./lib/scenarios.mjs";
 
-const scenarios = { ...scenarioModule };
+const scenarios = { ...scenarioModule, flowcontrol };
 
-const ORDER = ["ceiling", "create", "burst", "steady", "scale"];
+const ORDER = ["ceiling", "create", "burst", "steady", "scale", "flowcontrol"];
 const SIZES = {
   full: {
     ceiling: { msgs: 20_000 },
@@ -22,6 +23,7 @@ const SIZES = {
     burst: { jobs: 20_000 },
     steady: { jobs: 10_000, seconds: 60 },
     scale: { jobs: 1_000_000 },
+    flowcontrol: { jobs: 5_000, parallelism: 20, rate: 200, hold_ms: 100 },
   },
   quick: {
     ceiling: { msgs: 5_000 },
@@ -29,6 +31,7 @@ const SIZES = {
     burst: { jobs: 2_000 },
     steady: { jobs: 1_000, seconds: 20 },
     scale: { jobs: 20_000 },
+    flowcontrol: { jobs: 500, parallelism: 20, rate: 200, hold_ms: 100 },
   },
 };
 
@@ -163,6 +166,11 @@ function annotate(r) {
     );
   if (r.create?.jobs_per_s)
     check(r.create.jobs_per_s >= 10_000, `create ≥ 10,000 jobs/s: ${r.create.jobs_per_s}`);
+  if (r.flowcontrol?.limits)
+    check(
+      r.flowcontrol.within_limits && r.flowcontrol.missed === 0 && r.flowcontrol.duplicates === 0,
+      `flowcontrol within its limits, 0 missed, 0 duplicates: parallelism ${r.flowcontrol.max_parallelism_observed}/${r.flowcontrol.limits.parallelism}, starts in a second ${r.flowcontrol.max_starts_in_any_second}/${r.flowcontrol.limits.rate_per_s}, missed ${r.flowcontrol.missed}, duplicates ${r.flowcontrol.duplicates}`,
+    );
   if (r.scale?.rss_mb && r.scale.jobs >= 1_000_000)
     check(r.scale.peak_rss_mb < 1024, `1 M active jobs under 1 GiB: peak RSS ${r.scale.peak_rss_mb} MB`);
 }

@@ -135,6 +135,7 @@ export async function startScheduler({
         durableObjects: {
           SHARD_SCHEDULER: { className: "ShardScheduler", useSQLite: true },
           MAINTENANCE: { className: "Maintenance", useSQLite: true },
+          FLOW_GATE: { className: "FlowGate", useSQLite: true },
         },
         queueProducers: { DISPATCH_QUEUE: DISPATCH_QUEUE, DEAD_LETTER_QUEUE: DEAD_LETTER_QUEUE },
         queueConsumers: {

@@ -39,7 +39,7 @@ export async function admitFlowControlled(
   nowMs: number,
 ): Promise<RunRow[]> {
   if (runs.length === 0) return runs;
-  const tenantLimits = await tenantGateLimits(
+  const { limits: tenantLimits, readD1 } = await tenantGateLimits(
     admission.env,
     runs.map((run) => run.tenant_id),
     nowMs,
@@ -50,7 +50,10 @@ export async function admitFlowControlled(
       ? null
       : { gate: flowKeyGate(run.tenant_id, flow.key), key: flow.key, limits: flowLimitsOf(flow) };
   });
-  if (byKey.size === 0 && [...tenantLimits.values()].every((limits) => limits === null)) return runs;
+  if (byKey.size === 0 && [...tenantLimits.values()].every((limits) => limits === null)) {
+    // Reading D1 let other requests in (a pause may have cancelled a run): send what still stands.
+    return readD1 ? stillSendable(sql, runs, new Set()) : runs;
+  }
   const refused = new Set<string>();
   const grantedByKey = await askGates(sql, admission, byKey, jobs, refused, nowMs);
   const byTenant = groupByGate(
@@ -195,7 +198,7 @@ export async function releaseFinished(sql: SqlStorage, env: Env, runIds: readonl
     sql,
     runs.map((run) => run.job_id),
   );
-  const tenantLimits = await tenantGateLimits(
+  const { limits: tenantLimits } = await tenantGateLimits(
     env,
     runs.map((run) => run.tenant_id),
     nowMs,

@@ -24,12 +24,15 @@ function gateLimitsOf(limits: { triggers_per_second: number | null; concurrent_c
   return { rate: limits.triggers_per_second, periodMs: 1_000, parallelism: limits.concurrent_calls };
 }
 
-/** Each tenant's gate limits (null: the tenant has no dispatch limits). Never throws. */
+/**
+ * Each tenant's gate limits (null: the tenant has no dispatch limits), and whether D1 was read
+ * for them (the caller awaited real I/O, so other requests may have run meanwhile). Never throws.
+ */
 export async function tenantGateLimits(
   env: Env,
   tenantIds: readonly string[],
   nowMs: number,
-): Promise<Map<string, FlowLimits | null>> {
+): Promise<{ limits: Map<string, FlowLimits | null>; readD1: boolean }> {
   const result = new Map<string, FlowLimits | null>();
   const missing: string[] = [];
   for (const tenantId of new Set(tenantIds)) {
@@ -37,7 +40,7 @@ export async function tenantGateLimits(
     if (cached !== undefined && cached.untilMs > nowMs) result.set(tenantId, cached.limits);
     else missing.push(tenantId);
   }
-  if (missing.length === 0) return result;
+  if (missing.length === 0) return { limits: result, readD1: false };
   const defaults = defaultTenantLimits(env as unknown as Record<string, unknown>);
   let stored = new Map<string, Parameters<typeof effectiveLimits>[1]>();
   let untilMs = nowMs + TENANT_LIMITS_CACHE_MS;
@@ -52,5 +55,5 @@ export async function tenantGateLimits(
     cache.set(tenantId, { limits, untilMs });
     result.set(tenantId, limits);
   }
-  return result;
+  return { limits: result, readD1: true };
 }
