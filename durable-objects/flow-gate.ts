@@ -1,12 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
 import { type FlowLimits, nextAskAtMs, permitsAvailable } from "../src/core/flow-control";
 import type { AcquireRequest, AcquireResult, GateState, ReleaseRequest } from "../src/gate/protocol";
+import { logEvent } from "../src/log";
+import { wakeFlowWaiters } from "../src/shard/client";
 import { migrateGateSchema } from "./flow-gate/schema";
 
 /** A holder's report of waiting runs counts until a little after it was told to ask again. */
 const WAITING_REPORT_SLACK_MS = 5_000;
 
 type MetaRow = {
+  gate: string;
   key: string;
   rate: number | null;
   period_ms: number;
@@ -32,7 +35,7 @@ export class FlowGate extends DurableObject<Env> {
 
   async acquire(request: AcquireRequest): Promise<AcquireResult> {
     const nowMs = Date.now();
-    this.setLimits(request.key, request.limits, nowMs);
+    this.setLimits(request, nowMs);
     const { limits } = request;
     this.purge(limits, nowMs);
     const held = new Set(
@@ -74,10 +77,14 @@ export class FlowGate extends DurableObject<Env> {
 
   async release(request: ReleaseRequest): Promise<void> {
     const ids = JSON.stringify(request.runIds);
-    this.sql.exec("DELETE FROM leases WHERE run_id IN (SELECT value FROM json_each(?))", ids);
+    const freed = this.sql.exec(
+      "DELETE FROM leases WHERE run_id IN (SELECT value FROM json_each(?))",
+      ids,
+    ).rowsWritten;
     if (request.returnRate) {
       this.sql.exec("DELETE FROM rate_grants WHERE run_id IN (SELECT value FROM json_each(?))", ids);
     }
+    if (freed > 0) this.wakeWaiting(freed);
   }
 
   async state(): Promise<GateState> {
@@ -99,16 +106,40 @@ export class FlowGate extends DurableObject<Env> {
     };
   }
 
-  private setLimits(key: string, limits: FlowLimits, nowMs: number): void {
+  private setLimits(request: AcquireRequest, nowMs: number): void {
+    const { limits } = request;
     this.sql.exec(
-      `INSERT OR REPLACE INTO gate_meta (id, key, rate, period_ms, parallelism, updated_at_ms)
-       VALUES (1, ?, ?, ?, ?, ?)`,
-      key,
+      `INSERT OR REPLACE INTO gate_meta (id, gate, key, rate, period_ms, parallelism, updated_at_ms)
+       VALUES (1, ?, ?, ?, ?, ?, ?)`,
+      request.gate,
+      request.key,
       limits.rate,
       limits.periodMs,
       limits.parallelism,
       nowMs,
     );
+  }
+
+  /**
+   * Permits came back: wake the shards that have runs waiting here (those waiting longest first,
+   * at most one per permit), so a run starts when a call ends instead of at its next poll. Not
+   * awaited: the release that freed them must not wait on other shards.
+   */
+  private wakeWaiting(freed: number): void {
+    const gate = this.meta()?.gate;
+    if (gate === undefined) return;
+    const holders = this.sql
+      .exec<{ holder: number; runs: number }>(
+        "SELECT holder, runs FROM waiting WHERE counts_until_ms > ? ORDER BY counts_until_ms LIMIT ?",
+        Date.now(),
+        freed,
+      )
+      .toArray();
+    for (const { holder, runs } of holders) {
+      wakeFlowWaiters(this.env, holder, gate, Math.min(runs, freed)).catch((error: unknown) =>
+        logEvent("flow_gate.wake_failed", { gate, shard: holder, error }),
+      );
+    }
   }
 
   private meta(): MetaRow | null {
@@ -139,7 +170,8 @@ export class FlowGate extends DurableObject<Env> {
     return nextAskAtMs(limits, { oldestGrantMs: this.oldestGrantMs(), rateFull, parallelismFull }, nowMs);
   }
 
-  private reportWaiting(holder: string, runs: number, retryAtMs: number | null, nowMs: number): void {
+  private reportWaiting(holder: number | null, runs: number, retryAtMs: number | null, nowMs: number): void {
+    if (holder === null) return;
     if (runs === 0) {
       this.sql.exec("DELETE FROM waiting WHERE holder = ?", holder);
       return;

@@ -7,7 +7,7 @@ import { BacklogPacer } from "./shard/backlog";
 import { completeRun, heartbeatRun } from "./shard/callbacks";
 import { readDueTimes } from "./shard/due-times";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
-import { releaseFinished } from "./shard/flow-admission";
+import { pullForwardWaiting, releaseFinished } from "./shard/flow-admission";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { tickSettings } from "./shard/settings";
@@ -119,6 +119,11 @@ export class ShardScheduler extends DurableObject<Env> {
   /** A long-running target is still working: extend its attempt's lease. */
   async heartbeatRun(shard: number, runId: string, fence: number): Promise<Protocol.HeartbeatResult> {
     return this.act(shard, (nowMs) => heartbeatRun(this.sql, runId, fence, nowMs));
+  }
+
+  /** A flow gate has permits again: its waiting runs here ask at once (see flow-admission.ts). */
+  async wakeFlowWaiters(shard: number, gate: string, count: number): Promise<number> {
+    return this.act(shard, (nowMs) => pullForwardWaiting(this.sql, gate, count, nowMs));
   }
 
   /** A dispatch message the queue gave up on (the consumer kept failing): dead-letter its run. */

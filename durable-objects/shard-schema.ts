@@ -125,9 +125,12 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN calendars_json TEXT NOT NULL DEFAULT '[]';
   ALTER TABLE jobs ADD COLUMN calendars_revision INTEGER NOT NULL DEFAULT 0;
   `,
-  // Fair share (shard/fair-share.ts) walks the tenants with timers, one index seek each.
+  // Fair share (shard/fair-share.ts) walks the tenants with timers, one index seek each; a run
+  // refused by a flow gate notes the gate, which wakes it when permits come back.
   `
   CREATE INDEX runs_tenant_due ON runs(tenant_id, due_at_ms) WHERE due_at_ms IS NOT NULL;
+  ALTER TABLE runs ADD COLUMN flow_gate TEXT;
+  CREATE INDEX runs_flow_gate ON runs(flow_gate, due_at_ms) WHERE flow_gate IS NOT NULL;
   `,
 ];
 

@@ -4,6 +4,7 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE gate_meta (
     id INTEGER PRIMARY KEY CHECK (id = 1),
+    gate TEXT NOT NULL,
     key TEXT NOT NULL,
     rate INTEGER,
     period_ms INTEGER NOT NULL,
@@ -15,10 +16,10 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX rate_grants_at ON rate_grants(at_ms);
   CREATE INDEX rate_grants_run ON rate_grants(run_id);
   -- Parallelism permits held; one never returned expires at expires_at_ms.
-  CREATE TABLE leases (run_id TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at_ms INTEGER NOT NULL);
+  CREATE TABLE leases (run_id TEXT PRIMARY KEY, holder INTEGER, expires_at_ms INTEGER NOT NULL);
   CREATE INDEX leases_expiry ON leases(expires_at_ms);
-  -- Each holder's last report of runs told to wait (the key's wait list).
-  CREATE TABLE waiting (holder TEXT PRIMARY KEY, runs INTEGER NOT NULL, counts_until_ms INTEGER NOT NULL);
+  -- Each shard's last report of runs told to wait (the key's wait list).
+  CREATE TABLE waiting (holder INTEGER PRIMARY KEY, runs INTEGER NOT NULL, counts_until_ms INTEGER NOT NULL);
   `,
 ];
 

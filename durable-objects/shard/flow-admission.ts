@@ -17,8 +17,8 @@ const GATE_UNREACHABLE_RETRY_MS = 1_000;
 
 export interface FlowAdmission {
   env: Env;
-  /** The shard's name: the holder of its permits at every gate. */
-  holder: string;
+  /** The shard's number: the holder of its permits at every gate. */
+  holder: number;
   /** The dispatch lease: a permit is held at most this plus the run's timeout if never returned. */
   leaseMs: number;
 }
@@ -111,6 +111,7 @@ async function askGates(
       let result: { granted: string[]; retryAtMs: number | null };
       try {
         result = await acquirePermits(admission.env, group.gate, {
+          gate: group.gate,
           key: group.key,
           limits: group.limits,
           holder: admission.holder,
@@ -127,7 +128,7 @@ async function askGates(
       granted.set(group.gate, result.granted);
       const waiting = group.runs.filter((run) => !grantedIds.has(run.run_id));
       for (const run of waiting) refused.add(run.run_id);
-      deferRuns(sql, waiting, group.limits, result.retryAtMs ?? nowMs + 1);
+      deferRuns(sql, waiting, group, result.retryAtMs ?? nowMs + 1);
     }),
   );
   return granted;
@@ -141,17 +142,37 @@ function permitLeaseMs(admission: FlowAdmission, jobs: Map<string, ShardJobRow |
 }
 
 /**
- * Moves refused runs to their next ask. Under a rate, the k-th waiting run asks one period later
- * per `rate` runs ahead of it: a long wait list comes back a window at a time instead of all at
- * once on every tick (the gate still decides; this only saves asking).
+ * Moves refused runs to their next ask, noting the gate they wait on (so the gate can wake them).
+ * Under a rate, the k-th waiting run asks one period later per `rate` runs ahead of it: a long
+ * wait list comes back a window at a time instead of all at once on every tick (the gate still
+ * decides; this only saves asking).
  */
-function deferRuns(sql: SqlStorage, runs: readonly RunRow[], limits: FlowLimits, retryAtMs: number): void {
+function deferRuns(sql: SqlStorage, runs: readonly RunRow[], group: GateGroup, retryAtMs: number): void {
+  const { limits } = group;
   runs.forEach((run, index) => {
     const windowsAhead = limits.rate === null ? 0 : Math.floor(index / limits.rate);
     const dueAtMs = retryAtMs + windowsAhead * limits.periodMs;
     run.due_at_ms = dueAtMs;
-    sql.exec("UPDATE runs SET due_at_ms = ? WHERE run_id = ? AND state = 'SCHEDULED'", dueAtMs, run.run_id);
+    sql.exec(
+      "UPDATE runs SET due_at_ms = ?, flow_gate = ? WHERE run_id = ? AND state = 'SCHEDULED'",
+      dueAtMs,
+      group.gate,
+      run.run_id,
+    );
   });
+}
+
+/** The gate has permits again: up to `count` of the runs waiting on it ask at the next tick. */
+export function pullForwardWaiting(sql: SqlStorage, gate: string, count: number, nowMs: number): number {
+  return sql.exec(
+    `UPDATE runs SET due_at_ms = ? WHERE run_id IN (
+       SELECT run_id FROM runs WHERE flow_gate = ? AND state = 'SCHEDULED' AND due_at_ms > ?
+       ORDER BY due_at_ms LIMIT ?)`,
+    nowMs,
+    gate,
+    nowMs,
+    count,
+  ).rowsWritten;
 }
 
 async function returnUnused(

@@ -50,6 +50,6 @@ export function tickSettings(env: Env, shard: number): TickSettings {
     runsPerMessage: runsPerMessage(env.DISPATCH_RUNS_PER_MESSAGE),
     maxUnclaimed: unclaimedBudget(shardCount(env)),
     queue: env.DISPATCH_QUEUE,
-    admission: { env, holder: `shard-${shard}`, leaseMs: Number(env.DISPATCH_LEASE_MS) || DEFAULT_LEASE_MS },
+    admission: { env, holder: shard, leaseMs: Number(env.DISPATCH_LEASE_MS) || DEFAULT_LEASE_MS },
   };
 }

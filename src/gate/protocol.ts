@@ -9,12 +9,17 @@ export interface PermitRequest {
 }
 
 export interface AcquireRequest {
+  /** The gate's own name (flowKeyGate / tenantGate): holders are woken with it when permits return. */
+  gate: string;
   /** The key as the tenant wrote it (shown in the state); the gate's name scopes it to the tenant. */
   key: string;
   /** The limits the asking job carries now: the latest request sets the gate's limits. */
   limits: FlowLimits;
-  /** Who holds the permits (a shard's name): its waiting runs count in the gate's wait list. */
-  holder: string;
+  /**
+   * Who holds the permits: a shard's number (its waiting runs count in the gate's wait list, and
+   * it is woken when parallelism permits come back), or null for a caller that is not a shard.
+   */
+  holder: number | null;
   runs: PermitRequest[];
 }
 

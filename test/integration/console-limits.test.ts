@@ -36,9 +36,10 @@ describe("console limits", () => {
   it("shows a flow-control key's waiting runs, calls in flight and limits", async () => {
     const gate = flowKeyGate(tenant.tenantId, "console-key");
     const granted = await acquirePermits(env, gate, {
+      gate,
       key: "console-key",
       limits: { rate: null, periodMs: 1_000, parallelism: 1 },
-      holder: "console-test",
+      holder: 0,
       runs: [
         { runId: "run_console_a", leaseMs: 60_000 },
         { runId: "run_console_b", leaseMs: 60_000 },
