@@ -66,11 +66,18 @@ export async function admitFlowControlled(
     },
   );
   const refusedByTenant = new Set<string>();
-  await askGates(sql, admission, byTenant, jobs, refusedByTenant, nowMs);
+  const grantedByTenant = await askGates(sql, admission, byTenant, jobs, refusedByTenant, nowMs);
   // A key permit of a run its tenant's gate refused was never used: give it back, rate included.
   await returnUnused(admission.env, grantedByKey, refusedByTenant);
   for (const runId of refusedByTenant) refused.add(runId);
-  return stillSendable(sql, runs, refused);
+  const sendable = stillSendable(sql, runs, refused);
+  // A run that changed while the gates were asked (cancelled, claimed) is not sent: its permits go back.
+  const kept = new Set(sendable.map((run) => run.run_id));
+  const changed = new Set(
+    runs.filter((run) => !refused.has(run.run_id) && !kept.has(run.run_id)).map((run) => run.run_id),
+  );
+  await returnUnused(admission.env, new Map([...grantedByKey, ...grantedByTenant]), changed);
+  return sendable;
 }
 
 function flowControlOf(job: ShardJobRow | null) {
