@@ -60,7 +60,7 @@ export const ERROR_CODES = {
   idempotency_conflict: { status: 422, description: "The Idempotency-Key was used with another body" },
   tenant_limit_exceeded: {
     status: 429,
-    description: "Over one of the tenant's limits (`errors[]` names it); retry after `Retry-After` seconds",
+    description: "Over a tenant limit (`errors[]` names it); retry after `Retry-After` seconds",
   },
   internal_error: { status: 500, description: "A bug on our side; nothing was promised" },
   shard_unavailable: { status: 503, description: "A scheduler shard could not be reached: retry shortly" },
