@@ -1,6 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { type FlowLimits, nextAskAtMs, permitsAvailable } from "../src/core/flow-control";
-import type { AcquireRequest, AcquireResult, GateState, ReleaseRequest } from "../src/gate/protocol";
+import type {
+  AcquireRequest,
+  AcquireResult,
+  GateState,
+  ReleaseRequest,
+  RenewRequest,
+} from "../src/gate/protocol";
 import { logEvent } from "../src/log";
 import { wakeFlowWaiters } from "../src/shard/client";
 import { migrateGateSchema } from "./flow-gate/schema";
@@ -85,6 +91,17 @@ export class FlowGate extends DurableObject<Env> {
       this.sql.exec("DELETE FROM rate_grants WHERE run_id IN (SELECT value FROM json_each(?))", ids);
     }
     if (freed > 0) this.wakeWaiting(freed);
+  }
+
+  async renew(request: RenewRequest): Promise<void> {
+    const nowMs = Date.now();
+    for (const run of request.runs) {
+      this.sql.exec(
+        "UPDATE leases SET expires_at_ms = MAX(expires_at_ms, ?) WHERE run_id = ?",
+        nowMs + run.leaseMs,
+        run.runId,
+      );
+    }
   }
 
   async state(): Promise<GateState> {

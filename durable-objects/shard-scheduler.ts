@@ -7,7 +7,7 @@ import { BacklogPacer } from "./shard/backlog";
 import { completeRun, heartbeatRun } from "./shard/callbacks";
 import { readDueTimes } from "./shard/due-times";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
-import { pullForwardWaiting, releaseFinished } from "./shard/flow-admission";
+import { pullForwardWaiting, releaseFinished, renewHeld } from "./shard/flow-permits";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { tickSettings } from "./shard/settings";
@@ -98,11 +98,16 @@ export class ShardScheduler extends DurableObject<Env> {
       (nowMs) => reportOutcomes(this.sql, reports, nowMs, effects, Math.random),
       { faultable: true },
     );
-    // The calls that ended give their flow-control permits back (a long-running one keeps it).
+    // The calls that ended give their flow-control permits back; a long-running one that was
+    // accepted keeps its permits for as long as its lease here.
     const ended = results.flatMap((result) =>
       result.ok && result.state !== "RUNNING" ? [result.runId] : [],
     );
+    const accepted = results.flatMap((result) =>
+      result.ok && result.state === "RUNNING" ? [result.runId] : [],
+    );
     await releaseFinished(this.sql, this.env, ended, Date.now());
+    await renewHeld(this.sql, this.env, accepted, Date.now());
     return results;
   }
 
@@ -118,10 +123,13 @@ export class ShardScheduler extends DurableObject<Env> {
 
   /** A long-running target is still working: extend its attempt's lease. */
   async heartbeatRun(shard: number, runId: string, fence: number): Promise<Protocol.HeartbeatResult> {
-    return this.act(shard, (nowMs) => heartbeatRun(this.sql, runId, fence, nowMs));
+    const result = await this.act(shard, (nowMs) => heartbeatRun(this.sql, runId, fence, nowMs));
+    // Its flow-control permits last as long as the lease the heartbeat extended.
+    if (result.ok) await renewHeld(this.sql, this.env, [runId], Date.now());
+    return result;
   }
 
-  /** A flow gate has permits again: its waiting runs here ask at once (see flow-admission.ts). */
+  /** A flow gate has permits again: its waiting runs here ask at once (see flow-permits.ts). */
   async wakeFlowWaiters(shard: number, gate: string, count: number): Promise<number> {
     return this.act(shard, (nowMs) => pullForwardWaiting(this.sql, gate, count, nowMs));
   }

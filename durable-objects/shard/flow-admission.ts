@@ -2,13 +2,13 @@
 // job's flow_control key, its tenant's triggers per second and concurrent calls) gets a permit
 // from that key's gate. One acquire RPC per key per tick, whatever the number of runs; refused
 // runs stay SCHEDULED with their timer moved to when the gate says to ask again (none dropped,
-// none early). Permits are returned when the shard records the run's outcome (releaseFinished).
+// none early). Permits are returned when the shard records the run's outcome (flow-permits.ts).
 import { durationMs } from "../../src/core/duration";
 import { type FlowLimits, flowLimitsOf } from "../../src/core/flow-control";
 import { acquirePermits, flowKeyGate, releasePermits, tenantGate } from "../../src/gate/client";
 import { logEvent } from "../../src/log";
 import { RUNNING_LEASE_GRACE_MS } from "./execution";
-import { getJobs, type ShardJobRow, specOf } from "./job-store";
+import { type ShardJobRow, specOf } from "./job-store";
 import { getRuns, type RunRow } from "./run-store";
 import { tenantGateLimits } from "./tenant-gates";
 
@@ -80,7 +80,7 @@ export async function admitFlowControlled(
   return sendable;
 }
 
-function flowControlOf(job: ShardJobRow | null) {
+export function flowControlOf(job: ShardJobRow | null) {
   return job === null ? null : (specOf(job).flow_control ?? null);
 }
 
@@ -169,19 +169,6 @@ function deferRuns(sql: SqlStorage, runs: readonly RunRow[], group: GateGroup, r
   });
 }
 
-/** The gate has permits again: up to `count` of the runs waiting on it ask at the next tick. */
-export function pullForwardWaiting(sql: SqlStorage, gate: string, count: number, nowMs: number): number {
-  return sql.exec(
-    `UPDATE runs SET due_at_ms = ? WHERE run_id IN (
-       SELECT run_id FROM runs WHERE flow_gate = ? AND state = 'SCHEDULED' AND due_at_ms > ?
-       ORDER BY due_at_ms LIMIT ?)`,
-    nowMs,
-    gate,
-    nowMs,
-    count,
-  ).rowsWritten;
-}
-
 async function returnUnused(
   env: Env,
   grantedByKey: Map<string, string[]>,
@@ -213,36 +200,4 @@ function stillSendable(sql: SqlStorage, runs: readonly RunRow[], refused: Set<st
     const now = current.get(run.run_id);
     return now !== undefined && now.state === "SCHEDULED" && now.rev === run.rev;
   });
-}
-
-/**
- * Returns the parallelism permits of runs whose outcome the shard just recorded (succeeded,
- * retrying, dead-lettered): one release RPC per key. Never throws; a permit not returned expires.
- */
-export async function releaseFinished(sql: SqlStorage, env: Env, runIds: readonly string[], nowMs: number) {
-  if (runIds.length === 0) return;
-  const runs = [...getRuns(sql, runIds).values()];
-  const jobs = getJobs(
-    sql,
-    runs.map((run) => run.job_id),
-  );
-  const { limits: tenantLimits } = await tenantGateLimits(
-    env,
-    runs.map((run) => run.tenant_id),
-    nowMs,
-  );
-  const byGate = new Map<string, string[]>();
-  const add = (gate: string, runId: string) => byGate.set(gate, [...(byGate.get(gate) ?? []), runId]);
-  for (const run of runs) {
-    const flow = flowControlOf(jobs.get(run.job_id) ?? null);
-    if (flow?.parallelism !== undefined) add(flowKeyGate(run.tenant_id, flow.key), run.run_id);
-    if (tenantLimits.get(run.tenant_id)?.parallelism != null) add(tenantGate(run.tenant_id), run.run_id);
-  }
-  await Promise.all(
-    [...byGate].map(([gate, ids]) =>
-      releasePermits(env, gate, { runIds: ids, returnRate: false }).catch((error: unknown) =>
-        logEvent("shard.flow_gate_unreachable", { gate, runs: ids.length, error }),
-      ),
-    ),
-  );
 }

@@ -1,9 +1,9 @@
 // The only way to a FlowGate: every call goes through a function here (like src/shard/client.ts
 // for shards). A gate is named for its tenant and key, so two tenants' keys never meet.
 import type { FlowLimits } from "../core/flow-control";
-import type { AcquireRequest, AcquireResult, GateState, ReleaseRequest } from "./protocol";
+import type { AcquireRequest, AcquireResult, GateState, ReleaseRequest, RenewRequest } from "./protocol";
 
-export type { AcquireRequest, AcquireResult, GateState, ReleaseRequest } from "./protocol";
+export type { AcquireRequest, AcquireResult, GateState, ReleaseRequest, RenewRequest } from "./protocol";
 
 /** The gate of a job's `flow_control.key` within its tenant. */
 export function flowKeyGate(tenantId: string, key: string): string {
@@ -31,6 +31,11 @@ export async function acquirePermits(
 /** Returns permits (a run's outcome was recorded, or it never started). Throws if unreachable. */
 export async function releasePermits(env: Env, gate: string, request: ReleaseRequest): Promise<void> {
   await gateStub(env, gate).release(request);
+}
+
+/** Extends permits still held (a long-running call heartbeated). Throws if unreachable. */
+export async function renewPermits(env: Env, gate: string, request: RenewRequest): Promise<void> {
+  await gateStub(env, gate).renew(request);
 }
 
 /** A key's state: waiting runs, calls in flight, grants in the current rate window, limits. */

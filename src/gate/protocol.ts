@@ -39,6 +39,11 @@ export interface ReleaseRequest {
   returnRate: boolean;
 }
 
+/** Extends held parallelism permits (a long-running call is still working); unknown runs are ignored. */
+export interface RenewRequest {
+  runs: PermitRequest[];
+}
+
 /** A key's state as the API and console show it. */
 export interface GateState {
   key: string | null;

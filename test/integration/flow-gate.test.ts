@@ -3,7 +3,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { PARALLELISM_RECHECK_MS } from "../../src/core/flow-control";
-import { acquirePermits, flowKeyGate, gateState, releasePermits } from "../../src/gate/client";
+import { acquirePermits, flowKeyGate, gateState, releasePermits, renewPermits } from "../../src/gate/client";
 import { loseShardAlarm, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
@@ -20,11 +20,11 @@ import {
 
 disarmShardsAfterEach();
 
-interface RunTimer {
+type RunTimer = {
   state: string;
   due_at_ms: number | null;
   flow_gate: string | null;
-}
+};
 
 async function runsOf(jobId: string): Promise<RunTimer[]> {
   return runInDurableObject(stubFor(jobId), (_instance, state) =>
@@ -87,5 +87,25 @@ describe("a flow gate and its shards", () => {
       state.storage.sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
       state.storage.sql.exec("DELETE FROM jobs WHERE job_id = ?", jobId);
     });
+  });
+
+  it("expires a permit never returned, unless it is renewed", async () => {
+    const gate = flowKeyGate(TENANT_ID, `expiry-${crypto.randomUUID().slice(0, 8)}`);
+    const request = (runId: string) => ({
+      gate,
+      key: "expiry",
+      limits: { rate: null, periodMs: 1_000, parallelism: 2 },
+      holder: null,
+      runs: [{ runId, leaseMs: 200 }],
+    });
+    await acquirePermits(env, gate, request("run_lost"));
+    await acquirePermits(env, gate, request("run_renewed"));
+    await renewPermits(env, gate, { runs: [{ runId: "run_renewed", leaseMs: 60_000 }] });
+    expect((await gateState(env, gate)).inFlight).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await gateState(env, gate)).inFlight).toBe(1);
+    const next = await acquirePermits(env, gate, request("run_next"));
+    expect(next.granted).toEqual(["run_next"]);
+    expect((await acquirePermits(env, gate, request("run_over"))).granted).toEqual([]);
   });
 });
