@@ -180,6 +180,10 @@ export const tenantLimitsSchema = z.object({
     triggers_per_second: limitValue,
     concurrent_calls: limitValue,
   }),
+  /** The tenant's dispatch gate now (null when it has no trigger or call limit). */
+  dispatch: z.object({ waiting: count, in_flight: count, triggers_in_window: count }).nullable().meta({
+    description: "Runs waiting for the tenant's own limits, calls in flight, starts in the last second",
+  }),
 });
 /** PUT replaces the overrides: a positive integer, null for no limit, absent for the default. */
 export const tenantLimitsPutSchema = tenantLimitsPut;

@@ -31,6 +31,7 @@ describe("console limits", () => {
     expect(rowOf(page.text, "active_jobs")).toContain("100,000");
     expect(rowOf(page.text, "active_jobs")).toContain("deployment default");
     expect(rowOf(page.text, "triggers_per_second")).toContain("no limit");
+    expect(page.text).toMatch(/data-field="tenant-dispatch">Now: 0 runs waiting for these limits, 0/);
   });
 
   it("shows a flow-control key's waiting runs, calls in flight and limits", async () => {

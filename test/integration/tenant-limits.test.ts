@@ -45,6 +45,7 @@ describe("tenant limits", () => {
       triggers_per_second: null,
       concurrent_calls: null,
       overridden: [],
+      dispatch: null,
     });
     const put = await api<Limits>("PUT", `/v1/tenants/${t.tenantId}/limits`, {
       body: { active_jobs: 3, triggers_per_second: 5, creates_per_second: null },
@@ -57,6 +58,7 @@ describe("tenant limits", () => {
       concurrent_calls: null,
       overridden: ["active_jobs", "creates_per_second", "triggers_per_second"],
       defaults: { active_jobs: 100_000, creates_per_second: 2_000 },
+      dispatch: { waiting: 0, in_flight: 0, triggers_in_window: 0 },
     });
     // The tenant reads its own limits; it may not set them, nor read another tenant's.
     const own = await api<Limits>("GET", `/v1/tenants/${t.tenantId}/limits`, { token: t.key });

@@ -10,6 +10,7 @@ export interface TenantLimitsView {
   triggers_per_second: number | null;
   concurrent_calls: number | null;
   overridden: string[];
+  dispatch: { waiting: number; in_flight: number; triggers_in_window: number } | null;
 }
 
 export interface FlowStateView {
@@ -58,6 +59,15 @@ function LimitsTable({ limits }: { limits: TenantLimitsView }) {
   );
 }
 
+function TenantDispatch({ dispatch }: { dispatch: NonNullable<TenantLimitsView["dispatch"]> }) {
+  return (
+    <p data-field="tenant-dispatch">
+      Now: {dispatch.waiting} runs waiting for these limits, {dispatch.in_flight} calls in flight,{" "}
+      {dispatch.triggers_in_window} started in the last second.
+    </p>
+  );
+}
+
 function FlowState({ state }: { state: FlowStateView }) {
   const limits = state.limits;
   return (
@@ -102,6 +112,7 @@ export function LimitsPage(props: {
       ) : (
         <Empty>Choose a tenant to see its limits.</Empty>
       )}
+      {props.limits?.dispatch ? <TenantDispatch dispatch={props.limits.dispatch} /> : null}
       <h2>Flow-control key</h2>
       <form method="get" action={`${BASE}/limits`} class="filters" aria-label="Look up a flow-control key">
         <div class="field">

@@ -3,6 +3,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { TENANT_LIMIT_NAMES, type TenantLimitName, type TenantLimits } from "../../core/tenant-limits";
 import { loadTenantLimits, putTenantLimits } from "../../db/tenant-limits";
 import { findTenant } from "../../db/tenants";
+import { gateState, tenantGate } from "../../gate/client";
 import { tenantLimitDefaults } from "../admission";
 import { readBody } from "../body";
 import { requireOwnId } from "../ids";
@@ -68,7 +69,18 @@ defineRoute(
 async function limitsResource(env: Env, tenantId: string) {
   const defaults = tenantLimitDefaults(env);
   const { limits, overridden } = await loadTenantLimits(env.DB, tenantId, defaults);
-  return { tenant_id: tenantId, ...pick(limits), overridden, defaults: pick(defaults) };
+  const gated = limits.triggers_per_second !== null || limits.concurrent_calls !== null;
+  const state = gated ? await gateState(env, tenantGate(tenantId)) : null;
+  return {
+    tenant_id: tenantId,
+    ...pick(limits),
+    overridden,
+    defaults: pick(defaults),
+    dispatch:
+      state === null
+        ? null
+        : { waiting: state.waiting, in_flight: state.inFlight, triggers_in_window: state.rateCount },
+  };
 }
 
 function pick(limits: TenantLimits): Record<TenantLimitName, number | null> {
