@@ -7,6 +7,7 @@ import type {
   ReleaseRequest,
   RenewRequest,
 } from "../src/gate/protocol";
+import { recordFlowControlKey } from "../src/db/flow-control-keys";
 import { logEvent } from "../src/log";
 import { wakeFlowWaiters } from "../src/shard/client";
 import { migrateGateSchema } from "./flow-gate/schema";
@@ -41,6 +42,7 @@ export class FlowGate extends DurableObject<Env> {
 
   async acquire(request: AcquireRequest): Promise<AcquireResult> {
     const nowMs = Date.now();
+    if (this.meta() === null) await this.recordKey(request, nowMs);
     this.setLimits(request, nowMs);
     const { limits } = request;
     this.purge(limits, nowMs);
@@ -121,6 +123,16 @@ export class FlowGate extends DurableObject<Env> {
       limits,
       updatedAtMs: meta?.updated_at_ms ?? null,
     };
+  }
+
+  /** First use: the key joins its tenant's list (a failure only delays that to the next first use). */
+  private async recordKey(request: AcquireRequest, nowMs: number): Promise<void> {
+    if (request.tenantId === null) return;
+    try {
+      await recordFlowControlKey(this.env.DB, request.tenantId, request.key, nowMs);
+    } catch (error) {
+      logEvent("flow_gate.key_unrecorded", { gate: request.gate, error });
+    }
   }
 
   private setLimits(request: AcquireRequest, nowMs: number): void {

@@ -16,3 +16,11 @@ CREATE TABLE tenant_create_windows (
   window_s INTEGER NOT NULL,
   created INTEGER NOT NULL
 );
+-- Flow-control keys a run has asked for, per tenant (a key's gate records it on first use), so a
+-- tenant can list its keys; the state of each lives in its gate.
+CREATE TABLE flow_control_keys (
+  tenant_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  first_used_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, key)
+);

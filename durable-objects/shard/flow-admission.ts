@@ -26,6 +26,8 @@ export interface FlowAdmission {
 interface GateGroup {
   gate: string;
   key: string;
+  /** Set for a job key (the gate lists it under its tenant); null for a tenant's own gate. */
+  tenantId: string | null;
   limits: FlowLimits;
   runs: RunRow[];
 }
@@ -48,7 +50,12 @@ export async function admitFlowControlled(
     const flow = flowControlOf(jobs.get(run.job_id) ?? null);
     return flow === null
       ? null
-      : { gate: flowKeyGate(run.tenant_id, flow.key), key: flow.key, limits: flowLimitsOf(flow) };
+      : {
+          gate: flowKeyGate(run.tenant_id, flow.key),
+          key: flow.key,
+          tenantId: run.tenant_id,
+          limits: flowLimitsOf(flow),
+        };
   });
   if (byKey.size === 0 && [...tenantLimits.values()].every((limits) => limits === null)) {
     // Reading D1 let other requests in (a pause may have cancelled a run): send what still stands.
@@ -62,7 +69,7 @@ export async function admitFlowControlled(
       const limits = tenantLimits.get(run.tenant_id) ?? null;
       return limits === null
         ? null
-        : { gate: tenantGate(run.tenant_id), key: tenantGate(run.tenant_id), limits };
+        : { gate: tenantGate(run.tenant_id), key: tenantGate(run.tenant_id), tenantId: null, limits };
     },
   );
   const refusedByTenant = new Set<string>();
@@ -120,6 +127,7 @@ async function askGates(
         result = await acquirePermits(admission.env, group.gate, {
           gate: group.gate,
           key: group.key,
+          tenantId: group.tenantId,
           limits: group.limits,
           holder: admission.holder,
           runs: group.runs.map((run) => ({

@@ -374,6 +374,7 @@ const page = <T extends z.ZodType>(item: T) =>
 const list = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
 
 export const jobPageSchema = page(jobSchema);
+export const flowControlPageSchema = page(flowControlStateSchema);
 export const runPageSchema = page(runSchema);
 export const deadLetterPageSchema = page(deadLetterSchema);
 export const alertPageSchema = page(alertSchema);

@@ -13,6 +13,8 @@ export interface AcquireRequest {
   gate: string;
   /** The key as the tenant wrote it (shown in the state); the gate's name scopes it to the tenant. */
   key: string;
+  /** A job key's tenant: the gate records the key in the tenant's list on first use. Null: a tenant's own gate. */
+  tenantId: string | null;
   /** The limits the asking job carries now: the latest request sets the gate's limits. */
   limits: FlowLimits;
   /**

@@ -39,6 +39,7 @@ describe("console limits", () => {
     const granted = await acquirePermits(env, gate, {
       gate,
       key: "console-key",
+      tenantId: tenant.tenantId,
       limits: { rate: null, periodMs: 1_000, parallelism: 1 },
       holder: 0,
       runs: [
@@ -52,6 +53,13 @@ describe("console limits", () => {
     expect(page.text).toMatch(/data-field="waiting">1</);
     expect(page.text).toMatch(/data-field="in_flight">1 of 1</);
     expect(page.text).toContain("parallelism 1");
+    // The key is listed with the tenant's keys, over the API and on the page.
+    const list = await api<{ data: { key: string; in_flight: number }[] }>("GET", "/v1/flow-control", {
+      token: tenant.key,
+    });
+    expect(list.body.data).toEqual([expect.objectContaining({ key: "console-key", in_flight: 1 })]);
+    const listed = await client.get("/console/limits");
+    expect(listed.text).toContain('data-key-row="console-key"');
     await releasePermits(env, gate, { runIds: ["run_console_a"], returnRate: false });
     const after = await api<{ in_flight: number }>("GET", "/v1/flow-control/console-key", {
       token: tenant.key,

@@ -44,6 +44,7 @@ describe("a flow gate and its shards", () => {
     const held = await acquirePermits(env, gate, {
       gate,
       key,
+      tenantId: TENANT_ID,
       limits,
       holder: null,
       runs: [{ runId: "run_elsewhere", leaseMs: 60_000 }],
@@ -94,6 +95,7 @@ describe("a flow gate and its shards", () => {
     const request = (runId: string) => ({
       gate,
       key: "expiry",
+      tenantId: null,
       limits: { rate: null, periodMs: 1_000, parallelism: 2 },
       holder: null,
       runs: [{ runId, leaseMs: 200 }],

@@ -68,6 +68,41 @@ function TenantDispatch({ dispatch }: { dispatch: NonNullable<TenantLimitsView["
   );
 }
 
+function KeysTable({ keys }: { keys: FlowStateView[] }) {
+  return (
+    <TableWrap label="Flow-control keys">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Waiting</th>
+            <th scope="col">In flight</th>
+            <th scope="col">Started this window</th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr data-key-row={key.key}>
+              <th scope="row">
+                <a href={`${BASE}/limits?key=${encodeURIComponent(key.key)}`}>{key.key}</a>
+              </th>
+              <td>{key.waiting}</td>
+              <td>
+                {key.in_flight}
+                {key.limits?.parallelism ? ` of ${key.limits.parallelism}` : ""}
+              </td>
+              <td>
+                {key.rate_count}
+                {key.limits?.rate ? ` of ${key.limits.rate} per ${key.limits.period}` : ""}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
 function FlowState({ state }: { state: FlowStateView }) {
   const limits = state.limits;
   return (
@@ -101,6 +136,8 @@ export function LimitsPage(props: {
   flowKey: string;
   flow: FlowStateView | null;
   flowProblem?: Problem;
+  /** The tenant's keys that runs have used, with their state. */
+  keys: FlowStateView[];
 }) {
   return (
     <>
@@ -123,6 +160,11 @@ export function LimitsPage(props: {
           <button type="submit">Show</button>
         </div>
       </form>
+      {props.keys.length > 0 ? (
+        <KeysTable keys={props.keys} />
+      ) : (
+        <Empty>No run has used a flow-control key yet.</Empty>
+      )}
       {props.flowProblem ? <ProblemBox problem={props.flowProblem} /> : null}
       {props.flow ? <FlowState state={props.flow} /> : null}
     </>

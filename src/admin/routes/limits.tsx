@@ -19,6 +19,7 @@ limitsRoutes.get("/limits", async (c) => {
     flowKey === ""
       ? null
       : await callApi<FlowStateView>(c, "GET", `/v1/flow-control/${encodeURIComponent(flowKey)}`);
+  const keys = await callApi<{ data: FlowStateView[] }>(c, "GET", "/v1/flow-control?limit=50");
   return renderPage(
     c,
     { title: "Limits", active: "limits", autoRefresh: true },
@@ -28,6 +29,7 @@ limitsRoutes.get("/limits", async (c) => {
       flowKey={flowKey}
       flow={flow?.ok ? flow.data : null}
       flowProblem={flow && !flow.ok ? flow.problem : undefined}
+      keys={keys.ok ? keys.data.data : []}
     />,
   );
 });

@@ -69,6 +69,7 @@ export const tenantPatchSchema = schemas.tenantPatchSchema.meta({ id: "TenantPat
 export const tenantSchema = schemas.tenantSchema.meta({ id: "Tenant" });
 export const tenantListSchema = schemas.tenantListSchema.meta({ id: "TenantList" });
 export const flowControlStateSchema = schemas.flowControlStateSchema.meta({ id: "FlowControlState" });
+export const flowControlPageSchema = schemas.flowControlPageSchema.meta({ id: "FlowControlPage" });
 export const tenantLimitsSchema = schemas.tenantLimitsSchema.meta({ id: "TenantLimits" });
 export const tenantLimitsPutSchema = schemas.tenantLimitsPutSchema.meta({
   id: "TenantLimitsPut",
