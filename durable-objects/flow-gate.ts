@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { type FlowLimits, nextAskAtMs, permitsAvailable } from "../src/core/flow-control";
+import { recordFlowControlKey } from "../src/db/flow-control-keys";
 import type {
   AcquireRequest,
   AcquireResult,
@@ -7,7 +8,6 @@ import type {
   ReleaseRequest,
   RenewRequest,
 } from "../src/gate/protocol";
-import { recordFlowControlKey } from "../src/db/flow-control-keys";
 import { logEvent } from "../src/log";
 import { wakeFlowWaiters } from "../src/shard/client";
 import { migrateGateSchema } from "./flow-gate/schema";
