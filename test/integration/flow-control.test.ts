@@ -33,22 +33,18 @@ async function createJobs(
   flowControl: Record<string, unknown> | null,
 ): Promise<CreatedJob[]> {
   const at = new Date(Date.now() + 2_000).toISOString();
-  const res = await api<{ created: number; results: { job: CreatedJob }[] }>(
-    "POST",
-    "/v1/jobs/batch",
-    {
-      token: t.key,
-      body: {
-        jobs: Array.from({ length: count }, (_, index) => ({
-          name: `flow-${index}`,
-          schedule: { type: "once", at },
-          target: { url: targetUrl(path(index)) },
-          retry: { max_attempts: 1 },
-          ...(flowControl === null ? {} : { flow_control: flowControl }),
-        })),
-      },
+  const res = await api<{ created: number; results: { job: CreatedJob }[] }>("POST", "/v1/jobs/batch", {
+    token: t.key,
+    body: {
+      jobs: Array.from({ length: count }, (_, index) => ({
+        name: `flow-${index}`,
+        schedule: { type: "once", at },
+        target: { url: targetUrl(path(index)) },
+        retry: { max_attempts: 1 },
+        ...(flowControl === null ? {} : { flow_control: flowControl }),
+      })),
     },
-  );
+  });
   expect(res.body.created).toBe(count);
   return res.body.results.map((result) => result.job);
 }
