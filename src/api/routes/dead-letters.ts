@@ -6,9 +6,8 @@ import {
   listDeadLetters,
   releaseRedrive,
 } from "../../db/dead-letters";
-import { findJob } from "../../db/jobs";
-import { findRunShard } from "../../db/runs";
-import { retryRun, shardOfJob } from "../../shard/client";
+import { retryRun } from "../../shard/client";
+import { shardOfStoredJob } from "../../shard/history";
 import { decodeTimeCursor, encodeCursor, pageOf } from "../cursor";
 import { requireForeignId } from "../ids";
 import { tenantScope } from "../middleware/auth";
@@ -99,10 +98,8 @@ defineRoute(
     if (!(await claimRedrive(c.env.DB, tenantId, id, claimedAtMs))) {
       throw new EdgecronError("already_redriven", `Dead letter ${id} was already redriven`);
     }
-    const shard =
-      (await findRunShard(c.env.DB, tenantId, letter.run_id)) ??
-      (await findJob(c.env.DB, tenantId, letter.job_id))?.shard ??
-      shardOfJob(c.env, letter.job_id);
+    // The run lives on its job's shard (a run never moves; its id names the job).
+    const shard = await shardOfStoredJob(c.env, tenantId, letter.job_id);
     try {
       const result = await callShard("redrive the run", () => retryRun(c.env, shard, letter.run_id));
       if (!result.ok) throw shardRefusal(result.code);
