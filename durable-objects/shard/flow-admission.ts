@@ -63,28 +63,41 @@ export async function admitFlowControlled(
   }
   const refused = new Set<string>();
   const grantedByKey = await askGates(sql, admission, byKey, jobs, refused, nowMs);
-  const byTenant = groupByGate(
-    runs.filter((run) => !refused.has(run.run_id)),
-    (run) => {
-      const limits = tenantLimits.get(run.tenant_id) ?? null;
-      return limits === null
-        ? null
-        : { gate: tenantGate(run.tenant_id), key: tenantGate(run.tenant_id), tenantId: null, limits };
-    },
-  );
-  const refusedByTenant = new Set<string>();
-  const grantedByTenant = await askGates(sql, admission, byTenant, jobs, refusedByTenant, nowMs);
+  const grantedByTenant = await askTenantGates(sql, admission, runs, tenantLimits, jobs, refused, nowMs);
   // A key permit of a run its tenant's gate refused was never used: give it back, rate included.
-  await returnUnused(admission.env, grantedByKey, refusedByTenant);
-  for (const runId of refusedByTenant) refused.add(runId);
+  await returnUnused(admission.env, grantedByKey, new Set(grantedByTenant.refused));
+  for (const runId of grantedByTenant.refused) refused.add(runId);
   const sendable = stillSendable(sql, runs, refused);
   // A run that changed while the gates were asked (cancelled, claimed) is not sent: its permits go back.
   const kept = new Set(sendable.map((run) => run.run_id));
   const changed = new Set(
     runs.filter((run) => !refused.has(run.run_id) && !kept.has(run.run_id)).map((run) => run.run_id),
   );
-  await returnUnused(admission.env, new Map([...grantedByKey, ...grantedByTenant]), changed);
+  await returnUnused(admission.env, new Map([...grantedByKey, ...grantedByTenant.granted]), changed);
   return sendable;
+}
+
+/** The tenant gates (triggers per second, concurrent calls) for the runs their key let through. */
+async function askTenantGates(
+  sql: SqlStorage,
+  admission: FlowAdmission,
+  runs: readonly RunRow[],
+  tenantLimits: Map<string, FlowLimits | null>,
+  jobs: Map<string, ShardJobRow | null>,
+  refusedByKey: ReadonlySet<string>,
+  nowMs: number,
+): Promise<{ granted: Map<string, string[]>; refused: string[] }> {
+  const byTenant = groupByGate(
+    runs.filter((run) => !refusedByKey.has(run.run_id)),
+    (run) => {
+      const limits = tenantLimits.get(run.tenant_id) ?? null;
+      const gate = tenantGate(run.tenant_id);
+      return limits === null ? null : { gate, key: gate, tenantId: null, limits };
+    },
+  );
+  const refused = new Set<string>();
+  const granted = await askGates(sql, admission, byTenant, jobs, refused, nowMs);
+  return { granted, refused: [...refused] };
 }
 
 export function flowControlOf(job: ShardJobRow | null) {
