@@ -92,6 +92,7 @@ function claimRun(rows: BatchRows, sql: SqlStorage, claim: ClaimRequest, nowMs: 
     latenessMs: Math.max(0, nowMs - run.fire_at_ms),
     retryOnStatus: spec.retry.retry_on_status,
     completion: longRunningSettingsOf(spec).completion,
+    ...(spec.qstash ? { qstash: spec.qstash } : {}),
   };
 }
 

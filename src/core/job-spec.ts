@@ -4,6 +4,7 @@ import { cronExprIssues } from "./cron/validate";
 import { durationSchema } from "./duration";
 import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB } from "./exclusions";
 import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
+import { qstashDeliverySchema } from "./qstash-delivery";
 import { JOB_STATUSES } from "./run-state";
 import { bindingTargetSchemas } from "./targets";
 
@@ -248,6 +249,8 @@ export const jobCreateSchema = z.strictObject({
     .default(null),
   alert_after: durationSchema({ minMs: 1_000 }).default("2m"),
   metadata: z.record(z.string(), z.unknown()).default({}),
+  /** Deliver in QStash's format (src/core/qstash-delivery.ts); set by /v2. Absent: edgecron's own. */
+  qstash: qstashDeliverySchema.optional(),
 });
 
 export type JobCreate = z.input<typeof jobCreateSchema>;

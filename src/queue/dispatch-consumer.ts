@@ -119,6 +119,7 @@ async function callTargets(claimed: Claimed[], context: BatchContext): Promise<T
           target: run.target,
           runToken,
           completion: run.completion ?? "response",
+          ...(run.qstash ? { qstash: run.qstash } : {}),
           runId: run.runId,
           jobId: run.jobId,
           scheduledAtMs: run.scheduledAtMs,

@@ -3,6 +3,7 @@
 import type { JobSpec } from "../core/job-spec";
 import type { CompletionMode } from "../core/long-running";
 import type { TargetOutcome } from "../core/outcome";
+import type { QstashDelivery } from "../core/qstash-delivery";
 import type { JobStatus } from "../core/run-state";
 
 export type { JobStatus };
@@ -123,6 +124,8 @@ export type ClaimResult =
       retryOnStatus: number[];
       /** Whether a 2xx answer may only start the work (long-running targets). */
       completion: CompletionMode;
+      /** Set for jobs created through /v2: the call is signed and headed as QStash does. */
+      qstash?: QstashDelivery;
     }
   | { ok: false; runId: string; code: ClaimRejection };
 
