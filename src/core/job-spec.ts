@@ -4,6 +4,8 @@ import { cronExprIssues } from "./cron/validate";
 import { durationSchema } from "./duration";
 import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB } from "./exclusions";
 import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
+import { qstashMessageSchema } from "./qstash-message";
+import { parseRetryDelayExpression } from "./retry-delay-expression";
 import { JOB_STATUSES } from "./run-state";
 import { bindingTargetSchemas } from "./targets";
 
@@ -86,6 +88,17 @@ export const retryPolicySchema = z.strictObject({
   backoff: backoffPolicySchema.default({ initial: "30s", max: "1h", multiplier: 2, jitter: "full" }),
   /** 4xx statuses that should retry anyway (408 and 429 always do). */
   retry_on_status: z.array(z.number().int().min(400).max(499)).max(20).default([]),
+  /**
+   * A delay in milliseconds as an expression over `retried` (QStash's `Upstash-Retry-Delay`,
+   * see retry-delay-expression.ts); when set it replaces `backoff`.
+   */
+  delay_expression: z
+    .string()
+    .superRefine((source, ctx) => {
+      const parsed = parseRetryDelayExpression(source);
+      if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.error });
+    })
+    .optional(),
 });
 
 export const misfirePolicySchema = z.strictObject({
@@ -248,6 +261,8 @@ export const jobCreateSchema = z.strictObject({
     .default(null),
   alert_after: durationSchema({ minMs: 1_000 }).default("2m"),
   metadata: z.record(z.string(), z.unknown()).default({}),
+  /** Set by the QStash-compatible /v2 API (see qstash-message.ts); absent on /v1 jobs. */
+  qstash: qstashMessageSchema.optional(),
 });
 
 export type JobCreate = z.input<typeof jobCreateSchema>;
