@@ -2,63 +2,58 @@
 // field, and the headers every call to its target carries, so an endpoint written for QStash
 // (its `Receiver`, its `Upstash-*` headers) accepts edgecron's calls unchanged.
 import { z } from "zod";
+import { qstashMessageSchema } from "./qstash-message";
 
 export const QSTASH_USER_AGENT = "Upstash-QStash";
 /** Longest schedule id we store (QStash accepts ids of this order; the client does not check). */
 export const MAX_SCHEDULE_ID_LENGTH = 128;
 
-const httpUrl = z
-  .string()
-  .max(2048)
-  .refine((value) => URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol), {
-    message: "must be an absolute http(s) URL",
-  });
-
 /**
- * A job's QStash delivery settings. Present: every call is signed with `Upstash-Signature` and
- * the callbacks below receive each outcome in QStash's callback body.
+ * A /v2 job's `qstash` field: the message options the /v2 routes store (qstash-message.ts) and
+ * what its deliveries carry. The delivery fields are optional so a message built without them
+ * stays valid: absent reads as null.
  */
-export const qstashDeliverySchema = z.strictObject({
-  /** The /v2 message id every attempt carries; unset: each fire is its own message (its run id). */
-  message_id: z.string().min(1).max(MAX_SCHEDULE_ID_LENGTH).nullable().default(null),
+export const qstashJobSchema = qstashMessageSchema.extend({
+  /** The /v2 message id every attempt carries; absent: each fire is its own message (its run id). */
+  message_id: z.string().min(1).max(MAX_SCHEDULE_ID_LENGTH).nullable().optional(),
   /** Set on jobs made by POST /v2/schedules: sent as `Upstash-Schedule-Id`. */
-  schedule_id: z.string().min(1).max(MAX_SCHEDULE_ID_LENGTH).nullable().default(null),
-  /** Receives every outcome of a call (2xx included), as QStash's callback body. */
-  callback: httpUrl.nullable().default(null),
-  /** Receives the last failed outcome of a run that ends in the dead-letter queue. */
-  failure_callback: httpUrl.nullable().default(null),
-  /** The address the /v2 request came from (`Upstash-Caller-IP`, `callerIP`). */
-  caller_ip: z.string().max(64).nullable().default(null),
+  schedule_id: z.string().min(1).max(MAX_SCHEDULE_ID_LENGTH).nullable().optional(),
+  /** The address the /v2 request came from (`Upstash-Caller-IP`, the callbacks' `callerIP`). */
+  caller_ip: z.string().max(64).nullable().optional(),
 });
 
-export type QstashDelivery = z.output<typeof qstashDeliverySchema>;
+export type QstashDelivery = z.output<typeof qstashJobSchema>;
 
 /**
- * The QStash message id of one run: the one the publish answered with when the job has one,
- * else the run's own id (each fire of a schedule is a new message; its retries keep it).
- * @example qstashMessageId({ message_id: null, ... }, "run_1") === "run_1"
+ * The QStash message id of one run: the id the job was given at publish when it has one; else
+ * the run's id for a schedule (each fire is a new message, its retries keep it) and the job's id
+ * for a published message (one job per message).
+ * @example qstashMessageId({ schedule_id: "scd_1" }, { jobId: "job_1", runId: "run_1" }) === "run_1"
  */
-export function qstashMessageId(delivery: Pick<QstashDelivery, "message_id">, runId: string): string {
-  return delivery.message_id ?? runId;
+export function qstashMessageId(
+  delivery: Pick<QstashDelivery, "message_id" | "schedule_id">,
+  run: { jobId: string; runId: string },
+): string {
+  return delivery.message_id ?? (delivery.schedule_id ? run.runId : run.jobId);
 }
 
 /**
  * The `Upstash-*` headers (lower-case names) of one call, beside its signature: the message id,
  * how many times it was retried before (the first call is 0), and the schedule and caller when
  * known. QStash sends `User-Agent: Upstash-QStash`; endpoints sometimes check it.
- * @example qstashHeaders(delivery, { runId: "run_1", attempt: 2 })
- * // { "upstash-message-id": "run_1", "upstash-retried": "1", "user-agent": "Upstash-QStash" }
+ * @example qstashHeaders({ schedule_id: "scd_1", ... }, { jobId: "job_1", runId: "run_1", attempt: 2 })
+ * // { "upstash-message-id": "run_1", "upstash-schedule-id": "scd_1", "upstash-retried": "1", "user-agent": "Upstash-QStash" }
  */
 export function qstashHeaders(
   delivery: QstashDelivery,
-  run: { runId: string; attempt: number },
+  run: { jobId: string; runId: string; attempt: number },
 ): Record<string, string> {
   const headers: Record<string, string> = {
-    "upstash-message-id": qstashMessageId(delivery, run.runId),
+    "upstash-message-id": qstashMessageId(delivery, run),
     "upstash-retried": String(Math.max(0, run.attempt - 1)),
     "user-agent": QSTASH_USER_AGENT,
   };
-  if (delivery.schedule_id !== null) headers["upstash-schedule-id"] = delivery.schedule_id;
-  if (delivery.caller_ip !== null) headers["upstash-caller-ip"] = delivery.caller_ip;
+  if (delivery.schedule_id) headers["upstash-schedule-id"] = delivery.schedule_id;
+  if (delivery.caller_ip) headers["upstash-caller-ip"] = delivery.caller_ip;
   return headers;
 }

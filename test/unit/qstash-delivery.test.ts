@@ -3,7 +3,7 @@
 import { Receiver } from "@upstash/qstash";
 import { describe, expect, it } from "vitest";
 import type { HttpTarget } from "../../src/core/job-spec";
-import { type QstashDelivery, qstashDeliverySchema } from "../../src/core/qstash-delivery";
+import { type QstashDelivery, qstashJobSchema } from "../../src/core/qstash-delivery";
 import { QSTASH_SIGNATURE_TTL_SECONDS, qstashSignature } from "../../src/core/qstash-jwt";
 import { buildRequest } from "../../src/queue/target-call";
 import type { HttpCallInput } from "../../src/queue/target-input";
@@ -85,7 +85,7 @@ function callInput(target: Partial<HttpTarget>, qstash?: Partial<QstashDelivery>
     timeoutMs: 30_000,
     allowPrivate: true,
     nowMs: Date.now(),
-    ...(qstash ? { qstash: qstashDeliverySchema.parse(qstash) } : {}),
+    ...(qstash ? { qstash: qstashJobSchema.parse(qstash) } : {}),
   };
 }
 
@@ -121,6 +121,8 @@ describe("buildRequest for a QStash-format job", () => {
 
   it("signs with the current secret only, so a Receiver holding only the next one refuses it", async () => {
     const request = await buildRequest(callInput({}, {}));
+    // A published message (no schedule, no stored id) is its job.
+    expect(request.headers.get("upstash-message-id")).toBe("job_01");
     const signature = request.headers.get("upstash-signature") ?? "";
     await expect(receiver(NEXT, "unrelated").verify({ signature, body: "raw body" })).rejects.toThrow();
   });
