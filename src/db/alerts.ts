@@ -194,10 +194,10 @@ export interface PendingAlertRow extends AlertRow {
 }
 
 /**
- * Alerts still to deliver (pending, or failed before): those with these dedup keys, or every one
- * created after `createdAfterMs`.
+ * Alerts not yet handed to the side-delivery queue (pending, or failed before deliveries went
+ * through it): those with these dedup keys, or every one created after `createdAfterMs`.
  */
-export async function listUndeliveredAlerts(
+export async function listUnsentAlerts(
   db: D1Database,
   which: { dedupKeys: readonly string[] } | { createdAfterMs: number },
   limit: number,
@@ -209,7 +209,8 @@ export async function listUndeliveredAlerts(
       `SELECT a.*, t.alert_webhook_url, t.signing_secret, t.signing_secret_next,
               json_extract(j.spec_json, '$.on_failure') AS on_failure
        FROM alerts a JOIN tenants t ON t.id = a.tenant_id LEFT JOIN jobs j ON j.id = a.job_id
-       WHERE a.delivery IN ('pending', 'failed') AND ${filter} LIMIT ?2`,
+       WHERE a.delivery IN ('pending', 'failed') AND ${filter}
+         AND NOT EXISTS (SELECT 1 FROM alert_deliveries d WHERE d.alert_id = a.id) LIMIT ?2`,
     )
     .bind(byKeys ? JSON.stringify(which.dedupKeys) : which.createdAfterMs, limit)
     .all<PendingAlertRow>();
