@@ -57,3 +57,24 @@ export function qstashHeaders(
   if (delivery.caller_ip) headers["upstash-caller-ip"] = delivery.caller_ip;
   return headers;
 }
+
+/** What a /v2 run's calls and callbacks need of its job: carried by its claim and dead letter. */
+export interface QstashRunContext {
+  delivery: QstashDelivery;
+  /** `maxRetries` of the callback body: attempts after the first. */
+  maxRetries: number;
+  /** `createdAt` of a published message (a schedule's fires are created at their instant). */
+  jobCreatedAtMs: number;
+}
+
+/**
+ * The context of a job's runs, or undefined for a /v1 job.
+ * @example qstashRunContextOf({ qstash, retry: { max_attempts: 4 } }, 0) // { delivery: qstash, maxRetries: 3, jobCreatedAtMs: 0 }
+ */
+export function qstashRunContextOf(
+  spec: { qstash?: QstashDelivery | undefined; retry: { max_attempts: number } },
+  jobCreatedAtMs: number,
+): QstashRunContext | undefined {
+  if (spec.qstash === undefined) return undefined;
+  return { delivery: spec.qstash, maxRetries: spec.retry.max_attempts - 1, jobCreatedAtMs };
+}

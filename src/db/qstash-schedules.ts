@@ -19,7 +19,11 @@ export async function findScheduleJob(
 }
 
 /** The tenant's live schedules, newest first (QStash lists them all, unpaged). */
-export async function listScheduleJobs(db: D1Database, tenantId: string, limit: number): Promise<StoredJob[]> {
+export async function listScheduleJobs(
+  db: D1Database,
+  tenantId: string,
+  limit: number,
+): Promise<StoredJob[]> {
   const { results } = await db
     .prepare(`SELECT * FROM jobs WHERE tenant_id = ? AND ${LIVE} ORDER BY id DESC LIMIT ?`)
     .bind(tenantId, limit)

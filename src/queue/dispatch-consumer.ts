@@ -15,8 +15,8 @@ import {
 import { resolverFromEnv } from "./dns-resolver";
 import { recordDispatch, recordOutcome } from "./metrics";
 import { limiter, runPool } from "./pool";
+import { callTargetWithCallback } from "./qstash-callbacks";
 import { type Claimed, claimAtShard, type Reported, reportAtShard } from "./shard-batches";
-import { callTarget } from "./target-call";
 import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
@@ -115,25 +115,29 @@ async function callTargets(claimed: Claimed[], context: BatchContext): Promise<T
           attempt: run.attempt,
           fence: run.fence,
         });
-        return callTarget({
-          target: run.target,
-          runToken,
-          completion: run.completion ?? "response",
-          ...(run.qstash ? { qstash: run.qstash } : {}),
-          runId: run.runId,
-          jobId: run.jobId,
-          scheduledAtMs: run.scheduledAtMs,
-          attempt: run.attempt,
-          idempotencyKey: run.idempotencyKey,
-          secrets: secrets.get(run.tenantId) ?? [],
-          timeoutMs: run.timeoutMs,
-          retryOnStatus: run.retryOnStatus,
-          allowPrivate,
-          resolveHost,
-          // Binding targets are looked up by name; which names a job may use was checked at create.
-          bindings: env as unknown as Readonly<Record<string, unknown>>,
-          nowMs: Date.now(),
-        });
+        return callTargetWithCallback(
+          env,
+          {
+            target: run.target,
+            runToken,
+            completion: run.completion ?? "response",
+            ...(run.qstash ? { qstash: run.qstash.delivery } : {}),
+            runId: run.runId,
+            jobId: run.jobId,
+            scheduledAtMs: run.scheduledAtMs,
+            attempt: run.attempt,
+            idempotencyKey: run.idempotencyKey,
+            secrets: secrets.get(run.tenantId) ?? [],
+            timeoutMs: run.timeoutMs,
+            retryOnStatus: run.retryOnStatus,
+            allowPrivate,
+            resolveHost,
+            // Binding targets are looked up by name; which names a job may use was checked at create.
+            bindings: env as unknown as Readonly<Record<string, unknown>>,
+            nowMs: Date.now(),
+          },
+          run,
+        );
       }),
     ),
   );
