@@ -75,7 +75,7 @@ export function failureCallbackDeliveries(
     const answer: TargetAnswer = {
       status: letter.target_status,
       headers: {},
-      bodyBase64: base64OfText(letter.last_error ?? ""),
+      bodyBase64: base64OfText(answeredBodyOf(letter.last_error)),
     };
     return [callbackDelivery(letter.tenant, url, source, answer, true, dlqId)];
   });
@@ -151,6 +151,15 @@ async function answerOf(response: Response): Promise<TargetAnswer> {
     offset += part.length;
   }
   return { status: response.status, headers, bodyBase64: base64OfBytes(bytes) };
+}
+
+/**
+ * What a dead letter kept of the answer's body: the run's error is `target answered <status>:
+ * <first bytes of the body>` (target-call.ts) when the target answered, else the error itself.
+ */
+function answeredBodyOf(lastError: string | null): string {
+  if (lastError === null) return "";
+  return /^target answered \d{3}: ([\s\S]*)$/.exec(lastError)?.[1] ?? lastError;
 }
 
 /** No answer came (timeout, network error, refused address): the error is the body. */
