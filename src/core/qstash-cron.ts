@@ -5,7 +5,7 @@ import { cronExpressionIssues } from "./cron/validate";
 
 export type QstashCron = { ok: true; expr: string; timezone: string } | { ok: false; issues: string[] };
 
-const ZONE_PREFIX = /^(?:CRON_TZ|TZ)=(\S+)\s+(.*)$/;
+const ZONE_PREFIX = /^(?:CRON_TZ|TZ)=(\S+)\s+(.*)$/i;
 
 /**
  * @example parseQstashCron("CRON_TZ=Europe/Berlin 0 9 * * 1-5")
