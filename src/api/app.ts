@@ -17,6 +17,7 @@ import { schedules } from "./routes/schedules";
 import { stats } from "./routes/stats";
 import { tenants } from "./routes/tenants";
 import { tzdata } from "./routes/tzdata";
+import { v2 } from "./v2/app";
 
 /** The v1 API; the entry (src/index.ts) mounts it beside the console. */
 export const app = apiRouter();
@@ -66,6 +67,8 @@ app.route("/v1/alerts", alerts);
 app.route("/v1/stats", stats);
 app.route("/v1/tzdata", tzdata);
 app.route("/v1/calendars", calendars);
+// The QStash-compatible API: its own auth chain and `{"error"}` bodies (src/api/v2/app.ts).
+app.route("/v2", v2);
 
 app.notFound(notFoundFor(app));
 app.onError(errorResponse);

@@ -34,12 +34,11 @@ export function allowsPrivateTargets(env: Env): boolean {
  * each URL that is valid on its own, whatever else in the body is wrong.
  */
 function targetUrlErrors(input: unknown, allowPrivate: boolean, prefix: (string | number)[]): FieldError[] {
-  const fields = validJobFields(input);
   const urls: [string, string | null][] = [
     ["target.url", validTargetUrl(input)],
-    ["on_failure", fields.on_failure ?? null],
-    ["qstash.callback", fields.qstash?.callback ?? null],
-    ["qstash.failure_callback", fields.qstash?.failure_callback ?? null],
+    ["on_failure", validJobFields(input).on_failure ?? null],
+    ["qstash.callback", validJobFields(input).qstash?.callback ?? null],
+    ["qstash.failure_callback", validJobFields(input).qstash?.failure_callback ?? null],
   ];
   const errors: FieldError[] = [];
   for (const [path, url] of urls) {
