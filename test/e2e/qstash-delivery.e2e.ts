@@ -7,7 +7,14 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client, Receiver } from "@upstash/qstash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, apiClient, removeState, type SchedulerProcess, startScheduler, waitUntil } from "./harness";
+import {
+  ADMIN_TOKEN,
+  apiClient,
+  removeState,
+  type SchedulerProcess,
+  startScheduler,
+  waitUntil,
+} from "./harness";
 
 interface Delivery {
   path: string;
@@ -55,7 +62,7 @@ async function startVerifyingEndpoint(keysNow: () => Keys) {
     /** The first call to a path starting with `prefix`, waited for. */
     async received(prefix: string, match: (delivery: Delivery) => boolean = () => true): Promise<Delivery> {
       return waitUntil(
-        async () => deliveries.find((delivery) => delivery.path.startsWith(prefix) && match(delivery)) ?? null,
+        async () => deliveries.find((delivery) => delivery.path.startsWith(prefix) && match(delivery)),
         { timeoutMs: 30_000, intervalMs: 100, what: `a call to ${prefix}` },
       );
     },
@@ -173,7 +180,7 @@ describe("e2e: @upstash/qstash against wrangler dev, every delivery verified by 
     const nextFire = new Date(replaced?.nextScheduleTime ?? 0);
     expect(
       nextFire.toLocaleString("en-US", { timeZone: "America/New_York", hour: "numeric", hour12: false }),
-    ).toBe("9");
+    ).toMatch(/^0?9$/);
 
     await client.schedules.pause({ schedule: "e2e-schedule" });
     expect((await client.schedules.get("e2e-schedule")).isPaused).toBe(true);
@@ -186,7 +193,10 @@ describe("e2e: @upstash/qstash against wrangler dev, every delivery verified by 
 
   it("refuses a schedule without a usable cron, naming the header", async () => {
     await expect(
-      client.schedules.create({ destination: `${endpoint.base}/schedule/bad`, cron: "CRON_TZ=Mars/Olympus 0 9 * * *" }),
+      client.schedules.create({
+        destination: `${endpoint.base}/schedule/bad`,
+        cron: "CRON_TZ=Mars/Olympus 0 9 * * *",
+      }),
     ).rejects.toThrow(/Upstash-Cron/);
   });
 
