@@ -13,55 +13,62 @@ import { messageJobInput } from "./message-job";
 export const SCHEDULE_JOB_PREFIX = "qstash-schedule:";
 const SCHEDULE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 
-export type ScheduleInput =
-  | { ok: true; scheduleId: string; input: JobCreate }
-  | { ok: false; errors: HeaderError[] };
+export interface ScheduleHeaders {
+  scheduleId: string;
+  cron: { expr: string; timezone: string };
+}
 
 /**
- * The /v1 job body of a schedule; `generatedId` is used when the request names none.
- * `Upstash-Delay` (a delay after every fire) is refused: edgecron has no per-fire delay.
+ * The schedule's own headers, checked whatever else is wrong (one 400 names every bad header):
+ * `Upstash-Cron` (required), `Upstash-Schedule-Id` (else `generatedId`). `Upstash-Delay` (a delay
+ * after every fire) is refused: edgecron has no per-fire delay.
  */
-export function scheduleJobInput(request: {
-  destination: string;
-  headers: MessageHeaders;
-  body: string;
-  nowMs: number;
-  generatedId: string;
-  hasDelay: boolean;
-  callerIp: string | null;
-}): ScheduleInput {
-  const { headers } = request;
+export function readScheduleHeaders(
+  headers: Headers,
+  generatedId: string,
+): { ok: true; schedule: ScheduleHeaders } | { ok: false; errors: HeaderError[] } {
+  const read = (name: string) => headers.get(name)?.trim() || null;
   const errors: HeaderError[] = [];
-  const cron = headers.cron === null ? null : parseQstashCron(headers.cron);
+  const cronValue = read("upstash-cron");
+  const cron = cronValue === null ? null : parseQstashCron(cronValue);
   if (cron === null) errors.push({ header: "Upstash-Cron", message: "is required for a schedule" });
   else if (!cron.ok) for (const issue of cron.issues) errors.push({ header: "Upstash-Cron", message: issue });
-  const scheduleId = headers.scheduleId ?? request.generatedId;
+  const scheduleId = read("upstash-schedule-id") ?? generatedId;
   if (scheduleId.length > MAX_SCHEDULE_ID_LENGTH || !SCHEDULE_ID.test(scheduleId)) {
     errors.push({
       header: "Upstash-Schedule-Id",
       message: `must be 1-${MAX_SCHEDULE_ID_LENGTH} letters, digits, '_', '.', ':' or '-'`,
     });
   }
-  if (request.hasDelay) {
+  if (read("upstash-delay") !== null) {
     errors.push({
       header: "Upstash-Delay",
       message: "is not served for schedules (each fire is delivered at its cron instant)",
     });
   }
   if (cron === null || !cron.ok || errors.length > 0) return { ok: false, errors };
-  const message = messageJobInput({ ...request, headers: { ...headers, notBeforeMs: null } });
+  return { ok: true, schedule: { scheduleId, cron: { expr: cron.expr, timezone: cron.timezone } } };
+}
+
+/** The /v1 job body of a schedule: a message's (message-job.ts) with the cron as its schedule. */
+export function scheduleJobInput(request: {
+  destination: string;
+  headers: MessageHeaders;
+  schedule: ScheduleHeaders;
+  body: string;
+  nowMs: number;
+  callerIp: string | null;
+}): JobCreate {
+  const { scheduleId, cron } = request.schedule;
+  const message = messageJobInput({ ...request, headers: { ...request.headers, notBeforeMs: null } });
   const { qstash } = message;
   return {
-    ok: true,
-    scheduleId,
-    input: {
-      ...message,
-      name: `${SCHEDULE_JOB_PREFIX}${scheduleId}`,
-      schedule: { type: "cron", expr: cron.expr, timezone: cron.timezone },
-      ...(qstash === undefined
-        ? {}
-        : { qstash: { ...qstash, schedule_id: scheduleId, caller_ip: request.callerIp } }),
-    },
+    ...message,
+    name: `${SCHEDULE_JOB_PREFIX}${scheduleId}`,
+    schedule: { type: "cron", expr: cron.expr, timezone: cron.timezone },
+    ...(qstash === undefined
+      ? {}
+      : { qstash: { ...qstash, schedule_id: scheduleId, caller_ip: request.callerIp } }),
   };
 }
 

@@ -22,7 +22,7 @@ import { checkDestination, rawDestinationOf } from "./destination";
 import { badRequest, notFound } from "./errors";
 import { parseMessageHeaders } from "./headers";
 import { headerErrorsOf } from "./message-job";
-import { scheduleJobInput, scheduleResource } from "./schedule-job";
+import { readScheduleHeaders, scheduleJobInput, scheduleResource } from "./schedule-job";
 
 export const qstashSchedules = new Hono<AppEnv>();
 
@@ -72,31 +72,32 @@ qstashSchedules.post("/*", async (c) => {
   const tenantId = c.get("tenantId");
   const destination = checkDestination(rawDestinationOf(c.req.url, ROUTE_PREFIX));
   const parsed = parseMessageHeaders(c.req.raw.headers, nowMs);
+  const schedule = readScheduleHeaders(c.req.raw.headers, newId("scd", nowMs));
   const body = await c.req.text();
   const errors = [
+    ...(schedule.ok ? [] : schedule.errors),
     ...(parsed.ok ? [] : parsed.errors),
     ...(destination.ok
       ? []
       : [{ header: "destination", message: destination.error.replace(/^destination: /, "") }]),
   ];
-  if (!parsed.ok || !destination.ok) throw badRequest(errors);
-  const mapped = scheduleJobInput({
+  if (!parsed.ok || !destination.ok || !schedule.ok) throw badRequest(errors);
+  const input = scheduleJobInput({
     destination: destination.url,
     headers: parsed.headers,
+    schedule: schedule.schedule,
     body,
     nowMs,
-    generatedId: newId("scd", nowMs),
-    hasDelay: Boolean(c.req.header("upstash-delay")?.trim()),
     callerIp: c.req.header("cf-connecting-ip") ?? null,
   });
-  if (!mapped.ok) throw badRequest(mapped.errors);
-  const check = checkJobInput(mapped.input, nowMs, [], {
+  const check = checkJobInput(input, nowMs, [], {
     allowPrivate: allowsPrivateTargets(c.env),
     targets: targetBindingAccess(c.env, tenantId),
   });
   if (!check.ok) throw badRequest(headerErrorsOf(check.errors));
-  await upsertSchedule(c.env, tenantId, mapped.scheduleId, check.spec, nowMs);
-  return c.json({ scheduleId: mapped.scheduleId });
+  const { scheduleId } = schedule.schedule;
+  await upsertSchedule(c.env, tenantId, scheduleId, check.spec, nowMs);
+  return c.json({ scheduleId });
 });
 
 /** Creates the schedule's job, or writes a new version of the live one (its status kept). */
