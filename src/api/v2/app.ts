@@ -5,7 +5,9 @@ import { Hono } from "hono";
 import { authenticate, tenantScope } from "../middleware/auth";
 import { EdgecronError } from "../problem";
 import type { AppEnv } from "../types";
+import { dlq } from "./dlq";
 import { qstashErrorResponse } from "./errors";
+import { events } from "./events";
 import { keys } from "./keys";
 import { messages } from "./messages";
 import { publish } from "./publish";
@@ -19,6 +21,9 @@ v2.route("/", publish);
 v2.route("/messages", messages);
 v2.route("/keys", keys);
 v2.route("/schedules", qstashSchedules);
+v2.route("/dlq", dlq);
+v2.route("/events", events);
+v2.route("/logs", events);
 
 /** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
 const NOT_SERVED: [prefix: string, why: string][] = [
