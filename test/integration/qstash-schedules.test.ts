@@ -57,6 +57,25 @@ describe("POST /v2/schedules/{destination}", () => {
     const jobs = await api<JobList>("GET", "/v1/jobs?status=ACTIVE", { token: key });
     expect(jobs.body.data).toHaveLength(1);
 
+    // Policies set through /v1 survive an upsert (QStash has no header for them).
+    const jobId = jobs.body.data[0]?.id;
+    const patched = await api("PATCH", `/v1/jobs/${jobId}`, {
+      token: key,
+      body: {
+        overlap: "skip",
+        misfire: { policy: "skip" },
+        schedule: { type: "cron", expr: "0 8 * * *", timezone: "UTC", dst: { gap: "skip", overlap: "both" } },
+      },
+    });
+    expect(patched.status).toBe(200);
+    await createSchedule(key, headers("15 8 * * *"));
+    const kept = await api<JobList>("GET", "/v1/jobs?status=ACTIVE", { token: key });
+    expect(kept.body.data[0]).toMatchObject({
+      overlap: "skip",
+      misfire: { policy: "skip" },
+      schedule: { expr: "15 8 * * *", dst: { gap: "skip", overlap: "both" } },
+    });
+
     // A deleted schedule frees its id: the next create makes a new job.
     expect((await api("DELETE", "/v2/schedules/daily-report", { token: key })).status).toBe(200);
     await createSchedule(key, headers("0 9 * * *"));
@@ -84,6 +103,9 @@ describe("POST /v2/schedules/{destination}", () => {
     });
     expect(refused.body.error).toContain("Upstash-Delay");
     expect(refused.body.error).toContain("Upstash-Schedule-Id");
+    const queued = await createSchedule(key, { "upstash-cron": "0 9 * * *", "upstash-queue-name": "q" });
+    expect(queued.status).toBe(400);
+    expect(queued.body.error).toContain("Upstash-Queue-Name: queues are not served");
     const jobs = await api<JobList>("GET", "/v1/jobs", { token: key });
     expect(jobs.body.data).toEqual([]);
   });

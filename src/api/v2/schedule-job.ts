@@ -2,7 +2,7 @@
 // its `CRON_TZ` zone, UTC without one) whose target and policies are a message's
 // (message-job.ts), with `qstash.schedule_id` naming it. Read back in the `Schedule` shape the
 // official client parses.
-import type { JobCreate } from "../../core/job-spec";
+import type { JobCreate, JobSpec } from "../../core/job-spec";
 import { parseQstashCron } from "../../core/qstash-cron";
 import { MAX_SCHEDULE_ID_LENGTH } from "../../core/qstash-delivery";
 import type { StoredJob } from "../../db/jobs";
@@ -46,6 +46,9 @@ export function readScheduleHeaders(
       message: "is not served for schedules (each fire is delivered at its cron instant)",
     });
   }
+  if (read("upstash-queue-name") !== null) {
+    errors.push({ header: "Upstash-Queue-Name", message: "queues are not served by edgecron" });
+  }
   if (cron === null || !cron.ok || errors.length > 0) return { ok: false, errors };
   return { ok: true, schedule: { scheduleId, cron: { expr: cron.expr, timezone: cron.timezone } } };
 }
@@ -69,6 +72,26 @@ export function scheduleJobInput(request: {
     ...(qstash === undefined
       ? {}
       : { qstash: { ...qstash, schedule_id: scheduleId, caller_ip: request.callerIp } }),
+  };
+}
+
+/**
+ * The spec an upsert stores over `existing`: the request's, keeping the policies QStash has no
+ * header for and a user may have set through /v1 (misfire, overlap, jitter, the DST rules), so
+ * re-running the same `schedules.create` does not undo them.
+ */
+export function upsertedSpec(existing: JobSpec, requested: JobSpec): JobSpec {
+  const dst = existing.schedule?.type === "cron" ? existing.schedule.dst : undefined;
+  const schedule =
+    requested.schedule?.type === "cron" && dst !== undefined
+      ? { ...requested.schedule, dst }
+      : requested.schedule;
+  return {
+    ...requested,
+    ...(schedule === undefined ? {} : { schedule }),
+    misfire: existing.misfire,
+    overlap: existing.overlap,
+    jitter: existing.jitter,
   };
 }
 

@@ -22,7 +22,7 @@ import { checkDestination, rawDestinationOf } from "./destination";
 import { badRequest, notFound } from "./errors";
 import { parseMessageHeaders } from "./headers";
 import { headerErrorsOf } from "./message-job";
-import { readScheduleHeaders, scheduleJobInput, scheduleResource } from "./schedule-job";
+import { readScheduleHeaders, scheduleJobInput, scheduleResource, upsertedSpec } from "./schedule-job";
 
 export const qstashSchedules = new Hono<AppEnv>();
 
@@ -110,7 +110,7 @@ async function upsertSchedule(
 ): Promise<void> {
   const existing = await findScheduleJob(env.DB, tenantId, scheduleId);
   if (existing !== null) {
-    await saveJobVersion(env, existing, { spec }, nowMs);
+    await saveJobVersion(env, existing, { spec: upsertedSpec(existing.spec, spec) }, nowMs);
     return;
   }
   const job = newStoredJob(env, tenantId, spec, nowMs);
@@ -120,7 +120,7 @@ async function upsertSchedule(
     // A concurrent create of the same id won the index: this request updates that job instead.
     const winner = isScheduleIdTaken(error) ? await findScheduleJob(env.DB, tenantId, scheduleId) : null;
     if (winner === null) throw error;
-    await saveJobVersion(env, winner, { spec }, nowMs);
+    await saveJobVersion(env, winner, { spec: upsertedSpec(winner.spec, spec) }, nowMs);
     return;
   }
   await pushAndMarkSynced(env, [job]);
