@@ -1,9 +1,11 @@
 // /v2/schedules below the client: what is stored (a /v1 cron job in the CRON_TZ zone), the
 // upsert by Upstash-Schedule-Id (concurrent creates end with one job), tenant isolation, and the
 // QStash error bodies for bad input (nothing stored).
+
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
-import { api, createTenantWithKey } from "../helpers/api";
+import { api, BASE, createTenantWithKey } from "../helpers/api";
 
 disarmShardsAfterEach();
 
@@ -106,6 +108,13 @@ describe("POST /v2/schedules/{destination}", () => {
     const queued = await createSchedule(key, { "upstash-cron": "0 9 * * *", "upstash-queue-name": "q" });
     expect(queued.status).toBe(400);
     expect(queued.body.error).toContain("Upstash-Queue-Name: queues are not served");
+    const binary = await SELF.fetch(`${BASE}/v2/schedules/${DESTINATION}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "upstash-cron": "0 9 * * *" },
+      body: new Uint8Array([0xff, 0xfe, 0x00]),
+    });
+    expect(binary.status).toBe(400);
+    expect(await binary.json()).toEqual({ error: expect.stringContaining("body: must be UTF-8") });
     const jobs = await api<JobList>("GET", "/v1/jobs", { token: key });
     expect(jobs.body.data).toEqual([]);
   });

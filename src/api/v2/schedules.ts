@@ -20,8 +20,9 @@ import { targetBindingAccess } from "../target-bindings";
 import type { AppEnv } from "../types";
 import { checkDestination, rawDestinationOf } from "./destination";
 import { badRequest, notFound } from "./errors";
-import { parseMessageHeaders } from "./headers";
+import { type HeaderError, parseMessageHeaders } from "./headers";
 import { headerErrorsOf } from "./message-job";
+import { bodyText } from "./message-service";
 import { readScheduleHeaders, scheduleJobInput, scheduleResource, upsertedSpec } from "./schedule-job";
 
 export const qstashSchedules = new Hono<AppEnv>();
@@ -73,15 +74,15 @@ qstashSchedules.post("/*", async (c) => {
   const destination = checkDestination(rawDestinationOf(c.req.url, ROUTE_PREFIX));
   const parsed = parseMessageHeaders(c.req.raw.headers, nowMs);
   const schedule = readScheduleHeaders(c.req.raw.headers, newId("scd", nowMs));
-  const body = await c.req.text();
-  const errors = [
+  const errors: HeaderError[] = [
     ...(schedule.ok ? [] : schedule.errors),
     ...(parsed.ok ? [] : parsed.errors),
     ...(destination.ok
       ? []
       : [{ header: "destination", message: destination.error.replace(/^destination: /, "") }]),
   ];
-  if (!parsed.ok || !destination.ok || !schedule.ok) throw badRequest(errors);
+  const body = bodyText(new Uint8Array(await c.req.arrayBuffer()), errors);
+  if (!parsed.ok || !destination.ok || !schedule.ok || body === null) throw badRequest(errors);
   const input = scheduleJobInput({
     destination: destination.url,
     headers: parsed.headers,
