@@ -53,25 +53,23 @@ export function qstashClaims(input: {
 
 /**
  * The compact JWS (`header.payload.signature`) of the claims, HS256 keyed with the UTF-8 bytes
- * of the signing key string (what the Receiver does with the key it is given).
+ * of the signing key string (what the Receiver does with the key it is given). `key` may be that
+ * string, or an HMAC SHA-256 CryptoKey imported from those bytes (callers cache imports).
  * @example await signQstashJwt(crypto.subtle, "sig_current", claims) // "eyJhbGciOiJIUzI1NiIs..."
  */
 export async function signQstashJwt(
   subtle: SubtleCrypto,
-  signingKey: string,
+  key: string | CryptoKey,
   claims: QstashClaims,
 ): Promise<string> {
   const header = base64UrlOf(encoder.encode(JSON.stringify({ alg: "HS256", typ: "JWT" })));
   const payload = base64UrlOf(encoder.encode(JSON.stringify(claims)));
   const signingInput = `${header}.${payload}`;
-  const key = await subtle.importKey(
-    "raw",
-    encoder.encode(signingKey),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await subtle.sign("HMAC", key, encoder.encode(signingInput));
+  const hmacKey =
+    typeof key === "string"
+      ? await subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+      : key;
+  const mac = await subtle.sign("HMAC", hmacKey, encoder.encode(signingInput));
   return `${signingInput}.${base64UrlOf(new Uint8Array(mac))}`;
 }
 
@@ -81,7 +79,7 @@ export async function signQstashJwt(
  */
 export async function qstashSignature(
   subtle: SubtleCrypto,
-  input: { signingKey: string; url: string; body: string; nowMs: number; jti: string },
+  input: { signingKey: string | CryptoKey; url: string; body: string; nowMs: number; jti: string },
 ): Promise<string> {
   const digest = new Uint8Array(await subtle.digest("SHA-256", encoder.encode(input.body)));
   return signQstashJwt(

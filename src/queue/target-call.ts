@@ -151,7 +151,8 @@ async function setQstashHeaders(headers: Headers, input: HttpCallInput, body: st
   headers.set(
     "upstash-signature",
     await qstashSignature(crypto.subtle, {
-      signingKey,
+      // The same key as Edgecron-Signature's: HMAC SHA-256 of the secret's UTF-8 bytes, cached.
+      signingKey: await hmacKey(signingKey),
       url: input.target.url,
       body,
       nowMs: input.nowMs,
