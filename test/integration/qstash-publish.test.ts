@@ -195,6 +195,44 @@ describe("POST /v2/publish/{destination}", () => {
   });
 });
 
+describe("tenant isolation", () => {
+  it("never shows, cancels or lists another tenant's message", async () => {
+    const owner = await createTenantWithKey("qstash");
+    const other = await createTenantWithKey("qstash");
+    const res = await v2("POST", `/v2/publish/${targetUrl(uniquePath("ok"))}`, owner.key, {
+      headers: { "upstash-delay": "1h" },
+    });
+    const id = res.body.messageId as string;
+    expect((await v2("GET", `/v2/messages/${id}`, other.key)).status).toBe(404);
+    expect((await v2("DELETE", `/v2/messages/${id}`, other.key)).status).toBe(404);
+    expect((await v2("DELETE", `/v2/messages?messageIds=${id}`, other.key)).body).toEqual({ cancelled: 0 });
+    expect((await v2("DELETE", "/v2/messages", other.key)).body).toEqual({ cancelled: 0 });
+    expect((await v2("GET", `/v2/events?messageIds=${id}`, other.key)).body).toEqual({ events: [] });
+    expect((await v2("GET", `/v2/messages/${id}`, owner.key)).status).toBe(200);
+  });
+});
+
+describe("destinations and bulk limits", () => {
+  it("takes a percent-encoded destination as the URL it encodes", async () => {
+    const t = await createTenantWithKey("qstash");
+    const url = `${targetUrl(uniquePath("ok"))}?a=1`;
+    const res = await v2("POST", `/v2/publish/${encodeURIComponent(url)}`, t.key, {
+      headers: { "upstash-delay": "1h" },
+    });
+    expect(res).toMatchObject({ status: 201, body: { url } });
+  });
+
+  it("refuses more ids than one request may name", async () => {
+    const t = await createTenantWithKey("qstash");
+    const ids = Array.from({ length: 1001 }, (_, index) => `messageIds=job_${index}`).join("&");
+    const res = await v2("DELETE", `/v2/messages?${ids}`, t.key);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain("messageIds");
+    expect((await v2("GET", "/v2/dlq?cursor=not-a-cursor", t.key)).status).toBe(400);
+    expect((await v2("GET", "/v2/events?count=zero", t.key)).status).toBe(400);
+  });
+});
+
 describe("POST /v2/batch", () => {
   it("stores every message and answers one entry per item, in order", async () => {
     const t = await createTenantWithKey("qstash");
