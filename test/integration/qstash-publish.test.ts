@@ -171,13 +171,24 @@ describe("POST /v2/publish/{destination}", () => {
     expect(((await list.json()) as { data: unknown[] }).data).toEqual([]);
   });
 
-  it("refuses a destination that is no URL, and private addresses when the deployment does", async () => {
+  it("refuses a destination that is no URL, and addresses the SSRF policy refuses", async () => {
     const t = await createTenantWithKey("qstash");
     const group = await v2("POST", "/v2/publish/my-url-group", t.key);
     expect(group.status).toBe(400);
     expect(group.body.error).toContain("URL groups");
     const missing = await v2("POST", "/v2/publish/", t.key);
     expect(missing.status).toBe(400);
+    // The SSRF policy runs on the destination and both callbacks (credentials are always refused).
+    const refused = await v2("POST", "/v2/publish/https://user:pw@example.com/x", t.key, {
+      headers: {
+        "upstash-callback": "https://u:p@cb.example/ok",
+        "upstash-failure-callback": "https://u:p@cb.example/no",
+      },
+    });
+    expect(refused.status).toBe(400);
+    for (const part of ["destination", "Upstash-Callback", "Upstash-Failure-Callback"]) {
+      expect(refused.body.error).toContain(`${part}: target URL must not contain credentials`);
+    }
   });
 
   it("answers 401 in QStash's shape for a bad token, and 404 for an unknown message", async () => {
