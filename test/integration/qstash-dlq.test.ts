@@ -121,6 +121,27 @@ describe("the /v2 DLQ", () => {
   });
 });
 
+describe("GET /v2/events", () => {
+  it("shows a delayed message as CREATED, with its delivery time, before any run exists", async () => {
+    const t = await createTenantWithKey("qstash-dlq");
+    const res = await v2("POST", `/v2/publish/${targetUrl(uniquePath("ok"))}`, t.key, {
+      "upstash-delay": "1h",
+    });
+    const message = await v2("GET", `/v2/messages/${res.body.messageId}`, t.key);
+    const events = await v2("GET", `/v2/events?messageIds=${res.body.messageId}`, t.key);
+    expect(events.body.events).toEqual([
+      expect.objectContaining({
+        state: "CREATED",
+        messageId: res.body.messageId,
+        nextDeliveryTime: message.body.notBefore,
+      }),
+    ]);
+    expect(
+      (await v2("GET", `/v2/events?messageIds=${res.body.messageId}&state=DELIVERED`, t.key)).body.events,
+    ).toEqual([]);
+  });
+});
+
 describe("Upstash-Retry-Delay", () => {
   it("sets the delay before the next attempt at the shard", async () => {
     const t = await createTenantWithKey("qstash-dlq");

@@ -171,13 +171,24 @@ describe("POST /v2/publish/{destination}", () => {
     expect(((await list.json()) as { data: unknown[] }).data).toEqual([]);
   });
 
-  it("refuses a destination that is no URL, and private addresses when the deployment does", async () => {
+  it("refuses a destination that is no URL, and addresses the SSRF policy refuses", async () => {
     const t = await createTenantWithKey("qstash");
     const group = await v2("POST", "/v2/publish/my-url-group", t.key);
     expect(group.status).toBe(400);
     expect(group.body.error).toContain("URL groups");
     const missing = await v2("POST", "/v2/publish/", t.key);
     expect(missing.status).toBe(400);
+    // The SSRF policy runs on the destination and both callbacks (credentials are always refused).
+    const refused = await v2("POST", "/v2/publish/https://user:pw@example.com/x", t.key, {
+      headers: {
+        "upstash-callback": "https://u:p@cb.example/ok",
+        "upstash-failure-callback": "https://u:p@cb.example/no",
+      },
+    });
+    expect(refused.status).toBe(400);
+    for (const part of ["destination", "Upstash-Callback", "Upstash-Failure-Callback"]) {
+      expect(refused.body.error).toContain(`${part}: target URL must not contain credentials`);
+    }
   });
 
   it("answers 401 in QStash's shape for a bad token, and 404 for an unknown message", async () => {
@@ -192,6 +203,44 @@ describe("POST /v2/publish/{destination}", () => {
     const queues = await v2("GET", "/v2/queues", t.key);
     expect(queues.status).toBe(404);
     expect(queues.body.error).toContain("not served");
+  });
+});
+
+describe("tenant isolation", () => {
+  it("never shows, cancels or lists another tenant's message", async () => {
+    const owner = await createTenantWithKey("qstash");
+    const other = await createTenantWithKey("qstash");
+    const res = await v2("POST", `/v2/publish/${targetUrl(uniquePath("ok"))}`, owner.key, {
+      headers: { "upstash-delay": "1h" },
+    });
+    const id = res.body.messageId as string;
+    expect((await v2("GET", `/v2/messages/${id}`, other.key)).status).toBe(404);
+    expect((await v2("DELETE", `/v2/messages/${id}`, other.key)).status).toBe(404);
+    expect((await v2("DELETE", `/v2/messages?messageIds=${id}`, other.key)).body).toEqual({ cancelled: 0 });
+    expect((await v2("DELETE", "/v2/messages", other.key)).body).toEqual({ cancelled: 0 });
+    expect((await v2("GET", `/v2/events?messageIds=${id}`, other.key)).body).toEqual({ events: [] });
+    expect((await v2("GET", `/v2/messages/${id}`, owner.key)).status).toBe(200);
+  });
+});
+
+describe("destinations and bulk limits", () => {
+  it("takes a percent-encoded destination as the URL it encodes", async () => {
+    const t = await createTenantWithKey("qstash");
+    const url = `${targetUrl(uniquePath("ok"))}?a=1`;
+    const res = await v2("POST", `/v2/publish/${encodeURIComponent(url)}`, t.key, {
+      headers: { "upstash-delay": "1h" },
+    });
+    expect(res).toMatchObject({ status: 201, body: { url } });
+  });
+
+  it("refuses more ids than one request may name", async () => {
+    const t = await createTenantWithKey("qstash");
+    const ids = Array.from({ length: 1001 }, (_, index) => `messageIds=job_${index}`).join("&");
+    const res = await v2("DELETE", `/v2/messages?${ids}`, t.key);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain("messageIds");
+    expect((await v2("GET", "/v2/dlq?cursor=not-a-cursor", t.key)).status).toBe(400);
+    expect((await v2("GET", "/v2/events?count=zero", t.key)).status).toBe(400);
   });
 });
 

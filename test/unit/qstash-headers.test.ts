@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseMessageHeaders, parseQstashDurationMs } from "../../src/api/v2/headers";
+import { DEFAULT_RETRY_DELAY_EXPRESSION } from "../../src/api/v2/message-job";
 import { parseRetryDelayExpression, retryDelayFromExpressionMs } from "../../src/core/retry-delay-expression";
 
 const NOW_MS = Date.parse("2026-12-01T12:00:00Z");
@@ -22,6 +23,13 @@ describe("parseRetryDelayExpression", () => {
     expect(retryDelayFromExpressionMs("0 - 5000", 1)).toBe(0);
     expect(retryDelayFromExpressionMs("pow(10, 12)", 1)).toBe(86_400_000);
     expect(retryDelayFromExpressionMs("0 / 0", 1)).toBe(0);
+  });
+
+  it("gives QStash's default backoff: 12 s, 2 min 28 s, 30 min, 6 h, then a day", () => {
+    const delaysS = [1, 2, 3, 4, 5].map((attempt) =>
+      Math.round((retryDelayFromExpressionMs(DEFAULT_RETRY_DELAY_EXPRESSION, attempt) ?? 0) / 1000),
+    );
+    expect(delaysS).toEqual([12, 148, 1808, 22026, 86400]);
   });
 
   it("passes retried = attempt - 1 (the first retry follows retried 0)", () => {

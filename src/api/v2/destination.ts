@@ -21,8 +21,10 @@ export function rawDestinationOf(requestUrl: string, routePrefix: string): strin
 /** A destination as a batch item or the path gives it: an absolute http(s) URL. */
 export function checkDestination(destination: string): Destination {
   if (destination === "") return { ok: false, error: "destination: give the URL to call after the route" };
-  // The runtime's URL parser leaves `https:/x` alone in a path; a proxy may have merged `//`.
-  const repaired = destination.replace(/^(https?):\/(?!\/)/, "$1://");
+  // The client never encodes it, but a hand-written call may (`https%3A%2F%2Fa.b%2Fp`); and a
+  // proxy on the way may have merged the `//` after the scheme.
+  const decoded = /^https?%3A/i.test(destination) ? safeDecode(destination) : destination;
+  const repaired = decoded.replace(/^(https?):\/(?!\/)/, "$1://");
   if (!URL.canParse(repaired) || !["http:", "https:"].includes(new URL(repaired).protocol)) {
     return {
       ok: false,
@@ -30,4 +32,12 @@ export function checkDestination(destination: string): Destination {
     };
   }
   return { ok: true, url: repaired };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }

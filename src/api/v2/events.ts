@@ -46,29 +46,44 @@ function logsOfRun(run: RunRow, job: StoredJob) {
   } catch {
     // An unreadable history is shown as no events rather than failing the page.
   }
-  const target = job.spec.target.type === "http" ? job.spec.target : null;
-  const body = typeof target?.body === "string" ? target.body : "";
-  const labels = job.spec.qstash?.labels ?? [];
   return events
     .map((event) => {
       const state = LOG_STATES[String(event.state)] ?? "ACTIVE";
       const failed = state === "ERROR" || state === "RETRY" || state === "FAILED";
       return {
-        time: typeof event.at_ms === "number" ? event.at_ms : run.updated_at_ms,
-        state,
-        messageId: job.id,
-        url: targetUrlOf(job.spec),
-        header: headerLists(target?.headers ?? {}),
-        body: base64Of(body),
+        ...baseLog(job, typeof event.at_ms === "number" ? event.at_ms : run.updated_at_ms, state),
         ...(state === "RETRY" && run.next_attempt_at_ms !== null
           ? { nextDeliveryTime: run.next_attempt_at_ms }
           : {}),
         ...(failed && typeof event.reason === "string" ? { error: event.reason } : {}),
         ...(state === "DELIVERED" || failed ? { responseStatus: run.target_status ?? 0 } : {}),
-        ...(labels.length === 0 ? {} : { label: labels.join(","), labels }),
       };
     })
     .reverse();
+}
+
+/** What every Log of a message carries. */
+function baseLog(job: StoredJob, timeMs: number, state: string) {
+  const target = job.spec.target.type === "http" ? job.spec.target : null;
+  const labels = job.spec.qstash?.labels ?? [];
+  return {
+    time: timeMs,
+    state,
+    messageId: job.id,
+    url: targetUrlOf(job.spec),
+    header: headerLists(target?.headers ?? {}),
+    body: base64Of(typeof target?.body === "string" ? target.body : ""),
+    ...(labels.length === 0 ? {} : { label: labels.join(","), labels }),
+  };
+}
+
+function createdLog(job: StoredJob) {
+  const notBeforeMs =
+    job.spec.schedule?.type === "once" && job.spec.schedule.at ? Date.parse(job.spec.schedule.at) : null;
+  return {
+    ...baseLog(job, job.createdAtMs, "CREATED"),
+    ...(notBeforeMs === null ? {} : { nextDeliveryTime: notBeforeMs }),
+  };
 }
 
 export const events = new Hono<AppEnv>();
@@ -81,20 +96,24 @@ events.get("/", async (c) => {
   const last = page[page.length - 1];
   const cursor =
     runs.length > query.count && last !== undefined ? encodeCursor([last.created_at_ms, last.id]) : null;
-  const jobs = await findJobsByIds(
-    c.env.DB,
-    tenantId,
-    page.map((run) => run.job_id),
-  );
+  const jobs = await findJobsByIds(c.env.DB, tenantId, [...page.map((run) => run.job_id), ...query.ids]);
   const logs = page.flatMap((run) => {
     const job = jobs.get(run.job_id);
-    if (job?.spec.qstash === undefined) return [];
-    return logsOfRun(run, job).filter((log) =>
-      query.matches({ ...messageFactsOf(job), createdAtMs: log.time, state: log.state }),
+    return job?.spec.qstash === undefined ? [] : logsOfRun(run, job);
+  });
+  // A message asked for by id whose first delivery is still ahead has no run yet: it was created.
+  for (const id of query.ids) {
+    const job = jobs.get(id);
+    if (job?.spec.qstash !== undefined && !page.some((run) => run.job_id === id)) logs.push(createdLog(job));
+  }
+  const selected = logs.filter((log) => {
+    const job = jobs.get(log.messageId);
+    return (
+      job !== undefined && query.matches({ ...messageFactsOf(job), createdAtMs: log.time, state: log.state })
     );
   });
-  logs.sort((a, b) => b.time - a.time);
-  return c.json({ events: logs, ...(cursor === null ? {} : { cursor }) });
+  selected.sort((a, b) => b.time - a.time);
+  return c.json({ events: selected, ...(cursor === null ? {} : { cursor }) });
 });
 
 async function runsOf(

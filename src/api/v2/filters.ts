@@ -18,6 +18,9 @@ export interface BulkQuery {
   matches: (facts: MessageFacts) => boolean;
 }
 
+/** Ids one bulk request may name (each is looked up). */
+export const MAX_IDS = 1000;
+
 /** Filters we hold no data for (URL groups, queues, schedules made elsewhere, caller IPs): nothing matches them. */
 const UNMATCHED_FILTERS = ["topicName", "queueName", "scheduleId", "callerIp", "api", "endpointName"];
 
@@ -51,7 +54,10 @@ export function bulkQueryOf(url: URL, idName: string, maxCount: number, defaultC
       (states.length === 0 || (facts.state !== undefined && states.includes(facts.state)))
     );
   };
-  return { ids: all(idName), count, cursor: params.get("cursor") || null, matches };
+  const ids = all(idName);
+  if (ids.length > MAX_IDS)
+    throw new EdgecronError("validation_failed", `${idName}: at most ${MAX_IDS} ids per request`);
+  return { ids, count, cursor: params.get("cursor") || null, matches };
 }
 
 function readCount(value: string | null, maxCount: number, defaultCount: number): number {
