@@ -129,7 +129,7 @@ export async function startScheduler({
         modules: true,
         scriptPath,
         compatibilityDate: "2026-04-20",
-        compatibilityFlags: ["nodejs_compat"],
+        compatibilityFlags: ["nodejs_compat", "queue_consumer_no_wait_for_wait_until"],
         bindings: vars,
         d1Databases: { DB: "00000000-0000-0000-0000-000000000001" },
         kvNamespaces: { DEDUP_KV: "00000000000000000000000000000002" },
