@@ -5,7 +5,7 @@ import { cronExpressionIssues } from "./cron/validate";
 
 export type QstashCron = { ok: true; expr: string; timezone: string } | { ok: false; issues: string[] };
 
-const ZONE_PREFIX = /^(?:CRON_TZ|TZ)=(\S+)\s+(.*)$/i;
+const ZONE_PREFIX = /^(?:CRON_TZ|TZ)=(\S+)(?:\s+(.*))?$/i;
 
 /**
  * @example parseQstashCron("CRON_TZ=Europe/Berlin 0 9 * * 1-5")
@@ -16,7 +16,7 @@ export function parseQstashCron(value: string): QstashCron {
   const text = value.trim();
   const prefixed = ZONE_PREFIX.exec(text);
   const timezone = prefixed?.[1] ?? "UTC";
-  const expr = (prefixed?.[2] ?? text).trim();
+  const expr = (prefixed === null ? text : (prefixed[2] ?? "")).trim();
   if (expr === "") return { ok: false, issues: ["must hold a cron expression such as */5 * * * *"] };
   const issues = cronExpressionIssues(expr, timezone);
   return issues.length > 0 ? { ok: false, issues } : { ok: true, expr, timezone };
