@@ -33,5 +33,7 @@ export async function listScheduleJobs(
 
 /** Whether a failed insert was the schedule index refusing a second live job for one id. */
 export function isScheduleIdTaken(error: unknown): boolean {
-  return error instanceof Error && /UNIQUE constraint failed: index .jobs_qstash_schedule/i.test(error.message);
+  return (
+    error instanceof Error && /UNIQUE constraint failed: index .jobs_qstash_schedule/i.test(error.message)
+  );
 }
