@@ -6,6 +6,12 @@
 /** How long a signature stays valid: QStash's own default (its Receiver checks `exp`). */
 export const QSTASH_SIGNATURE_TTL_SECONDS = 5 * 60;
 export const QSTASH_ISSUER = "Upstash";
+/**
+ * `nbf` is this much before `iat`: the Receiver checks `nbf` against its own clock with no
+ * tolerance by default, so with `nbf = iat` an endpoint whose clock is a few milliseconds behind
+ * ours refuses calls made just after a second boundary.
+ */
+export const QSTASH_NOT_BEFORE_LEEWAY_SECONDS = 5;
 
 export interface QstashClaims {
   iss: typeof QSTASH_ISSUER;
@@ -29,9 +35,9 @@ export function base64UrlOf(bytes: Uint8Array): string {
 }
 
 /**
- * The claims of one delivery: valid from `nowMs` (whole seconds) for five minutes.
+ * The claims of one delivery: issued at `nowMs` (whole seconds), valid for five minutes.
  * @example qstashClaims({ url: "https://a.b/p?x=1", bodySha256: digest, nowMs: 1_764_403_200_000, jti: "jwt_1" })
- * // { iss: "Upstash", sub: "https://a.b/p?x=1", iat: 1764403200, nbf: 1764403200, exp: 1764403500, ... }
+ * // { iss: "Upstash", sub: "https://a.b/p?x=1", iat: 1764403200, nbf: 1764403195, exp: 1764403500, ... }
  */
 export function qstashClaims(input: {
   url: string;
@@ -44,7 +50,7 @@ export function qstashClaims(input: {
     iss: QSTASH_ISSUER,
     sub: input.url,
     iat,
-    nbf: iat,
+    nbf: iat - QSTASH_NOT_BEFORE_LEEWAY_SECONDS,
     exp: iat + QSTASH_SIGNATURE_TTL_SECONDS,
     jti: input.jti,
     body: base64UrlOf(input.bodySha256),
