@@ -14,8 +14,6 @@ export const MAX_SCHEDULE_ID_LENGTH = 128;
  * stays valid: absent reads as null.
  */
 export const qstashJobSchema = qstashMessageSchema.extend({
-  /** The /v2 message id every attempt carries; absent: each fire is its own message (its run id). */
-  message_id: z.string().min(1).max(MAX_SCHEDULE_ID_LENGTH).nullable().optional(),
   /** Set on jobs made by POST /v2/schedules: sent as `Upstash-Schedule-Id`. */
   schedule_id: z.string().min(1).max(MAX_SCHEDULE_ID_LENGTH).nullable().optional(),
   /** The address the /v2 request came from (`Upstash-Caller-IP`, the callbacks' `callerIP`). */
@@ -25,16 +23,15 @@ export const qstashJobSchema = qstashMessageSchema.extend({
 export type QstashDelivery = z.output<typeof qstashJobSchema>;
 
 /**
- * The QStash message id of one run: the id the job was given at publish when it has one; else
- * the run's id for a schedule (each fire is a new message, its retries keep it) and the job's id
- * for a published message (one job per message).
+ * The QStash message id of one run: a published message is its job (the id publish answered);
+ * each fire of a schedule is a new message, its run (whose retries keep it).
  * @example qstashMessageId({ schedule_id: "scd_1" }, { jobId: "job_1", runId: "run_1" }) === "run_1"
  */
 export function qstashMessageId(
-  delivery: Pick<QstashDelivery, "message_id" | "schedule_id">,
+  delivery: Pick<QstashDelivery, "schedule_id">,
   run: { jobId: string; runId: string },
 ): string {
-  return delivery.message_id ?? (delivery.schedule_id ? run.runId : run.jobId);
+  return delivery.schedule_id ? run.runId : run.jobId;
 }
 
 /**

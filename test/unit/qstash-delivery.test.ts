@@ -97,13 +97,13 @@ function callInput(target: Partial<HttpTarget>, qstash?: Partial<QstashDelivery>
 describe("buildRequest for a QStash-format job", () => {
   it("signs the exact body it sends and heads the call as QStash does", async () => {
     const request = await buildRequest(
-      callInput({ body: "raw body" }, { message_id: "msg_1", schedule_id: "scd_1", caller_ip: "192.0.2.7" }),
+      callInput({ body: "raw body" }, { schedule_id: "scd_1", caller_ip: "192.0.2.7" }),
     );
     const body = await request.text();
     expect(body).toBe("raw body");
     const signature = request.headers.get("upstash-signature") ?? "";
     await expect(receiver().verify({ signature, body, url: URL_WITH_QUERY })).resolves.toBe(true);
-    expect(request.headers.get("upstash-message-id")).toBe("msg_1");
+    expect(request.headers.get("upstash-message-id")).toBe("run_01");
     expect(request.headers.get("upstash-retried")).toBe("0");
     expect(request.headers.get("upstash-schedule-id")).toBe("scd_1");
     expect(request.headers.get("upstash-caller-ip")).toBe("192.0.2.7");
