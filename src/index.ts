@@ -63,7 +63,7 @@ export default {
       return handleDeadLetterBatch(batch as MessageBatch<DeadLetterMessage | DispatchMessage>, env);
     }
     if (batch.queue === SIDE_DELIVERY_QUEUE_NAME) {
-      return handleSideDeliveryBatch(batch as MessageBatch<SideDeliveryMessage>, env);
+      return handleSideDeliveryBatch(batch as MessageBatch<SideDeliveryMessage>, env, ctx);
     }
     logEvent("queue.unknown", { queue: batch.queue });
     batch.retryAll();

@@ -85,10 +85,10 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
         report.overdue.map((job) => ({
           tenantId: job.tenantId,
           jobId: job.jobId,
-          runId: null,
+          runId: job.runId,
           kind: "missed_run" as const,
           dedupKey: `missed:${job.jobId}:${job.scheduledAtMs}`,
-          message: `Job ${job.jobId} missed its instant ${new Date(job.scheduledAtMs).toISOString()} by ${Math.round(job.overdueMs / 1000)} s`,
+          message: `Job ${job.jobId} missed its instant ${new Date(job.scheduledAtMs).toISOString()} by ${Math.round(job.overdueMs / 1000)} s${job.runId === null ? "" : " (its run is still waiting for dispatch)"}`,
           details: { scheduled_at: new Date(job.scheduledAtMs).toISOString(), overdue_ms: job.overdueMs },
         })),
       );

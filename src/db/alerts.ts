@@ -124,7 +124,8 @@ export async function findAlert(db: D1Database, tenantId: string, id: string): P
 /**
  * Resolves every missed_run alert whose job has fired since: a run of the job's schedule (not a
  * manual trigger or backfill: the schedule is what was stuck), at the missed instant (recovered
- * late) or a later one, that a shard dispatched (it has a fence). The
+ * late) or a later one, that a consumer took (it has a fence and is past the unclaimed states: a
+ * run sent to the queue and never claimed is the missed run itself, not its recovery). The
  * maintenance pass runs this, off the dispatch path; an alert resolves within one pass of the
  * run reaching the history. Returns how many resolved. `details.scheduled_at` is RFC 3339 UTC;
  * strftime('%s') floors it to the second, which no other instant of the job can fall inside.
@@ -135,7 +136,7 @@ export async function resolveMissedRunAlerts(db: D1Database, nowMs: number): Pro
       `UPDATE alerts SET resolved_at_ms = ?1, resolution = 'job_fired_again'
        WHERE kind = 'missed_run' AND resolved_at_ms IS NULL AND job_id IS NOT NULL
          AND EXISTS (SELECT 1 FROM runs r WHERE r.job_id = alerts.job_id AND r.kind IN ('schedule', 'catch_up')
-           AND r.fence IS NOT NULL
+           AND r.fence IS NOT NULL AND r.state NOT IN ('SCHEDULED', 'ACQUIRED', 'DISPATCHED')
            AND r.scheduled_at_ms >= strftime('%s', json_extract(alerts.details_json, '$.scheduled_at')) * 1000)`,
     )
     .bind(nowMs)

@@ -41,6 +41,8 @@ export interface SideDelivery {
 export interface SideDeliveryMessage {
   kind: "side_delivery";
   delivery: SideDelivery;
+  /** Attempts made before this message was sent (a handed-off attempt's retry is a new message). */
+  attemptsBefore?: number;
 }
 
 /** How one attempt ended. A refused address is not retryable; every other failure is. */

@@ -1,7 +1,7 @@
 // Side deliveries (alerts, on_failure calls): one queue message per URL, signed like a job's call,
 // retried with backoff by the side-delivery consumer, their state recorded per URL and summed up on
 // the alert.
-import { createMessageBatch, env } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { markAlertDeliveriesSent } from "../../src/db/alert-deliveries";
 import {
@@ -67,8 +67,23 @@ async function deliverOnce(item: SideDelivery, attempts = 1) {
   const message = batch.messages[0] as Message<SideDeliveryMessage>;
   const ack = vi.spyOn(message, "ack");
   const retry = vi.spyOn(message, "retry");
-  await handleSideDeliveryBatch(batch, env);
-  return { acked: ack.mock.calls.length > 0, retries: retry.mock.calls.map((call) => call[0]) };
+  const ctx = createExecutionContext();
+  const startedAtMs = Date.now();
+  await handleSideDeliveryBatch(batch, env, ctx);
+  const handled = {
+    acked: ack.mock.calls.length > 0,
+    retries: retry.mock.calls.map((call) => call[0]),
+    batchMs: Date.now() - startedAtMs,
+  };
+  await waitOnExecutionContext(ctx);
+  return handled;
+}
+
+async function attemptsOf(alertId: string): Promise<number | undefined> {
+  const row = await env.DB.prepare("SELECT attempts FROM alert_deliveries WHERE alert_id = ?")
+    .bind(alertId)
+    .first<{ attempts: number }>();
+  return row?.attempts;
 }
 
 async function alertDelivery(alertId: string) {
@@ -81,7 +96,7 @@ describe("the side-delivery consumer", () => {
   it("delivers signed with the tenant's secret and the alert id as Idempotency-Key", async () => {
     const path = `/ok/side/${Date.now().toString(36)}`;
     const alertId = await sentAlert({ webhook: targetUrl(path) });
-    expect(await deliverOnce(delivery(alertId, "webhook", targetUrl(path)))).toEqual({
+    expect(await deliverOnce(delivery(alertId, "webhook", targetUrl(path)))).toMatchObject({
       acked: true,
       retries: [],
     });
@@ -116,7 +131,7 @@ describe("the side-delivery consumer", () => {
   it("retries a failing URL with backoff through the queue, then gives up after about an hour", async () => {
     const url = targetUrl(`/status/500/side/${Date.now().toString(36)}`);
     const alertId = await sentAlert({ webhook: url });
-    expect(await deliverOnce(delivery(alertId, "webhook", url), 1)).toEqual({
+    expect(await deliverOnce(delivery(alertId, "webhook", url), 1)).toMatchObject({
       acked: false,
       retries: [{ delaySeconds: 5 }],
     });
@@ -124,7 +139,10 @@ describe("the side-delivery consumer", () => {
     expect((await deliverOnce(delivery(alertId, "webhook", url), 10)).retries).toEqual([
       { delaySeconds: 300 },
     ]);
-    expect(await deliverOnce(delivery(alertId, "webhook", url), 18)).toEqual({ acked: true, retries: [] });
+    expect(await deliverOnce(delivery(alertId, "webhook", url), 18)).toMatchObject({
+      acked: true,
+      retries: [],
+    });
     expect(await alertDelivery(alertId)).toMatchObject({
       delivery: "failed",
       delivery_error: `${url}: HTTP 500`,
@@ -139,7 +157,31 @@ describe("the side-delivery consumer", () => {
   it("never retries a URL its address checks refuse", async () => {
     const url = "ftp://example.com/hook";
     const alertId = await sentAlert({ webhook: url });
-    expect(await deliverOnce(delivery(alertId, "webhook", url))).toEqual({ acked: true, retries: [] });
+    expect(await deliverOnce(delivery(alertId, "webhook", url))).toMatchObject({ acked: true, retries: [] });
     expect((await alertDelivery(alertId))?.delivery).toBe("failed");
+  });
+
+  it("hands a silent receiver off: the batch ends, the attempt is recorded when it ends", async () => {
+    const path = `/slow/2500/side/${Date.now().toString(36)}`;
+    const alertId = await sentAlert({ webhook: targetUrl(path) });
+    const handled = await deliverOnce(delivery(alertId, "webhook", targetUrl(path)));
+    expect(handled).toMatchObject({ acked: true, retries: [] });
+    expect(handled.batchMs).toBeLessThan(2_000);
+    // waitOnExecutionContext waited for the handed-off attempt: it answered 200 and was recorded.
+    expect(await alertDelivery(alertId)).toMatchObject({ delivery: "delivered", delivery_error: null });
+  });
+
+  it("sends a handed-off attempt that failed back to the queue, counting the attempts made", async () => {
+    const url = targetUrl(`/slow/5000/side-timeout/${Date.now().toString(36)}`);
+    const alertId = await sentAlert({ webhook: url });
+    // Times out after 1.5 s: handed off at 1 s, failed, retried by a new message 5 s later.
+    const handled = await deliverOnce({ ...delivery(alertId, "webhook", url), timeoutMs: 1_500 });
+    expect(handled).toMatchObject({ acked: true, retries: [] });
+    expect(await attemptsOf(alertId)).toBe(1);
+    expect((await alertDelivery(alertId))?.delivery).toBe("failed");
+    await vi.waitFor(async () => expect(await attemptsOf(alertId)).toBe(2), {
+      timeout: 15_000,
+      interval: 200,
+    });
   });
 });
