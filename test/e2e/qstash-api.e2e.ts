@@ -161,6 +161,15 @@ describe("@upstash/qstash against wrangler dev", () => {
     expect(await qstash.messages.cancel(many.map((m) => m.messageId))).toEqual({ cancelled: 2 });
   });
 
+  it("never delivers a cancelled message", async () => {
+    const { messageId } = await qstash.publish({ url: `${target.url}/cancel-short`, body: "no", delay: 2 });
+    expect(await qstash.messages.cancel(messageId)).toEqual({ cancelled: 1 });
+    // A later message to another path is the clock: once it arrived, the cancelled one was due too.
+    await qstash.publish({ url: `${target.url}/cancel-witness`, body: "yes", delay: 3 });
+    await waitForCalls("/cancel-witness", 1);
+    expect(callsTo("/cancel-short")).toEqual([]);
+  });
+
   it("answers errors the client throws with their status", async () => {
     const stranger = new Client({ baseUrl: server.baseUrl, token: `ek_${"0".repeat(64)}`, devMode: false });
     const unauthorized = await stranger.publish({ url: `${target.url}/x` }).catch((error: unknown) => error);
