@@ -3,9 +3,10 @@
 // QStash error bodies for bad input (nothing stored).
 
 import { SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, BASE, createTenantWithKey } from "../helpers/api";
+import { targetUrl, WAIT } from "../helpers/scheduling";
 
 disarmShardsAfterEach();
 
@@ -149,5 +150,37 @@ describe("a schedule by id", () => {
       expect(res.body.error).toMatch(/not found/);
     }
     expect((await api<unknown[]>("GET", "/v2/schedules", { token: other.key })).body).toEqual([]);
+  });
+});
+
+describe("a schedule's failed fire", () => {
+  it("is its own message in the DLQ: the run's id, with the schedule's id", async () => {
+    const { key } = await createTenantWithKey("qstash-schedule-dlq");
+    const destination = targetUrl(`/status/500/qstash-schedule-${crypto.randomUUID()}`);
+    const created = await api<{ scheduleId: string }>("POST", `/v2/schedules/${destination}`, {
+      token: key,
+      body: "fire",
+      headers: { "content-type": "text/plain", "upstash-cron": "0 0 1 1 *", "upstash-retries": "0" },
+    });
+    const jobs = await api<JobList>("GET", "/v1/jobs", { token: key });
+    const jobId = jobs.body.data[0]?.id;
+    const fired = await api<{ run_id: string }>("POST", `/v1/jobs/${jobId}/trigger`, { token: key });
+    expect(fired.status).toBe(202);
+    const entry = await vi.waitFor(async () => {
+      const page = await api<{ messages: { messageId: string; scheduleId?: string; dlqId: string }[] }>(
+        "GET",
+        "/v2/dlq",
+        { token: key },
+      );
+      expect(page.body.messages).toHaveLength(1);
+      return page.body.messages[0];
+    }, WAIT);
+    expect(entry).toMatchObject({ messageId: fired.body.run_id, scheduleId: created.body.scheduleId });
+    const retried = await api<{ responses: { messageId: string }[] }>(
+      "POST",
+      `/v2/dlq/retry?dlqIds=${entry?.dlqId}`,
+      { token: key },
+    );
+    expect(retried.body.responses).toEqual([{ messageId: fired.body.run_id }]);
   });
 });
