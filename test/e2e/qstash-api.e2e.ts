@@ -181,10 +181,7 @@ describe("@upstash/qstash against wrangler dev", () => {
     expect(bad).toMatchObject({ status: 400, message: expect.stringContaining("Upstash-Retry-Delay") });
     const unknown = await qstash.messages.get("job_unknown").catch((error: unknown) => error);
     expect(unknown).toMatchObject({ status: 404 });
-    const queue = await qstash
-      .queue({ queueName: "q" })
-      .get()
-      .catch((error: unknown) => error);
-    expect(queue).toMatchObject({ status: 404, message: expect.stringContaining("not served") });
+    const group = await qstash.urlGroups.get("group").catch((error: unknown) => error);
+    expect(group).toMatchObject({ status: 404, message: expect.stringContaining("not served") });
   });
 });
