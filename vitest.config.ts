@@ -51,6 +51,7 @@ export default defineConfig(async () => {
               deadLetterQueue: "edgecron-dead-letters",
             },
             "edgecron-dead-letters": { maxBatchSize: 100, maxBatchTimeout: 0 },
+            "edgecron-side-deliveries": { maxBatchSize: 100, maxBatchTimeout: 0, maxRetries: 30 },
           },
         },
       }),

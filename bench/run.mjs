@@ -1,20 +1,26 @@
 // npm run bench [-- --quick] [-- --scenario burst[,steady...]] [-- --no-build]
+// npm run bench -- --scenario flood [--jobs N --seconds S]: optional, not in the default set; its
+// results are added to the existing latest.json.
 //
 // Builds the production bundle (wrangler deploy --dry-run), runs it under Miniflare started from
 // this process (wrangler dev proxies every outbound fetch through its own Node process and manages
 // only ~550 target calls/s: docs/TOOLCHAIN.md), forks a keep-alive HTTP target, runs the
 // scenarios and writes bench/results/<timestamp>.json, latest.json, latest.md and the lateness SVG.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { latenessSvg, markdownSummary } from "./lib/report.mjs";
 import { ADMIN_TOKEN, buildBundle, startScheduler, startTarget, workerdMemory } from "./lib/runtime.mjs";
+import { flood } from "./lib/flood.mjs";
 import * as scenarioModule from "./lib/scenarios.mjs";
 
-const scenarios = { ...scenarioModule };
+const scenarios = { ...scenarioModule, flood };
 
 const ORDER = ["ceiling", "create", "burst", "steady", "scale"];
+/** Run only when named with --scenario: each takes minutes at full size. */
+const OPTIONAL = ["flood"];
+const ALL = [...ORDER, ...OPTIONAL];
 const SIZES = {
   full: {
     ceiling: { msgs: 20_000 },
@@ -22,6 +28,7 @@ const SIZES = {
     burst: { jobs: 20_000 },
     steady: { jobs: 10_000, seconds: 60 },
     scale: { jobs: 1_000_000 },
+    flood: { jobs: 2_000, seconds: 60 },
   },
   quick: {
     ceiling: { msgs: 5_000 },
@@ -29,6 +36,7 @@ const SIZES = {
     burst: { jobs: 2_000 },
     steady: { jobs: 1_000, seconds: 20 },
     scale: { jobs: 20_000 },
+    flood: { jobs: 200, seconds: 10 },
   },
 };
 
@@ -39,13 +47,14 @@ const { values } = parseArgs({
     "no-build": { type: "boolean", default: false },
     concurrency: { type: "string" },
     jobs: { type: "string" },
+    seconds: { type: "string" },
     verbose: { type: "boolean", default: false },
   },
 });
 const mode = values.quick ? "quick" : "full";
 const selected = values.scenario ? values.scenario.flatMap((s) => s.split(",")) : ORDER;
 for (const name of selected)
-  if (!ORDER.includes(name)) throw new Error(`unknown scenario ${name}; one of ${ORDER.join(", ")}`);
+  if (!ALL.includes(name)) throw new Error(`unknown scenario ${name}; one of ${ALL.join(", ")}`);
 
 const resultsDir = join(import.meta.dirname, "results");
 mkdirSync(resultsDir, { recursive: true });
@@ -88,9 +97,10 @@ let exitCode = 0;
 try {
   if (selected.some((name) => name !== "ceiling"))
     ctx.api = await scenarios.apiClient(runtime.url, ADMIN_TOKEN);
-  for (const name of ORDER.filter((n) => selected.includes(n))) {
+  for (const name of ALL.filter((n) => selected.includes(n))) {
     const size = SIZES[mode][name];
     if (values.jobs && name !== "ceiling") size.jobs = Number(values.jobs);
+    if (values.seconds && size.seconds) size.seconds = Number(values.seconds);
     console.log(`\n== ${name} ${JSON.stringify(size)}`);
     const t = Date.now();
     try {
@@ -114,11 +124,16 @@ try {
 const series = ["burst", "steady", "scale"]
   .filter((name) => results[name]?._lateness)
   .map((name) => ({ name: name === "scale" ? "scale probes" : name, values: results[name]._lateness }));
-for (const name of ORDER) if (results[name]) delete results[name]._lateness;
+for (const name of ALL) if (results[name]) delete results[name]._lateness;
 results.meta.load_average_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
 annotate(results);
 
-const json = JSON.stringify(results, null, 2);
+// A run of optional scenarios only (flood) adds its results to the latest full run's file.
+const json = JSON.stringify(
+  selected.every((name) => OPTIONAL.includes(name)) ? withLatest(results) : results,
+  null,
+  2,
+);
 writeFileSync(join(resultsDir, `${stamp}.json`), json);
 writeFileSync(join(resultsDir, "latest.json"), json);
 if (series.length > 0) {
@@ -135,6 +150,19 @@ console.log(
   `\n${md}\nwrote bench/results/latest.json, latest.md${series.length > 0 ? ", latest-lateness.svg" : ""}`,
 );
 process.exit(exitCode);
+
+/** The previous latest.json with this run's scenarios (and their meta) put in; this run alone if none. */
+function withLatest(run) {
+  let previous;
+  try {
+    previous = JSON.parse(readFileSync(join(resultsDir, "latest.json"), "utf8"));
+  } catch {
+    return run;
+  }
+  const added = Object.fromEntries(selected.map((name) => [name, run[name]]));
+  const meta = { ...previous.meta, [`${selected.join("_")}_run`]: run.meta };
+  return { ...previous, ...added, meta, notes: [...(previous.notes ?? []), ...run.notes] };
+}
 
 /** Targets from issue 7, checked against this run. */
 function annotate(r) {

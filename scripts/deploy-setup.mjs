@@ -22,7 +22,7 @@ const configFlag = process.argv.indexOf("--config");
 const CONFIG = configFlag > 0 ? (process.argv[configFlag + 1] ?? "") : join(ROOT, "wrangler.toml");
 
 const DATABASE = "edgecron";
-const QUEUES = ["edgecron-dispatch", "edgecron-dead-letters"];
+const QUEUES = ["edgecron-dispatch", "edgecron-dead-letters", "edgecron-side-deliveries"];
 const KV_NAMESPACE = "DEDUP_KV";
 const ALREADY_EXISTS = /already (exists|taken)|is already in use/i;
 

@@ -7,6 +7,11 @@ import { testHooks } from "./api/test-hooks";
 import { logEvent } from "./log";
 import { handleDeadLetterBatch } from "./queue/dead-letter-consumer";
 import { handleDispatchBatch } from "./queue/dispatch-consumer";
+import {
+  handleSideDeliveryBatch,
+  SIDE_DELIVERY_QUEUE_NAME,
+  type SideDeliveryMessage,
+} from "./queue/side-deliveries";
 import type { DeadLetterMessage, DispatchMessage } from "./shard/protocol";
 
 export { Maintenance } from "../durable-objects/maintenance";
@@ -56,6 +61,9 @@ export default {
     }
     if (batch.queue === DEAD_LETTER_QUEUE_NAME) {
       return handleDeadLetterBatch(batch as MessageBatch<DeadLetterMessage | DispatchMessage>, env);
+    }
+    if (batch.queue === SIDE_DELIVERY_QUEUE_NAME) {
+      return handleSideDeliveryBatch(batch as MessageBatch<SideDeliveryMessage>, env, ctx);
     }
     logEvent("queue.unknown", { queue: batch.queue });
     batch.retryAll();

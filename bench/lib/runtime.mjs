@@ -12,6 +12,7 @@ export const ROOT = join(import.meta.dirname, "..", "..");
 export const ADMIN_TOKEN = "bench-admin-token";
 export const DISPATCH_QUEUE = "edgecron-dispatch";
 export const DEAD_LETTER_QUEUE = "edgecron-dead-letters";
+export const SIDE_DELIVERY_QUEUE = "edgecron-side-deliveries";
 
 /** `wrangler deploy --dry-run --outdir dist`: the same bundle a deploy would upload. */
 export function buildBundle() {
@@ -128,7 +129,7 @@ export async function startScheduler({
         modules: true,
         scriptPath,
         compatibilityDate: "2026-04-20",
-        compatibilityFlags: ["nodejs_compat"],
+        compatibilityFlags: ["nodejs_compat", "queue_consumer_no_wait_for_wait_until"],
         bindings: vars,
         d1Databases: { DB: "00000000-0000-0000-0000-000000000001" },
         kvNamespaces: { DEDUP_KV: "00000000000000000000000000000002" },
@@ -136,7 +137,11 @@ export async function startScheduler({
           SHARD_SCHEDULER: { className: "ShardScheduler", useSQLite: true },
           MAINTENANCE: { className: "Maintenance", useSQLite: true },
         },
-        queueProducers: { DISPATCH_QUEUE: DISPATCH_QUEUE, DEAD_LETTER_QUEUE: DEAD_LETTER_QUEUE },
+        queueProducers: {
+          DISPATCH_QUEUE: DISPATCH_QUEUE,
+          DEAD_LETTER_QUEUE: DEAD_LETTER_QUEUE,
+          SIDE_DELIVERY_QUEUE: SIDE_DELIVERY_QUEUE,
+        },
         queueConsumers: {
           [DISPATCH_QUEUE]: {
             maxBatchSize: 100,
@@ -145,6 +150,7 @@ export async function startScheduler({
             deadLetterQueue: DEAD_LETTER_QUEUE,
           },
           [DEAD_LETTER_QUEUE]: { maxBatchSize: 100, maxBatchTimeout: 1 },
+          [SIDE_DELIVERY_QUEUE]: { maxBatchSize: 100, maxBatchTimeout: 0, maxRetries: 30 },
         },
         analyticsEngineDatasets: { ANALYTICS: { dataset: "edgecron_events" } },
       },

@@ -6,7 +6,7 @@ import { resolveMissedRunAlerts } from "../../src/db/alerts";
 import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../../src/db/jobs";
 import { pruneTerminalRuns } from "../../src/db/runs";
 import { logEvent } from "../../src/log";
-import { deliverPending, raiseAlerts } from "../../src/queue/alerts";
+import { raiseAlerts, resendPendingAlerts } from "../../src/queue/alerts";
 import { pushJobs, shardCount, watchShard } from "../../src/shard/client";
 
 const OUTBOX_BATCH = 500;
@@ -21,7 +21,8 @@ export interface MaintenanceSummary {
   alarmsRearmed: number;
   missedRunAlerts: number;
   historyPruned: number;
-  alertsDelivered: number;
+  /** Alert deliveries handed (again) to the side-delivery queue: never sent, or lost. */
+  alertsResent: number;
   /** missed_run alerts resolved because their job fired again. */
   alertsResolved: number;
 }
@@ -33,7 +34,7 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
     alarmsRearmed: 0,
     missedRunAlerts: 0,
     historyPruned: 0,
-    alertsDelivered: 0,
+    alertsResent: 0,
     alertsResolved: 0,
   };
   await sweepOutbox(env, summary);
@@ -41,7 +42,8 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
   summary.alertsResolved = await resolveMissedRunAlerts(env.DB, nowMs);
   summary.historyPruned = await pruneHistory(env, nowMs);
   await sweepConsoleSessions(env, nowMs);
-  summary.alertsDelivered = await deliverPending(env, null);
+  // Delivery itself happens on the side-delivery queue: a hanging webhook never holds this alarm.
+  summary.alertsResent = await resendPendingAlerts(env, nowMs);
   logEvent("maintenance.pass", { ...summary });
   return summary;
 }
@@ -83,10 +85,10 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
         report.overdue.map((job) => ({
           tenantId: job.tenantId,
           jobId: job.jobId,
-          runId: null,
+          runId: job.runId,
           kind: "missed_run" as const,
           dedupKey: `missed:${job.jobId}:${job.scheduledAtMs}`,
-          message: `Job ${job.jobId} missed its instant ${new Date(job.scheduledAtMs).toISOString()} by ${Math.round(job.overdueMs / 1000)} s`,
+          message: `Job ${job.jobId} missed its instant ${new Date(job.scheduledAtMs).toISOString()} by ${Math.round(job.overdueMs / 1000)} s${job.runId === null ? "" : " (its run is still waiting for dispatch)"}`,
           details: { scheduled_at: new Date(job.scheduledAtMs).toISOString(), overdue_ms: job.overdueMs },
         })),
       );

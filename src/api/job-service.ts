@@ -151,19 +151,36 @@ export function toShardJob(job: StoredJob): ShardJob {
 }
 
 /**
- * Sends the jobs to their shards in one pushJobs call and marks what was confirmed. Never fails
- * the request: unconfirmed rows keep synced_version < version and the outbox sweep re-sends them.
+ * Background re-sends of jobs a shard did not confirm, before the outbox sweep's turn (15 s
+ * locally, the Cron Trigger in production): an overloaded shard refuses or times out an RPC now
+ * and then, and a pause or a delete must not wait a maintenance interval for it.
  */
-export async function pushAndMarkSynced(env: Env, jobs: readonly StoredJob[]): Promise<void> {
+const PUSH_RETRY_DELAYS_MS = [250, 1_000, 4_000];
+
+export interface PushOptions {
+  /**
+   * The request's `waitUntil`: the push (and its re-sends) outlive a client that stops waiting.
+   * Without it a client that gave up (a timeout under load) cancelled the push after D1 had
+   * recorded the change, leaving it to the sweep.
+   */
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+/**
+ * Sends the jobs to their shards in one pushJobs call and marks what was confirmed. Never fails
+ * the request: unconfirmed rows keep synced_version < version, are re-sent in the background
+ * (with `waitUntil`) and, failing that, by the outbox sweep.
+ */
+export async function pushAndMarkSynced(
+  env: Env,
+  jobs: readonly StoredJob[],
+  options: PushOptions = {},
+): Promise<void> {
   if (jobs.length === 0) return;
-  try {
-    const confirmed = await pushJobs(env, jobs.map(toShardJob));
-    const synced = jobs.filter((job) => confirmed.has(job.id));
-    await markJobsSynced(env.DB, synced);
-    for (const job of synced) job.syncedVersion = job.version;
-  } catch (error) {
-    logEvent("job.push_failed", { jobs: jobs.length, error, note: "the outbox sweep will re-send" });
-  }
+  const firstPush = pushOnce(env, jobs);
+  const { waitUntil } = options;
+  if (waitUntil) waitUntil(firstPush.then((unconfirmed) => pushAgainLater(env, unconfirmed)));
+  await firstPush;
   for (const job of jobs) {
     logEvent(job.version === 1 ? "job.created" : "job.updated", {
       tenant_id: job.tenantId,
@@ -179,6 +196,33 @@ export async function pushAndMarkSynced(env: Env, jobs: readonly StoredJob[]): P
   }
 }
 
+/** One push; returns the jobs no shard confirmed. */
+async function pushOnce(env: Env, jobs: readonly StoredJob[]): Promise<StoredJob[]> {
+  try {
+    const confirmed = await pushJobs(env, jobs.map(toShardJob));
+    const synced = jobs.filter((job) => confirmed.has(job.id));
+    await markJobsSynced(env.DB, synced);
+    for (const job of synced) job.syncedVersion = job.version;
+  } catch (error) {
+    logEvent("job.push_failed", {
+      jobs: jobs.length,
+      error,
+      note: "re-sent shortly, then by the outbox sweep",
+    });
+  }
+  return jobs.filter((job) => job.syncedVersion < job.version);
+}
+
+async function pushAgainLater(env: Env, unconfirmed: StoredJob[]): Promise<void> {
+  let left = unconfirmed;
+  for (const delayMs of PUSH_RETRY_DELAYS_MS) {
+    if (left.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    left = await pushOnce(env, left);
+  }
+  if (left.length > 0) logEvent("job.push_failed", { jobs: left.length, note: "left to the outbox sweep" });
+}
+
 /**
  * Writes the next version of a job (optimistic: 409 `version_conflict` if another write got
  * there first), then pushes it.
@@ -188,6 +232,7 @@ export async function saveJobVersion(
   job: StoredJob,
   change: { spec?: JobSpec; status?: StoredJob["status"] },
   nowMs: number,
+  options: PushOptions = {},
 ): Promise<StoredJob> {
   const next: StoredJob = {
     ...job,
@@ -202,7 +247,7 @@ export async function saveJobVersion(
       `Job ${job.id} was changed by another request; read it and retry`,
     );
   }
-  await pushAndMarkSynced(env, [next]);
+  await pushAndMarkSynced(env, [next], options);
   return next;
 }
 

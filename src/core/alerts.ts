@@ -14,9 +14,13 @@ export type AlertState = (typeof ALERT_STATES)[number];
 /**
  * Delivery of an alert: pending (not tried yet), delivered (every URL answered 2xx), failed (the
  * last attempt failed; retried for an hour), none (no webhook and no on_failure URL: nowhere to go).
+ * Each URL is delivered (and retried) on its own; the alert sums them up.
  */
 export const ALERT_DELIVERIES = ["pending", "delivered", "failed", "none"] as const;
 export type AlertDelivery = (typeof ALERT_DELIVERIES)[number];
+
+/** Where an alert is delivered: its tenant's webhook, and for a dead-lettered run the job's on_failure URL. */
+export type AlertDeliveryTarget = "webhook" | "on_failure";
 
 /** Who or what resolved an alert. */
 export const ALERT_RESOLUTIONS = ["job_fired_again", "operator"] as const;

@@ -124,7 +124,8 @@ export async function findAlert(db: D1Database, tenantId: string, id: string): P
 /**
  * Resolves every missed_run alert whose job has fired since: a run of the job's schedule (not a
  * manual trigger or backfill: the schedule is what was stuck), at the missed instant (recovered
- * late) or a later one, that a shard dispatched (it has a fence). The
+ * late) or a later one, that a consumer took (it has a fence and is past the unclaimed states: a
+ * run sent to the queue and never claimed is the missed run itself, not its recovery). The
  * maintenance pass runs this, off the dispatch path; an alert resolves within one pass of the
  * run reaching the history. Returns how many resolved. `details.scheduled_at` is RFC 3339 UTC;
  * strftime('%s') floors it to the second, which no other instant of the job can fall inside.
@@ -135,7 +136,7 @@ export async function resolveMissedRunAlerts(db: D1Database, nowMs: number): Pro
       `UPDATE alerts SET resolved_at_ms = ?1, resolution = 'job_fired_again'
        WHERE kind = 'missed_run' AND resolved_at_ms IS NULL AND job_id IS NOT NULL
          AND EXISTS (SELECT 1 FROM runs r WHERE r.job_id = alerts.job_id AND r.kind IN ('schedule', 'catch_up')
-           AND r.fence IS NOT NULL
+           AND r.fence IS NOT NULL AND r.state NOT IN ('SCHEDULED', 'ACQUIRED', 'DISPATCHED')
            AND r.scheduled_at_ms >= strftime('%s', json_extract(alerts.details_json, '$.scheduled_at')) * 1000)`,
     )
     .bind(nowMs)
@@ -194,10 +195,10 @@ export interface PendingAlertRow extends AlertRow {
 }
 
 /**
- * Alerts still to deliver (pending, or failed before): those with these dedup keys, or every one
- * created after `createdAfterMs`.
+ * Alerts not yet handed to the side-delivery queue (pending, or failed before deliveries went
+ * through it): those with these dedup keys, or every one created after `createdAfterMs`.
  */
-export async function listUndeliveredAlerts(
+export async function listUnsentAlerts(
   db: D1Database,
   which: { dedupKeys: readonly string[] } | { createdAfterMs: number },
   limit: number,
@@ -209,7 +210,8 @@ export async function listUndeliveredAlerts(
       `SELECT a.*, t.alert_webhook_url, t.signing_secret, t.signing_secret_next,
               json_extract(j.spec_json, '$.on_failure') AS on_failure
        FROM alerts a JOIN tenants t ON t.id = a.tenant_id LEFT JOIN jobs j ON j.id = a.job_id
-       WHERE a.delivery IN ('pending', 'failed') AND ${filter} LIMIT ?2`,
+       WHERE a.delivery IN ('pending', 'failed') AND ${filter}
+         AND NOT EXISTS (SELECT 1 FROM alert_deliveries d WHERE d.alert_id = a.id) LIMIT ?2`,
     )
     .bind(byKeys ? JSON.stringify(which.dedupKeys) : which.createdAfterMs, limit)
     .all<PendingAlertRow>();

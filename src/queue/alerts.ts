@@ -1,18 +1,23 @@
-// Alerts: recorded once in D1 (deduplicated by key), then delivered, signed like job calls, to the
-// tenant's alert webhook and, for a dead-lettered run, to the job's on_failure URL. Delivery is
-// best effort here; maintenance retries what was not delivered.
-import type { AlertKind } from "../core/alert-kinds";
-import { targetAddressProblem } from "../core/ssrf";
+// Alerts: recorded once in D1 (deduplicated by key), then handed to the side-delivery queue, one
+// message per URL (the tenant's alert webhook and, for a dead-lettered run, the job's on_failure
+// URL), each signed like a job's call and retried with backoff by that queue's consumer. Raising
+// an alert never waits for a receiver: a hanging webhook cannot hold the shard or maintenance
+// alarm (or the dead-letter consumer) that raised it.
+import type { AlertDeliveryTarget, AlertKind } from "../core/alerts";
+import {
+  listStaleAlertDeliveries,
+  markAlertDeliveriesSent,
+  type NewAlertDelivery,
+} from "../db/alert-deliveries";
 import {
   alertWebhookBody,
   insertAlerts,
-  listUndeliveredAlerts,
+  listUnsentAlerts,
   type PendingAlertRow,
   recordAlertDelivery,
 } from "../db/alerts";
-import { signingSecretsOf } from "../db/tenants";
 import { logEvent } from "../log";
-import { signatureHeader } from "./target-call";
+import { enqueueSideDeliveries, type SideDelivery } from "./side-deliveries";
 
 export interface NewAlert {
   tenantId: string;
@@ -26,11 +31,14 @@ export interface NewAlert {
   extraUrl?: string | null;
 }
 
+/** Per attempt: the consumer's batch waits at most this long for a hanging receiver. */
 const DELIVERY_TIMEOUT_MS = 10_000;
-/** Alerts delivered per call; maintenance picks up the rest on its next pass. */
+/** Alerts handed to the queue per call; maintenance picks up the rest on its next pass. */
 const DELIVERIES_PER_CALL = 100;
-/** Maintenance retries undelivered alerts created within this window. */
+/** Maintenance sends again deliveries of alerts created within this window... */
 const REDELIVERY_WINDOW_MS = 3_600_000;
+/** ...that no attempt touched for this long (longer than the longest backoff, 5 min). */
+const STALE_DELIVERY_MS = 10 * 60_000;
 
 export async function raiseAlerts(env: Env, alerts: NewAlert[]): Promise<void> {
   if (alerts.length === 0) return;
@@ -45,78 +53,93 @@ export async function raiseAlerts(env: Env, alerts: NewAlert[]): Promise<void> {
   }
   const rows = alerts.map((alert) => ({ ...alert, id: `alt_${crypto.randomUUID().replaceAll("-", "")}` }));
   await insertAlerts(env.DB, rows, nowMs);
-  await deliverPending(
+  await sendUnsent(
     env,
-    rows.map((row) => row.dedupKey),
+    { dedupKeys: rows.map((row) => row.dedupKey) },
     new Map(rows.map((row) => [row.dedupKey, row.extraUrl ?? null])),
   );
 }
 
-/** Delivers undelivered alerts (the given keys, or every recent undelivered one). */
-export async function deliverPending(
-  env: Env,
-  dedupKeys: string[] | null,
-  extraUrls: Map<string, string | null> = new Map(),
-): Promise<number> {
-  const which = dedupKeys === null ? { createdAfterMs: Date.now() - REDELIVERY_WINDOW_MS } : { dedupKeys };
-  const results = await listUndeliveredAlerts(env.DB, which, DELIVERIES_PER_CALL);
-  let delivered = 0;
-  for (const alert of results) {
-    const urls = [
-      alert.alert_webhook_url,
-      alert.kind === "dead_lettered" ? (extraUrls.get(alert.dedup_key) ?? alert.on_failure) : null,
-    ].filter((url): url is string => typeof url === "string" && url.length > 0);
-    // An alert with nowhere to go is recorded as such (delivery none), never as delivered.
-    if (urls.length === 0) {
-      await recordAlertDelivery(env.DB, alert.id, { delivery: "none", atMs: Date.now(), error: null });
-      continue;
-    }
-    const error = await deliver(alert, urls, env);
-    await recordAlertDelivery(env.DB, alert.id, {
-      delivery: error === null ? "delivered" : "failed",
-      atMs: Date.now(),
-      error,
-    });
-    if (error === null) delivered += 1;
-  }
-  return delivered;
+/**
+ * Maintenance's share: alerts never handed to the queue (a send that failed), and deliveries
+ * whose messages were lost (a local queue forgets them on restart). Returns how many it sent
+ * (one per URL).
+ */
+export async function resendPendingAlerts(env: Env, nowMs: number): Promise<number> {
+  const createdAfterMs = nowMs - REDELIVERY_WINDOW_MS;
+  const unsent = await sendUnsent(env, { createdAfterMs });
+  const stale = await listStaleAlertDeliveries(
+    env.DB,
+    { createdAfterMs, staleBeforeMs: nowMs - STALE_DELIVERY_MS },
+    DELIVERIES_PER_CALL,
+  );
+  await send(
+    env,
+    stale.map((row) => ({ alert: row, target: row.target, url: row.url })),
+  );
+  return unsent + stale.length;
 }
 
-async function deliver(alert: PendingAlertRow, urls: string[], env: Env): Promise<string | null> {
-  const body = JSON.stringify(alertWebhookBody(alert));
-  const secrets = signingSecretsOf(alert);
-  const errors: string[] = [];
-  for (const url of urls) {
-    try {
-      const problem = targetAddressProblem(url, { allowPrivate: env.ALLOW_PRIVATE_TARGETS === "true" });
-      if (problem) throw new Error(problem);
-      const response = await fetch(url, {
-        method: "POST",
-        redirect: "manual",
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "edgecron/0.1",
-          "edgecron-alert-kind": alert.kind,
-          // The alert id is the delivery's idempotency key; the signature binds it, the URL and the run.
-          "idempotency-key": alert.id,
-          ...(alert.run_id ? { "edgecron-run-id": alert.run_id } : {}),
-          "edgecron-signature": await signatureHeader(
-            secrets,
-            Math.floor(Date.now() / 1000),
-            { method: "POST", url, idempotencyKey: alert.id, runId: alert.run_id, attempt: null },
-            body,
-          ),
-        },
-        body,
-      });
-      await response.body?.cancel();
-      if (response.status < 200 || response.status >= 300) errors.push(`${url}: HTTP ${response.status}`);
-    } catch (error) {
-      errors.push(`${url}: ${String(error)}`);
+type AlertUrl = { alert: PendingAlertRow } & Omit<NewAlertDelivery, "alertId">;
+
+async function sendUnsent(
+  env: Env,
+  which: { dedupKeys: string[] } | { createdAfterMs: number },
+  extraUrls: Map<string, string | null> = new Map(),
+): Promise<number> {
+  const alerts = await listUnsentAlerts(env.DB, which, DELIVERIES_PER_CALL);
+  const urls: AlertUrl[] = [];
+  for (const alert of alerts) {
+    const onFailure =
+      alert.kind === "dead_lettered" ? (extraUrls.get(alert.dedup_key) ?? alert.on_failure) : null;
+    const mine = (
+      [
+        ["webhook", alert.alert_webhook_url],
+        ["on_failure", onFailure],
+      ] as const
+    ).flatMap(([target, url]) => (url ? [{ alert, target, url } satisfies AlertUrl] : []));
+    // An alert with nowhere to go is recorded as such (delivery none), never as delivered.
+    if (mine.length === 0) {
+      await recordAlertDelivery(env.DB, alert.id, { delivery: "none", atMs: Date.now(), error: null });
     }
+    urls.push(...mine);
   }
-  return errors.length === 0 ? null : errors.join("; ");
+  await send(env, urls);
+  return urls.length;
+}
+
+/** Records each URL as sent, then sends; a failed send is logged and left to maintenance. */
+async function send(env: Env, urls: AlertUrl[]): Promise<void> {
+  if (urls.length === 0) return;
+  await markAlertDeliveriesSent(
+    env.DB,
+    urls.map(({ alert, target, url }) => ({ alertId: alert.id, target, url })),
+    Date.now(),
+  );
+  try {
+    await enqueueSideDeliveries(env, urls.map(alertDelivery));
+  } catch (error) {
+    logEvent("alert.enqueue_failed", { deliveries: urls.length, error });
+  }
+}
+
+function alertDelivery({ alert, target, url }: AlertUrl): SideDelivery {
+  return {
+    id: `${alert.id}:${target}`,
+    // The alert id is the delivery's idempotency key (both URLs); the signature binds it, the URL and the run.
+    idempotencyKey: alert.id,
+    purpose: { kind: "alert", alertId: alert.id, target: target satisfies AlertDeliveryTarget },
+    url,
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "edgecron-alert-kind": alert.kind,
+      ...(alert.run_id ? { "edgecron-run-id": alert.run_id } : {}),
+    },
+    body: JSON.stringify(alertWebhookBody(alert)),
+    signing: { style: "edgecron", tenantId: alert.tenant_id, runId: alert.run_id, attempt: null },
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+  };
 }
 
 export async function raisePauseAlerts(

@@ -1,24 +1,33 @@
 // The dispatch queue's consumer. A message is a bundle of runs of one shard: claimed at the shard
-// in one RPC (the authoritative dedup), called through a limit shared by the whole batch, reported
-// back in one RPC (the shard decides what happens next), then acked. Several messages are in
-// flight at once, so one message's claim and report overlap another's target calls.
+// in one RPC (the authoritative dedup), each called through slots shared by the whole batch, and
+// each outcome reported as its call finishes (coalesced per shard, ./outcome-reports.ts). A
+// message is acked once every run of it is reported or handed off.
+//
+// Handing off: a call still running HANDOFF_AFTER_MS after it started gives its slot back and
+// stops holding its message and the batch; it goes on under ctx.waitUntil and reports when it
+// ends. The shard needs nothing new for it: the claim already leased the run for the call's
+// timeout plus a grace, so a handed-off call whose isolate dies is retried by that lease, as a
+// consumer that crashed mid-call always was. Without the hand-off one target hanging for its
+// timeout held the whole batch, and the local queue delivers a queue's next batch only when the
+// previous one has ended: every other tenant's runs waited for it (a job due every second was up
+// to 29 s late). wrangler.toml sets `queue_consumer_no_wait_for_wait_until` so that a batch ends
+// when this handler returns, not when the handed-off calls do.
 import type { TargetOutcome } from "../core/outcome";
 import { issueRunToken } from "../core/run-token";
 import { logEvent } from "../log";
 import { runTokenSecret } from "../run-tokens";
-import {
-  type DispatchMessage,
-  type DispatchRun,
-  runsOfMessage,
-  type SingleRunDispatchMessage,
-} from "../shard/protocol";
+import { type DispatchMessage, runsOfMessage, type SingleRunDispatchMessage } from "../shard/protocol";
+import { afterReport, dropKnownDone, idsOf, pointOf } from "./dispatch-outcomes";
 import { resolverFromEnv } from "./dns-resolver";
-import { recordDispatch, recordOutcome } from "./metrics";
-import { limiter, runPool } from "./pool";
-import { type Claimed, claimAtShard, type Reported, reportAtShard } from "./shard-batches";
+import { recordDispatch } from "./metrics";
+import { OutcomeReporter } from "./outcome-reports";
+import { runPool, semaphore } from "./pool";
+import { type Claimed, claimAtShard } from "./shard-batches";
 import { callTarget } from "./target-call";
 import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
+
+export { doneKey } from "./dispatch-outcomes";
 
 /**
  * Concurrent target calls per batch: enough to hide target latency, few enough to keep sockets
@@ -28,11 +37,18 @@ import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 const TARGET_CONCURRENCY = 64;
 /** Messages worked at once: enough that a claim or a report never leaves the call limit idle. */
 const MESSAGES_IN_FLIGHT = 8;
-const DONE_KEY_TTL_SECONDS = 7 * 24 * 3600;
-
-export function doneKey(jobId: string, scheduledAtMs: number): string {
-  return `done:${jobId}:${scheduledAtMs}`;
-}
+/**
+ * A call still running this long after it started is handed off. It bounds how long one slow
+ * target holds its batch (and so every run queued behind the batch): a healthy call answers well
+ * within it, and a call handed off loses nothing, it only reports later.
+ */
+export const HANDOFF_AFTER_MS = 250;
+/**
+ * Handed-off calls per isolate, at most: each still holds a connection. Past this a slow call
+ * keeps its slot and its batch waits for it, as before the hand-off existed.
+ */
+const MAX_HANDED_OFF_CALLS = 128;
+let handedOffCalls = 0;
 
 type AnyDispatchMessage = DispatchMessage | SingleRunDispatchMessage;
 
@@ -40,8 +56,23 @@ interface BatchContext {
   env: Env;
   ctx: ExecutionContext;
   testSeam: ConsumerTestSeam;
-  limit: ReturnType<typeof limiter>;
+  slots: ReturnType<typeof semaphore>;
+  reporter: OutcomeReporter;
   calls: number;
+}
+
+/** A message's runs not yet reported, pending or handed off: the last one flushes its shard. */
+interface MessageProgress {
+  deliveries: number;
+  undone: number;
+}
+
+/** What every call of a message needs, read once per message. */
+interface CallSetup {
+  secrets: Map<string, string[]>;
+  tokenSecret: string;
+  allowPrivate: boolean;
+  resolveHost: ReturnType<typeof resolverFromEnv>;
 }
 
 export async function handleDispatchBatch(
@@ -49,11 +80,13 @@ export async function handleDispatchBatch(
   env: Env,
   ctx: ExecutionContext,
 ): Promise<void> {
+  const testSeam = await consumerTestSeam(env);
   const context: BatchContext = {
     env,
     ctx,
-    testSeam: await consumerTestSeam(env),
-    limit: limiter(TARGET_CONCURRENCY),
+    testSeam,
+    slots: semaphore(TARGET_CONCURRENCY),
+    reporter: new OutcomeReporter(env, () => testSeam.beforeReport()),
     calls: 0,
   };
   const results = await runPool(batch.messages, MESSAGES_IN_FLIGHT, (message) =>
@@ -78,128 +111,124 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
     return;
   }
   if (claimed.length > 0) {
-    const outcomes = await callTargets(claimed, context);
-    context.testSeam.beforeReport();
-    const reported = await reportAtShard(
-      env,
-      shard,
-      claimed.map((run, index) => ({ run, outcome: outcomes[index] as TargetOutcome })),
-    );
-    for (const report of reported) afterReport(report, message.attempts, context);
+    context.reporter.expect(shard, claimed.length);
+    const setup = await callSetup(claimed, env);
+    for (const run of claimed) {
+      recordDispatch(env.ANALYTICS, pointOf(run));
+      logEvent("run.dispatched", { ...idsOf(run), attempt: run.attempt, lateness_ms: run.latenessMs });
+    }
+    const progress: MessageProgress = { deliveries: message.attempts, undone: claimed.length };
+    const settled = await Promise.allSettled(claimed.map((run) => settleRun(run, setup, progress, context)));
+    const failed = settled.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
   }
   message.ack();
 }
 
-async function callTargets(claimed: Claimed[], context: BatchContext): Promise<TargetOutcome[]> {
-  const { env, testSeam } = context;
-  const secrets = await tenantSecrets(
-    env.DB,
-    claimed.map((run) => run.tenantId),
-    Date.now(),
-  );
-  const allowPrivate = env.ALLOW_PRIVATE_TARGETS === "true";
-  const tokenSecret = await runTokenSecret(env);
-  const resolveHost = resolverFromEnv(env);
-  for (const run of claimed) {
-    recordDispatch(env.ANALYTICS, pointOf(run));
-    logEvent("run.dispatched", { ...idsOf(run), attempt: run.attempt, lateness_ms: run.latenessMs });
-  }
-  return Promise.all(
-    claimed.map((run) =>
-      context.limit(async () => {
-        context.calls += 1;
-        testSeam.beforeCall(context.calls);
-        // Every call carries its attempt's run token: any target may answer 202 + Edgecron-Async.
-        const runToken = await issueRunToken(tokenSecret, run.runId, {
-          shard: run.shard,
-          attempt: run.attempt,
-          fence: run.fence,
-        });
-        return callTarget({
-          target: run.target,
-          runToken,
-          completion: run.completion ?? "response",
-          runId: run.runId,
-          jobId: run.jobId,
-          scheduledAtMs: run.scheduledAtMs,
-          attempt: run.attempt,
-          idempotencyKey: run.idempotencyKey,
-          secrets: secrets.get(run.tenantId) ?? [],
-          timeoutMs: run.timeoutMs,
-          retryOnStatus: run.retryOnStatus,
-          allowPrivate,
-          resolveHost,
-          // Binding targets are looked up by name; which names a job may use was checked at create.
-          bindings: env as unknown as Readonly<Record<string, unknown>>,
-          nowMs: Date.now(),
-        });
-      }),
+async function callSetup(claimed: Claimed[], env: Env): Promise<CallSetup> {
+  const [secrets, tokenSecret] = await Promise.all([
+    tenantSecrets(
+      env.DB,
+      claimed.map((run) => run.tenantId),
+      Date.now(),
     ),
-  );
+    runTokenSecret(env),
+  ]);
+  return {
+    secrets,
+    tokenSecret,
+    allowPrivate: env.ALLOW_PRIVATE_TARGETS === "true",
+    resolveHost: resolverFromEnv(env),
+  };
 }
 
-function afterReport(report: Reported, deliveries: number, context: BatchContext): void {
-  recordOutcome(context.env.ANALYTICS, { ...pointOf(report.run), outcome: report.outcome });
-  logOutcome(report);
-  if (report.outcome.kind === "success" && worthAHint(report.run, deliveries)) {
-    context.ctx.waitUntil(
-      context.env.DEDUP_KV.put(doneKey(report.run.jobId, report.run.scheduledAtMs), "1", {
-        expirationTtl: DONE_KEY_TTL_SECONDS,
-      }),
-    );
+/** Resolves once the run's outcome is reported, or once its call is handed off. */
+async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgress, context: BatchContext) {
+  const { reporter, env, ctx } = context;
+  const { deliveries } = progress;
+  const lastOfMessage = () => --progress.undone === 0;
+  const release = await context.slots.acquire();
+  let call: Promise<TargetOutcome>;
+  try {
+    context.calls += 1;
+    context.testSeam.beforeCall(context.calls);
+    call = callRun(run, setup, context.env);
+  } catch (error) {
+    release();
+    reporter.release(run.shard, lastOfMessage());
+    throw error;
+  }
+  void call.then(release, release);
+  let outcome: TargetOutcome | typeof HANDED_OFF;
+  try {
+    outcome = await handOffAfter(call, HANDOFF_AFTER_MS);
+  } catch (error) {
+    reporter.release(run.shard, lastOfMessage());
+    throw error;
+  }
+  if (outcome === HANDED_OFF) {
+    handedOffCalls += 1;
+    release();
+    reporter.release(run.shard, lastOfMessage());
+    logEvent("run.handed_off", { ...idsOf(run), attempt: run.attempt, after_ms: HANDOFF_AFTER_MS });
+    const late = call
+      .then((lateOutcome) => reporter.report(run, lateOutcome, { counted: false }))
+      .then((report) => afterReport(report, deliveries, env, ctx))
+      .catch((error) => logEvent("run.outcome_report_failed", { ...idsOf(run), error }))
+      .finally(() => {
+        handedOffCalls -= 1;
+      });
+    ctx.waitUntil(late);
+    return;
+  }
+  afterReport(await reporter.report(run, outcome, { lastOfMessage: lastOfMessage() }), deliveries, env, ctx);
+}
+
+const HANDED_OFF = Symbol("handed off");
+
+/** The call's outcome, or HANDED_OFF when it is still running after `afterMs` (and room is left). */
+async function handOffAfter(
+  call: Promise<TargetOutcome>,
+  afterMs: number,
+): Promise<TargetOutcome | typeof HANDED_OFF> {
+  if (handedOffCalls >= MAX_HANDED_OFF_CALLS) return call;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<typeof HANDED_OFF>((resolve) => {
+    timer = setTimeout(() => resolve(HANDED_OFF), afterMs);
+  });
+  try {
+    const first = await Promise.race([call, deadline]);
+    // Checked again at the deadline: others may have filled the room meanwhile.
+    if (first === HANDED_OFF && handedOffCalls >= MAX_HANDED_OFF_CALLS) return call;
+    return first;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
-/** KV is eventually consistent: a hit proves the instant already succeeded; a miss proves nothing. */
-async function dropKnownDone(runs: readonly DispatchRun[], env: Env): Promise<DispatchRun[]> {
-  const hits = await Promise.all(runs.map((run) => env.DEDUP_KV.get(doneKey(run.job_id, run.scheduled_at))));
-  const fresh: DispatchRun[] = [];
-  runs.forEach((run, index) => {
-    if (hits[index] === null) fresh.push(run);
-    else logEvent("run.duplicate_dropped", { job_id: run.job_id, run_id: run.run_id, via: "kv" });
-  });
-  return fresh;
-}
-
-/**
- * The KV hint only saves a shard RPC when the same instant is delivered again, and duplicates
- * cluster where delivery already repeated: a queue redelivery, a lease re-send, a retry. Writing
- * it for every first-time success would cost one KV write per trigger (50,000/s at peak) and, in
- * a queue consumer, hold the batch until the writes settle. The shard's claim refuses every
- * duplicate either way. Only redeliveries read it (a first delivery is new unless the shard says
- * otherwise).
- */
-function worthAHint(run: Claimed, deliveries: number): boolean {
-  return deliveries > 1 || run.attempt > 1;
-}
-
-function logOutcome({ run, outcome, decision }: Reported): void {
-  const ids = idsOf(run);
-  logEvent("run.outcome", {
-    ...ids,
+/** One target call; every call carries its attempt's run token (any target may answer 202). */
+async function callRun(run: Claimed, setup: CallSetup, env: Env): Promise<TargetOutcome> {
+  const runToken = await issueRunToken(setup.tokenSecret, run.runId, {
+    shard: run.shard,
     attempt: run.attempt,
-    outcome: outcome.kind,
-    target_status: outcome.status,
-    duration_ms: outcome.durationMs,
-    ...("error" in outcome ? { error: outcome.error } : {}),
+    fence: run.fence,
   });
-  if (decision?.ok && decision.state === "RETRYING") {
-    logEvent("run.retry_scheduled", {
-      ...ids,
-      next_attempt: run.attempt + 1,
-      next_attempt_at: new Date(decision.nextAttemptAtMs ?? 0).toISOString(),
-    });
-  } else if (decision?.ok && decision.state === "DEAD_LETTERED") {
-    logEvent("run.dead_lettered", { ...ids, attempt: run.attempt });
-  } else if (decision?.ok && decision.state === "RUNNING") {
-    logEvent("run.accepted", { ...ids, attempt: run.attempt });
-  }
-}
-
-function idsOf(run: Claimed) {
-  return { tenant_id: run.tenantId, job_id: run.jobId, run_id: run.runId, fence: run.fence };
-}
-
-function pointOf(run: Claimed) {
-  return { tenantId: run.tenantId, jobId: run.jobId, attempt: run.attempt, latenessMs: run.latenessMs };
+  return callTarget({
+    target: run.target,
+    runToken,
+    completion: run.completion ?? "response",
+    runId: run.runId,
+    jobId: run.jobId,
+    scheduledAtMs: run.scheduledAtMs,
+    attempt: run.attempt,
+    idempotencyKey: run.idempotencyKey,
+    secrets: setup.secrets.get(run.tenantId) ?? [],
+    timeoutMs: run.timeoutMs,
+    retryOnStatus: run.retryOnStatus,
+    allowPrivate: setup.allowPrivate,
+    resolveHost: setup.resolveHost,
+    // Binding targets are looked up by name; which names a job may use was checked at create.
+    bindings: env as unknown as Readonly<Record<string, unknown>>,
+    nowMs: Date.now(),
+  });
 }

@@ -36,28 +36,59 @@ export async function runPool<T, R>(
   return results;
 }
 
+/** A held slot of a semaphore; releasing twice is harmless (the second call does nothing). */
+export type Release = () => void;
+
+/**
+ * Slots shared by independent callers: `acquire()` resolves, in call order, once fewer than
+ * `concurrency` slots are held. A holder may release before its work ends: the dispatch consumer
+ * releases the slot of a call it hands off, so a hanging target does not keep it.
+ *
+ * @example
+ * const slots = semaphore(64);
+ * const release = await slots.acquire();
+ * try { await call(); } finally { release(); }
+ */
+export function semaphore(concurrency: number): { acquire(): Promise<Release> } {
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+  }
+  let held = 0;
+  const waiting: ((release: Release) => void)[] = [];
+  // A released slot passes straight to the first waiter, so no newcomer can take it in between.
+  const slot = (): Release => {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = waiting.shift();
+      if (next) next(slot());
+      else held -= 1;
+    };
+  };
+  return {
+    acquire() {
+      if (held < concurrency) {
+        held += 1;
+        return Promise.resolve(slot());
+      }
+      return new Promise<Release>((resolve) => waiting.push(resolve));
+    },
+  };
+}
+
 /**
  * A concurrency limit shared by independent callers: `limit(fn)` starts fn once fewer than
- * `concurrency` are running, in call order. The dispatch consumer shares one across the messages
- * of a batch, so target calls stay bounded however many messages are in flight.
+ * `concurrency` are running, in call order.
  *
  * @example
  * const limit = limiter(64);
  * const outcomes = await Promise.all(runs.map((run) => limit(() => call(run))));
  */
 export function limiter(concurrency: number): <R>(fn: () => Promise<R>) => Promise<R> {
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
-  }
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  const release = () => {
-    running -= 1;
-    waiting.shift()?.();
-  };
+  const slots = semaphore(concurrency);
   return async <R>(fn: () => Promise<R>): Promise<R> => {
-    if (running >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
-    running += 1;
+    const release = await slots.acquire();
     try {
       return await fn();
     } finally {

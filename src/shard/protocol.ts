@@ -160,10 +160,15 @@ export type RetryResult =
   | { ok: true; runId: string; attempt: number }
   | { ok: false; code: "run_not_found" | "run_not_retryable" | "job_deleted" };
 
-/** An active job whose next instant is overdue beyond its `alert_after` (a missed run). */
+/**
+ * An active job that missed an instant by more than its `alert_after`: its timer never fired, or
+ * its run (`runId`) was not dispatched to a consumer in time.
+ */
 export interface OverdueJob {
   jobId: string;
   tenantId: string;
+  /** The run left waiting for dispatch; null when the timer itself never fired. */
+  runId: string | null;
   scheduledAtMs: number;
   overdueMs: number;
 }

@@ -150,9 +150,18 @@ describe("alert delivery", () => {
       delivered_at_ms: null,
       delivery_error: null,
     });
-    expect(await deliveryOf(hooked)).toMatchObject({ delivery: "delivered", delivery_error: null });
+    // Delivery happens on the side-delivery queue, after raiseAlerts returned.
+    await vi.waitFor(
+      async () =>
+        expect(await deliveryOf(hooked)).toMatchObject({ delivery: "delivered", delivery_error: null }),
+      WAIT,
+    );
     expect((await deliveryOf(hooked))?.delivered_at_ms).toEqual(expect.any(Number));
-    expect(await deliveryOf(broken)).toMatchObject({ delivery: "failed", delivered_at_ms: null });
+    await vi.waitFor(
+      async () =>
+        expect(await deliveryOf(broken)).toMatchObject({ delivery: "failed", delivered_at_ms: null }),
+      WAIT,
+    );
     expect((await deliveryOf(broken))?.delivery_error).toContain("HTTP 500");
     expect(await targetCalls(`/ok/alert-hook/${hooked}`)).toHaveLength(1);
   });

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { parseSignatureHeader } from "../../src/client/verify";
 import type { HttpTarget } from "../../src/core/job-spec";
-import { limiter, runPool } from "../../src/queue/pool";
+import { limiter, runPool, semaphore } from "../../src/queue/pool";
 import { type CallTargetInput, callTarget, signatureHeader } from "../../src/queue/target-call";
 import { deliveryVerifies } from "../helpers/signature";
 
@@ -320,5 +320,31 @@ describe("limiter", () => {
 
   it("rejects a non-positive concurrency as a bug", () => {
     expect(() => limiter(0)).toThrow(RangeError);
+  });
+});
+
+describe("semaphore", () => {
+  it("passes a slot released early straight to the first waiter; a second release frees nothing", async () => {
+    const slots = semaphore(1);
+    const first = await slots.acquire();
+    const order: string[] = [];
+    const waiter = slots.acquire().then((release) => {
+      order.push("waiter");
+      return release;
+    });
+    // Released before the first holder's work ends (a handed-off call): the waiter gets the slot,
+    // and a newcomer arriving meanwhile does not jump ahead of it.
+    first();
+    const newcomer = slots.acquire().then((release) => {
+      order.push("newcomer");
+      return release;
+    });
+    const waiterRelease = await waiter;
+    first();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(order).toEqual(["waiter"]);
+    waiterRelease();
+    (await newcomer)();
+    expect(order).toEqual(["waiter", "newcomer"]);
   });
 });

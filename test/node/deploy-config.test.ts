@@ -179,6 +179,7 @@ process.exit(status);
       "d1 create edgecron",
       "queues create edgecron-dispatch",
       "queues create edgecron-dead-letters",
+      "queues create edgecron-side-deliveries",
       "kv namespace create DEDUP_KV",
     ]);
     expect(toml).toBe(rewriteWranglerToml(REPO_TOML, { d1DatabaseId: D1_ID, kvNamespaceId: KV_ID }));

@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { schedulesOf } from "../../core/schedule-set";
 import { calendarSetsFor } from "../../db/calendars";
 import type { StoredJob } from "../../db/jobs";
@@ -10,6 +11,7 @@ import {
   allowsPrivateTargets,
   checkBackfillRange,
   checkJobInput,
+  type PushOptions,
   pushAndMarkSynced,
   saveJobVersion,
 } from "../job-service";
@@ -36,6 +38,7 @@ import {
 import { EdgecronError, validationError } from "../problem";
 import { callShard, type ShardRefusalCode, shardRefusal } from "../shard-calls";
 import { targetBindingAccess } from "../target-bindings";
+import type { AppEnv } from "../types";
 
 export const jobOperations = apiRouter();
 
@@ -80,7 +83,8 @@ defineRoute(
     if (errors.length > 0 || !check.ok) throw validationError(errors);
     if (expected.version !== null && expected.version !== job.version)
       throw versionConflict(job, expected.version);
-    return jobResponse(c, await saveJobVersion(c.env, job, { spec: check.spec }, nowMs), { calendars });
+    const saved = await saveJobVersion(c.env, job, { spec: check.spec }, nowMs, pushOptionsOf(c));
+    return jobResponse(c, saved, { calendars });
   },
 );
 
@@ -101,8 +105,8 @@ defineRoute(
   async (c) => {
     const job = await loadJob(c);
     const nowMs = Date.now();
-    if (job.status === "DELETED") return jobResponse(c, job);
-    return jobResponse(c, await saveJobVersion(c.env, job, { status: "DELETED" }, nowMs));
+    if (job.status === "DELETED") return jobResponse(c, await resent(c, job));
+    return jobResponse(c, await saveJobVersion(c.env, job, { status: "DELETED" }, nowMs, pushOptionsOf(c)));
   },
 );
 
@@ -134,9 +138,9 @@ function defineStatusChange(route: {
     async (c) => {
       const job = await loadJob(c);
       const nowMs = Date.now();
-      if (job.status === route.to) return jobResponse(c, job);
+      if (job.status === route.to) return jobResponse(c, await resent(c, job));
       if (job.status !== route.from) throw notActive(job);
-      return jobResponse(c, await saveJobVersion(c.env, job, { status: route.to }, nowMs));
+      return jobResponse(c, await saveJobVersion(c.env, job, { status: route.to }, nowMs, pushOptionsOf(c)));
     },
   );
 }
@@ -233,6 +237,26 @@ function notActive(job: StoredJob): EdgecronError {
 
 function versionConflict(job: StoredJob, expected: number): EdgecronError {
   return new EdgecronError("version_conflict", `Job ${job.id} is at version ${job.version}, not ${expected}`);
+}
+
+/**
+ * A repeated pause, resume or delete changes nothing in D1, but the first one's push may never
+ * have reached the shard (it failed, or the client gave up and cancelled it under load): re-send
+ * the unconfirmed version, so repeating the request is how a caller makes sure it took effect.
+ */
+async function resent(c: Context<AppEnv>, job: StoredJob): Promise<StoredJob> {
+  if (job.syncedVersion < job.version) await pushAndMarkSynced(c.env, [job], pushOptionsOf(c));
+  return job;
+}
+
+/** The request's waitUntil, when it has one (an in-process console call may not). */
+function pushOptionsOf(c: Context<AppEnv>): PushOptions {
+  try {
+    const ctx = c.executionCtx;
+    return { waitUntil: (promise) => ctx.waitUntil(promise) };
+  } catch {
+    return {};
+  }
 }
 
 /**

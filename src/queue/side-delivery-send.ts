@@ -1,0 +1,63 @@
+// One attempt of a side delivery: the address checked like a target's, the request signed in the
+// delivery's signing style, sent with its timeout, and the answer classified. Never throws.
+import { resolvedTargetProblem } from "../core/ssrf";
+import { resolverFromEnv } from "./dns-resolver";
+import type { SideDelivery, SideDeliveryResult } from "./side-delivery-types";
+import { signatureHeader, USER_AGENT } from "./target-call";
+import { tenantSecrets } from "./tenant-secrets";
+
+export async function sendSideDelivery(
+  env: Env,
+  delivery: SideDelivery,
+  nowMs: number,
+): Promise<SideDeliveryResult> {
+  const problem = await resolvedTargetProblem(delivery.url, {
+    allowPrivate: env.ALLOW_PRIVATE_TARGETS === "true",
+    resolveHost: resolverFromEnv(env),
+  });
+  if (problem !== null) {
+    return { ok: false, status: null, error: problem.error, retryable: problem.kind === "unresolved" };
+  }
+  try {
+    const response = await fetch(delivery.url, {
+      method: delivery.method,
+      redirect: "manual",
+      signal: AbortSignal.timeout(delivery.timeoutMs),
+      headers: await headersOf(env, delivery, nowMs),
+      body: delivery.body,
+    });
+    await response.body?.cancel();
+    if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
+    return { ok: false, status: response.status, error: `HTTP ${response.status}`, retryable: true };
+  } catch (error) {
+    return { ok: false, status: null, error: String(error), retryable: true };
+  }
+}
+
+async function headersOf(env: Env, delivery: SideDelivery, nowMs: number): Promise<Headers> {
+  const headers = new Headers(delivery.headers);
+  if (!headers.has("user-agent")) headers.set("user-agent", USER_AGENT);
+  headers.set("idempotency-key", delivery.idempotencyKey);
+  const { signing } = delivery;
+  if (signing.style === "edgecron") {
+    const secrets = (await tenantSecrets(env.DB, [signing.tenantId], nowMs)).get(signing.tenantId) ?? [];
+    if (secrets.length > 0) {
+      headers.set(
+        "edgecron-signature",
+        await signatureHeader(
+          secrets,
+          Math.floor(nowMs / 1000),
+          {
+            method: delivery.method,
+            url: delivery.url,
+            idempotencyKey: delivery.idempotencyKey,
+            runId: signing.runId,
+            attempt: signing.attempt,
+          },
+          delivery.body ?? "",
+        ),
+      );
+    }
+  }
+  return headers;
+}

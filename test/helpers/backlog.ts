@@ -1,0 +1,41 @@
+// A shard whose dispatch is held back: its unclaimed budget filled with runs no consumer will
+// ever claim, so every run that comes due waits SCHEDULED, as under a flood.
+import { env, runInDurableObject } from "cloudflare:test";
+import { unclaimedBudget } from "../../durable-objects/shard/budget";
+import { shardCount } from "../../src/shard/client";
+import { stubFor } from "./scheduling";
+
+const FILLER_JOB_ID = "job_budget_filler";
+const FILLER_LEASE_MS = 3_600_000;
+
+/**
+ * Fills the unclaimed budget of the job's shard with DISPATCHED runs of a job the shard does not
+ * hold (their lease an hour away, their history never written to D1). Returns the release.
+ */
+export async function holdBudgetFull(jobId: string): Promise<() => Promise<void>> {
+  const stub = stubFor(jobId);
+  const nowMs = Date.now();
+  await runInDurableObject(stub, (_instance, state) => {
+    state.storage.sql.exec(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
+         max_attempts, fence, job_version, due_at_ms, dispatch_count, events_json, created_at_ms,
+         updated_at_ms, dirty)
+       SELECT 'run_filler_' || ? || '_' || i, ?, 'ten_filler', 'schedule', ? + i, ? + i, 'DISPATCHED', 1,
+         1, 0, 1, ?, 1, '[]', ?, ?, 0 FROM n`,
+      unclaimedBudget(shardCount(env)),
+      nowMs,
+      FILLER_JOB_ID,
+      nowMs,
+      nowMs,
+      nowMs + FILLER_LEASE_MS,
+      nowMs,
+      nowMs,
+    );
+  });
+  return async () => {
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.sql.exec("DELETE FROM runs WHERE job_id = ?", FILLER_JOB_ID);
+    });
+  };
+}
