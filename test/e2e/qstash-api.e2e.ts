@@ -1,6 +1,6 @@
 // The official @upstash/qstash client, unchanged but for baseUrl and a tenant API key, against a
 // real `wrangler dev` and a real local target: publish (query-string destination), delay,
-// retries to the DLQ and retry from it, dedup both ways, batch, cancel, events and errors.
+// retries to the DLQ and retry from it, dedup both ways, batch, queues, cancel, events and errors.
 import { Client, QstashError } from "@upstash/qstash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -159,6 +159,24 @@ describe("@upstash/qstash against wrangler dev", () => {
       [1, 2].map(() => qstash.publish({ url: `${target.url}/cancelled`, delay: 3600 })),
     );
     expect(await qstash.messages.cancel(many.map((m) => m.messageId))).toEqual({ cancelled: 2 });
+  });
+
+  it("enqueues to a queue the client created, and delivers", async () => {
+    const queue = qstash.queue({ queueName: "e2e-queue" });
+    await queue.upsert({ parallelism: 2 });
+    expect(await queue.get()).toMatchObject({ name: "e2e-queue", parallelism: 2, paused: false });
+    const { messageId } = await queue.enqueueJSON({
+      url: `${target.url}/queued?n=1`,
+      body: { queued: true },
+    });
+    const [call] = await waitForCalls("/queued", 1);
+    expect(call?.path).toBe("/queued?n=1");
+    expect(await qstash.messages.get(messageId)).toMatchObject({
+      flowControlKey: "queue:e2e-queue",
+      parallelism: 2,
+    });
+    expect((await qstash.queue().list()).map((listed) => listed.name)).toEqual(["e2e-queue"]);
+    await queue.delete();
   });
 
   it("never delivers a cancelled message", async () => {
