@@ -10,9 +10,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { flood } from "./lib/flood.mjs";
 import { latenessSvg, markdownSummary } from "./lib/report.mjs";
 import { ADMIN_TOKEN, buildBundle, startScheduler, startTarget, workerdMemory } from "./lib/runtime.mjs";
-import { flood } from "./lib/flood.mjs";
 import * as scenarioModule from "./lib/scenarios.mjs";
 
 const scenarios = { ...scenarioModule, flood };

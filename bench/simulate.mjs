@@ -3,10 +3,14 @@
 // Capacity model for edgecron on Cloudflare: 10 M active jobs, 8,300 triggers/s average,
 // 50,000/s peak, a 333,000/s midnight burst. Inputs: the per-run costs the bench measured
 // (bench/results/latest.json, else the sample docs/bench-sample.json) and Cloudflare's published
-// limits (DESIGN.md). Prints the derived plan; docs/SCALING.md explains every line.
+// limits (bench/lib/limits-table.mjs). Prints the derived plan for the layout that is built (run
+// history in the shards) and, for the average, peak and burst, every published limit against our
+// load; docs/SCALING.md explains every line.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { limitsTable } from "./lib/limits-table.mjs";
+import { printPlan } from "./lib/print-plan.mjs";
 
 const ROOT = join(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -23,11 +27,15 @@ const { values } = parseArgs({
     // runs per consumer invocation (max_batch_size is this divided by the bundle)
     "batch-size": { type: "string", default: "100" },
     shards: { type: "string" },
+    // HISTORY_RETENTION_DAYS: how long each shard keeps its runs' history records
+    "history-days": { type: "string", default: "30" },
+    // D1 databases the job definitions are spread over (default: enough for 50 % of 10 GB each)
+    "job-databases": { type: "string" },
     json: { type: "boolean", default: false },
   },
 });
 
-/** Cloudflare's published limits (DESIGN.md "Scale on paper", Cloudflare docs). */
+/** Cloudflare's published limits the plan sizes against (the full list: bench/lib/limits-table.mjs). */
 export const LIMITS = {
   queueMsgsPerS: 5_000, // per queue
   queueBatchMax: 100, // messages per consumer batch and per sendBatch
@@ -44,9 +52,19 @@ export const LIMITS = {
 const PLAN = {
   shardUtilisation: 0.5, // a shard's thread may be busy this fraction of the time at peak
   queueUtilisation: 0.8, // of 5,000 msg/s
-  historyRowBytes: 700, // one run's D1 history row with its events (measured locally: see bytesPerRun)
-  historyFlushesPerRun: 1.1, // a run is written once it settles; only runs in flight > 1 s are written twice
-  retentionDays: 30,
+  // one run's history record in its shard with its events and three indexes, measured by
+  // test/integration/run-history.test.ts (20,000 records of four events each)
+  historyRecordBytes: 824,
+  historyWritesPerRun: 1.1, // a run is written once it settles; only runs in flight > 1 s are written twice
+  // a terminal run also stays in the wheel's `runs` table for 24 h (late-duplicate detection)
+  wheelRunBytes: 1_000,
+  storageUtilisation: 0.5, // plan each Durable Object / D1 database at half of its 10 GB
+  runBytesInMessage: 200, // one run in a dispatch message (ids, fence, target reference)
+  // tenant-wide runs pages and stats served per second, deployment-wide: each asks every shard
+  apiFanoutReadsPerS: 50,
+  // dead letters stay in D1: runs that exhaust every attempt, and what a letter stores
+  deadLetterShare: 0.0001,
+  deadLetterBytes: 1_500,
   pipelineMs: { alarm: 20, sendBatch: 30, queueDelivery: 150, claim: 20 }, // production hop estimates
 };
 
@@ -104,13 +122,17 @@ export function measuredCosts(bench) {
 const pow2 = (n) => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
 
 export function plan(costs, load) {
+  load = { historyDays: 30, jobDatabases: null, ...load };
   const shardCpuMs = costs.shardCpuMsPerRun ?? 0.5;
   const perShardMaxPerS = 1000 / shardCpuMs; // one DO = one thread
   const out = {};
   // Shards: CPU at peak and in the burst, storage, and the ~1,000 req/s soft limit per object.
   const shardsForPeakCpu = load.peak / (perShardMaxPerS * PLAN.shardUtilisation);
   const shardsForBurstCpu = load.burst / (perShardMaxPerS * PLAN.shardUtilisation);
-  const shardsForStorage = (load.jobs * (costs.doBytesPerJob ?? 2_000) * 3) / LIMITS.doStorageBytes; // x3: runs kept 24 h
+  const dailyRuns = load.avg * 86_400;
+  const historyBytes = dailyRuns * load.historyDays * PLAN.historyRecordBytes;
+  const wheelBytes = load.jobs * (costs.doBytesPerJob ?? 2_000) + dailyRuns * PLAN.wheelRunBytes;
+  const shardsForStorage = (historyBytes + wheelBytes) / (LIMITS.doStorageBytes * PLAN.storageUtilisation);
   // Requests per shard: claim + outcome RPC per consumer batch that holds runs of that shard.
   // With shards mapped to queues (shards/queue small), a batch of 100 hits few shards.
   out.shards = {
@@ -170,19 +192,34 @@ export function plan(costs, load) {
   out.queues.shards_per_queue = Math.max(1, Math.round(out.shards.recommended / out.queues.recommended));
   out.consumers.per_queue_at_burst = Math.ceil(out.consumers.concurrent_for_burst / out.queues.recommended);
 
-  // D1: run history rows and bytes.
-  const rowsPerS = (rate) => Math.round(rate * PLAN.historyFlushesPerRun);
-  const dailyRuns = load.avg * 86_400;
-  out.d1 = {
-    history_row_writes_per_s_average: rowsPerS(load.avg),
-    history_row_writes_per_s_peak: rowsPerS(load.peak),
-    history_row_writes_per_s_burst: rowsPerS(load.burst),
-    history_bytes_per_day: Math.round(dailyRuns * PLAN.historyRowBytes),
-    days_of_history_in_10_gb:
-      Math.round((LIMITS.d1StorageBytes / (dailyRuns * PLAN.historyRowBytes)) * 100) / 100,
-    definitions_bytes: Math.round(load.jobs * (costs.d1BytesPerJob ?? 600)),
+  // Run history: each shard keeps its runs' records (local SQLite writes, no request, no D1).
+  const S = out.shards.recommended;
+  const writesPerShard = (rate) => Math.round((rate / S) * PLAN.historyWritesPerRun);
+  out.history = {
+    record_bytes: PLAN.historyRecordBytes,
+    retention_days: load.historyDays,
+    record_writes_per_s_per_shard: {
+      average: writesPerShard(load.avg),
+      peak: writesPerShard(load.peak),
+      burst: writesPerShard(load.burst),
+    },
+    bytes_per_day: Math.round(dailyRuns * PLAN.historyRecordBytes),
+    bytes_total: Math.round(historyBytes),
+    shard_bytes: Math.round((historyBytes + wheelBytes) / S),
+    shards_for_storage: Math.ceil(shardsForStorage),
+    // a tenant-wide page or the stats ask every shard once
+    fanout_requests_per_page: S,
   };
-  out.d1.history_databases_for_retention = Math.ceil(PLAN.retentionDays / out.d1.days_of_history_in_10_gb);
+  // D1 now holds definitions (split over job databases), tenants, keys, alerts and dead letters.
+  const definitionsBytes = load.jobs * (costs.d1BytesPerJob ?? 600);
+  const jobDatabases =
+    load.jobDatabases ??
+    Math.max(1, Math.ceil(definitionsBytes / (LIMITS.d1StorageBytes * PLAN.storageUtilisation)));
+  out.d1 = {
+    definitions_bytes: Math.round(definitionsBytes),
+    job_databases: jobDatabases,
+    bytes_per_job_database: Math.round(definitionsBytes / jobDatabases),
+  };
 
   // Lateness: the production pipeline's hops, plus queueing when arrivals exceed capacity.
   const baseMs = Object.values(PLAN.pipelineMs).reduce((a, b) => a + b, 0) + load.targetLatencyMs;
@@ -204,23 +241,12 @@ export function plan(costs, load) {
   const runsPerShardBurst = load.burst / out.shards.recommended;
   out.shards.burst_rpc_per_s_per_shard = Math.round((2 * runsPerShardBurst) / bundle);
   out.shards.burst_runs_per_s_per_shard = Math.round(runsPerShardBurst);
+  // Every published limit against the load: the table decides what needs a raise.
   out.limit_increases = [];
-  if (out.queues.recommended > 1)
-    out.limit_increases.push(
-      `${out.queues.recommended} dispatch queues (5,000 msg/s each): account queue count and Worker bindings`,
-    );
-  if (out.consumers.per_queue_at_burst > LIMITS.queueConsumersMax)
-    out.limit_increases.push(
-      `consumer concurrency ${out.consumers.per_queue_at_burst} per queue (published max 250)`,
-    );
-  if (out.shards.burst_rpc_per_s_per_shard > LIMITS.doSoftReqPerS)
-    out.limit_increases.push(
-      `Durable Object soft limit: ${out.shards.burst_rpc_per_s_per_shard} req/s per shard in the burst`,
-    );
-  if (out.d1.history_bytes_per_day > LIMITS.d1StorageBytes)
-    out.limit_increases.push(
-      "D1: run history does not fit one 10 GB database (design change, not a limit raise)",
-    );
+  out.limits = limitsTable(out, costs, load, PLAN);
+  for (const row of out.limits.rows) {
+    if (row.status === "raise") out.limit_increases.push(`${row.limit}: ${row.raise}`);
+  }
   return out;
 }
 
@@ -277,6 +303,8 @@ if (isMain) {
     bundleSize: Number(values["bundle-size"]),
     batchSize: Number(values["batch-size"]),
     shards: values.shards ? Number(values.shards) : null,
+    historyDays: Number(values["history-days"]),
+    jobDatabases: values["job-databases"] ? Number(values["job-databases"]) : null,
   };
   const costs = measuredCosts(data);
   const result = {
@@ -293,63 +321,4 @@ if (isMain) {
   } else {
     printPlan(result);
   }
-}
-
-function printPlan(r) {
-  const f = (v, d = 0) =>
-    v === null || v === undefined ? "n/a" : Number(v).toLocaleString("en-US", { maximumFractionDigits: d });
-  const m = r.measured;
-  const p = r.plan;
-  console.log(`edgecron capacity plan — inputs: ${r.input} (bench of ${r.bench_started_at})`);
-  console.log(
-    `load: ${f(r.load.jobs)} active jobs; ${f(r.load.avg)}/s average, ${f(r.load.peak)}/s peak, ${f(r.load.burst)}/s for ${r.load.burstSeconds} s at midnight; target latency ${r.load.targetLatencyMs} ms\n`,
-  );
-  console.log("measured locally (npm run bench; workerd CPU per run, one thread):");
-  console.log(
-    `  full path ${f(m.fullPathCpuMsPerRun, 3)} ms/run = consumer+fetch ${f(m.consumerFetchCpuMsPerRun, 3)} + shard side ${f(m.shardCpuMsPerRun, 3)} ms; queue alone ${f(m.queueCpuMsPerMsg, 3)} ms/msg; create ${f(m.createCpuMsPerJob, 3)} ms/job`,
-  );
-  console.log(
-    `  storage: DO SQLite ${f(m.doBytesPerJob)} B/job, D1 ${f(m.d1BytesPerJob)} B/job; workerd RSS ${f(m.rssBytesPerJob)} B/job`,
-  );
-  console.log(
-    `  local rates: drain ${f(m.localDrainPerS)}/s, fetch ceiling ${f(m.localFetchCeilingPerS)}/s, queue ceiling ${f(m.localQueueCeilingPerS)}/s\n`,
-  );
-  console.log("shards (ShardScheduler Durable Objects):");
-  console.log(
-    `  one shard sustains ~${f(p.shards.per_shard_max_triggers_per_s)} triggers/s of CPU; at ${PLAN.shardUtilisation * 100} % utilisation: ${f(p.shards.for_peak_cpu)} for the peak, ${f(p.shards.for_burst_cpu)} for the burst, ${f(p.shards.for_storage)} for storage`,
-  );
-  console.log(
-    `  recommended SHARD_COUNT ${f(p.shards.recommended)} (${f(p.shards.jobs_per_shard)} jobs each); midnight work per shard ~${p.shards.burst_seconds_per_shard_at_recommended} s of its thread`,
-  );
-  console.log("dispatch queues:");
-  console.log(
-    `  ${f(p.queues.for_average)} for the average, ${f(p.queues.for_peak)} for the peak, ${f(p.queues.for_burst)} for the burst (runs per message ${p.queues.runs_per_message.average} / ${p.queues.runs_per_message.peak} / ${p.queues.runs_per_message.burst}, cap ${p.queues.bundle_cap}; ${LIMITS.queueMsgsPerS}/s x ${PLAN.queueUtilisation})`,
-  );
-  console.log(`  recommended ${f(p.queues.recommended)} queues, ~${p.queues.shards_per_queue} shards each`);
-  console.log("consumers:");
-  console.log(
-    `  ${LIMITS.workerConnections} connections per invocation / ${r.load.targetLatencyMs} ms => ${f(p.consumers.runs_per_s_per_invocation)} runs/s per invocation; ${r.load.batchSize} runs per invocation (max_batch_size ${p.consumers.max_batch_size_messages_at_burst} messages at the burst's bundle) take ~${p.consumers.batch_seconds} s`,
-  );
-  console.log(
-    `  concurrent invocations: ${f(p.consumers.concurrent_for_average)} average, ${f(p.consumers.concurrent_for_peak)} peak, ${f(p.consumers.concurrent_for_burst)} burst (${f(p.consumers.per_queue_at_burst)} per queue; 250 max per queue => >= ${f(p.consumers.queues_needed_for_250_per_queue)} queues)`,
-  );
-  console.log("D1:");
-  console.log(
-    `  history row writes/s: ${f(p.d1.history_row_writes_per_s_average)} average, ${f(p.d1.history_row_writes_per_s_peak)} peak, ${f(p.d1.history_row_writes_per_s_burst)} burst`,
-  );
-  console.log(
-    `  history ${f(p.d1.history_bytes_per_day / 2 ** 30, 1)} GiB/day: ${p.d1.days_of_history_in_10_gb} days fit one 10 GB database; ${r.assumptions.retentionDays} days need ${f(p.d1.history_databases_for_retention)}; definitions ${f(p.d1.definitions_bytes / 2 ** 30, 1)} GiB`,
-  );
-  console.log(
-    `shards in the burst: ${f(p.shards.burst_runs_per_s_per_shard)} runs/s per shard; claim+outcome RPCs ${f(p.shards.burst_rpc_per_s_per_shard)}/s per shard (one each per message; soft limit ~1,000)`,
-  );
-  console.log("limits to raise with Cloudflare / design changes:");
-  for (const item of p.limit_increases) console.log(`  - ${item}`);
-  console.log("lateness (predicted):");
-  console.log(
-    `  pipeline ${p.lateness.pipeline_ms} ms (alarm, sendBatch, queue delivery, claim, target); capacity ${f(p.lateness.capacity_runs_per_s)} runs/s`,
-  );
-  console.log(
-    `  p99 average load ~${f(p.lateness.p99_average_ms)} ms; top-of-minute peak ~${f(p.lateness.p99_peak_ms)} ms; midnight burst p50 ${f(p.lateness.burst.p50)} ms, p99 ${f(p.lateness.burst.p99)} ms, max ${f(p.lateness.burst.max)} ms`,
-  );
 }

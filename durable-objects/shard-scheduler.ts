@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type * as History from "../src/shard/history-protocol";
 import type * as Protocol from "../src/shard/protocol";
 import { runAlarmPass } from "./shard/alarm-pass";
 import { alarmWasLost, earliestTimerMs, planAlarm } from "./shard/alarm-plan";
@@ -7,6 +8,8 @@ import { BacklogPacer } from "./shard/backlog";
 import { completeRun, heartbeatRun } from "./shard/callbacks";
 import { readDueTimes } from "./shard/due-times";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
+import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./shard/history-reads";
+import { importHistory } from "./shard/history-store";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { tickSettings } from "./shard/settings";
@@ -14,7 +17,7 @@ import type { ShardFaults, ShardTestCommand } from "./shard/test-faults";
 import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./shard/test-seam";
 import { tzdataProgress } from "./shard/tzdata";
 import { TzdataWatch } from "./shard/tzdata-watch";
-import { deadLetterPoisonRun, watchdogScan } from "./shard/watchdog";
+import { deadLetterPoisonRun, type Retention, watchdogScan } from "./shard/watchdog";
 import { migrateShardSchema } from "./shard-schema";
 
 interface ActOptions {
@@ -113,11 +116,11 @@ export class ShardScheduler extends DurableObject<Env> {
     return this.act(shard, (nowMs) => deadLetterPoisonRun(this.sql, runId, fence, reason, nowMs));
   }
 
-  /** Maintenance: re-arm a missing alarm, report overdue jobs, prune old terminal runs. */
-  async watchdog(shard: number, retentionMs: number): Promise<Protocol.WatchdogReport> {
+  /** Maintenance: re-arm a missing alarm, report overdue jobs, prune old runs and history. */
+  async watchdog(shard: number, retention: Retention): Promise<Protocol.WatchdogReport> {
     const work = async (nowMs: number) => {
       const alarmAtMs = await this.ctx.storage.getAlarm();
-      const report = watchdogScan(this.sql, nowMs, retentionMs, alarmAtMs);
+      const report = watchdogScan(this.sql, nowMs, retention, alarmAtMs);
       if (this.alarmRunning) return report;
       // Storage is the truth: an alarm lost behind this instance's back is re-armed below.
       this.armed.atMs = alarmAtMs;
@@ -125,6 +128,32 @@ export class ShardScheduler extends DurableObject<Env> {
       return report;
     };
     return this.act(shard, work, { rearmDuringAlarm: false });
+  }
+
+  // Run history (./shard/history-reads.ts): reads only, so the alarm is left as it is.
+  async historyRun(shard: number, tenantId: string, jobId: string, scheduledAtMs: number) {
+    return this.read(shard, () => historyRun(this.sql, shard, tenantId, jobId, scheduledAtMs));
+  }
+
+  async jobHistory(shard: number, query: History.JobHistoryQuery): Promise<History.HistoryRecord[]> {
+    return this.read(shard, () => jobHistory(this.sql, shard, query));
+  }
+
+  async tenantHistory(shard: number, query: History.TenantHistoryQuery): Promise<History.HistoryRecord[]> {
+    return this.read(shard, () => tenantHistory(this.sql, shard, query));
+  }
+
+  async historyStats(shard: number, query: History.HistoryStatsQuery): Promise<History.HistoryStats> {
+    return this.read(shard, () => historyStats(this.sql, query));
+  }
+
+  async firedSince(shard: number, queries: History.FiredSinceQuery[]): Promise<number[]> {
+    return this.read(shard, () => firedSince(this.sql, queries));
+  }
+
+  /** History records moved in from elsewhere (the legacy D1 table); newer records win. */
+  async importHistory(shard: number, records: History.HistoryRecord[]): Promise<number> {
+    return this.read(shard, () => importHistory(this.sql, records as unknown as Record<string, unknown>[]));
   }
 
   /** Admin view: the tz database version of this shard's timers and any re-derivation. */
@@ -163,6 +192,12 @@ export class ShardScheduler extends DurableObject<Env> {
     const result = await work(Date.now());
     if (rearmDuringAlarm || !this.alarmRunning) await this.armAlarm();
     return result;
+  }
+
+  /** A read: the shard is remembered (a fresh instance learns its number) but nothing is armed. */
+  private read<T>(shard: number, work: () => T): T {
+    this.rememberShard(shard);
+    return work();
   }
 
   private rememberShard(shard: number): void {

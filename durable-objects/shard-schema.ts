@@ -125,6 +125,81 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN calendars_json TEXT NOT NULL DEFAULT '[]';
   ALTER TABLE jobs ADD COLUMN calendars_revision INTEGER NOT NULL DEFAULT 0;
   `,
+  // v9, v10: numbers taken by work merged in parallel (dispatch ahead, admission); the merge
+  // puts their migrations here. Until then no-ops, so the history below is v11 everywhere.
+  `SELECT 1;`,
+  `SELECT 1;`,
+  // v11: run history lives in its shard (./shard/history-store.ts), not in one D1 database. A
+  // compact record per run, keyed by (job, instant) like the run itself: the run id, the shard
+  // and the idempotency key are derived, never stored. run_counts and run_minutes are the
+  // aggregates GET /v1/stats reads, kept by triggers so no writer can forget them.
+  `
+  CREATE TABLE run_history (
+    job_id TEXT NOT NULL,
+    scheduled_at_ms INTEGER NOT NULL,
+    tenant_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    max_attempts INTEGER NOT NULL,
+    fence INTEGER,
+    job_version INTEGER NOT NULL,
+    target_status INTEGER,
+    error TEXT,
+    lateness_ms INTEGER,
+    duration_ms INTEGER,
+    next_attempt_at_ms INTEGER,
+    events_json TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL,
+    accepted_at_ms INTEGER,
+    heartbeat_at_ms INTEGER,
+    result_json TEXT,
+    PRIMARY KEY (job_id, scheduled_at_ms)
+  ) WITHOUT ROWID;
+  CREATE INDEX run_history_tenant ON run_history(tenant_id, created_at_ms);
+  -- most runs succeed: the state index leaves them out (a list of SUCCEEDED runs reads the
+  -- tenant index and skips the few others), which saves ~100 B a record
+  CREATE INDEX run_history_tenant_state ON run_history(tenant_id, state, created_at_ms)
+    WHERE state <> 'SUCCEEDED';
+  CREATE INDEX run_history_created ON run_history(created_at_ms);
+
+  CREATE TABLE run_counts (
+    tenant_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, state)
+  ) WITHOUT ROWID;
+  -- runs created per minute, and how many of them failed at least once
+  CREATE TABLE run_minutes (
+    tenant_id TEXT NOT NULL,
+    minute_ms INTEGER NOT NULL,
+    triggers INTEGER NOT NULL,
+    failures INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, minute_ms)
+  ) WITHOUT ROWID;
+
+  CREATE TRIGGER run_history_inserted AFTER INSERT ON run_history BEGIN
+    INSERT INTO run_counts (tenant_id, state, n) VALUES (NEW.tenant_id, NEW.state, 1)
+      ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO run_minutes (tenant_id, minute_ms, triggers, failures)
+      VALUES (NEW.tenant_id, NEW.created_at_ms / 60000 * 60000, 1,
+        NEW.state IN ('FAILED', 'DEAD_LETTERED') OR NEW.events_json LIKE '%"FAILED"%')
+      ON CONFLICT DO UPDATE SET triggers = triggers + 1, failures = failures + excluded.failures;
+  END;
+  CREATE TRIGGER run_history_updated AFTER UPDATE OF state, events_json ON run_history BEGIN
+    UPDATE run_counts SET n = n - 1 WHERE tenant_id = OLD.tenant_id AND state = OLD.state;
+    INSERT INTO run_counts (tenant_id, state, n) VALUES (NEW.tenant_id, NEW.state, 1)
+      ON CONFLICT DO UPDATE SET n = n + 1;
+    UPDATE run_minutes SET failures = failures
+        + (NEW.state IN ('FAILED', 'DEAD_LETTERED') OR NEW.events_json LIKE '%"FAILED"%')
+        - (OLD.state IN ('FAILED', 'DEAD_LETTERED') OR OLD.events_json LIKE '%"FAILED"%')
+      WHERE tenant_id = NEW.tenant_id AND minute_ms = NEW.created_at_ms / 60000 * 60000;
+  END;
+  CREATE TRIGGER run_history_deleted AFTER DELETE ON run_history BEGIN
+    UPDATE run_counts SET n = n - 1 WHERE tenant_id = OLD.tenant_id AND state = OLD.state;
+  END;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

@@ -2,17 +2,17 @@
 // Triggers never fire locally) and the Cron Trigger runs it in production as the backstop: the
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
 import { sweepConsoleSessions } from "../../src/admin/session";
-import { resolveMissedRunAlerts } from "../../src/db/alerts";
 import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../../src/db/jobs";
-import { pruneTerminalRuns } from "../../src/db/runs";
 import { logEvent } from "../../src/log";
 import { raiseAlerts, resendPendingAlerts } from "../../src/queue/alerts";
 import { pushJobs, shardCount, watchShard } from "../../src/shard/client";
+import { moveLegacyHistory } from "./legacy-history";
+import { resolveMissedRunAlerts } from "./resolve-alerts";
 
 const OUTBOX_BATCH = 500;
-const RETENTION_BATCH = 5_000;
-/** Terminal runs stay in a shard (for late-duplicate detection) this long after reaching D1. */
+/** Terminal runs stay in the wheel's table (late-duplicate detection) this long after settling. */
 const SHARD_RUN_RETENTION_MS = 24 * 3_600_000;
+const DAY_MS = 86_400_000;
 const WATCHDOG_PARALLELISM = 16;
 
 export interface MaintenanceSummary {
@@ -21,6 +21,8 @@ export interface MaintenanceSummary {
   alarmsRearmed: number;
   missedRunAlerts: number;
   historyPruned: number;
+  /** Legacy D1 history rows moved into their shards this pass. */
+  legacyHistoryMoved: number;
   /** Alert deliveries handed (again) to the side-delivery queue: never sent, or lost. */
   alertsResent: number;
   /** missed_run alerts resolved because their job fired again. */
@@ -34,13 +36,14 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
     alarmsRearmed: 0,
     missedRunAlerts: 0,
     historyPruned: 0,
+    legacyHistoryMoved: 0,
     alertsResent: 0,
     alertsResolved: 0,
   };
   await sweepOutbox(env, summary);
   await watchShards(env, summary);
-  summary.alertsResolved = await resolveMissedRunAlerts(env.DB, nowMs);
-  summary.historyPruned = await pruneHistory(env, nowMs);
+  summary.alertsResolved = await resolveMissedRunAlerts(env, nowMs);
+  summary.legacyHistoryMoved = await moveLegacyHistory(env);
   await sweepConsoleSessions(env, nowMs);
   // Delivery itself happens on the side-delivery queue: a hanging webhook never holds this alarm.
   summary.alertsResent = await resendPendingAlerts(env, nowMs);
@@ -66,7 +69,10 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
     const reports = await Promise.all(
       shards.slice(i, i + WATCHDOG_PARALLELISM).map(async (shard) => {
         try {
-          return await watchShard(env, shard, SHARD_RUN_RETENTION_MS);
+          return await watchShard(env, shard, {
+            runsMs: SHARD_RUN_RETENTION_MS,
+            historyMs: historyRetentionDays(env) * DAY_MS,
+          });
         } catch (error) {
           logEvent("maintenance.watchdog_failed", { shard, error });
           return null;
@@ -80,6 +86,7 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
         logEvent("shard.alarm_rearmed", { note: "a shard had work due and no alarm" });
       }
       summary.missedRunAlerts += report.overdue.length;
+      summary.historyPruned += report.historyPruned;
       await raiseAlerts(
         env,
         report.overdue.map((job) => ({
@@ -96,7 +103,6 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
   }
 }
 
-async function pruneHistory(env: Env, nowMs: number): Promise<number> {
-  const days = Number(env.HISTORY_RETENTION_DAYS) || 30;
-  return pruneTerminalRuns(env.DB, nowMs - days * 86_400_000, RETENTION_BATCH);
+function historyRetentionDays(env: Env): number {
+  return Number(env.HISTORY_RETENTION_DAYS) || 30;
 }

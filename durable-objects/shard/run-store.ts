@@ -1,5 +1,7 @@
 // A shard's runs: every state change goes through moveRun, which checks the transition table,
 // appends the event to the run's history and marks the run for the next D1 history flush.
+
+import { runIdFor } from "../../src/core/run-id";
 import {
   PENDING_STATES,
   type RunState,
@@ -67,10 +69,8 @@ export function heldByPause(jobStatus: string, run: Pick<RunRow, "manual">): boo
   return jobStatus === "PAUSED" && run.manual !== 1;
 }
 
-/** Deterministic: one run per (job, instant), so a re-fired tick collapses onto the same row. */
-export function runIdFor(jobId: string, scheduledAtMs: number): string {
-  return `run_${jobId.startsWith("job_") ? jobId.slice(4) : jobId}_${scheduledAtMs}`;
-}
+// Deterministic: one run per (job, instant), so a re-fired tick collapses onto the same row.
+export { runIdFor } from "../../src/core/run-id";
 
 export interface NewRun {
   jobId: string;

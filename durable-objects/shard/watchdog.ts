@@ -1,9 +1,10 @@
 // The shard's side of maintenance: missed-run detection (timers that never fired, and runs whose
-// dispatch fell behind their instant), poison messages, and pruning terminal runs whose history
-// already reached D1.
+// dispatch fell behind their instant), poison messages, pruning terminal runs whose history
+// record is written, and history past its retention.
 import { durationMs } from "../../src/core/duration";
 import { sqlInList, TERMINAL_STATES, UNCLAIMED_STATES } from "../../src/core/run-state";
 import type { OverdueJob, WatchdogReport } from "../../src/shard/protocol";
+import { pruneHistory } from "./history-store";
 import { getJobs, type ShardJobRow, specOf } from "./job-store";
 import { getRun, moveRun, type RunRow } from "./run-store";
 
@@ -14,10 +15,17 @@ const MISSED_ALERT_REPEAT_MS = 10 * 60_000;
 /** A run in these states has not reached a consumer yet: its dispatch is what may fall behind. */
 const UNCLAIMED_STATES_AND_SCHEDULED = ["SCHEDULED", ...UNCLAIMED_STATES] as const;
 
+export interface Retention {
+  /** Terminal runs leave the wheel's table this long after their history record is written. */
+  runsMs: number;
+  /** History records of terminal runs are kept this long after the run was created. */
+  historyMs: number;
+}
+
 export function watchdogScan(
   sql: SqlStorage,
   nowMs: number,
-  retentionMs: number,
+  retention: Retention,
   alarmAtMs: number | null,
 ): WatchdogReport {
   const overdue = overdueTimers(sql, nowMs);
@@ -27,10 +35,11 @@ export function watchdogScan(
     `DELETE FROM runs WHERE run_id IN (
        SELECT run_id FROM runs WHERE due_at_ms IS NULL AND waiting IS NULL AND dirty = 0 AND dlq_pending = 0
          AND state IN ${sqlInList(TERMINAL_STATES)} AND updated_at_ms < ? LIMIT ?)`,
-    nowMs - retentionMs,
+    nowMs - retention.runsMs,
     PRUNE_BATCH,
   ).rowsWritten;
-  return { alarmAtMs, alarmRearmed: false, overdue, pruned };
+  const historyPruned = pruneHistory(sql, nowMs - retention.historyMs, nowMs, PRUNE_BATCH);
+  return { alarmAtMs, alarmRearmed: false, overdue, pruned, historyPruned };
 }
 
 /** Active jobs whose next instant never fired: the alarm stopped (lost, crashing, starved). */

@@ -1,9 +1,8 @@
 // A redrive: one new attempt of a dead-lettered run. Shared by POST /v1/dead-letters/{id}/redrive
 // and the QStash-compatible POST /v2/dlq/retry.
 import { claimRedrive, type DeadLetterRow, releaseRedrive } from "../db/dead-letters";
-import { findJob } from "../db/jobs";
-import { findRunShard } from "../db/runs";
-import { retryRun, shardOfJob } from "../shard/client";
+import { retryRun } from "../shard/client";
+import { shardOfStoredJob } from "../shard/history";
 import { EdgecronError } from "./problem";
 import { callShard, shardRefusal } from "./shard-calls";
 
@@ -20,10 +19,8 @@ export async function redriveDeadLetter(
   if (!(await claimRedrive(env.DB, tenantId, letter.id, claimedAtMs))) {
     throw new EdgecronError("already_redriven", `Dead letter ${letter.id} was already redriven`);
   }
-  const shard =
-    (await findRunShard(env.DB, tenantId, letter.run_id)) ??
-    (await findJob(env.DB, tenantId, letter.job_id))?.shard ??
-    shardOfJob(env, letter.job_id);
+  // The run lives on its job's shard (a run never moves; its id names the job).
+  const shard = await shardOfStoredJob(env, tenantId, letter.job_id);
   try {
     const result = await callShard("redrive the run", () => retryRun(env, shard, letter.run_id));
     if (!result.ok) throw shardRefusal(result.code);

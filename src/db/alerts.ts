@@ -121,25 +121,47 @@ export async function findAlert(db: D1Database, tenantId: string, id: string): P
     .first<AlertRow>();
 }
 
+/** An open missed_run alert: its job and the instant it missed (RFC 3339 in details). */
+export interface OpenMissedRunAlert {
+  id: string;
+  tenantId: string;
+  jobId: string;
+  scheduledAtMs: number;
+}
+
 /**
- * Resolves every missed_run alert whose job has fired since: a run of the job's schedule (not a
- * manual trigger or backfill: the schedule is what was stuck), at the missed instant (recovered
- * late) or a later one, that a consumer took (it has a fence and is past the unclaimed states: a
- * run sent to the queue and never claimed is the missed run itself, not its recovery). The
- * maintenance pass runs this, off the dispatch path; an alert resolves within one pass of the
- * run reaching the history. Returns how many resolved. `details.scheduled_at` is RFC 3339 UTC;
- * strftime('%s') floors it to the second, which no other instant of the job can fall inside.
+ * Open missed_run alerts, oldest first (at most `limit`). The maintenance pass asks each job's
+ * shard whether the job fired since (a consumer took a run of its schedule at or after the
+ * missed instant), and resolves those that did (resolveAlertsJobFired).
+ * `details.scheduled_at` is RFC 3339 UTC; it is floored to the second, which no other instant of
+ * the job can fall inside.
  */
-export async function resolveMissedRunAlerts(db: D1Database, nowMs: number): Promise<number> {
+export async function listOpenMissedRunAlerts(db: D1Database, limit: number): Promise<OpenMissedRunAlert[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, tenant_id AS tenantId, job_id AS jobId,
+         strftime('%s', json_extract(details_json, '$.scheduled_at')) * 1000 AS scheduledAtMs
+       FROM alerts WHERE kind = 'missed_run' AND resolved_at_ms IS NULL AND job_id IS NOT NULL
+       ORDER BY created_at_ms LIMIT ?`,
+    )
+    .bind(limit)
+    .all<OpenMissedRunAlert>();
+  return results.filter((alert) => Number.isFinite(alert.scheduledAtMs));
+}
+
+/** Resolves the given missed_run alerts as 'job_fired_again'; returns how many changed. */
+export async function resolveAlertsJobFired(
+  db: D1Database,
+  ids: readonly string[],
+  nowMs: number,
+): Promise<number> {
+  if (ids.length === 0) return 0;
   const result = await db
     .prepare(
-      `UPDATE alerts SET resolved_at_ms = ?1, resolution = 'job_fired_again'
-       WHERE kind = 'missed_run' AND resolved_at_ms IS NULL AND job_id IS NOT NULL
-         AND EXISTS (SELECT 1 FROM runs r WHERE r.job_id = alerts.job_id AND r.kind IN ('schedule', 'catch_up')
-           AND r.fence IS NOT NULL AND r.state NOT IN ('SCHEDULED', 'ACQUIRED', 'DISPATCHED')
-           AND r.scheduled_at_ms >= strftime('%s', json_extract(alerts.details_json, '$.scheduled_at')) * 1000)`,
+      `UPDATE alerts SET resolved_at_ms = ?, resolution = 'job_fired_again'
+       WHERE resolved_at_ms IS NULL AND id IN (SELECT value FROM json_each(?))`,
     )
-    .bind(nowMs)
+    .bind(nowMs, JSON.stringify(ids))
     .run();
   return result.meta.changes ?? 0;
 }

@@ -108,7 +108,9 @@ export class OutcomeReporter {
         shard,
         batch.map(({ run, outcome }) => ({ run, outcome })),
       );
-      batch.forEach((pending, index) => pending.resolve(reported[index] as Reported));
+      batch.forEach((pending, index) => {
+        pending.resolve(reported[index] as Reported);
+      });
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     }

@@ -8,6 +8,14 @@ import { attachCalendars } from "../db/calendars";
 import { logEvent } from "../log";
 import type { TzdataOverride } from "../tzdata";
 import type {
+  FiredSinceQuery,
+  HistoryRecord,
+  HistoryStats,
+  HistoryStatsQuery,
+  JobHistoryQuery,
+  TenantHistoryQuery,
+} from "./history-protocol";
+import type {
   BackfillResult,
   ClaimRequest,
   ClaimResult,
@@ -129,9 +137,69 @@ export async function shardTzdata(env: Env, shard: number): Promise<TzdataProgre
   return shardStub(env, shard).tzdataStatus(shard);
 }
 
-/** The shard's maintenance: re-arm a lost alarm, report overdue jobs, prune old terminal runs. */
-export async function watchShard(env: Env, shard: number, retentionMs: number): Promise<WatchdogReport> {
-  return shardStub(env, shard).watchdog(shard, retentionMs);
+/**
+ * The shard's maintenance: re-arm a lost alarm, report overdue jobs, prune terminal runs from the
+ * wheel after `runsMs` and their history records after `historyMs`.
+ */
+export async function watchShard(
+  env: Env,
+  shard: number,
+  retention: { runsMs: number; historyMs: number },
+): Promise<WatchdogReport> {
+  return shardStub(env, shard).watchdog(shard, retention);
+}
+
+// --- run history: every run's record lives in its shard (see src/shard/history.ts) ---
+
+/** One run's history record, by its job and instant (both in the run id). */
+export async function readHistoryRun(
+  env: Env,
+  shard: number,
+  tenantId: string,
+  run: { jobId: string; scheduledAtMs: number },
+): Promise<HistoryRecord | null> {
+  return shardStub(env, shard).historyRun(shard, tenantId, run.jobId, run.scheduledAtMs);
+}
+
+/** A job's runs, newest instant first: one shard holds them all. */
+export async function readJobHistory(
+  env: Env,
+  shard: number,
+  query: JobHistoryQuery,
+): Promise<HistoryRecord[]> {
+  return shardStub(env, shard).jobHistory(shard, query);
+}
+
+/** One shard's page of a tenant's runs, newest created first. */
+export async function readTenantHistory(
+  env: Env,
+  shard: number,
+  query: TenantHistoryQuery,
+): Promise<HistoryRecord[]> {
+  return shardStub(env, shard).tenantHistory(shard, query);
+}
+
+/** One shard's run counts by state, per-minute counts and recent lateness samples. */
+export async function readHistoryStats(
+  env: Env,
+  shard: number,
+  query: HistoryStatsQuery,
+): Promise<HistoryStats> {
+  return shardStub(env, shard).historyStats(shard, query);
+}
+
+/** Moves history records into the shard that owns them; a newer record there is kept. */
+export async function importHistoryToShard(
+  env: Env,
+  shard: number,
+  records: HistoryRecord[],
+): Promise<number> {
+  return shardStub(env, shard).importHistory(shard, records);
+}
+
+/** Which of the queries (by index) saw their job fire (a dispatched scheduled run) at or after their instant. */
+export async function readFiredSince(env: Env, shard: number, queries: FiredSinceQuery[]): Promise<number[]> {
+  return shardStub(env, shard).firedSince(shard, queries);
 }
 
 // --- test hooks: the shard refuses these unless the EDGECRON_TEST_HOOKS binding is "1" ---

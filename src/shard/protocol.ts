@@ -184,8 +184,10 @@ export interface WatchdogReport {
   /** The shard had work due and no alarm: it was re-armed. */
   alarmRearmed: boolean;
   overdue: OverdueJob[];
-  /** Terminal runs removed from the shard (their history is in D1). */
+  /** Terminal runs removed from the wheel's table (their history record stays). */
   pruned: number;
+  /** History records removed past the retention. */
+  historyPruned: number;
 }
 
 /** One shard's tz database state (admin view): see durable-objects/shard/tzdata.ts. */

@@ -1,6 +1,6 @@
 // The official @upstash/qstash client, unchanged but for baseUrl and a tenant API key, against a
 // real `wrangler dev` and a real local target: publish (query-string destination), delay,
-// retries to the DLQ and retry from it, dedup both ways, batch, cancel, events and errors.
+// retries to the DLQ and retry from it, dedup both ways, batch, queues, cancel, events and errors.
 import { Client, QstashError } from "@upstash/qstash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -161,6 +161,24 @@ describe("@upstash/qstash against wrangler dev", () => {
     expect(await qstash.messages.cancel(many.map((m) => m.messageId))).toEqual({ cancelled: 2 });
   });
 
+  it("enqueues to a queue the client created, and delivers", async () => {
+    const queue = qstash.queue({ queueName: "e2e-queue" });
+    await queue.upsert({ parallelism: 2 });
+    expect(await queue.get()).toMatchObject({ name: "e2e-queue", parallelism: 2, paused: false });
+    const { messageId } = await queue.enqueueJSON({
+      url: `${target.url}/queued?n=1`,
+      body: { queued: true },
+    });
+    const [call] = await waitForCalls("/queued", 1);
+    expect(call?.path).toBe("/queued?n=1");
+    expect(await qstash.messages.get(messageId)).toMatchObject({
+      flowControlKey: "queue:e2e-queue",
+      parallelism: 2,
+    });
+    expect((await qstash.queue().list()).map((listed) => listed.name)).toEqual(["e2e-queue"]);
+    await queue.delete();
+  });
+
   it("never delivers a cancelled message", async () => {
     const { messageId } = await qstash.publish({ url: `${target.url}/cancel-short`, body: "no", delay: 2 });
     expect(await qstash.messages.cancel(messageId)).toEqual({ cancelled: 1 });
@@ -181,10 +199,7 @@ describe("@upstash/qstash against wrangler dev", () => {
     expect(bad).toMatchObject({ status: 400, message: expect.stringContaining("Upstash-Retry-Delay") });
     const unknown = await qstash.messages.get("job_unknown").catch((error: unknown) => error);
     expect(unknown).toMatchObject({ status: 404 });
-    const queue = await qstash
-      .queue({ queueName: "q" })
-      .get()
-      .catch((error: unknown) => error);
-    expect(queue).toMatchObject({ status: 404, message: expect.stringContaining("not served") });
+    const group = await qstash.urlGroups.get("group").catch((error: unknown) => error);
+    expect(group).toMatchObject({ status: 404, message: expect.stringContaining("not served") });
   });
 });

@@ -4,6 +4,7 @@ import { inject } from "vitest";
 import type { ShardFaults } from "../../durable-objects/shard/test-faults";
 import type { Secrets } from "../../src/client/verify";
 import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
+import { runIdFor } from "../../src/core/run-id";
 import { pushJobs, setShardFaults, shardName, shardOfJob } from "../../src/shard/client";
 import type { ShardJob } from "../../src/shard/protocol";
 import { deliveryVerifies } from "./signature";
@@ -131,11 +132,14 @@ export interface HistoryRow {
   fence: number | null;
 }
 
+/** The job's run history as its shard recorded it, oldest instant first. */
 export async function historyOf(jobId: string): Promise<HistoryRow[]> {
-  const { results } = await env.DB.prepare("SELECT * FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms")
-    .bind(jobId)
-    .all<HistoryRow>();
-  return results;
+  const rows = await shardRows<Omit<HistoryRow, "id"> & { job_id: string; scheduled_at_ms: number }>(
+    jobId,
+    "SELECT * FROM run_history WHERE job_id = ? ORDER BY scheduled_at_ms",
+    jobId,
+  );
+  return rows.map((row) => ({ ...row, id: runIdFor(row.job_id, row.scheduled_at_ms) }));
 }
 
 export function statesOf(row: HistoryRow): string[] {

@@ -1,4 +1,6 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
+import { runIdFor } from "../../src/core/run-id";
+import { shardName, shardOfJob } from "../../src/shard/client";
 
 let sequence = 0;
 function nextId(prefix: string): string {
@@ -7,44 +9,69 @@ function nextId(prefix: string): string {
 }
 
 export interface SeedRun {
-  id?: string;
   jobId: string;
   tenantId: string;
-  shard?: number;
   state?: string;
+  kind?: string;
+  /** null: never dispatched. */
+  fence?: number | null;
   scheduledAtMs?: number;
   createdAtMs?: number;
   latenessMs?: number | null;
   events?: Record<string, unknown>[];
+  attempt?: number;
+  maxAttempts?: number;
+  targetStatus?: number | null;
+  error?: string | null;
+  acceptedAtMs?: number | null;
+  heartbeatAtMs?: number | null;
+  result?: unknown;
 }
 
-/** Inserts a run row as a shard would write it; returns its id. */
+/** The shard a job's runs live on: its stored shard, or where it would be placed. */
+async function shardOfSeededJob(jobId: string): Promise<number> {
+  const row = await env.DB.prepare("SELECT shard FROM jobs WHERE id = ?")
+    .bind(jobId)
+    .first<{ shard: number }>();
+  return row?.shard ?? shardOfJob(env, jobId);
+}
+
+/**
+ * Writes a run's history record into its job's shard, as the shard records a settled run;
+ * returns the run id. Seeded instants are distinct (one run per job and instant).
+ */
 export async function seedRun(run: SeedRun): Promise<string> {
-  const id = run.id ?? nextId("run");
-  const scheduledAtMs = run.scheduledAtMs ?? Date.now();
+  sequence += 1;
+  const scheduledAtMs = run.scheduledAtMs ?? Date.now() + sequence;
   const createdAtMs = run.createdAtMs ?? Date.now();
   const events = run.events ?? [{ state: "SCHEDULED", at_ms: scheduledAtMs, reason: "due", attempt: 1 }];
-  await env.DB.prepare(
-    `INSERT INTO runs (id, job_id, tenant_id, shard, kind, scheduled_at_ms, idempotency_key, state, attempt,
-       max_attempts, fence, job_version, target_status, error, lateness_ms, duration_ms, next_attempt_at_ms,
-       events_json, created_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, ?, 'schedule', ?, ?, ?, 1, 3, 7, 1, 200, NULL, ?, 40, NULL, ?, ?, ?)`,
-  )
-    .bind(
-      id,
+  const stub = env.SHARD_SCHEDULER.getByName(shardName(await shardOfSeededJob(run.jobId)));
+  await runInDurableObject(stub, (_instance, state) => {
+    state.storage.sql.exec(
+      `INSERT INTO run_history (job_id, scheduled_at_ms, tenant_id, kind, state, attempt, max_attempts, fence,
+         job_version, target_status, error, lateness_ms, duration_ms, next_attempt_at_ms, events_json,
+         created_at_ms, updated_at_ms, accepted_at_ms, heartbeat_at_ms, result_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, 40, NULL, ?, ?, ?, ?, ?, ?)`,
       run.jobId,
-      run.tenantId,
-      run.shard ?? 0,
       scheduledAtMs,
-      `${run.jobId}:${new Date(scheduledAtMs).toISOString()}`,
+      run.tenantId,
+      run.kind ?? "schedule",
       run.state ?? "SUCCEEDED",
+      run.attempt ?? 1,
+      run.maxAttempts ?? 3,
+      run.fence === undefined ? 7 : run.fence,
+      run.targetStatus === undefined ? 200 : run.targetStatus,
+      run.error ?? null,
       run.latenessMs === undefined ? 12 : run.latenessMs,
       JSON.stringify(events),
       createdAtMs,
       createdAtMs,
-    )
-    .run();
-  return id;
+      run.acceptedAtMs ?? null,
+      run.heartbeatAtMs ?? null,
+      run.result === undefined ? null : JSON.stringify(run.result),
+    );
+  });
+  return runIdFor(run.jobId, scheduledAtMs);
 }
 
 export async function seedDeadLetter(letter: {

@@ -226,12 +226,14 @@ describe("a missed_run alert", () => {
       )
       .run();
     await seedRun({ jobId, tenantId: TENANT_ID, scheduledAtMs: missedAtMs - 3_600_000 });
-    const triggered = await seedRun({ jobId, tenantId: TENANT_ID, scheduledAtMs: missedAtMs + 60_000 });
-    const waiting = await seedRun({ jobId, tenantId: TENANT_ID, scheduledAtMs: missedAtMs + 3_600_000 });
-    await env.DB.batch([
-      env.DB.prepare("UPDATE runs SET kind = 'trigger' WHERE id = ?").bind(triggered),
-      env.DB.prepare("UPDATE runs SET fence = NULL, state = 'SCHEDULED' WHERE id = ?").bind(waiting),
-    ]);
+    await seedRun({ jobId, tenantId: TENANT_ID, scheduledAtMs: missedAtMs + 60_000, kind: "trigger" });
+    await seedRun({
+      jobId,
+      tenantId: TENANT_ID,
+      scheduledAtMs: missedAtMs + 3_600_000,
+      fence: null,
+      state: "SCHEDULED",
+    });
     await maintenanceStub().runNow();
     expect(await alertRow(alertId)).toMatchObject({ resolved_at_ms: null, resolution: null });
 

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
+import { seedRun } from "../helpers/seed";
 
 // The fixture job is scheduled on its shard: delete the alarms after each test.
 disarmShardsAfterEach();
@@ -45,26 +46,19 @@ beforeAll(async () => {
     { state: "RUNNING", at_ms: nowMs - 2_000, reason: "claimed by a consumer", attempt: 1 },
     { state: "RUNNING", at_ms: nowMs - 1_000, reason: "target accepted the work (200); waiting", attempt: 1 },
   ];
-  await env.DB.prepare(
-    `INSERT INTO runs (id, job_id, tenant_id, shard, kind, scheduled_at_ms, idempotency_key, state, attempt,
-       max_attempts, job_version, target_status, events_json, created_at_ms, updated_at_ms, accepted_at_ms,
-       heartbeat_at_ms, result_json)
-     VALUES (?, ?, ?, 0, 'schedule', ?, ?, 'RUNNING', 1, 3, 1, 200, ?, ?, ?, ?, ?, ?)`,
-  )
-    .bind(
-      `run_long_${nowMs}`,
-      jobId,
-      tenant.id,
-      nowMs - 2_000,
-      `${jobId}:x`,
-      JSON.stringify(events),
-      nowMs,
-      nowMs,
-      nowMs - 1_000,
-      nowMs - 500,
-      JSON.stringify({ rows: 1200 }),
-    )
-    .run();
+  await seedRun({
+    jobId,
+    tenantId: tenant.id,
+    state: "RUNNING",
+    scheduledAtMs: nowMs - 2_000,
+    createdAtMs: nowMs,
+    fence: null,
+    latenessMs: null,
+    events,
+    acceptedAtMs: nowMs - 1_000,
+    heartbeatAtMs: nowMs - 500,
+    result: { rows: 1200 },
+  });
   client = new ConsoleClient();
   await client.signIn(tenantKey);
 });
@@ -99,7 +93,7 @@ describe("the console for long-running jobs", () => {
   it("shows an accepted run's acceptance, last heartbeat and result, and marks it awaiting the target", async () => {
     const list = await client.get("/console/runs");
     expect(list.text).toContain("awaiting target");
-    const runId = /data-run-id="(run_long_\d+)"/.exec(list.text)?.[1];
+    const runId = /data-run-id="(run_\w+_\d+)"/.exec(list.text)?.[1];
     const run = await client.get(`/console/runs/${runId}`);
     expect(run.text).toContain("Accepted by target");
     expect(run.text).toContain("waiting for the target to report back");

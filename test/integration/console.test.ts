@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
+import { seedRun } from "../helpers/seed";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
@@ -331,40 +332,43 @@ describe("console sign-out", () => {
   });
 });
 
-/** Rows as the shard's history sync writes them, straight into D1: one per table the pages read. */
+/** A run's history in its shard, and the dead letter and alert in D1: one per store the pages read. */
 async function seedHistory(tenantId: string, jobId: string, nowMs: number) {
-  const runId = `run_console_${nowMs}`;
   const events = [
     { state: "SCHEDULED", at_ms: nowMs - 3000, reason: "due", attempt: 1 },
     { state: "FAILED", at_ms: nowMs - 2000, reason: "target answered 500: boom", attempt: 1 },
     { state: "DEAD_LETTERED", at_ms: nowMs - 1000, reason: "attempts exhausted (1 of 1)", attempt: 1 },
   ];
-  const insertRun = (id: string, kind: string, latenessMs: number, firstReason: string) =>
-    env.DB.prepare(
-      `INSERT INTO runs (id, job_id, tenant_id, shard, kind, scheduled_at_ms, idempotency_key, state, attempt,
-         max_attempts, job_version, lateness_ms, events_json, created_at_ms, updated_at_ms)
-       VALUES (?, ?, ?, 0, ?, ?, ?, 'SUCCEEDED', 1, 1, 1, ?, ?, ?, ?)`,
-    ).bind(
-      id,
+  const seedLate = (kind: string, latenessMs: number, firstReason: string) =>
+    seedRun({
       jobId,
       tenantId,
       kind,
-      nowMs - latenessMs,
-      `${jobId}:${id}`,
+      maxAttempts: 1,
+      fence: null,
+      targetStatus: null,
+      scheduledAtMs: nowMs - latenessMs,
+      createdAtMs: nowMs,
       latenessMs,
-      JSON.stringify([{ state: "SCHEDULED", at_ms: nowMs, reason: firstReason, attempt: 1 }]),
-      nowMs,
-      nowMs,
-    );
+      events: [{ state: "SCHEDULED", at_ms: nowMs, reason: firstReason, attempt: 1 }],
+    });
+  const runId = await seedRun({
+    jobId,
+    tenantId,
+    state: "DEAD_LETTERED",
+    maxAttempts: 1,
+    fence: null,
+    targetStatus: 500,
+    error: "target answered 500: boom",
+    latenessMs: 40,
+    scheduledAtMs: nowMs - 3000,
+    createdAtMs: nowMs,
+    events,
+  });
+  await seedLate("schedule", 30, "due");
+  await seedLate("catch_up", 3_600_000, "misfire catch_up: fired late (3 missed)");
+  await seedLate("schedule", 7_200_000, "misfire fire_now: fired late (1 missed)");
   await env.DB.batch([
-    env.DB.prepare(
-      `INSERT INTO runs (id, job_id, tenant_id, shard, kind, scheduled_at_ms, idempotency_key, state, attempt,
-         max_attempts, job_version, target_status, error, lateness_ms, events_json, created_at_ms, updated_at_ms)
-       VALUES (?, ?, ?, 0, 'schedule', ?, ?, 'DEAD_LETTERED', 1, 1, 1, 500, 'target answered 500: boom', 40, ?, ?, ?)`,
-    ).bind(runId, jobId, tenantId, nowMs - 3000, `${jobId}:${nowMs}`, JSON.stringify(events), nowMs, nowMs),
-    insertRun(`${runId}_own`, "schedule", 30, "due"),
-    insertRun(`${runId}_catchup`, "catch_up", 3_600_000, "misfire catch_up: fired late (3 missed)"),
-    insertRun(`${runId}_resume`, "schedule", 7_200_000, "misfire fire_now: fired late (1 missed)"),
     env.DB.prepare(
       `INSERT INTO dead_letters (id, tenant_id, job_id, run_id, attempt, scheduled_at_ms, reason, last_error,
          target_status, payload_json, created_at_ms)

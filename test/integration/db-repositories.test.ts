@@ -1,9 +1,8 @@
-// The D1 repositories that several callers share (the API, the outbox sweep, the shard's history
+// The D1 repositories that several callers share (the API, the outbox sweep, the shard's status
 // flush, the dead-letter consumer): what each promises, against the real D1 schema.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { jobCreateSchema } from "../../src/core/job-spec";
-import { RUN_STATES, UNFINISHED_STATES } from "../../src/core/run-state";
 import { type AlertRow, alertResource, alertWebhookBody } from "../../src/db/alerts";
 import {
   applyShardJobStatuses,
@@ -13,9 +12,8 @@ import {
   markJobsSynced,
   type StoredJob,
 } from "../../src/db/jobs";
-import { pruneTerminalRuns, type RunRow, upsertRuns } from "../../src/db/runs";
 import { findSigningSecrets, insertTenant } from "../../src/db/tenants";
-import { seedAlert, seedRun } from "../helpers/seed";
+import { seedAlert } from "../helpers/seed";
 
 const NOW_MS = Date.parse("2026-12-01T00:00:00Z");
 let sequence = 0;
@@ -109,67 +107,6 @@ describe("applyShardJobStatuses", () => {
     expect(await read(paused)).toEqual(["PAUSED", 2, 2]);
     expect(await read(edited)).toEqual(["ACTIVE", 4, 3]);
     expect(await read(deleted)).toEqual(["DELETED", 2, 2]);
-  });
-});
-
-describe("runs", () => {
-  it("prunes only terminal runs older than the cutoff", async () => {
-    const tenantId = await newTenant();
-    const job = await newJob(tenantId, 1, 1);
-    const oldMs = NOW_MS - 40 * 86_400_000;
-    for (const state of RUN_STATES) {
-      await seedRun({ jobId: job.id, tenantId, state, createdAtMs: oldMs, scheduledAtMs: oldMs });
-    }
-    await seedRun({
-      jobId: job.id,
-      tenantId,
-      state: "SUCCEEDED",
-      createdAtMs: NOW_MS,
-      scheduledAtMs: NOW_MS,
-    });
-    expect(await pruneTerminalRuns(env.DB, NOW_MS - 30 * 86_400_000, 5_000)).toBe(4);
-    const { results } = await env.DB.prepare("SELECT state, updated_at_ms FROM runs WHERE job_id = ?")
-      .bind(job.id)
-      .all<{ state: string; updated_at_ms: number }>();
-    const remainingOld = results.filter((row) => row.updated_at_ms === oldMs).map((row) => row.state);
-    expect(remainingOld.sort()).toEqual([...UNFINISHED_STATES].sort());
-    expect(results.filter((row) => row.updated_at_ms === NOW_MS).map((row) => row.state)).toEqual([
-      "SUCCEEDED",
-    ]);
-  });
-
-  it("upserts history without ever moving a run back to an older write", async () => {
-    const tenantId = await newTenant();
-    const job = await newJob(tenantId, 1, 1);
-    const run = (state: string, updatedAtMs: number): RunRow => ({
-      id: `run_db${job.id.slice(6)}`,
-      job_id: job.id,
-      tenant_id: tenantId,
-      shard: 0,
-      kind: "schedule",
-      scheduled_at_ms: NOW_MS,
-      idempotency_key: `${job.id}:2026-12-01T00:00:00.000Z`,
-      state,
-      attempt: 1,
-      max_attempts: 3,
-      fence: 1,
-      job_version: 1,
-      target_status: null,
-      error: null,
-      lateness_ms: 3,
-      duration_ms: null,
-      next_attempt_at_ms: null,
-      events_json: "[]",
-      created_at_ms: NOW_MS,
-      updated_at_ms: updatedAtMs,
-    });
-    await upsertRuns(env.DB, [run("RUNNING", NOW_MS + 2_000)]);
-    await upsertRuns(env.DB, [run("DISPATCHED", NOW_MS + 1_000)]);
-    const stateOf = () =>
-      env.DB.prepare("SELECT state FROM runs WHERE job_id = ?").bind(job.id).first<{ state: string }>();
-    expect(await stateOf()).toEqual({ state: "RUNNING" });
-    await upsertRuns(env.DB, [run("SUCCEEDED", NOW_MS + 3_000)]);
-    expect(await stateOf()).toEqual({ state: "SUCCEEDED" });
   });
 });
 

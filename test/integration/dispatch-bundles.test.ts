@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { bundle, sendGroups } from "../../durable-objects/shard/dispatch";
 import { flushToD1 } from "../../durable-objects/shard/history";
 import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/settings";
+import { runIdFor } from "../../src/core/run-id";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DispatchRun } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
@@ -157,14 +158,16 @@ describe("history writes", () => {
     const stub = stubFor(jobId);
     const shard = shardOfJob(env, jobId);
     const oldMs = Date.now() - 10_000;
+    const waitingAtMs = Date.now() + 3_600_000;
+    const handedAtMs = waitingAtMs + 1;
     await runInDurableObject(stub, async (_instance, state) => {
       const sql = state.storage.sql;
-      const insert = (runId: string, runState: string, dueAtMs: number) =>
+      const insert = (runState: string, dueAtMs: number) =>
         sql.exec(
           `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
              fence, job_version, due_at_ms, events_json, created_at_ms, updated_at_ms)
            VALUES (?, ?, ?, 'schedule', ?, ?, ?, 1, 3, 1, 1, ?, '[]', ?, ?)`,
-          runId,
+          runIdFor(jobId, dueAtMs),
           jobId,
           TENANT_ID,
           dueAtMs,
@@ -174,22 +177,22 @@ describe("history writes", () => {
           oldMs,
           oldMs,
         );
-      insert(`run_${jobId}_waiting`, "SCHEDULED", Date.now() + 3_600_000);
-      insert(`run_${jobId}_handed`, "DISPATCHED", Date.now() + 3_600_001);
+      insert("SCHEDULED", waitingAtMs);
+      insert("DISPATCHED", handedAtMs);
       await flushToD1(sql, env, shard);
     });
     const ids = (await historyOf(jobId)).map((row) => row.id);
-    expect(ids).toEqual([`run_${jobId}_handed`]);
+    expect(ids).toEqual([runIdFor(jobId, handedAtMs)]);
   });
 
   it("defers history while the shard is backlogged and writes it once the backlog clears", async () => {
     const jobId = uniqueJobId("backlog");
     const stub = stubFor(jobId);
     const budget = Math.floor(8_000 / Number(env.SHARD_COUNT));
-    const doneRunId = `run_${jobId}_done`;
+    const nowMs = Date.now();
+    const doneRunId = runIdFor(jobId, nowMs - 2);
     await runInDurableObject(stub, async (_instance, state) => {
       const sql = state.storage.sql;
-      const nowMs = Date.now();
       // The unclaimed budget is spent (runs handed off but not claimed), one run is due and
       // waits for it, and one finished run has history to write.
       sql.exec(
@@ -207,7 +210,7 @@ describe("history writes", () => {
         `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
            job_version, due_at_ms, events_json, created_at_ms, updated_at_ms)
          VALUES (?, ?, ?, 'schedule', ?4, ?4, 'SCHEDULED', 1, 3, 1, ?4, '[]', ?4, ?4)`,
-        `run_${jobId}_due`,
+        runIdFor(jobId, nowMs - 1),
         jobId,
         TENANT_ID,
         nowMs - 1,

@@ -139,7 +139,7 @@ describe("fault injection", () => {
     expect(await targetCalls(job.path)).toHaveLength(1);
   });
 
-  it("a failing D1 history write keeps the history in the shard until D1 is back", async () => {
+  it("a failing history flush keeps the history marked in the shard until it is written", async () => {
     const job = farJob("d1fail");
     await placeJob(snapshot(job.jobId, job.jobSpec));
     const stub = stubFor(job.jobId);

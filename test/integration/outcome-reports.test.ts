@@ -34,7 +34,12 @@ function claimed(): Claimed {
 /** A reporter that counts its RPCs (the seam runs once before each). */
 function countingReporter() {
   const rpcs = { count: 0 };
-  return { reporter: new OutcomeReporter(env, () => void (rpcs.count += 1)), rpcs };
+  return {
+    reporter: new OutcomeReporter(env, () => {
+      rpcs.count += 1;
+    }),
+    rpcs,
+  };
 }
 
 describe("OutcomeReporter", () => {

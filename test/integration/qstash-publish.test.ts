@@ -200,9 +200,9 @@ describe("POST /v2/publish/{destination}", () => {
     const t = await createTenantWithKey("qstash");
     const unknown = await v2("GET", "/v2/messages/job_nope", t.key);
     expect(unknown).toMatchObject({ status: 404, body: { error: expect.stringContaining("job_nope") } });
-    const queues = await v2("GET", "/v2/queues", t.key);
-    expect(queues.status).toBe(404);
-    expect(queues.body.error).toContain("not served");
+    const topics = await v2("GET", "/v2/topics", t.key);
+    expect(topics.status).toBe(404);
+    expect(topics.body.error).toContain("not served");
   });
 });
 

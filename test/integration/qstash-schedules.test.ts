@@ -46,6 +46,24 @@ describe("POST /v2/schedules/{destination}", () => {
     });
   });
 
+  it("limits the fires of a schedule on a queue by the queue's parallelism", async () => {
+    const { key } = await createTenantWithKey("qstash-schedule-queue");
+    await api("POST", "/v2/queues", { token: key, body: { queueName: "reports", parallelism: 2 } });
+    await createSchedule(key, {
+      "upstash-cron": "0 9 * * *",
+      "upstash-queue-name": "reports",
+      "upstash-schedule-id": "q1",
+    });
+    const jobs = await api<JobList>("GET", "/v1/jobs", { token: key });
+    expect(jobs.body.data[0]?.qstash).toMatchObject({
+      flow_control: { key: "queue:reports", parallelism: 2 },
+    });
+    const schedule = await api<{ queueName: string; parallelism: number }>("GET", "/v2/schedules/q1", {
+      token: key,
+    });
+    expect(schedule.body).toMatchObject({ queueName: "reports", parallelism: 2 });
+  });
+
   it("upserts by Upstash-Schedule-Id (two at once included): one live job per id", async () => {
     const { key } = await createTenantWithKey("qstash-upsert");
     const headers = (cron: string) => ({ "upstash-cron": cron, "upstash-schedule-id": "daily-report" });
@@ -106,9 +124,12 @@ describe("POST /v2/schedules/{destination}", () => {
     });
     expect(refused.body.error).toContain("Upstash-Delay");
     expect(refused.body.error).toContain("Upstash-Schedule-Id");
-    const queued = await createSchedule(key, { "upstash-cron": "0 9 * * *", "upstash-queue-name": "q" });
+    const queued = await createSchedule(key, {
+      "upstash-cron": "0 9 * * *",
+      "upstash-queue-name": "bad name",
+    });
     expect(queued.status).toBe(400);
-    expect(queued.body.error).toContain("Upstash-Queue-Name: queues are not served");
+    expect(queued.body.error).toContain("Upstash-Queue-Name: must be");
     const binary = await SELF.fetch(`${BASE}/v2/schedules/${DESTINATION}`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "upstash-cron": "0 9 * * *" },

@@ -1,8 +1,9 @@
 // What the console reads beside the API: job names for the ids on a page. Scoped to the tenant
 // the session acts as, exactly as the API scopes the list it decorates.
+
+import { runStats } from "../../api/run-stats";
 import { summarizePercentiles } from "../../core/percentiles";
-import { jobNamesByIds, recentLatenessByCause } from "../../db/console-lookups";
-import { LATENESS_SAMPLE_LIMIT, STATS_WINDOW_MINUTES } from "../../db/stats";
+import { jobNamesByIds } from "../../db/console-lookups";
 import type { LatenessByCause } from "../charts";
 import type { ConsoleContext } from "../env";
 
@@ -25,12 +26,6 @@ export async function jobNamesFor(
 
 /** The overview's lateness, over the same window and sample as the API's stats. */
 export async function latenessByCause(c: ConsoleContext, nowMs: number): Promise<LatenessByCause> {
-  const sinceMs = nowMs - STATS_WINDOW_MINUTES * 60_000;
-  const { ownMs, deliberateMs } = await recentLatenessByCause(
-    c.env.DB,
-    sessionTenant(c),
-    sinceMs,
-    LATENESS_SAMPLE_LIMIT,
-  );
-  return { own: summarizePercentiles(ownMs), deliberate: summarizePercentiles(deliberateMs) };
+  const { ownLatenessMs, deliberateLatenessMs } = await runStats(c.env, sessionTenant(c), nowMs);
+  return { own: summarizePercentiles(ownLatenessMs), deliberate: summarizePercentiles(deliberateLatenessMs) };
 }

@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import { findRun, listRuns, listRunsOfJob, type RunRow, runResource } from "../../db/runs";
 import { retryRun } from "../../shard/client";
+import { findRunRecord, listJobRunRecords, listTenantRunRecords } from "../../shard/history";
+import type { HistoryRecord } from "../../shard/history-protocol";
 import { decodeTimeCursor, encodeCursor, pageOf } from "../cursor";
 import { requireForeignId } from "../ids";
 import { loadJob } from "../job-loader";
@@ -22,13 +23,14 @@ import {
   tenantHeaders,
 } from "../openapi/define";
 import { EdgecronError } from "../problem";
+import { runResource } from "../run-resource";
 import { callShard, shardRefusal } from "../shard-calls";
 
 function runNotFound(id?: string): EdgecronError {
   return new EdgecronError("run_not_found", id === undefined ? "No such run" : `No run ${id}`);
 }
 
-function runsPage(rows: RunRow[], limit: number, sortKey: (row: RunRow) => number) {
+function runsPage(rows: HistoryRecord[], limit: number, sortKey: (row: HistoryRecord) => number) {
   const { page, nextCursor } = pageOf(rows, limit, (row) => encodeCursor([sortKey(row), row.id]));
   return { data: page.map(runResource), next_cursor: nextCursor };
 }
@@ -48,17 +50,20 @@ defineRoute(
     request: { query: listRunsQuerySchema, headers: tenantHeaders },
     responses: {
       200: json(runPageSchema, "A page of runs"),
-      ...problems(...TENANT_ERRORS, "validation_failed", "invalid_cursor"),
+      ...problems(...TENANT_ERRORS, "validation_failed", "invalid_cursor", "shard_unavailable"),
     },
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const rows = await listRuns(c.env.DB, c.get("tenantId"), {
-      state: query.state,
-      jobId: query.job_id,
-      cursor: decodeTimeCursor(query.cursor),
-      limit: query.limit + 1,
-    });
+    const cursor = decodeTimeCursor(query.cursor);
+    const rows = await callShard("list the runs", () =>
+      listTenantRunRecords(c.env, c.get("tenantId"), {
+        state: query.state,
+        jobId: query.job_id,
+        cursor,
+        limit: query.limit + 1,
+      }),
+    );
     return c.json(runsPage(rows, query.limit, (row) => row.created_at_ms));
   },
 );
@@ -72,11 +77,14 @@ defineRoute(
     summary: "Read a run with its events",
     tags: ["runs"],
     request: { params: idParams("run_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
-    responses: { 200: json(runSchema, "The run"), ...problems(...TENANT_ERRORS, "run_not_found") },
+    responses: {
+      200: json(runSchema, "The run"),
+      ...problems(...TENANT_ERRORS, "run_not_found", "shard_unavailable"),
+    },
   }),
   async (c) => {
     const id = requireForeignId(c.req.param("id"), runNotFound());
-    const row = await findRun(c.env.DB, c.get("tenantId"), id);
+    const row = await callShard("read the run", () => findRunRecord(c.env, c.get("tenantId"), id));
     if (row === null) throw runNotFound(id);
     return c.json(runResource(row));
   },
@@ -99,7 +107,7 @@ defineRoute(
   }),
   async (c) => {
     const id = requireForeignId(c.req.param("id"), runNotFound());
-    const row = await findRun(c.env.DB, c.get("tenantId"), id);
+    const row = await callShard("read the run", () => findRunRecord(c.env, c.get("tenantId"), id));
     if (row === null) throw runNotFound(id);
     const result = await callShard("retry the run", () => retryRun(c.env, row.shard, row.id));
     if (!result.ok) throw shardRefusal(result.code);
@@ -125,16 +133,22 @@ defineRoute(
     },
     responses: {
       200: json(runPageSchema, "A page of the job's runs"),
-      ...problems(...TENANT_ERRORS, "job_not_found", "validation_failed", "invalid_cursor"),
+      ...problems(
+        ...TENANT_ERRORS,
+        "job_not_found",
+        "validation_failed",
+        "invalid_cursor",
+        "shard_unavailable",
+      ),
     },
   }),
   async (c) => {
     const job = await loadJob(c);
     const query = c.req.valid("query");
-    const rows = await listRunsOfJob(c.env.DB, c.get("tenantId"), job.id, {
-      cursor: decodeTimeCursor(query.cursor),
-      limit: query.limit + 1,
-    });
+    const cursor = decodeTimeCursor(query.cursor);
+    const rows = await callShard("list the job's runs", () =>
+      listJobRunRecords(c.env, job, c.get("tenantId"), { cursor, limit: query.limit + 1 }),
+    );
     return c.json(runsPage(rows, query.limit, (row) => row.scheduled_at_ms));
   },
 );

@@ -1,14 +1,16 @@
 import { createRoute } from "@hono/zod-openapi";
 import { summarizePercentiles } from "../../core/percentiles";
-import { jobsByStatus, perMinute, recentLatenessMs, runsByState } from "../../db/stats";
+import { jobsByStatus } from "../../db/stats";
 import { tenantScope } from "../middleware/auth";
 import { statsSchema } from "../openapi/components";
 import { apiRouter, defineRoute, json, problems, TENANT_ERRORS, tenantHeaders } from "../openapi/define";
+import { runStats } from "../run-stats";
+import { callShard } from "../shard-calls";
 
 export const stats = apiRouter();
 
 /**
- * Stats come from D1 only. A tenant sees its own; the admin sees one tenant with
+ * Job counts come from D1, run counts and lateness from the shards' history aggregates. A tenant sees its own; the admin sees one tenant with
  * `Edgecron-Tenant`, or every tenant together without it.
  */
 stats.use("*", async (c, next) => {
@@ -26,22 +28,20 @@ defineRoute(
       "Counts, per-minute triggers and failures, lateness (admin without Edgecron-Tenant: every tenant)",
     tags: ["stats"],
     request: { headers: tenantHeaders },
-    responses: { 200: json(statsSchema, "The stats"), ...problems(...TENANT_ERRORS) },
+    responses: { 200: json(statsSchema, "The stats"), ...problems(...TENANT_ERRORS, "shard_unavailable") },
   }),
   async (c) => {
     const tenantId = c.get("tenantId") ?? null;
     const nowMs = Date.now();
-    const [jobs, runs, minutes, lateness] = await Promise.all([
+    const [jobs, runs] = await Promise.all([
       jobsByStatus(c.env.DB, tenantId),
-      runsByState(c.env.DB, tenantId),
-      perMinute(c.env.DB, tenantId, nowMs),
-      recentLatenessMs(c.env.DB, tenantId, nowMs),
+      callShard("read the run stats", () => runStats(c.env, tenantId, nowMs)),
     ]);
     return c.json({
       jobs_by_status: jobs,
-      runs_by_state: runs,
-      per_minute: minutes,
-      lateness_ms: summarizePercentiles(lateness),
+      runs_by_state: runs.runsByState,
+      per_minute: runs.perMinute,
+      lateness_ms: summarizePercentiles([...runs.ownLatenessMs, ...runs.deliberateLatenessMs]),
     });
   },
 );

@@ -11,6 +11,7 @@ import { events } from "./events";
 import { keys } from "./keys";
 import { messages } from "./messages";
 import { publish } from "./publish";
+import { queues } from "./queues";
 import { qstashSchedules } from "./schedules";
 
 export const v2 = new Hono<AppEnv>();
@@ -21,13 +22,13 @@ v2.route("/", publish);
 v2.route("/messages", messages);
 v2.route("/keys", keys);
 v2.route("/schedules", qstashSchedules);
+v2.route("/queues", queues);
 v2.route("/dlq", dlq);
 v2.route("/events", events);
 v2.route("/logs", events);
 
 /** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
 const NOT_SERVED: [prefix: string, why: string][] = [
-  ["/queues", "queues are not served: use Upstash-Flow-Control-Key with parallelism=N"],
   ["/topics", "URL groups (topics) are not served: publish to each URL"],
   ["/flowControl", "flow-control state is not served by /v2 yet"],
   ["/globalParallelism", "global parallelism is not served"],

@@ -1,10 +1,12 @@
 // GET /v2/events (and /v2/logs, the docs' name): a message's life as QStash log events, read from
-// our run history (each run's recorded transitions), newest first. History reaches D1 from the
-// shards in periodic flushes, so an event shows up there shortly after it happened.
+// our run history (each run's recorded transitions, kept in the shard that owns the run), newest
+// first. Asked by message id, one shard request per message; tenant-wide, every shard is asked
+// and the pages merged (src/shard/history.ts).
 import { Hono } from "hono";
 import type { StoredJob } from "../../db/jobs";
 import { findJobsByIds } from "../../db/qstash";
-import { listRuns, type RunRow } from "../../db/runs";
+import { listTenantRunRecords } from "../../shard/history";
+import type { HistoryRecord } from "../../shard/history-protocol";
 import { decodeTimeCursor, encodeCursor } from "../cursor";
 import type { AppEnv } from "../types";
 import { bulkQueryOf } from "./filters";
@@ -38,7 +40,7 @@ function base64Of(text: string): string {
 }
 
 /** Every recorded transition of a run as a Log, newest first. */
-function logsOfRun(run: RunRow, job: StoredJob) {
+function logsOfRun(run: HistoryRecord, job: StoredJob) {
   let events: RunEvent[] = [];
   try {
     const parsed: unknown = JSON.parse(run.events_json);
@@ -91,7 +93,7 @@ export const events = new Hono<AppEnv>();
 events.get("/", async (c) => {
   const query = bulkQueryOf(new URL(c.req.url), "messageIds", MAX_EVENTS_PAGE);
   const tenantId = c.get("tenantId");
-  const runs = await runsOf(c.env.DB, tenantId, query.ids, query.cursor, query.count + 1);
+  const runs = await runsOf(c.env, tenantId, query.ids, query.cursor, query.count + 1);
   const page = runs.slice(0, query.count);
   const last = page[page.length - 1];
   const cursor =
@@ -116,16 +118,14 @@ events.get("/", async (c) => {
   return c.json({ events: selected, ...(cursor === null ? {} : { cursor }) });
 });
 
-async function runsOf(
-  db: D1Database,
-  tenantId: string,
-  jobIds: string[],
-  cursor: string | null,
-  limit: number,
-) {
-  if (jobIds.length === 0)
-    return listRuns(db, tenantId, { cursor: decodeTimeCursor(cursor ?? undefined), limit });
-  const perJob = await Promise.all(jobIds.map((jobId) => listRuns(db, tenantId, { jobId, limit })));
+/** The runs of these messages (each from its job's shard), or the tenant's runs from the cursor. */
+async function runsOf(env: Env, tenantId: string, jobIds: string[], cursor: string | null, limit: number) {
+  if (jobIds.length === 0) {
+    return listTenantRunRecords(env, tenantId, { cursor: decodeTimeCursor(cursor ?? undefined), limit });
+  }
+  const perJob = await Promise.all(
+    jobIds.map((jobId) => listTenantRunRecords(env, tenantId, { jobId, limit })),
+  );
   return perJob
     .flat()
     .sort((a, b) => b.created_at_ms - a.created_at_ms)

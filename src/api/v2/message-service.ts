@@ -13,6 +13,7 @@ import { checkDestination } from "./destination";
 import { badRequest } from "./errors";
 import { type HeaderError, parseMessageHeaders } from "./headers";
 import { headerErrorsOf, messageJobInput } from "./message-job";
+import { queueFlowKey } from "./queues";
 
 /** How long a deduplication id (or content hash) keeps a second message out. */
 export const DEDUPLICATION_WINDOW_MS = 90 * 86_400_000;
@@ -37,6 +38,8 @@ export interface MessageParts {
   nowMs: number;
   /** Batch items name their index in every error. */
   errorPrefix?: string;
+  /** Enqueued: the queue's limit becomes the message's flow control. */
+  queue?: { name: string; parallelism: number };
 }
 
 /** Checks one message and finds its duplicate; throws a 400 naming every bad header or field. */
@@ -44,11 +47,19 @@ export async function prepareMessage(parts: MessageParts): Promise<PreparedMessa
   const errors: HeaderError[] = [];
   const parsed = parseMessageHeaders(parts.headers, parts.nowMs);
   if (!parsed.ok) errors.push(...parsed.errors);
+  else if (parts.queue !== undefined) {
+    if (parsed.headers.flowControl !== null) {
+      errors.push({ header: "Upstash-Flow-Control-Key", message: "cannot be combined with a queue" });
+    }
+    const { name, parallelism } = parts.queue;
+    parsed.headers.flowControl = { key: queueFlowKey(name), parallelism, rate: null, periodSeconds: null };
+  }
   const destination = checkDestination(parts.destination);
   if (!destination.ok)
     errors.push({ header: "destination", message: destination.error.replace(/^destination: /, "") });
   const body = bodyText(parts.body, errors);
-  if (!parsed.ok || !destination.ok || body === null) throw prefixed(errors, parts.errorPrefix);
+  if (!parsed.ok || !destination.ok || body === null || errors.length > 0)
+    throw prefixed(errors, parts.errorPrefix);
 
   const dedupKey = await deduplicationKey(parsed.headers, destination.url, body);
   if (dedupKey !== null) {

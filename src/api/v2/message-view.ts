@@ -2,7 +2,7 @@
 import type { JobSpec } from "../../core/job-spec";
 import type { StoredJob } from "../../db/jobs";
 import type { MessageFacts } from "./filters";
-import { DEFAULT_RETRY_DELAY_EXPRESSION } from "./message-job";
+import { DEFAULT_RETRY_DELAY_EXPRESSION, QUEUE_KEY_PREFIX } from "./message-job";
 
 /** The job is a /v2 message (created by publish or batch; not a /v1 job). */
 export function isMessageJob(job: StoredJob): boolean {
@@ -61,6 +61,9 @@ export function messageView(job: StoredJob) {
       ? {}
       : {
           flowControlKey: flow.key,
+          ...(flow.key.startsWith(QUEUE_KEY_PREFIX)
+            ? { queueName: flow.key.slice(QUEUE_KEY_PREFIX.length) }
+            : {}),
           ...(flow.parallelism === null ? {} : { parallelism: flow.parallelism }),
           ...(flow.rate === null ? {} : { rate: flow.rate }),
           ...(flow.period_seconds === null ? {} : { period: flow.period_seconds }),

@@ -3,10 +3,11 @@
 // push missed), exactly as a /v1 create.
 import { Hono } from "hono";
 import { findJobByIdempotencyKey, insertJobs, type StoredJob } from "../../db/jobs";
-import { MAX_BODY_BYTES } from "../body";
+import { ensureQueue, findQueue } from "../../db/qstash-queues";
 import { pushAndMarkSynced } from "../job-service";
 import { EdgecronError } from "../problem";
 import type { AppEnv } from "../types";
+import { type BatchItem, batchItemsOf, readBatchBody } from "./batch-items";
 import { rawDestinationOf } from "./destination";
 import { badRequest } from "./errors";
 import type { HeaderError } from "./headers";
@@ -16,8 +17,7 @@ import {
   type PublishedMessage,
   prepareMessage,
 } from "./message-service";
-
-export const MAX_BATCH_MESSAGES = 1000;
+import { checkQueueName } from "./queues";
 
 export const publish = new Hono<AppEnv>();
 
@@ -35,34 +35,41 @@ publish.post("/publish/*", async (c) => {
   return c.json(answer, 201);
 });
 
-publish.post("/enqueue/*", () => {
-  throw new EdgecronError(
-    "not_found",
-    "Queues (/v2/enqueue, /v2/queues) are not served by edgecron: publish with Upstash-Flow-Control-Key and parallelism=N instead",
-  );
+// The queue name is the first segment after /v2/enqueue/; the destination is the rest, raw.
+// The queue name is the first segment after /v2/enqueue/; the destination is the rest, raw.
+publish.post("/enqueue/:queue/*", async (c) => {
+  const nowMs = Date.now();
+  const tenantId = c.get("tenantId");
+  const name = checkQueueName(c.req.param("queue"), "queue");
+  const parallelism = (await findQueue(c.env.DB, tenantId, name))?.parallelism ?? 1;
+  const prepared = await prepareMessage({
+    env: c.env,
+    tenantId,
+    destination: rawDestinationOf(c.req.url, `/v2/enqueue/${name}/`),
+    headers: c.req.raw.headers,
+    body: new Uint8Array(await c.req.arrayBuffer()),
+    nowMs,
+    queue: { name, parallelism },
+  });
+  // Created only once the message is good (a refused request stores nothing), as QStash does.
+  await ensureQueue(c.env.DB, tenantId, name, nowMs);
+  const [answer] = await storeMessages(c.env, [prepared]);
+  return c.json(answer, 201);
 });
-
-interface BatchItem {
-  destination: string;
-  headers: Headers;
-  body: Uint8Array;
-}
 
 publish.post("/batch", async (c) => {
   const nowMs = Date.now();
+  const tenantId = c.get("tenantId");
   const items = batchItemsOf(await readBatchBody(c.req.raw));
+  const queues = await queueLimits(c.env.DB, tenantId, items);
   const prepared: PreparedMessage[] = [];
   const errors: HeaderError[] = [];
-  for (const [index, item] of items.entries()) {
+  for (const [index, { queueName, ...item }] of items.entries()) {
+    const queue =
+      queueName === null ? undefined : { name: queueName, parallelism: queues.get(queueName) ?? 1 };
     try {
       prepared.push(
-        await prepareMessage({
-          env: c.env,
-          tenantId: c.get("tenantId"),
-          ...item,
-          nowMs,
-          errorPrefix: `[${index}] `,
-        }),
+        await prepareMessage({ env: c.env, tenantId, ...item, nowMs, errorPrefix: `[${index}] `, queue }),
       );
     } catch (error) {
       if (!(error instanceof EdgecronError) || error.errors === undefined) throw error;
@@ -70,53 +77,21 @@ publish.post("/batch", async (c) => {
     }
   }
   if (errors.length > 0) throw badRequest(errors);
+  for (const name of queues.keys()) await ensureQueue(c.env.DB, tenantId, name, nowMs);
   return c.json(await storeMessages(c.env, prepared), 201);
 });
 
-async function readBatchBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (new TextEncoder().encode(text).byteLength > MAX_BODY_BYTES) {
-    throw new EdgecronError("payload_too_large", "The batch body is over 1 MiB");
+/** The parallelism of every queue the items name (1 for one that does not exist yet). */
+async function queueLimits(
+  db: D1Database,
+  tenantId: string,
+  items: readonly BatchItem[],
+): Promise<Map<string, number>> {
+  const limits = new Map<string, number>();
+  for (const name of new Set(items.flatMap((item) => (item.queueName === null ? [] : [item.queueName])))) {
+    limits.set(name, (await findQueue(db, tenantId, name))?.parallelism ?? 1);
   }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new EdgecronError("invalid_json", "body: must be a JSON array of {destination, headers, body}");
-  }
-}
-
-/** The items of a batch body; a 400 names every item that is not `{destination, headers?, body?}`. */
-function batchItemsOf(value: unknown): BatchItem[] {
-  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_BATCH_MESSAGES) {
-    throw badRequest([
-      { header: "body", message: `must be a JSON array of 1 to ${MAX_BATCH_MESSAGES} messages` },
-    ]);
-  }
-  const errors: HeaderError[] = [];
-  const items = value.map((raw, index): BatchItem => {
-    const item = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
-    const headers = new Headers();
-    if (typeof item.destination !== "string")
-      errors.push({ header: `[${index}] destination`, message: "must be a string" });
-    if (item.queue !== undefined)
-      errors.push({ header: `[${index}] queue`, message: "queues are not served by edgecron" });
-    if (item.body !== undefined && typeof item.body !== "string")
-      errors.push({ header: `[${index}] body`, message: "must be a string" });
-    if (item.headers !== undefined && (typeof item.headers !== "object" || item.headers === null)) {
-      errors.push({ header: `[${index}] headers`, message: "must be an object of header names to strings" });
-    }
-    for (const [name, headerValue] of Object.entries((item.headers ?? {}) as Record<string, unknown>)) {
-      try {
-        headers.set(name, String(headerValue));
-      } catch {
-        errors.push({ header: `[${index}] headers.${name}`, message: "is not a valid header" });
-      }
-    }
-    const body = new TextEncoder().encode(typeof item.body === "string" ? item.body : "");
-    return { destination: typeof item.destination === "string" ? item.destination : "", headers, body };
-  });
-  if (errors.length > 0) throw badRequest(errors);
-  return items;
+  return limits;
 }
 
 /**

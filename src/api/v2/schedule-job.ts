@@ -7,7 +7,8 @@ import { parseQstashCron } from "../../core/qstash-cron";
 import { MAX_SCHEDULE_ID_LENGTH } from "../../core/qstash-delivery";
 import type { StoredJob } from "../../db/jobs";
 import type { HeaderError, MessageHeaders } from "./headers";
-import { messageJobInput } from "./message-job";
+import { messageJobInput, QUEUE_KEY_PREFIX } from "./message-job";
+import { isQueueName, QUEUE_NAME_MESSAGE } from "./queues";
 
 /** Every /v2 schedule's job name starts with this (then the schedule id). */
 export const SCHEDULE_JOB_PREFIX = "qstash-schedule:";
@@ -16,6 +17,8 @@ const SCHEDULE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 export interface ScheduleHeaders {
   scheduleId: string;
   cron: { expr: string; timezone: string };
+  /** `Upstash-Queue-Name`: its fires are limited like the queue's enqueued messages. */
+  queueName: string | null;
 }
 
 /**
@@ -46,11 +49,15 @@ export function readScheduleHeaders(
       message: "is not served for schedules (each fire is delivered at its cron instant)",
     });
   }
-  if (read("upstash-queue-name") !== null) {
-    errors.push({ header: "Upstash-Queue-Name", message: "queues are not served by edgecron" });
+  const queueName = read("upstash-queue-name");
+  if (queueName !== null && !isQueueName(queueName)) {
+    errors.push({ header: "Upstash-Queue-Name", message: QUEUE_NAME_MESSAGE });
   }
   if (cron === null || !cron.ok || errors.length > 0) return { ok: false, errors };
-  return { ok: true, schedule: { scheduleId, cron: { expr: cron.expr, timezone: cron.timezone } } };
+  return {
+    ok: true,
+    schedule: { scheduleId, cron: { expr: cron.expr, timezone: cron.timezone }, queueName },
+  };
 }
 
 /** The /v1 job body of a schedule: a message's (message-job.ts) with the cron as its schedule. */
@@ -138,6 +145,9 @@ export function scheduleResource(job: StoredJob, history: ScheduleHistory) {
     ...(qstash?.failure_callback ? { failureCallback: qstash.failure_callback } : {}),
     ...(qstash?.caller_ip ? { callerIp: qstash.caller_ip } : {}),
     ...flowControlFields(qstash?.flow_control ?? null),
+    ...(qstash?.flow_control?.key.startsWith(QUEUE_KEY_PREFIX)
+      ? { queueName: qstash.flow_control.key.slice(QUEUE_KEY_PREFIX.length) }
+      : {}),
     ...(qstash && qstash.labels.length > 0 ? { label: qstash.labels[0], labels: qstash.labels } : {}),
     isPaused: job.status === "PAUSED",
     ...(last === undefined ? {} : { lastScheduleTime: last.scheduledAtMs }),

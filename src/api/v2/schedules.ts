@@ -4,8 +4,9 @@
 // EdgecronError and answered in QStash's shape by the app's error handler.
 import { Hono } from "hono";
 import { insertJobs, type StoredJob } from "../../db/jobs";
+import { ensureQueue, findQueue } from "../../db/qstash-queues";
 import { findScheduleJob, isScheduleIdTaken, listScheduleJobs } from "../../db/qstash-schedules";
-import { listRunsOfJob } from "../../db/runs";
+import { listJobRunRecords } from "../../shard/history";
 import { newId } from "../ids";
 import {
   allowsPrivateTargets,
@@ -23,6 +24,7 @@ import { badRequest, notFound } from "./errors";
 import { type HeaderError, parseMessageHeaders } from "./headers";
 import { headerErrorsOf } from "./message-job";
 import { bodyText } from "./message-service";
+import { queueFlowKey } from "./queues";
 import { readScheduleHeaders, scheduleJobInput, scheduleResource, upsertedSpec } from "./schedule-job";
 
 export const qstashSchedules = new Hono<AppEnv>();
@@ -42,7 +44,8 @@ qstashSchedules.get("/", async (c) => {
 
 qstashSchedules.get("/:id", async (c) => {
   const job = await loadSchedule(c.env, c.get("tenantId"), c.req.param("id"));
-  const runs = await listRunsOfJob(c.env.DB, job.tenantId, job.id, { limit: RECENT_RUNS });
+  // Run history lives in the job's shard (newest scheduled instant first).
+  const runs = await listJobRunRecords(c.env, job, job.tenantId, { limit: RECENT_RUNS });
   return c.json(
     scheduleResource(job, {
       nextFireMs: nextFireMs(job, Date.now()),
@@ -82,7 +85,23 @@ qstashSchedules.post("/*", async (c) => {
       : [{ header: "destination", message: destination.error.replace(/^destination: /, "") }]),
   ];
   const body = bodyText(new Uint8Array(await c.req.arrayBuffer()), errors);
-  if (!parsed.ok || !destination.ok || !schedule.ok || body === null) throw badRequest(errors);
+  const queueName = schedule.ok ? schedule.schedule.queueName : null;
+  if (parsed.ok && queueName !== null) {
+    // As an enqueue does: the queue's parallelism becomes the fires' flow control.
+    if (parsed.headers.flowControl !== null) {
+      errors.push({ header: "Upstash-Flow-Control-Key", message: "cannot be combined with a queue" });
+    }
+    const parallelism = (await findQueue(c.env.DB, tenantId, queueName))?.parallelism ?? 1;
+    parsed.headers.flowControl = {
+      key: queueFlowKey(queueName),
+      parallelism,
+      rate: null,
+      periodSeconds: null,
+    };
+  }
+  if (!parsed.ok || !destination.ok || !schedule.ok || body === null || errors.length > 0) {
+    throw badRequest(errors);
+  }
   const input = scheduleJobInput({
     destination: destination.url,
     headers: parsed.headers,
@@ -98,6 +117,7 @@ qstashSchedules.post("/*", async (c) => {
   if (!check.ok) throw badRequest(headerErrorsOf(check.errors));
   const { scheduleId } = schedule.schedule;
   await upsertSchedule(c.env, tenantId, scheduleId, check.spec, nowMs);
+  if (queueName !== null) await ensureQueue(c.env.DB, tenantId, queueName, nowMs);
   return c.json({ scheduleId });
 });
 

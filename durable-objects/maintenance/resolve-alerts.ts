@@ -1,0 +1,39 @@
+// Resolving missed_run alerts once their job fires again: a run of the job's schedule (not a
+// manual trigger or backfill: the schedule is what was stuck), at the missed instant (recovered
+// late) or a later one, that a shard dispatched (it has a fence). The run history lives in the
+// shards, so each job's shard is asked (one request per shard with open alerts).
+import { listOpenMissedRunAlerts, resolveAlertsJobFired } from "../../src/db/alerts";
+import { logEvent } from "../../src/log";
+import { readFiredSince } from "../../src/shard/client";
+import { shardOfStoredJob } from "../../src/shard/history";
+
+/** Open alerts looked at per pass; a backlog resolves over several passes. */
+const OPEN_ALERTS_PER_PASS = 200;
+
+export async function resolveMissedRunAlerts(env: Env, nowMs: number): Promise<number> {
+  const open = await listOpenMissedRunAlerts(env.DB, OPEN_ALERTS_PER_PASS);
+  const byShard = new Map<number, typeof open>();
+  for (const alert of open) {
+    const shard = await shardOfStoredJob(env, alert.tenantId, alert.jobId);
+    byShard.set(shard, [...(byShard.get(shard) ?? []), alert]);
+  }
+  const fired: string[] = [];
+  await Promise.all(
+    [...byShard].map(async ([shard, alerts]) => {
+      try {
+        const matched = await readFiredSince(
+          env,
+          shard,
+          alerts.map((alert) => ({ jobId: alert.jobId, sinceMs: alert.scheduledAtMs })),
+        );
+        for (const index of matched) {
+          const alert = alerts[index];
+          if (alert) fired.push(alert.id);
+        }
+      } catch (error) {
+        logEvent("maintenance.alert_resolution_failed", { shard, error });
+      }
+    }),
+  );
+  return resolveAlertsJobFired(env.DB, fired, nowMs);
+}

@@ -1,0 +1,82 @@
+// Run history as the shards serve it (durable-objects/shard/history-store.ts): plain data that
+// crosses the RPC boundary. Every run's history lives in the shard that owns the run.
+import type { RunState } from "../core/run-state";
+
+/** One run as its history records it: the columns the API's run resource is built from. */
+export interface HistoryRecord {
+  id: string;
+  job_id: string;
+  tenant_id: string;
+  shard: number;
+  kind: string;
+  scheduled_at_ms: number;
+  idempotency_key: string;
+  state: string;
+  attempt: number;
+  max_attempts: number;
+  fence: number | null;
+  job_version: number;
+  target_status: number | null;
+  error: string | null;
+  lateness_ms: number | null;
+  duration_ms: number | null;
+  next_attempt_at_ms: number | null;
+  events_json: string;
+  created_at_ms: number;
+  updated_at_ms: number;
+  accepted_at_ms: number | null;
+  heartbeat_at_ms: number | null;
+  result_json: string | null;
+}
+
+/** Rows strictly after `(ms, id)` in a list ordered by that time DESC, then id DESC. */
+export interface HistoryCursor {
+  ms: number;
+  id: string;
+}
+
+/** A tenant's runs on one shard, newest created first (one shard's part of GET /v1/runs). */
+export interface TenantHistoryQuery {
+  tenantId: string;
+  state?: RunState;
+  jobId?: string;
+  cursor?: HistoryCursor;
+  limit: number;
+}
+
+/** One job's runs, newest scheduled instant first. */
+export interface JobHistoryQuery {
+  tenantId: string;
+  jobId: string;
+  cursor?: HistoryCursor;
+  limit: number;
+}
+
+/** One shard's part of the stats: `tenantId` null means every tenant (admin). */
+export interface HistoryStatsQuery {
+  tenantId: string | null;
+  /** Per-minute counts and lateness samples from runs created at or after this instant. */
+  sinceMs: number;
+  /** The most recent lateness samples to return. */
+  latenessLimit: number;
+}
+
+export interface LatenessSample {
+  createdAtMs: number;
+  latenessMs: number;
+  /** Late on purpose (backfill, catch-up, a recorded misfire), not the scheduler's own lateness. */
+  deliberate: boolean;
+}
+
+export interface HistoryStats {
+  byState: { state: string; n: number }[];
+  minutes: { minuteMs: number; triggers: number; failures: number }[];
+  /** Newest first. */
+  lateness: LatenessSample[];
+}
+
+/** Did the job fire (a dispatched run of its schedule) at or after `sinceMs`? (missed_run alerts) */
+export interface FiredSinceQuery {
+  jobId: string;
+  sinceMs: number;
+}
