@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Runs `wrangler dev` for scripts/start.mjs and guarantees that it never outlives `npm start`.
+// Runs the local dev server (scripts/dev-server.mjs) for scripts/start.mjs and guarantees that it
+// never outlives `npm start`.
 //
-// Usage: node scripts/dev-supervisor.mjs <wrangler> <args...>, with stdin a pipe from start.mjs.
+// Usage: node scripts/dev-supervisor.mjs <command> <args...>, with stdin a pipe from start.mjs.
 //
 // Why a separate process: when the node process of `npm start` is SIGKILLed (or its whole process
 // group is), it can run no cleanup, and wrangler and its workerd children would live on, still

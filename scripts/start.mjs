@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: a local scheduler in one command. Creates .dev.vars with the dev admin token if it
-// is missing, applies the D1 migrations locally, then runs `wrangler dev` (local D1, DOs, queues,
-// KV) through scripts/dev-supervisor.mjs, which stops wrangler and its workerd children with us.
+// is missing, applies the D1 migrations locally, then runs wrangler's dev server without its
+// DevTools inspector (scripts/dev-server.mjs: local D1, DOs, queues, KV) through
+// scripts/dev-supervisor.mjs, which stops it and its workerd children with us.
 //
 // Environment: PORT (8787), HOST (127.0.0.1), EDGECRON_STATE_DIR (local state, .wrangler/state).
 //
@@ -21,6 +22,7 @@ const host = process.env.HOST ?? "127.0.0.1";
 const stateDir = resolve(root, process.env.EDGECRON_STATE_DIR ?? join(".wrangler", "state"));
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
 const supervisor = join(root, "scripts", "dev-supervisor.mjs");
+const devServer = join(root, "scripts", "dev-server.mjs");
 const quietEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 const ANCESTOR_POLL_MS = 250;
 
@@ -51,9 +53,6 @@ try {
   );
   process.exit(1);
 }
-// wrangler's devtools inspector defaults to 9229 for every instance: take a free one instead, so
-// two instances (`PORT=8788 npm start` beside another) both start.
-const inspectorPort = await probePort(0);
 
 const devVarsPath = join(root, ".dev.vars");
 if (!existsSync(devVarsPath)) {
@@ -77,25 +76,23 @@ if (migrate.status !== 0) {
 }
 console.log("D1 migrations applied (local)");
 
+// The server is wrangler's dev server without its DevTools inspector: scripts/dev-server.mjs says
+// why (under a flood of target calls the inspector exhausted file descriptors and memory).
 const devArgs = [
-  "dev",
+  devServer,
   "--ip",
   host,
   "--port",
   String(port),
-  "--inspector-port",
-  String(inspectorPort),
   "--persist-to",
   stateDir,
-  "--test-scheduled",
-  "--show-interactive-dev-session=false",
   // Local targets (your own http://127.0.0.1 server) are refused in production; allow them here.
   "--var",
   "ALLOW_PRIVATE_TARGETS:true",
 ];
 // Its own process group: a signal to ours (Ctrl-C, a group kill) must not kill it before it has
 // stopped wrangler. Its stdin is the pipe whose EOF tells it we are gone.
-const dev = spawn(process.execPath, [supervisor, wrangler, ...devArgs], {
+const dev = spawn(process.execPath, [supervisor, process.execPath, ...devArgs], {
   cwd: root,
   env: quietEnv,
   detached: true,

@@ -2,8 +2,9 @@
 // process group of its own (as a terminal's job is). Whatever signal ends it, and whoever receives
 // it, every process of that tree must be gone afterwards and the port free.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -207,7 +208,7 @@ describe("npm start", () => {
     }
   });
 
-  it("runs two instances side by side on one state dir (each its own inspector port)", async () => {
+  it("runs two instances side by side on one state dir (no inspector port to clash)", async () => {
     const [firstPort, secondPort] = [await freePort(), await freePort()];
     const first = await startAndCollect(firstPort);
     const second = await startAndCollect(secondPort);
@@ -218,5 +219,63 @@ describe("npm start", () => {
     process.kill(-(second.run.npm.pid as number), "SIGINT");
     await expectNothingLeft(first.pids, firstPort);
     await expectNothingLeft(second.pids, secondPort);
+  });
+});
+
+/** Sockets open in these processes (each local connection counts once per end it holds). */
+function socketsOf(pids: number[]): number {
+  let sockets = 0;
+  for (const pid of liveOnes(pids)) {
+    try {
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        try {
+          if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:")) sockets += 1;
+        } catch {}
+      }
+    } catch {}
+  }
+  return sockets;
+}
+
+describe("npm start under a stream of target calls", () => {
+  it("holds a few sockets, not several per call (wrangler dev's inspector forwarded each fetch)", async () => {
+    let calls = 0;
+    const target = createHttpServer((req, res) => {
+      calls += 1;
+      req.resume();
+      req.on("end", () => res.end("ok"));
+    });
+    await new Promise<void>((resolve) => target.listen(0, HOST, resolve));
+    const targetPort = (target.address() as AddressInfo).port;
+    try {
+      const port = await freePort();
+      const { run, pids } = await startAndCollect(port);
+      const token = /^EDGECRON_ADMIN_TOKEN=(.*)$/m.exec(readFileSync(join(ROOT, ".dev.vars"), "utf8"))?.[1];
+      const call = async (path: string, body: unknown, bearer = token) => {
+        const res = await fetch(`http://${HOST}:${port}${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        return (await res.json()) as { id: string; key: string };
+      };
+      const tenant = await call("/v1/tenants", { name: "sockets" });
+      const { key } = await call("/v1/api-keys", { tenant_id: tenant.id });
+      const before = socketsOf(pids);
+      const jobs = Array.from({ length: 30 }, (_, i) => ({
+        name: `sockets-${i}`,
+        schedule: { type: "interval", every: "1s" },
+        target: { url: `http://${HOST}:${targetPort}/${i}` },
+        end_at: new Date(Date.now() + 60_000).toISOString(),
+      }));
+      await call("/v1/jobs/batch", { jobs }, key);
+      await waitUntil(() => calls >= 150, { timeoutMs: 60_000, intervalMs: 200, what: "150 target calls" });
+      // With the inspector: about four more local connections per call (hundreds here).
+      expect(socketsOf(pids) - before).toBeLessThan(100);
+      process.kill(-(run.npm.pid as number), "SIGINT");
+      await expectNothingLeft(pids, port);
+    } finally {
+      await new Promise((resolve) => target.close(resolve));
+    }
   });
 });
