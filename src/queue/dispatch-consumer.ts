@@ -39,10 +39,12 @@ const TARGET_CONCURRENCY = 64;
 const MESSAGES_IN_FLIGHT = 8;
 /**
  * A call still running this long after it started is handed off. It bounds how long one slow
- * target holds its batch (and so every run queued behind the batch): a healthy call answers well
- * within it, and a call handed off loses nothing, it only reports later.
+ * target holds its batch (and so every run queued behind the batch); a call handed off loses
+ * nothing, it only reports later. Measured under wrangler dev (test/e2e/slow-endpoints.e2e.ts,
+ * another tenant's every-second job beside 3 targets hanging 15 s): lateness 23-141 ms before the
+ * hang; during it 76-468 ms at 250 ms, 46-174 and 70-258 ms (two runs) at 100 ms.
  */
-export const HANDOFF_AFTER_MS = 250;
+export const HANDOFF_AFTER_MS = 100;
 /**
  * Handed-off calls per isolate, at most: each still holds a connection. Past this a slow call
  * keeps its slot and its batch waits for it, as before the hand-off existed.
