@@ -166,6 +166,13 @@ describe("e2e: @upstash/qstash against wrangler dev, every delivery verified by 
       isPaused: false,
     });
     expect(schedule.nextScheduleTime).toBeGreaterThan(Date.now() - 5_000);
+    // The fire the endpoint saw is among the schedule's latest, by its message id.
+    const fireId = String(fire.headers["upstash-message-id"]);
+    const states = await waitUntil(
+      async () => (await client.schedules.get("e2e-schedule")).lastScheduleStates?.[fireId],
+      { timeoutMs: 15_000, what: "the fire in lastScheduleStates" },
+    );
+    expect(["SUCCESS", "IN_PROGRESS"]).toContain(states);
 
     // The same id again replaces the schedule instead of adding one.
     await client.schedules.create({
