@@ -20,6 +20,7 @@ import { stats } from "./routes/stats";
 import { tenantLimits } from "./routes/tenant-limits";
 import { tenants } from "./routes/tenants";
 import { tzdata } from "./routes/tzdata";
+import { v2 } from "./v2/app";
 
 /** The v1 API; the entry (src/index.ts) mounts it beside the console. */
 export const app = apiRouter();
@@ -72,6 +73,8 @@ app.route("/v1/tzdata", tzdata);
 app.route("/v1/calendars", calendars);
 app.route("/v1/admin/job-layout", jobLayout);
 app.route("/v1/flow-control", flowControl);
+// The QStash-compatible API: its own auth chain and `{"error"}` bodies (src/api/v2/app.ts).
+app.route("/v2", v2);
 
 app.notFound(notFoundFor(app));
 app.onError(errorResponse);

@@ -39,6 +39,8 @@ function targetUrlErrors(input: unknown, allowPrivate: boolean, prefix: (string 
   const urls: [string, string | null][] = [
     ["target.url", validTargetUrl(input)],
     ["on_failure", validJobFields(input).on_failure ?? null],
+    ["qstash.callback", validJobFields(input).qstash?.callback ?? null],
+    ["qstash.failure_callback", validJobFields(input).qstash?.failure_callback ?? null],
   ];
   const errors: FieldError[] = [];
   for (const [path, url] of urls) {
