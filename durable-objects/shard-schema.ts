@@ -144,9 +144,13 @@ const MIGRATIONS: readonly string[] = [
   -- every tick and claim: without this, a scan of every run.
   CREATE INDEX runs_unclaimed ON runs(fire_at_ms) WHERE state IN ('ACQUIRED', 'DISPATCHED');
   `,
-  // v10: a number taken by work merged in parallel (admission); the merge puts its migration
-  // here. Until then a no-op, so the history below is v11 everywhere.
-  `SELECT 1;`,
+  // v10: fair share (shard/fair-share.ts) walks the tenants with timers, one index seek each; a
+  // run refused by a flow gate notes the gate, which wakes it when permits come back.
+  `
+  CREATE INDEX runs_tenant_due ON runs(tenant_id, due_at_ms) WHERE due_at_ms IS NOT NULL;
+  ALTER TABLE runs ADD COLUMN flow_gate TEXT;
+  CREATE INDEX runs_flow_gate ON runs(flow_gate, due_at_ms) WHERE flow_gate IS NOT NULL;
+  `,
   // v11: run history lives in its shard (./shard/history-store.ts), not in one D1 database. A
   // compact record per run, keyed by (job, instant) like the run itself: the run id, the shard
   // and the idempotency key are derived, never stored. run_counts and run_minutes are the

@@ -2,8 +2,11 @@
 // decision after every attempt (succeeded, retry later in this same wheel, or dead-letter).
 import { retryDelayMs } from "../../src/core/backoff";
 import { durationMs } from "../../src/core/duration";
+import type { JobSpec } from "../../src/core/job-spec";
 import { longRunningSettingsOf } from "../../src/core/long-running";
 import type { FailedOutcome } from "../../src/core/outcome";
+import { type QstashRunContext, qstashRunContextOf } from "../../src/core/qstash-delivery";
+import { retryDelayFromExpressionMs } from "../../src/core/retry-delay-expression";
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
 import { TERMINAL_STATES } from "../../src/core/run-state";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
@@ -109,7 +112,14 @@ function claimRun(
     latenessMs: Math.max(0, nowMs - run.fire_at_ms),
     retryOnStatus: spec.retry.retry_on_status,
     completion: longRunningSettingsOf(spec).completion,
+    ...qstashClaimField(spec, job.created_at_ms),
   };
+}
+
+/** A /v2 job's claims carry what its QStash-format call and callbacks need; /v1 claims nothing. */
+function qstashClaimField(spec: JobSpec, jobCreatedAtMs: number): { qstash?: QstashRunContext } {
+  const qstash = qstashRunContextOf(spec, jobCreatedAtMs);
+  return qstash === undefined ? {} : { qstash };
 }
 
 export interface OutcomeEffects {
@@ -256,7 +266,7 @@ export function applyFailure(
     return { ok: true, runId: run.run_id, state: "DEAD_LETTERED" };
   }
   const spec = specOf(job);
-  const delayMs = retryDelayMs(run.attempt, spec.retry.backoff, random, outcome.retryAfterMs);
+  const delayMs = nextRetryDelayMs(run.attempt, spec.retry, random, outcome.retryAfterMs);
   moveRun(
     sql,
     run,
@@ -269,6 +279,18 @@ export function applyFailure(
     },
   );
   return { ok: true, runId: run.run_id, state: "RETRYING", nextAttemptAtMs: nowMs + delayMs };
+}
+
+/** The job's delay expression (QStash's Upstash-Retry-Delay) when it has one, else its backoff. */
+function nextRetryDelayMs(
+  attempt: number,
+  retry: JobSpec["retry"],
+  random: () => number,
+  retryAfterMs: number | null,
+): number {
+  const fromExpressionMs =
+    retry.delay_expression === undefined ? null : retryDelayFromExpressionMs(retry.delay_expression, attempt);
+  return fromExpressionMs ?? retryDelayMs(attempt, retry.backoff, random, retryAfterMs);
 }
 
 function describeDeadLetter(reason: "permanent" | "exhausted", run: RunRow): string {

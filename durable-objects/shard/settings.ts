@@ -1,8 +1,10 @@
 // What one pass of the timing wheel needs to know, read from the environment once per pass. Its
 // own module so the tick and dispatch (which both read it) do not import each other.
+import { dispatchQueueOf } from "../../src/queue/dispatch-queues";
 import { shardCount } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";
 import { unclaimedBudget } from "./budget";
+import type { FlowAdmission } from "./flow-admission";
 
 /**
  * Runs per queue message unless DISPATCH_RUNS_PER_MESSAGE says otherwise. A message costs the
@@ -52,6 +54,8 @@ export interface TickSettings {
   /** Dispatched-but-unclaimed runs allowed at once: backpressure on a slow consumer. */
   maxUnclaimed: number;
   queue: DispatchSender;
+  /** Flow control (job keys, tenant limits) before a send; unset: every due run is sent. */
+  admission?: FlowAdmission;
   /**
    * Called before each due job is fired, with the count fired so far in this pass. Production
    * leaves it unset; the test seam (./test-faults.ts) uses it to crash a pass midway.
@@ -66,6 +70,7 @@ export function tickSettings(env: Env, shard: number): TickSettings {
     leadMs: dispatchLeadMs(env.DISPATCH_LEAD_MS),
     runsPerMessage: runsPerMessage(env.DISPATCH_RUNS_PER_MESSAGE),
     maxUnclaimed: unclaimedBudget(shardCount(env)),
-    queue: env.DISPATCH_QUEUE,
+    queue: dispatchQueueOf(env, shard),
+    admission: { env, holder: shard, leaseMs: Number(env.DISPATCH_LEASE_MS) || DEFAULT_LEASE_MS },
   };
 }

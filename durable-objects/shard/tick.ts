@@ -4,7 +4,9 @@ import { MAX_AHEAD_JOBS_PER_TICK, queueAheadRuns } from "./ahead";
 import { budgetLeft } from "./budget";
 import { dispatchRuns } from "./dispatch";
 import { applyFailure } from "./execution";
+import { readDueRuns } from "./fair-share";
 import { fireDueJob } from "./firing";
+import { admitFlowControlled } from "./flow-admission";
 import { getJob, getJobs, type ShardJobRow } from "./job-store";
 import { getRuns, heldByPause, moveRun, type RunRow } from "./run-store";
 import type { TickSettings } from "./settings";
@@ -50,7 +52,13 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
   const ahead = queueAhead(sql, settings, nowMs, jobs);
   summary.queuedAhead = ahead.jobs;
   if (ahead.jobs >= MAX_AHEAD_JOBS_PER_TICK) summary.more = true;
-  const sent = await dispatchRuns(sql, settings, toDispatch.concat(ahead.runs), jobs, nowMs);
+  const toSend = toDispatch.concat(ahead.runs);
+  // Flow control: runs over a key's or their tenant's limits wait (flow-admission.ts). A run sent
+  // ahead takes its permits when it is sent: conservative, never over a limit.
+  const admitted = settings.admission
+    ? await admitFlowControlled(sql, settings.admission, toSend, jobs, nowMs)
+    : toSend;
+  const sent = await dispatchRuns(sql, settings, admitted, jobs, nowMs);
   summary.dispatched = sent.dispatched;
   summary.sendFailures = sent.failed;
   return summary;
@@ -102,13 +110,8 @@ function collectDueRuns(
   let budget = budgetLeft(sql, settings.maxUnclaimed, nowMs);
   // Reading 5,000 rows to send a few is what made a backpressured shard busy: read what the
   // budget can send, plus some rows for leases and retries that only change state.
-  const runs = sql
-    .exec<RunRow>(
-      "SELECT * FROM runs WHERE due_at_ms <= ? ORDER BY due_at_ms LIMIT ?",
-      nowMs,
-      Math.min(MAX_RUNS_PER_TICK, budget + COLLECT_SLACK_ROWS),
-    )
-    .toArray();
+  // Fair share: in round-robin order across tenants, so the budget is spent fairly (fair-share.ts).
+  const runs = readDueRuns(sql, nowMs, Math.min(MAX_RUNS_PER_TICK, budget + COLLECT_SLACK_ROWS));
   let backpressured = false;
   // With budget to spend, most rows will be sent: read their jobs in one statement.
   const jobs = new Map<string, ShardJobRow | null>(

@@ -9,14 +9,18 @@ import { alerts } from "./routes/alerts";
 import { apiKeys } from "./routes/api-keys";
 import { calendars } from "./routes/calendars";
 import { deadLetters } from "./routes/dead-letters";
+import { flowControl } from "./routes/flow-control";
+import { jobLayout } from "./routes/job-layout";
 import { jobs } from "./routes/jobs";
 import { me } from "./routes/me";
 import { runCallbacks } from "./routes/run-callbacks";
 import { runs } from "./routes/runs";
 import { schedules } from "./routes/schedules";
 import { stats } from "./routes/stats";
+import { tenantLimits } from "./routes/tenant-limits";
 import { tenants } from "./routes/tenants";
 import { tzdata } from "./routes/tzdata";
+import { v2 } from "./v2/app";
 
 /** The v1 API; the entry (src/index.ts) mounts it beside the console. */
 export const app = apiRouter();
@@ -57,6 +61,7 @@ app.route("/v1/runs", runCallbacks);
 app.use("/v1/*", authenticate);
 app.route("/v1/me", me);
 app.route("/v1/tenants", tenants);
+app.route("/v1/tenants", tenantLimits);
 app.route("/v1/api-keys", apiKeys);
 app.route("/v1/schedules", schedules);
 app.route("/v1/jobs", jobs);
@@ -66,6 +71,10 @@ app.route("/v1/alerts", alerts);
 app.route("/v1/stats", stats);
 app.route("/v1/tzdata", tzdata);
 app.route("/v1/calendars", calendars);
+app.route("/v1/admin/job-layout", jobLayout);
+app.route("/v1/flow-control", flowControl);
+// The QStash-compatible API: its own auth chain and `{"error"}` bodies (src/api/v2/app.ts).
+app.route("/v2", v2);
 
 app.notFound(notFoundFor(app));
 app.onError(errorResponse);

@@ -3,7 +3,10 @@ import { z } from "zod";
 import { cronExprIssues } from "./cron/validate";
 import { durationSchema } from "./duration";
 import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB } from "./exclusions";
+import { flowControlSchema } from "./flow-control";
 import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
+import { qstashJobSchema } from "./qstash-delivery";
+import { parseRetryDelayExpression } from "./retry-delay-expression";
 import { JOB_STATUSES } from "./run-state";
 import { bindingTargetSchemas } from "./targets";
 
@@ -86,6 +89,17 @@ export const retryPolicySchema = z.strictObject({
   backoff: backoffPolicySchema.default({ initial: "30s", max: "1h", multiplier: 2, jitter: "full" }),
   /** 4xx statuses that should retry anyway (408 and 429 always do). */
   retry_on_status: z.array(z.number().int().min(400).max(499)).max(20).default([]),
+  /**
+   * A delay in milliseconds as an expression over `retried` (QStash's `Upstash-Retry-Delay`,
+   * see retry-delay-expression.ts); when set it replaces `backoff`.
+   */
+  delay_expression: z
+    .string()
+    .superRefine((source, ctx) => {
+      const parsed = parseRetryDelayExpression(source);
+      if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.error });
+    })
+    .optional(),
 });
 
 export const misfirePolicySchema = z.strictObject({
@@ -247,7 +261,14 @@ export const jobCreateSchema = z.strictObject({
     .nullable()
     .default(null),
   alert_after: durationSchema({ minMs: 1_000 }).default("2m"),
+  /** Runs of every job with this key share its limits; over them, runs wait (src/core/flow-control.ts). */
+  flow_control: flowControlSchema.nullable().default(null),
   metadata: z.record(z.string(), z.unknown()).default({}),
+  /**
+   * Set by the QStash-compatible /v2 API (qstash-message.ts, qstash-delivery.ts); absent on /v1
+   * jobs. Present: calls are signed and headed as QStash's, callbacks get QStash's body.
+   */
+  qstash: qstashJobSchema.optional(),
 });
 
 export type JobCreate = z.input<typeof jobCreateSchema>;

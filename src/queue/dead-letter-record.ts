@@ -2,15 +2,18 @@
 // URL). Payloads are stored bounded (./dead-letter-payload.ts) and inserted in chunks: one insert of
 // a whole batch of large letters failed with SQLITE_TOOBIG, and every letter in it was retried.
 
+import { jobStores } from "../db/databases";
 import { insertDeadLetters, type NewDeadLetter } from "../db/dead-letters";
 import type { DeadLetterMessage } from "../shard/protocol";
 import { raiseAlerts } from "./alerts";
 import { payloadsOf, storedPayloadJson } from "./dead-letter-payload";
+import { failureCallbackDeliveries } from "./qstash-callbacks";
+import { enqueueSideDeliveries } from "./side-deliveries";
 
 /** Stores the letters and raises one alert each; throws when D1 fails (the caller retries). */
 export async function recordDeadLetters(env: Env, letters: readonly DeadLetterMessage[]): Promise<void> {
   const nowMs = Date.now();
-  const payloads = await payloadsOf(env.DB, letters);
+  const payloads = await payloadsOf(jobStores(env), letters);
   const rows = letters.map(
     (letter, index): NewDeadLetter => ({
       id: `dlq_${letter.run_id.slice(4)}_${letter.attempt}`,
@@ -26,6 +29,13 @@ export async function recordDeadLetters(env: Env, letters: readonly DeadLetterMe
     }),
   );
   await insertDeadLetters(env.DB, rows, nowMs);
+  // Before the alerts: a failed enqueue throws and the batch is retried, so a callback may go
+  // twice (same Idempotency-Key and message id), never not at all.
+  const failureCallbacks = failureCallbackDeliveries(
+    letters,
+    rows.map((row) => row.id),
+  );
+  if (failureCallbacks.length > 0) await enqueueSideDeliveries(env, failureCallbacks);
   await raiseAlerts(
     env,
     letters.map((letter) => ({

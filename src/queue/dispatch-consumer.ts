@@ -23,8 +23,8 @@ import { holdUntilDue } from "./hold";
 import { recordDispatch } from "./metrics";
 import { OutcomeReporter } from "./outcome-reports";
 import { runPool, semaphore } from "./pool";
+import { callTargetWithCallback } from "./qstash-callbacks";
 import { type Claimed, claimAtShard } from "./shard-batches";
-import { callTarget } from "./target-call";
 import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
@@ -40,10 +40,12 @@ const TARGET_CONCURRENCY = 64;
 const MESSAGES_IN_FLIGHT = 8;
 /**
  * A call still running this long after it started is handed off. It bounds how long one slow
- * target holds its batch (and so every run queued behind the batch): a healthy call answers well
- * within it, and a call handed off loses nothing, it only reports later.
+ * target holds its batch (and so every run queued behind the batch); a call handed off loses
+ * nothing, it only reports later. Measured under wrangler dev (test/e2e/slow-endpoints.e2e.ts,
+ * another tenant's every-second job beside 3 targets hanging 15 s): lateness 23-141 ms before the
+ * hang; during it 76-468 ms at 250 ms, 46-174 and 70-258 ms (two runs) at 100 ms.
  */
-export const HANDOFF_AFTER_MS = 250;
+export const HANDOFF_AFTER_MS = 100;
 /**
  * Handed-off calls per isolate, at most: each still holds a connection. Past this a slow call
  * keeps its slot and its batch waits for it, as before the hand-off existed.
@@ -215,22 +217,28 @@ async function callRun(run: Claimed, setup: CallSetup, env: Env): Promise<Target
     attempt: run.attempt,
     fence: run.fence,
   });
-  return callTarget({
-    target: run.target,
-    runToken,
-    completion: run.completion ?? "response",
-    runId: run.runId,
-    jobId: run.jobId,
-    scheduledAtMs: run.scheduledAtMs,
-    attempt: run.attempt,
-    idempotencyKey: run.idempotencyKey,
-    secrets: setup.secrets.get(run.tenantId) ?? [],
-    timeoutMs: run.timeoutMs,
-    retryOnStatus: run.retryOnStatus,
-    allowPrivate: setup.allowPrivate,
-    resolveHost: setup.resolveHost,
-    // Binding targets are looked up by name; which names a job may use was checked at create.
-    bindings: env as unknown as Readonly<Record<string, unknown>>,
-    nowMs: Date.now(),
-  });
+  // A /v2 job's call is made the QStash way, and its callback queued (qstash-callbacks.ts).
+  return callTargetWithCallback(
+    env,
+    {
+      target: run.target,
+      runToken,
+      completion: run.completion ?? "response",
+      ...(run.qstash ? { qstash: run.qstash.delivery } : {}),
+      runId: run.runId,
+      jobId: run.jobId,
+      scheduledAtMs: run.scheduledAtMs,
+      attempt: run.attempt,
+      idempotencyKey: run.idempotencyKey,
+      secrets: setup.secrets.get(run.tenantId) ?? [],
+      timeoutMs: run.timeoutMs,
+      retryOnStatus: run.retryOnStatus,
+      allowPrivate: setup.allowPrivate,
+      resolveHost: setup.resolveHost,
+      // Binding targets are looked up by name; which names a job may use was checked at create.
+      bindings: env as unknown as Readonly<Record<string, unknown>>,
+      nowMs: Date.now(),
+    },
+    run,
+  );
 }

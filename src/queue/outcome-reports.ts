@@ -70,7 +70,7 @@ export class OutcomeReporter {
     if (counted) outcomes.running -= 1;
     return new Promise<Reported>((resolve, reject) => {
       outcomes.pending.push({ run, outcome, resolve, reject });
-      this.#flushIfDue(run.shard, outcomes, lastOfMessage || !counted);
+      this.#flushIfDue(run.shard, outcomes, lastOfMessage);
     });
   }
 

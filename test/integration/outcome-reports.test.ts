@@ -84,7 +84,7 @@ describe("OutcomeReporter", () => {
     reporter.release(SHARD, true);
     await pending;
     expect(rpcs.count).toBe(2);
-    // A handed-off call's late outcome goes at once, alone.
+    // A handed-off call's late outcome goes with its shard's next flush: at once, nothing else runs.
     await reporter.report(claimed(), SUCCESS, { counted: false });
     expect(rpcs.count).toBe(3);
   });

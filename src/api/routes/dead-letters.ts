@@ -1,14 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import {
-  claimRedrive,
-  deadLetterResource,
-  findDeadLetter,
-  listDeadLetters,
-  releaseRedrive,
-} from "../../db/dead-letters";
-import { retryRun } from "../../shard/client";
-import { shardOfStoredJob } from "../../shard/history";
+import { deadLetterResource, findDeadLetter, listDeadLetters } from "../../db/dead-letters";
 import { decodeTimeCursor, encodeCursor, pageOf } from "../cursor";
+import { redriveDeadLetter } from "../dead-letter-redrive";
 import { requireForeignId } from "../ids";
 import { tenantScope } from "../middleware/auth";
 import { deadLetterPageSchema, listDeadLettersQuerySchema, redriveResultSchema } from "../openapi/components";
@@ -22,7 +15,6 @@ import {
   tenantHeaders,
 } from "../openapi/define";
 import { EdgecronError } from "../problem";
-import { callShard, shardRefusal } from "../shard-calls";
 
 function deadLetterNotFound(id?: string): EdgecronError {
   return new EdgecronError(
@@ -63,10 +55,7 @@ defineRoute(
   },
 );
 
-/**
- * Claims the dead letter (409 if already redriven), asks the run's shard for a new attempt, and
- * releases the claim if the shard refuses or cannot be reached.
- */
+/** One new attempt of the letter's run (see redriveDeadLetter). */
 defineRoute(
   deadLetters,
   createRoute({
@@ -94,19 +83,7 @@ defineRoute(
     const tenantId = c.get("tenantId");
     const letter = await findDeadLetter(c.env.DB, tenantId, id);
     if (letter === null) throw deadLetterNotFound(id);
-    const claimedAtMs = Date.now();
-    if (!(await claimRedrive(c.env.DB, tenantId, id, claimedAtMs))) {
-      throw new EdgecronError("already_redriven", `Dead letter ${id} was already redriven`);
-    }
-    // The run lives on its job's shard (a run never moves; its id names the job).
-    const shard = await shardOfStoredJob(c.env, tenantId, letter.job_id);
-    try {
-      const result = await callShard("redrive the run", () => retryRun(c.env, shard, letter.run_id));
-      if (!result.ok) throw shardRefusal(result.code);
-      return c.json({ run_id: result.runId, attempt: result.attempt, dead_letter_id: id }, 202);
-    } catch (error) {
-      await releaseRedrive(c.env.DB, id, claimedAtMs);
-      throw error;
-    }
+    const result = await redriveDeadLetter(c.env, tenantId, letter);
+    return c.json({ run_id: result.runId, attempt: result.attempt, dead_letter_id: id }, 202);
   },
 );

@@ -1,0 +1,47 @@
+// The QStash-compatible /v2 API: what @upstash/qstash calls, served beside /v1 by the same
+// Worker. The QStash token is a tenant API key (or the admin token with Edgecron-Tenant); every
+// error is QStash's `{"error": "..."}` body (src/api/v2/errors.ts).
+import { Hono } from "hono";
+import { authenticate, tenantScope } from "../middleware/auth";
+import { EdgecronError } from "../problem";
+import type { AppEnv } from "../types";
+import { dlq } from "./dlq";
+import { qstashErrorResponse } from "./errors";
+import { events } from "./events";
+import { keys } from "./keys";
+import { messages } from "./messages";
+import { publish } from "./publish";
+import { queues } from "./queues";
+import { qstashSchedules } from "./schedules";
+
+export const v2 = new Hono<AppEnv>();
+
+v2.onError(qstashErrorResponse);
+v2.use("*", authenticate, tenantScope);
+v2.route("/", publish);
+v2.route("/messages", messages);
+v2.route("/keys", keys);
+v2.route("/schedules", qstashSchedules);
+v2.route("/queues", queues);
+v2.route("/dlq", dlq);
+v2.route("/events", events);
+v2.route("/logs", events);
+
+/** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
+const NOT_SERVED: [prefix: string, why: string][] = [
+  ["/topics", "URL groups (topics) are not served: publish to each URL"],
+  ["/flowControl", "flow-control state is not served by /v2 yet"],
+  ["/globalParallelism", "global parallelism is not served"],
+  ["/llm", "LLM APIs are not served"],
+];
+
+// Keep this last: routes registered after it would never be reached.
+v2.all("*", (c) => {
+  const path = new URL(c.req.url).pathname.replace(/^\/v2/, "");
+  const known = NOT_SERVED.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`));
+  const why = known?.[1] ?? "no such route";
+  throw new EdgecronError(
+    "not_found",
+    `${c.req.method} /v2${path}: ${why} (see README "Coming from QStash")`,
+  );
+});

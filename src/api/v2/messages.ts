@@ -1,0 +1,70 @@
+// GET /v2/messages/{id}, DELETE /v2/messages/{id} and DELETE /v2/messages (by ids, by filter,
+// or all): a message is its job; cancelling deletes the job, which cancels its pending runs.
+import { Hono } from "hono";
+import { findJob, listJobs, type StoredJob } from "../../db/jobs";
+import { saveJobVersion } from "../job-service";
+import type { AppEnv } from "../types";
+import { notFound } from "./errors";
+import { bulkQueryOf } from "./filters";
+import { MESSAGE_JOB_PREFIX } from "./message-job";
+import { isMessageJob, messageFactsOf, messageView } from "./message-view";
+
+/** Jobs a filter cancel scans at most per request (newest first). */
+const MAX_SCANNED_JOBS = 5_000;
+const SCAN_PAGE = 200;
+
+export const messages = new Hono<AppEnv>();
+
+async function loadMessage(env: Env, tenantId: string, id: string): Promise<StoredJob | null> {
+  const job = await findJob(env.DB, tenantId, id);
+  return job === null || job.status === "DELETED" || !isMessageJob(job) ? null : job;
+}
+
+messages.get("/:id", async (c) => {
+  const job = await loadMessage(c.env, c.get("tenantId"), c.req.param("id"));
+  if (job === null) throw notFound(`message ${c.req.param("id")} not found`);
+  return c.json(messageView(job));
+});
+
+messages.delete("/:id", async (c) => {
+  const job = await loadMessage(c.env, c.get("tenantId"), c.req.param("id"));
+  if (job === null) throw notFound(`message ${c.req.param("id")} not found`);
+  await saveJobVersion(c.env, job, { status: "DELETED" }, Date.now());
+  return c.json({ cancelled: 1 });
+});
+
+messages.delete("/", async (c) => {
+  const query = bulkQueryOf(new URL(c.req.url), "messageIds", 100_000, 100_000);
+  const tenantId = c.get("tenantId");
+  const nowMs = Date.now();
+  const jobs =
+    query.ids.length > 0
+      ? (await Promise.all(query.ids.map((id) => loadMessage(c.env, tenantId, id)))).filter(
+          (job): job is StoredJob => job !== null,
+        )
+      : await pendingMessages(c.env.DB, tenantId, (job) => query.matches(messageFactsOf(job)));
+  for (const job of jobs) await saveJobVersion(c.env, job, { status: "DELETED" }, nowMs);
+  return c.json({ cancelled: jobs.length });
+});
+
+/** The tenant's messages not yet delivered (ACTIVE jobs) that `keep` selects, newest first. */
+async function pendingMessages(
+  db: D1Database,
+  tenantId: string,
+  keep: (job: StoredJob) => boolean,
+): Promise<StoredJob[]> {
+  const found: StoredJob[] = [];
+  let beforeId: string | undefined;
+  for (let scanned = 0; scanned < MAX_SCANNED_JOBS; scanned += SCAN_PAGE) {
+    const page = await listJobs(db, tenantId, {
+      status: "ACTIVE",
+      namePrefix: MESSAGE_JOB_PREFIX,
+      beforeId,
+      limit: SCAN_PAGE,
+    });
+    found.push(...page.filter((job) => isMessageJob(job) && keep(job)));
+    if (page.length < SCAN_PAGE) break;
+    beforeId = page[page.length - 1]?.id;
+  }
+  return found;
+}
