@@ -6,6 +6,7 @@ const TARGETS_WORKER = "edgecron-targets";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  const jobMigrations = await readD1Migrations(path.join(import.meta.dirname, "migrations-jobs"));
   return {
     plugins: [
       cloudflareTest({
@@ -14,6 +15,7 @@ export default defineConfig(async () => {
         miniflare: {
           bindings: {
             TEST_MIGRATIONS: migrations,
+            TEST_JOB_MIGRATIONS: jobMigrations,
             EDGECRON_ADMIN_TOKEN: "test-admin-token",
             // Test-only switches (fault injection, hooks) are inert unless this is set.
             EDGECRON_TEST_HOOKS: "1",
@@ -45,6 +47,12 @@ export default defineConfig(async () => {
           // Each local queue hop waits for the batch timeout: 0 keeps tests fast.
           queueConsumers: {
             "edgecron-dispatch": {
+              maxBatchSize: 100,
+              maxBatchTimeout: 0,
+              maxRetries: 3,
+              deadLetterQueue: "edgecron-dead-letters",
+            },
+            "edgecron-dispatch-1": {
               maxBatchSize: 100,
               maxBatchTimeout: 0,
               maxRetries: 3,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm run deploy:setup`: creates the Cloudflare resources edgecron needs (D1 database, dispatch and
-// dead-letter queues, dedup KV namespace) and writes their ids into wrangler.toml. Safe to re-run:
+// `npm run deploy:setup`: creates the Cloudflare resources edgecron needs (every D1 database and
+// queue wrangler.toml declares: the control database, the job databases, the dispatch queues and
+// the dead-letter queue; the dedup KV namespace) and writes their ids into wrangler.toml. Safe to re-run:
 // resources that already exist are looked up instead. Needs `wrangler login` (or CLOUDFLARE_API_TOKEN).
 //
 // EDGECRON_WRANGLER overrides the wrangler binary and --config the file to rewrite (tests use both).
@@ -9,10 +10,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  d1Databases,
   findD1DatabaseId,
   findKvNamespaceId,
   parseD1DatabaseId,
   parseKvNamespaceId,
+  producerQueues,
   rewriteWranglerToml,
 } from "./lib/wrangler-config.mjs";
 
@@ -21,8 +24,6 @@ const WRANGLER = process.env.EDGECRON_WRANGLER ?? join(ROOT, "node_modules", ".b
 const configFlag = process.argv.indexOf("--config");
 const CONFIG = configFlag > 0 ? (process.argv[configFlag + 1] ?? "") : join(ROOT, "wrangler.toml");
 
-const DATABASE = "edgecron";
-const QUEUES = ["edgecron-dispatch", "edgecron-dead-letters", "edgecron-side-deliveries"];
 const KV_NAMESPACE = "DEDUP_KV";
 const ALREADY_EXISTS = /already (exists|taken)|is already in use/i;
 
@@ -51,20 +52,19 @@ function fail(message) {
   process.exit(1);
 }
 
-function createDatabase() {
-  const created = wrangler(["d1", "create", DATABASE, "--config", CONFIG]);
+/** @param {string} name */
+function createDatabase(name) {
+  const created = wrangler(["d1", "create", name, "--config", CONFIG]);
   const id = created.ok ? parseD1DatabaseId(created.output) : null;
   if (id) return id;
-  if (created.ok || !ALREADY_EXISTS.test(created.output))
-    fail(`could not create the D1 database ${DATABASE}`);
+  if (created.ok || !ALREADY_EXISTS.test(created.output)) fail(`could not create the D1 database ${name}`);
   const listed = wrangler(["d1", "list", "--json", "--config", CONFIG]);
-  return (
-    findD1DatabaseId(listed.output, DATABASE) ?? fail(`D1 database ${DATABASE} exists but was not listed`)
-  );
+  return findD1DatabaseId(listed.output, name) ?? fail(`D1 database ${name} exists but was not listed`);
 }
 
-function createQueues() {
-  for (const queue of QUEUES) {
+/** @param {string[]} queues */
+function createQueues(queues) {
+  for (const queue of queues) {
     const created = wrangler(["queues", "create", queue, "--config", CONFIG]);
     if (!created.ok && !ALREADY_EXISTS.test(created.output)) fail(`could not create the queue ${queue}`);
   }
@@ -83,11 +83,14 @@ function createKvNamespace() {
   );
 }
 
-const d1DatabaseId = createDatabase();
-createQueues();
+const toml = readFileSync(CONFIG, "utf8");
+/** @type {Record<string, string>} */
+const d1DatabaseIds = {};
+for (const { binding, name } of d1Databases(toml)) d1DatabaseIds[binding] = createDatabase(name);
+createQueues(producerQueues(toml));
 const kvNamespaceId = createKvNamespace();
-writeFileSync(CONFIG, rewriteWranglerToml(readFileSync(CONFIG, "utf8"), { d1DatabaseId, kvNamespaceId }));
+writeFileSync(CONFIG, rewriteWranglerToml(toml, { d1DatabaseIds, kvNamespaceId }));
 console.log(
-  `\nwrote database_id = "${d1DatabaseId}" and the DEDUP_KV id = "${kvNamespaceId}" into ${CONFIG}`,
+  `\nwrote the database_id of ${Object.keys(d1DatabaseIds).join(", ")} and the DEDUP_KV id = "${kvNamespaceId}" into ${CONFIG}`,
 );
 console.log("next:\n  npx wrangler secret put EDGECRON_ADMIN_TOKEN\n  npm run deploy");

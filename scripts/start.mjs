@@ -10,11 +10,12 @@
 // this process or to its whole process group; when npm above it dies (npm forwards only SIGINT and
 // SIGTERM: we watch our parent); and when this process is SIGKILLed (the supervisor sees its stdin
 // close: see dev-supervisor.mjs).
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { applyAllD1Migrations } from "./lib/d1-migrations.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const port = Number(process.env.PORT ?? "8787");
@@ -61,20 +62,19 @@ if (!existsSync(devVarsPath)) {
 }
 const token = /^EDGECRON_ADMIN_TOKEN=(.*)$/m.exec(readFileSync(devVarsPath, "utf8"))?.[1]?.trim();
 
-const migrate = spawnSync(
-  wrangler,
-  ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir],
-  {
+try {
+  await applyAllD1Migrations({
+    wrangler,
     cwd: root,
     env: quietEnv,
-    encoding: "utf8",
-  },
-);
-if (migrate.status !== 0) {
-  process.stderr.write(migrate.stdout + migrate.stderr);
-  process.exit(migrate.status ?? 1);
+    configPath: join(root, "wrangler.toml"),
+    where: ["--local", "--persist-to", stateDir],
+  });
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : error}\n`);
+  process.exit(1);
 }
-console.log("D1 migrations applied (local)");
+console.log("D1 migrations applied (local): the control database and every job database");
 
 // The server is wrangler's dev server without its DevTools inspector: scripts/dev-server.mjs says
 // why (under a flood of target calls the inspector exhausted file descriptors and memory).

@@ -10,6 +10,8 @@ declare namespace Cloudflare {
     EDGECRON_TEST_TZDATA?: string;
     /** Present only inside the vitest workers pool (test/apply-migrations.ts). */
     TEST_MIGRATIONS?: import("cloudflare:test").D1Migration[];
+    /** The job databases' migrations (migrations-jobs/), likewise only inside the pool. */
+    TEST_JOB_MIGRATIONS?: import("cloudflare:test").D1Migration[];
     /**
      * A DNS-over-HTTPS JSON endpoint (e.g. "https://cloudflare-dns.com/dns-query") the consumer
      * resolves target names with before each call, refusing names that resolve to special-purpose

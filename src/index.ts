@@ -7,6 +7,7 @@ import { testHooks } from "./api/test-hooks";
 import { logEvent } from "./log";
 import { handleDeadLetterBatch } from "./queue/dead-letter-consumer";
 import { handleDispatchBatch } from "./queue/dispatch-consumer";
+import { isDispatchQueue } from "./queue/dispatch-queues";
 import {
   handleSideDeliveryBatch,
   SIDE_DELIVERY_QUEUE_NAME,
@@ -28,7 +29,6 @@ http.route("/", apiApp);
 http.notFound(notFoundFor(http));
 http.onError(errorResponse);
 
-const DISPATCH_QUEUE_NAME = "edgecron-dispatch";
 const DEAD_LETTER_QUEUE_NAME = "edgecron-dead-letters";
 
 // Once per isolate: make sure the maintenance alarm is armed (it re-arms itself from then on).
@@ -56,7 +56,7 @@ export default {
 
   async queue(batch, env, ctx) {
     ensureMaintenance(env, ctx);
-    if (batch.queue === DISPATCH_QUEUE_NAME) {
+    if (isDispatchQueue(batch.queue)) {
       return handleDispatchBatch(batch as MessageBatch<DispatchMessage>, env, ctx);
     }
     if (batch.queue === DEAD_LETTER_QUEUE_NAME) {

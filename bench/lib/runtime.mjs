@@ -11,8 +11,25 @@ import { INSPECTOR_PORT } from "./profile.mjs";
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const ADMIN_TOKEN = "bench-admin-token";
 export const DISPATCH_QUEUE = "edgecron-dispatch";
+/** The second dispatch queue (wrangler.toml: DISPATCH_QUEUES = "2", shard s -> queue s % 2). */
+export const DISPATCH_QUEUE_1 = "edgecron-dispatch-1";
 export const DEAD_LETTER_QUEUE = "edgecron-dead-letters";
 export const SIDE_DELIVERY_QUEUE = "edgecron-side-deliveries";
+
+/** Runs every .sql file of `dir` (in name order) against `db`, statement by statement. */
+async function applyMigrations(db, dir) {
+  for (const file of readdirSync(join(ROOT, dir))
+    .filter((f) => f.endsWith(".sql"))
+    .sort()) {
+    const sql = readFileSync(join(ROOT, dir, file), "utf8").replace(/--.*$/gm, "");
+    for (const statement of sql
+      .split(";")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      await db.prepare(statement).run();
+    }
+  }
+}
 
 /** `wrangler deploy --dry-run --outdir dist`: the same bundle a deploy would upload. */
 export function buildBundle() {
@@ -131,19 +148,25 @@ export async function startScheduler({
         compatibilityDate: "2026-04-20",
         compatibilityFlags: ["nodejs_compat", "queue_consumer_no_wait_for_wait_until"],
         bindings: vars,
-        d1Databases: { DB: "00000000-0000-0000-0000-000000000001" },
+        d1Databases: {
+          DB: "00000000-0000-0000-0000-000000000001",
+          DB_JOBS_0: "00000000-0000-0000-0000-000000000010",
+          DB_JOBS_1: "00000000-0000-0000-0000-000000000011",
+        },
         kvNamespaces: { DEDUP_KV: "00000000000000000000000000000002" },
         durableObjects: {
           SHARD_SCHEDULER: { className: "ShardScheduler", useSQLite: true },
           MAINTENANCE: { className: "Maintenance", useSQLite: true },
         },
-        queueProducers: {
-          DISPATCH_QUEUE: DISPATCH_QUEUE,
-          DEAD_LETTER_QUEUE: DEAD_LETTER_QUEUE,
-          SIDE_DELIVERY_QUEUE: SIDE_DELIVERY_QUEUE,
-        },
+        queueProducers: { DISPATCH_QUEUE, DISPATCH_QUEUE_1, DEAD_LETTER_QUEUE, SIDE_DELIVERY_QUEUE },
         queueConsumers: {
           [DISPATCH_QUEUE]: {
+            maxBatchSize: 100,
+            maxBatchTimeout: 0,
+            maxRetries: 3,
+            deadLetterQueue: DEAD_LETTER_QUEUE,
+          },
+          [DISPATCH_QUEUE_1]: {
             maxBatchSize: 100,
             maxBatchTimeout: 0,
             maxRetries: 3,
@@ -170,16 +193,9 @@ export async function startScheduler({
   });
   const url = await mf.ready;
   const db = await mf.getD1Database("DB");
-  for (const file of readdirSync(join(ROOT, "migrations"))
-    .filter((f) => f.endsWith(".sql"))
-    .sort()) {
-    const sql = readFileSync(join(ROOT, "migrations", file), "utf8").replace(/--.*$/gm, "");
-    for (const statement of sql
-      .split(";")
-      .map((s) => s.trim())
-      .filter(Boolean)) {
-      await db.prepare(statement).run();
-    }
+  await applyMigrations(db, "migrations");
+  for (const binding of ["DB_JOBS_0", "DB_JOBS_1"]) {
+    await applyMigrations(await mf.getD1Database(binding), "migrations-jobs");
   }
   const benchWorker = await mf.getWorker("bench");
   return {

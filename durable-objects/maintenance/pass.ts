@@ -2,7 +2,10 @@
 // Triggers never fire locally) and the Cron Trigger runs it in production as the backstop: the
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
 import { sweepConsoleSessions } from "../../src/admin/session";
-import { listUnsyncedJobs, markJobsSynced, toShardJob } from "../../src/db/jobs";
+import { jobStores } from "../../src/db/databases";
+import { LAYOUT_MOVE_BATCH, moveLegacyJobs } from "../../src/db/job-layout";
+import { listUnsyncedJobsAcross, markJobsSyncedAcross } from "../../src/db/job-store";
+import { toShardJob } from "../../src/db/jobs";
 import { logEvent } from "../../src/log";
 import { raiseAlerts, resendPendingAlerts } from "../../src/queue/alerts";
 import { pushJobs, shardCount, watchShard } from "../../src/shard/client";
@@ -27,6 +30,8 @@ export interface MaintenanceSummary {
   alertsResent: number;
   /** missed_run alerts resolved because their job fired again. */
   alertsResolved: number;
+  /** Jobs moved out of the control database's legacy table (LEGACY_JOBS = "read"). */
+  jobsMoved: number;
 }
 
 export async function runMaintenancePass(env: Env, nowMs: number): Promise<MaintenanceSummary> {
@@ -39,7 +44,10 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
     legacyHistoryMoved: 0,
     alertsResent: 0,
     alertsResolved: 0,
+    jobsMoved: 0,
   };
+  // Before the outbox: a moved job is then swept (and later found) in its own database.
+  summary.jobsMoved = (await moveLegacyJobs(jobStores(env), { limit: LAYOUT_MOVE_BATCH })).moved;
   await sweepOutbox(env, summary);
   await watchShards(env, summary);
   summary.alertsResolved = await resolveMissedRunAlerts(env, nowMs);
@@ -53,11 +61,11 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
 
 /** Jobs whose latest version no shard confirmed (a failed push, a crash after the D1 write). */
 async function sweepOutbox(env: Env, summary: MaintenanceSummary): Promise<void> {
-  const unsynced = await listUnsyncedJobs(env.DB, OUTBOX_BATCH);
+  const unsynced = await listUnsyncedJobsAcross(jobStores(env), OUTBOX_BATCH);
   if (unsynced.length === 0) return;
   const confirmed = await pushJobs(env, unsynced.map(toShardJob));
   const synced = unsynced.filter((job) => confirmed.has(job.id));
-  await markJobsSynced(env.DB, synced);
+  await markJobsSyncedAcross(jobStores(env), synced);
   summary.resynced = synced.length;
   summary.unsynced = unsynced.length - synced.length;
 }

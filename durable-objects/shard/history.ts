@@ -2,7 +2,8 @@
 // own history records (./history-store.ts), statuses the shard decided (COMPLETED, PAUSED after
 // failures) to D1, and dead letters to the dead-letter queue (./dead-letters.ts).
 // Everything stays marked in the shard's SQLite until written, so a failure only delays it.
-import { applyShardJobStatuses } from "../../src/db/jobs";
+import { type JobStores, jobStores } from "../../src/db/databases";
+import { applyShardJobStatusesAcross } from "../../src/db/job-store";
 import { sendDeadLetters } from "./dead-letters";
 import { recordHistory } from "./history-store";
 import type { ShardJobRow } from "./job-store";
@@ -27,7 +28,7 @@ export interface FlushSummary {
 export async function flushToD1(sql: SqlStorage, env: Env, shard: number): Promise<FlushSummary> {
   const summary: FlushSummary = { runs: 0, jobs: 0, deadLetters: 0, pausedJobs: [] };
   summary.runs = flushRuns(sql);
-  const jobs = await flushJobStatuses(sql, env.DB);
+  const jobs = await flushJobStatuses(sql, jobStores(env));
   summary.jobs = jobs.length;
   summary.pausedJobs = jobs
     .filter((job) => job.status === "PAUSED" && job.pause_reason !== null)
@@ -73,13 +74,13 @@ function flushRuns(sql: SqlStorage): number {
   return rows.length;
 }
 
-async function flushJobStatuses(sql: SqlStorage, db: D1Database): Promise<ShardJobRow[]> {
+async function flushJobStatuses(sql: SqlStorage, stores: JobStores): Promise<ShardJobRow[]> {
   const jobs = sql
     .exec<ShardJobRow>("SELECT * FROM jobs WHERE status_dirty = 1 LIMIT ?", JOBS_PER_FLUSH)
     .toArray();
   if (jobs.length === 0) return [];
-  await applyShardJobStatuses(
-    db,
+  await applyShardJobStatusesAcross(
+    stores,
     jobs.map((job) => ({ id: job.job_id, status: job.status, version: job.version })),
     Date.now(),
   );

@@ -1,5 +1,6 @@
 // What one pass of the timing wheel needs to know, read from the environment once per pass. Its
 // own module so the tick and dispatch (which both read it) do not import each other.
+import { dispatchQueueOf } from "../../src/queue/dispatch-queues";
 import { shardCount } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";
 import { unclaimedBudget } from "./budget";
@@ -46,6 +47,6 @@ export function tickSettings(env: Env, shard: number): TickSettings {
     leaseMs: Number(env.DISPATCH_LEASE_MS) || DEFAULT_LEASE_MS,
     runsPerMessage: runsPerMessage(env.DISPATCH_RUNS_PER_MESSAGE),
     maxUnclaimed: unclaimedBudget(shardCount(env)),
-    queue: env.DISPATCH_QUEUE,
+    queue: dispatchQueueOf(env, shard),
   };
 }

@@ -69,6 +69,7 @@ function parseJsonArray(text) {
  * @typedef {object} ResourceIds
  * @property {string} [d1DatabaseId] written as `database_id` of the `[[d1_databases]]` with binding `d1Binding`
  * @property {string} [kvNamespaceId] written as `id` of the `[[kv_namespaces]]` with binding `kvBinding`
+ * @property {Record<string, string>} [d1DatabaseIds] more D1 ids by binding (the job databases DB_JOBS_n)
  * @property {string} [d1Binding] default "DB"
  * @property {string} [kvBinding] default "DEDUP_KV"
  */
@@ -86,6 +87,10 @@ export function rewriteWranglerToml(toml, ids) {
   if (ids.d1DatabaseId !== undefined) {
     if (!UUID.test(ids.d1DatabaseId)) throw new Error(`not a D1 database id: ${ids.d1DatabaseId}`);
     setKey(lines, "d1_databases", ids.d1Binding ?? "DB", "database_id", ids.d1DatabaseId);
+  }
+  for (const [binding, id] of Object.entries(ids.d1DatabaseIds ?? {})) {
+    if (!UUID.test(id)) throw new Error(`not a D1 database id: ${id}`);
+    setKey(lines, "d1_databases", binding, "database_id", id);
   }
   if (ids.kvNamespaceId !== undefined) {
     if (!KV_ID.test(ids.kvNamespaceId)) throw new Error(`not a KV namespace id: ${ids.kvNamespaceId}`);
@@ -136,4 +141,50 @@ function findBlock(lines, table, binding) {
     }
   }
   return null;
+}
+
+/**
+ * The blocks of one array table (`[[d1_databases]]`, `[[queues.producers]]`) as key -> string value.
+ * @param {string} toml
+ * @param {string} table
+ * @returns {Record<string, string>[]}
+ */
+function arrayTables(toml, table) {
+  const header = /^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?\s*(#.*)?$/;
+  /** @type {Record<string, string>[]} */
+  const blocks = [];
+  /** @type {Record<string, string> | null} */
+  let current = null;
+  for (const line of toml.split("\n")) {
+    const match = header.exec(line);
+    if (match) {
+      current = match[1] === table && line.includes("[[") ? {} : null;
+      if (current) blocks.push(current);
+      continue;
+    }
+    const pair = /^\s*([A-Za-z0-9_]+)\s*=\s*"([^"]*)"/.exec(line);
+    if (current && pair?.[1] && pair[2] !== undefined) current[pair[1]] = pair[2];
+  }
+  return blocks;
+}
+
+/**
+ * The D1 databases a wrangler.toml declares, in file order.
+ * @param {string} toml
+ * @returns {{ binding: string, name: string }[]}
+ * @example d1Databases('[[d1_databases]]\nbinding = "DB"\ndatabase_name = "edgecron"') // [{ binding: "DB", name: "edgecron" }]
+ */
+export function d1Databases(toml) {
+  return arrayTables(toml, "d1_databases").flatMap((block) =>
+    block.binding && block.database_name ? [{ binding: block.binding, name: block.database_name }] : [],
+  );
+}
+
+/**
+ * Every queue a wrangler.toml produces to (the dispatch queues and the dead-letter queue).
+ * @param {string} toml
+ * @returns {string[]}
+ */
+export function producerQueues(toml) {
+  return arrayTables(toml, "queues.producers").flatMap((block) => (block.queue ? [block.queue] : []));
 }

@@ -9,6 +9,7 @@ import { alerts } from "./routes/alerts";
 import { apiKeys } from "./routes/api-keys";
 import { calendars } from "./routes/calendars";
 import { deadLetters } from "./routes/dead-letters";
+import { jobLayout } from "./routes/job-layout";
 import { jobs } from "./routes/jobs";
 import { me } from "./routes/me";
 import { runCallbacks } from "./routes/run-callbacks";
@@ -67,6 +68,7 @@ app.route("/v1/alerts", alerts);
 app.route("/v1/stats", stats);
 app.route("/v1/tzdata", tzdata);
 app.route("/v1/calendars", calendars);
+app.route("/v1/admin/job-layout", jobLayout);
 // The QStash-compatible API: its own auth chain and `{"error"}` bodies (src/api/v2/app.ts).
 app.route("/v2", v2);
 

@@ -1,5 +1,7 @@
 import type { Context } from "hono";
-import { findJob, type StoredJob } from "../db/jobs";
+import { jobStores } from "../db/databases";
+import { findStoredJob } from "../db/job-store";
+import type { StoredJob } from "../db/jobs";
 import { requireOwnId } from "./ids";
 import { EdgecronError } from "./problem";
 import type { AppEnv } from "./types";
@@ -11,7 +13,7 @@ export function jobNotFound(id?: string): EdgecronError {
 /** The job named by `:id`, in the caller's tenant; anything else (malformed, other tenant) is 404. */
 export async function loadJob(c: Context<AppEnv>): Promise<StoredJob> {
   const id = requireOwnId(c.req.param("id"), "job", jobNotFound());
-  const job = await findJob(c.env.DB, c.get("tenantId"), id);
+  const job = await findStoredJob(jobStores(c.env), c.get("tenantId"), id);
   if (job === null) throw jobNotFound(id);
   return job;
 }

@@ -13,7 +13,9 @@ import type { SearchAllowance } from "../core/schedule-check";
 import { schedulesOf } from "../core/schedule-set";
 import { missingScheduleIssues } from "../core/schedule-set-check";
 import { targetAddressProblem } from "../core/ssrf";
-import { markJobsSynced, type StoredJob, specJsonOf, updateJobVersion } from "../db/jobs";
+import { jobDatabaseIndex, jobStores } from "../db/databases";
+import { markJobsSyncedAcross, updateStoredJobVersion } from "../db/job-store";
+import { type StoredJob, specJsonOf } from "../db/jobs";
 import { logEvent } from "../log";
 import { pushJobs, shardOfJob } from "../shard/client";
 import type { ShardJob } from "../shard/protocol";
@@ -115,14 +117,37 @@ export function previewUnionTimes(
   return { fire_times: preview.fireTimesMs.map(iso), excluded: preview.excludedMs.map(iso) };
 }
 
+/**
+ * The job database new jobs of one request go to. Keyed creates go where the key hashes (the
+ * batch's key for its items, whose keys are `key\nindex`), so a retry or a concurrent twin meets
+ * the first attempt in one database, whose unique index lets exactly one in; unkeyed ones go
+ * anywhere. One database per request keeps a batch one transaction.
+ */
+export function databaseForCreate(env: Env, tenantId: string, idempotencyKey: string | null): number {
+  const count = jobStores(env).homes.length;
+  if (idempotencyKey === null) return (crypto.getRandomValues(new Uint32Array(1))[0] ?? 0) % count;
+  const requestKey = idempotencyKey.split("\n")[0] ?? idempotencyKey;
+  return jobDatabaseIndex(`${tenantId}\n${requestKey}`, count);
+}
+
+/** A new job id that hashes to job database `databaseIndex` (on average JOB_DATABASES tries). */
+function newJobIdIn(env: Env, databaseIndex: number, nowMs: number): string {
+  const count = jobStores(env).homes.length;
+  for (;;) {
+    const id = newId("job", nowMs);
+    if (jobDatabaseIndex(id, count) === databaseIndex) return id;
+  }
+}
+
 export function newStoredJob(
   env: Env,
   tenantId: string,
   spec: JobSpec,
   nowMs: number,
   idempotency: { key: string; requestHash: string } | null = null,
+  databaseIndex = databaseForCreate(env, tenantId, idempotency?.key ?? null),
 ): StoredJob {
-  const id = newId("job", nowMs);
+  const id = newJobIdIn(env, databaseIndex, nowMs);
   return {
     id,
     tenantId,
@@ -201,7 +226,7 @@ async function pushOnce(env: Env, jobs: readonly StoredJob[]): Promise<StoredJob
   try {
     const confirmed = await pushJobs(env, jobs.map(toShardJob));
     const synced = jobs.filter((job) => confirmed.has(job.id));
-    await markJobsSynced(env.DB, synced);
+    await markJobsSyncedAcross(jobStores(env), synced);
     for (const job of synced) job.syncedVersion = job.version;
   } catch (error) {
     logEvent("job.push_failed", {
@@ -241,7 +266,7 @@ export async function saveJobVersion(
     version: job.version + 1,
     updatedAtMs: nowMs,
   };
-  if (!(await updateJobVersion(env.DB, next, job.version))) {
+  if (!(await updateStoredJobVersion(jobStores(env), next, job.version))) {
     throw new EdgecronError(
       "version_conflict",
       `Job ${job.id} was changed by another request; read it and retry`,

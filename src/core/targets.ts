@@ -18,10 +18,18 @@ export const INTERNAL_BINDINGS: ReadonlySet<string> = new Set([
   "SHARD_SCHEDULER",
   "MAINTENANCE",
   "DISPATCH_QUEUE",
+  "DISPATCH_QUEUE_1",
   "DEAD_LETTER_QUEUE",
+  "DB_JOBS_0",
+  "DB_JOBS_1",
   "ANALYTICS",
   "ASSETS",
 ]);
+
+/** The numbered families too: every job database (DB_JOBS_n) and dispatch queue (DISPATCH_QUEUE_n). */
+export function isInternalBinding(name: string): boolean {
+  return INTERNAL_BINDINGS.has(name) || /^(DB_JOBS|DISPATCH_QUEUE)_\d+$/.test(name);
+}
 
 /** Whether `name` is shaped like a binding name we accept (not whether it is allowed). */
 export function isBindingName(name: string): boolean {
@@ -88,7 +96,7 @@ export function parseTargetBindings(value: string | undefined): {
     if (entry === "") continue;
     const match = /^([A-Z][A-Z0-9_]*):(service|workflow|queue)(?:=([^=]+))?$/.exec(entry);
     const name = match?.[1];
-    if (match === null || name === undefined || INTERNAL_BINDINGS.has(name) || !BINDING_NAME.test(name)) {
+    if (match === null || name === undefined || isInternalBinding(name) || !BINDING_NAME.test(name)) {
       ignored.push(entry);
       continue;
     }

@@ -5,6 +5,8 @@ import {
   type AlertState,
   alertStateOf,
 } from "../core/alerts";
+import type { JobStores } from "./databases";
+import { onFailureUrlsOf } from "./job-lookups";
 import { addClause, addCursor, selectPage, type TimeCursor, where } from "./page";
 import { iso, isoOrNull, parseJsonColumn } from "./time";
 
@@ -218,10 +220,12 @@ export interface PendingAlertRow extends AlertRow {
 
 /**
  * Alerts not yet handed to the side-delivery queue (pending, or failed before deliveries went
- * through it): those with these dedup keys, or every one created after `createdAfterMs`.
+ * through it): those with these dedup keys, or every one created after `createdAfterMs`; the
+ * on_failure URLs of their jobs come from the job databases.
  */
 export async function listUnsentAlerts(
   db: D1Database,
+  stores: JobStores,
   which: { dedupKeys: readonly string[] } | { createdAfterMs: number },
   limit: number,
 ): Promise<PendingAlertRow[]> {
@@ -229,15 +233,16 @@ export async function listUnsentAlerts(
   const filter = byKeys ? "a.dedup_key IN (SELECT value FROM json_each(?1))" : "a.created_at_ms > ?1";
   const { results } = await db
     .prepare(
-      `SELECT a.*, t.alert_webhook_url, t.signing_secret, t.signing_secret_next,
-              json_extract(j.spec_json, '$.on_failure') AS on_failure
-       FROM alerts a JOIN tenants t ON t.id = a.tenant_id LEFT JOIN jobs j ON j.id = a.job_id
+      `SELECT a.*, t.alert_webhook_url, t.signing_secret, t.signing_secret_next
+       FROM alerts a JOIN tenants t ON t.id = a.tenant_id
        WHERE a.delivery IN ('pending', 'failed') AND ${filter}
          AND NOT EXISTS (SELECT 1 FROM alert_deliveries d WHERE d.alert_id = a.id) LIMIT ?2`,
     )
     .bind(byKeys ? JSON.stringify(which.dedupKeys) : which.createdAfterMs, limit)
-    .all<PendingAlertRow>();
-  return results;
+    .all<Omit<PendingAlertRow, "on_failure">>();
+  const jobIds = results.flatMap((row) => (row.job_id === null ? [] : [row.job_id]));
+  const onFailure = jobIds.length === 0 ? new Map<string, string>() : await onFailureUrlsOf(stores, jobIds);
+  return results.map((row) => ({ ...row, on_failure: (row.job_id && onFailure.get(row.job_id)) || null }));
 }
 
 /** Records a delivery attempt: delivered (at a time), failed (with the error), or none (no URL). */

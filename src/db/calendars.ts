@@ -1,7 +1,9 @@
 // Tenant calendars: named exclusion sets jobs refer to by name (migrations/0008_calendars.sql).
 import type { ExclusionRule, ExclusionSet, NamedExclusionSet } from "../core/exclusions";
 import type { ShardJob } from "../shard/protocol";
-import { type JobRow, rowToJob, type StoredJob } from "./jobs";
+import type { JobStores } from "./databases";
+import { jobsUsingCalendar, markCalendarUsersUnsynced } from "./job-lookups";
+import type { StoredJob } from "./jobs";
 import { parseJsonColumn } from "./time";
 
 interface CalendarRow {
@@ -88,71 +90,49 @@ export async function insertCalendar(
   return row === null ? null : rowToCalendar(row);
 }
 
-const USES_CALENDAR = `tenant_id = ?1 AND status <> 'DELETED'
-  AND EXISTS (SELECT 1 FROM json_each(jobs.spec_json, '$.calendars') WHERE value = ?2)`;
-
 /**
- * Creates or replaces the calendar (its revision grows) and, in the same batch, marks every job
- * that uses it unsynced, so the outbox re-sends them even if the caller's own push fails.
- * Returns the calendar, whether it was new, and those jobs.
+ * Creates or replaces the calendar (its revision grows), then marks every job that uses it
+ * unsynced (in each job database), so the outbox re-sends them even if the caller's own push
+ * fails. Returns the calendar, whether it was new, and those jobs.
  */
 export async function upsertCalendar(
   db: D1Database,
+  stores: JobStores,
   tenantId: string,
   name: string,
   body: CalendarBody,
   nowMs: number,
 ): Promise<{ calendar: StoredCalendar; created: boolean; jobs: StoredJob[] }> {
-  const [upserted, marked] = await db.batch([
-    db
-      .prepare(
-        `INSERT INTO calendars (tenant_id, name, description, timezone, rules_json, revision, created_at_ms, updated_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)
-         ON CONFLICT (tenant_id, name) DO UPDATE SET description = ?3, timezone = ?4, rules_json = ?5,
-           revision = revision + 1, updated_at_ms = ?6
-         RETURNING *`,
-      )
-      .bind(tenantId, name, body.description, body.timezone, JSON.stringify(body.rules), nowMs),
-    db
-      .prepare(
-        `UPDATE jobs SET synced_version = MIN(synced_version, version - 1) WHERE ${USES_CALENDAR} RETURNING *`,
-      )
-      .bind(tenantId, name),
-  ]);
-  const row = (upserted?.results as CalendarRow[] | undefined)?.[0];
-  if (row === undefined) throw new Error("calendar upsert returned no row");
-  const jobs = ((marked?.results ?? []) as JobRow[]).map(rowToJob);
+  const row = await db
+    .prepare(
+      `INSERT INTO calendars (tenant_id, name, description, timezone, rules_json, revision, created_at_ms, updated_at_ms)
+       VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)
+       ON CONFLICT (tenant_id, name) DO UPDATE SET description = ?3, timezone = ?4, rules_json = ?5,
+         revision = revision + 1, updated_at_ms = ?6
+       RETURNING *`,
+    )
+    .bind(tenantId, name, body.description, body.timezone, JSON.stringify(body.rules), nowMs)
+    .first<CalendarRow>();
+  if (row === null) throw new Error("calendar upsert returned no row");
+  const jobs = await markCalendarUsersUnsynced(stores, tenantId, name);
   return { calendar: rowToCalendar(row), created: row.revision === 1, jobs };
 }
 
-/** Ids and names of the jobs that name the calendar (at most `limit`). */
-export async function jobsUsingCalendar(
-  db: D1Database,
-  tenantId: string,
-  name: string,
-  limit = 100,
-): Promise<{ id: string; name: string }[]> {
-  const { results } = await db
-    .prepare(`SELECT id, name FROM jobs WHERE ${USES_CALENDAR} ORDER BY id LIMIT ?3`)
-    .bind(tenantId, name, limit)
-    .all<{ id: string; name: string }>();
-  return results;
-}
-
-/** Deletes the calendar unless a job uses it; the users when one does (nothing deleted then). */
+/**
+ * Deletes the calendar unless a job uses it; the users when one does (nothing deleted then).
+ * Jobs live in other databases than calendars, so the check and the delete are two steps: a job
+ * created naming the calendar in between keeps its name and fires as if it excluded nothing.
+ */
 export async function deleteCalendar(
   db: D1Database,
+  stores: JobStores,
   tenantId: string,
   name: string,
 ): Promise<{ deleted: boolean; usedBy: { id: string; name: string }[] }> {
-  const usedBy = await jobsUsingCalendar(db, tenantId, name);
+  const usedBy = await jobsUsingCalendar(stores, tenantId, name);
   if (usedBy.length > 0) return { deleted: false, usedBy };
-  // The NOT EXISTS repeats the check in the statement itself: a job created meanwhile wins.
   const result = await db
-    .prepare(
-      `DELETE FROM calendars WHERE tenant_id = ?1 AND name = ?2
-         AND NOT EXISTS (SELECT 1 FROM jobs WHERE ${USES_CALENDAR})`,
-    )
+    .prepare("DELETE FROM calendars WHERE tenant_id = ?1 AND name = ?2")
     .bind(tenantId, name)
     .run();
   return { deleted: result.meta.changes > 0, usedBy: [] };

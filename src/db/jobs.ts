@@ -50,7 +50,8 @@ export function rowToJob(row: JobRow): StoredJob {
   };
 }
 
-const COLUMNS = [
+/** The jobs table's columns, in the order rows travel as JSON arrays (same in every database). */
+export const JOB_COLUMNS = [
   "id",
   "tenant_id",
   "name",
@@ -101,11 +102,11 @@ function jobValues(job: StoredJob): (string | number | null)[] {
  */
 export async function insertJobs(db: D1Database, jobs: readonly StoredJob[]): Promise<void> {
   if (jobs.length === 0) return;
-  const columns = COLUMNS.map((_column, index) => `json_extract(value, '$[${index}]')`).join(", ");
+  const columns = JOB_COLUMNS.map((_column, index) => `json_extract(value, '$[${index}]')`).join(", ");
   const rows = jobs.map(jobValues);
   const statements = splitIntoBatches(rows, jsonBytes, STATEMENT_LIMITS).map((group) =>
     db
-      .prepare(`INSERT INTO jobs (${COLUMNS.join(", ")}) SELECT ${columns} FROM json_each(?) WHERE true`)
+      .prepare(`INSERT INTO jobs (${JOB_COLUMNS.join(", ")}) SELECT ${columns} FROM json_each(?) WHERE true`)
       .bind(JSON.stringify(group)),
   );
   await db.batch(statements);

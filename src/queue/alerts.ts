@@ -16,6 +16,7 @@ import {
   type PendingAlertRow,
   recordAlertDelivery,
 } from "../db/alerts";
+import { jobStores } from "../db/databases";
 import { logEvent } from "../log";
 import { enqueueSideDeliveries, type SideDelivery } from "./side-deliveries";
 
@@ -87,7 +88,7 @@ async function sendUnsent(
   which: { dedupKeys: string[] } | { createdAfterMs: number },
   extraUrls: Map<string, string | null> = new Map(),
 ): Promise<number> {
-  const alerts = await listUnsentAlerts(env.DB, which, DELIVERIES_PER_CALL);
+  const alerts = await listUnsentAlerts(env.DB, jobStores(env), which, DELIVERIES_PER_CALL);
   const urls: AlertUrl[] = [];
   for (const alert of alerts) {
     const onFailure =

@@ -6,7 +6,9 @@
 import { serializeTargetBody } from "../core/job-spec";
 import { utf8Bytes, utf8Prefix } from "../core/queue-limits";
 import { deadLetterPayload } from "../core/target-payload";
-import { findJob, type StoredJob } from "../db/jobs";
+import type { JobStores } from "../db/databases";
+import { findStoredJob } from "../db/job-store";
+import type { StoredJob } from "../db/jobs";
 import type { DeadLetterMessage } from "../shard/protocol";
 
 /** The most a dead letter's payload_json holds (UTF-8 bytes of the JSON). */
@@ -27,9 +29,9 @@ export interface StoredPayload extends LetterPayload {
   payload_unavailable?: true;
 }
 
-/** Each letter's payload: the message's own, or (by reference) the job's target read from D1. */
+/** Each letter's payload: the message's own, or (by reference) the job's target read from its job database. */
 export async function payloadsOf(
-  db: D1Database,
+  stores: JobStores,
   letters: readonly DeadLetterMessage[],
 ): Promise<StoredPayload[]> {
   const jobs = new Map<string, Promise<StoredJob | null>>();
@@ -37,7 +39,7 @@ export async function payloadsOf(
     const key = `${tenantId}/${jobId}`;
     let job = jobs.get(key);
     if (job === undefined) {
-      job = findJob(db, tenantId, jobId);
+      job = findStoredJob(stores, tenantId, jobId);
       jobs.set(key, job);
     }
     return job;

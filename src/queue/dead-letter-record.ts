@@ -2,6 +2,7 @@
 // URL). Payloads are stored bounded (./dead-letter-payload.ts) and inserted in chunks: one insert of
 // a whole batch of large letters failed with SQLITE_TOOBIG, and every letter in it was retried.
 
+import { jobStores } from "../db/databases";
 import { insertDeadLetters, type NewDeadLetter } from "../db/dead-letters";
 import type { DeadLetterMessage } from "../shard/protocol";
 import { raiseAlerts } from "./alerts";
@@ -10,7 +11,7 @@ import { payloadsOf, storedPayloadJson } from "./dead-letter-payload";
 /** Stores the letters and raises one alert each; throws when D1 fails (the caller retries). */
 export async function recordDeadLetters(env: Env, letters: readonly DeadLetterMessage[]): Promise<void> {
   const nowMs = Date.now();
-  const payloads = await payloadsOf(env.DB, letters);
+  const payloads = await payloadsOf(jobStores(env), letters);
   const rows = letters.map(
     (letter, index): NewDeadLetter => ({
       id: `dlq_${letter.run_id.slice(4)}_${letter.attempt}`,

@@ -5,7 +5,8 @@
 // SHARD_COUNT requests per page, each an index range read on its shard (docs/SCALING.md).
 import { parseRunId } from "../core/run-id";
 import type { RunState } from "../core/run-state";
-import { findJob } from "../db/jobs";
+import { jobStores } from "../db/databases";
+import { findStoredJob } from "../db/job-store";
 import {
   readHistoryRun,
   readHistoryStats,
@@ -40,7 +41,7 @@ export async function everyShard<T>(env: Env, read: (shard: number) => Promise<T
  * another tenant, or a job only a shard was sent), where it would have been placed.
  */
 export async function shardOfStoredJob(env: Env, tenantId: string, jobId: string): Promise<number> {
-  return (await findJob(env.DB, tenantId, jobId))?.shard ?? shardOfJob(env, jobId);
+  return (await findStoredJob(jobStores(env), tenantId, jobId))?.shard ?? shardOfJob(env, jobId);
 }
 
 /** One run of the tenant, or null (no such run, an id no run can have, another tenant's run). */

@@ -1,11 +1,12 @@
 // Shared e2e plumbing: `wrangler dev` as a real process (own process group, SIGKILL-able) and a
 // real local HTTP server as the job target that records every call.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { applyAllD1Migrations } from "../../scripts/lib/d1-migrations.mjs";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const ADMIN_TOKEN = "e2e-admin-token";
@@ -73,12 +74,13 @@ export async function startScheduler(options: StartOptions = {}): Promise<Schedu
   const port = options.port ?? (await freePort());
   const envFile = join(stateDir, "dev.vars");
   writeFileSync(envFile, `EDGECRON_ADMIN_TOKEN=${ADMIN_TOKEN}\n`);
-  const migrate = spawnSync(
-    WRANGLER,
-    ["d1", "migrations", "apply", "DB", "--local", "--persist-to", join(stateDir, "state")],
-    { cwd: ROOT, env: QUIET_ENV, encoding: "utf8" },
-  );
-  if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stdout}${migrate.stderr}`);
+  await applyAllD1Migrations({
+    wrangler: WRANGLER,
+    cwd: ROOT,
+    env: QUIET_ENV,
+    configPath: join(ROOT, "wrangler.toml"),
+    where: ["--local", "--persist-to", join(stateDir, "state")],
+  });
   const vars = { ALLOW_PRIVATE_TARGETS: "true", ...options.vars };
   const args = [
     "dev",

@@ -3,8 +3,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { JobSpec } from "../../src/core/job-spec";
+import { jobStores } from "../../src/db/databases";
 import type { DeadLetterRow } from "../../src/db/dead-letters";
-import { insertJobs } from "../../src/db/jobs";
+import { insertStoredJobs } from "../../src/db/job-store";
 import { MAX_STORED_PAYLOAD_BYTES, type StoredPayload } from "../../src/queue/dead-letter-payload";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { shardRows, snapshot, spec, stubFor, targetUrl, uniqueJobId } from "./scheduling";
@@ -60,8 +61,8 @@ export function largeJob(jobId: string, index: number, schedule: JobSpec["schedu
  */
 export async function placeLargeJobs(tenantId: string, jobs: LargeJob[]): Promise<void> {
   const nowMs = Date.now();
-  await insertJobs(
-    env.DB,
+  await insertStoredJobs(
+    jobStores(env),
     jobs.map((job) => ({
       id: job.jobId,
       tenantId,

@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { runIdFor } from "../../src/core/run-id";
 import { shardName, shardOfJob } from "../../src/shard/client";
+import { jobsDb } from "./job-databases";
 
 let sequence = 0;
 function nextId(prefix: string): string {
@@ -30,7 +31,8 @@ export interface SeedRun {
 
 /** The shard a job's runs live on: its stored shard, or where it would be placed. */
 async function shardOfSeededJob(jobId: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT shard FROM jobs WHERE id = ?")
+  const row = await jobsDb(jobId)
+    .prepare("SELECT shard FROM jobs WHERE id = ?")
     .bind(jobId)
     .first<{ shard: number }>();
   return row?.shard ?? shardOfJob(env, jobId);

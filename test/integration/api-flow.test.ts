@@ -1,9 +1,10 @@
 // The API driving real shards: what a client does over HTTP, down to the target and back into
 // the run history it reads over HTTP. Nothing of ours is mocked.
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
+import { jobsDb } from "../helpers/job-databases";
 import { shardStub, targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
@@ -53,7 +54,8 @@ describe("the API driving real shards", () => {
     const res = await api<Job>("POST", "/v1/jobs", { token: t.key, body: body("placed", "/ok/placed") });
     expect(res.status).toBe(201);
     expect(await shardJob(res.body)).toEqual({ version: 1, status: "ACTIVE" });
-    const row = await env.DB.prepare("SELECT synced_version FROM jobs WHERE id = ?")
+    const row = await jobsDb(res.body.id)
+      .prepare("SELECT synced_version FROM jobs WHERE id = ?")
       .bind(res.body.id)
       .first();
     expect(row).toEqual({ synced_version: 1 });

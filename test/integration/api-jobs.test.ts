@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { setShardFaults } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
+import { countJobs, jobsDb } from "../helpers/job-databases";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
@@ -26,16 +27,13 @@ interface ProblemBody {
 const paths = (problem: ProblemBody) => (problem.errors ?? []).map((e) => e.path).sort();
 
 async function jobCount(tenantId: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT COUNT(*) AS n FROM jobs WHERE tenant_id = ?")
-    .bind(tenantId)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
+  return countJobs("WHERE tenant_id = ?", tenantId);
 }
 
 describe("POST /v1/jobs", () => {
   it("refuses ill-formed Unicode (a lone surrogate) in any string or key, and stores nothing", async () => {
     const t = await createTenantWithKey();
-    const before = await env.DB.prepare("SELECT COUNT(*) AS n FROM jobs").first<{ n: number }>();
+    const before = await countJobs();
     for (const body of [
       JSON.stringify(jobBody({ name: "bad-\ud800" })),
       '{"name":"x\\udfff","schedule":{"type":"once","delay":"1h"},"target":{"url":"https://example.com"}}',
@@ -45,8 +43,7 @@ describe("POST /v1/jobs", () => {
       expect(res.status, body).toBe(400);
       expect(res.body.code).toBe("validation_failed");
     }
-    const after = await env.DB.prepare("SELECT COUNT(*) AS n FROM jobs").first<{ n: number }>();
-    expect(after?.n).toBe(before?.n);
+    expect(await countJobs()).toBe(before);
   });
 
   it("creates a job, normalizes its schedule and returns the resource", async () => {
@@ -119,7 +116,8 @@ describe("POST /v1/jobs", () => {
     const res = await api<Job>("POST", "/v1/jobs", { token: t.key, body: jobBody() });
     await Promise.all(shards.map((shard) => setShardFaults(env, shard, {})));
     expect(res.status).toBe(201);
-    const row = await env.DB.prepare("SELECT * FROM jobs WHERE id = ?")
+    const row = await jobsDb(res.body.id)
+      .prepare("SELECT * FROM jobs WHERE id = ?")
       .bind(res.body.id)
       .first<Record<string, unknown>>();
     expect(row).toMatchObject({ tenant_id: t.tenantId, version: 1, synced_version: 0, status: "ACTIVE" });
@@ -444,7 +442,8 @@ describe("PATCH /v1/jobs/{id}", () => {
       headers: { "x-a": "1", "x-b": "2" },
     });
     expect(res.body.schedule).toEqual(job.schedule);
-    const row = await env.DB.prepare("SELECT name, version, synced_version FROM jobs WHERE id = ?")
+    const row = await jobsDb(job.id)
+      .prepare("SELECT name, version, synced_version FROM jobs WHERE id = ?")
       .bind(job.id)
       .first();
     expect(row).toEqual({ name: "renamed", version: 2, synced_version: 2 });
@@ -574,7 +573,10 @@ describe("job operations", () => {
     expect(list.body.data.map((j) => j.id)).not.toContain(job.id);
     const deletedList = await api<{ data: Job[] }>("GET", "/v1/jobs?status=DELETED", { token: t.key });
     expect(deletedList.body.data.map((j) => j.id)).toEqual([job.id]);
-    const row = await env.DB.prepare("SELECT status, version FROM jobs WHERE id = ?").bind(job.id).first();
+    const row = await jobsDb(job.id)
+      .prepare("SELECT status, version FROM jobs WHERE id = ?")
+      .bind(job.id)
+      .first();
     expect(row).toEqual({ status: "DELETED", version: 4 });
   });
 

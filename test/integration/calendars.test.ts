@@ -3,10 +3,12 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { pushAndMarkSynced } from "../../src/api/job-service";
 import type { Calendar, Job, Problem } from "../../src/client/types";
 import { insertCalendar, upsertCalendar } from "../../src/db/calendars";
+import { jobStores } from "../../src/db/databases";
 import { insertJobs, type StoredJob } from "../../src/db/jobs";
 import { shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
+import { jobsDb } from "../helpers/job-databases";
 import {
   placeJob,
   seedTenant,
@@ -132,7 +134,7 @@ describe("a job with two specs and a holiday calendar", () => {
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
     };
-    await insertJobs(env.DB, [job]);
+    await insertJobs(jobsDb(jobId), [job]);
     await pushAndMarkSynced(env, [job]);
     const timer = async () =>
       (
@@ -149,6 +151,7 @@ describe("a job with two specs and a holiday calendar", () => {
     // Exclude the day the timer points at: the edit marks the job unsynced and re-sends it.
     const edit = await upsertCalendar(
       env.DB,
+      jobStores(env),
       TENANT_ID,
       calendar,
       { description: "", timezone: "UTC", rules: [{ type: "date", date: pendingDate }] },

@@ -16,6 +16,8 @@ import { findSigningSecrets, insertTenant } from "../../src/db/tenants";
 import { seedAlert } from "../helpers/seed";
 
 const NOW_MS = Date.parse("2026-12-01T00:00:00Z");
+/** One job database: these tests are about the repository's SQL, not the routing. */
+const JOBS_DB = env.DB_JOBS_0;
 let sequence = 0;
 
 async function newTenant(secretNext: string | null = null): Promise<string> {
@@ -51,32 +53,32 @@ async function newJob(tenantId: string, version: number, syncedVersion: number):
     createdAtMs: NOW_MS,
     updatedAtMs: NOW_MS,
   };
-  await insertJobs(env.DB, [job]);
+  await insertJobs(JOBS_DB, [job]);
   return job;
 }
 
 async function syncedVersionOf(job: StoredJob): Promise<number | undefined> {
-  return (await findJob(env.DB, job.tenantId, job.id))?.syncedVersion;
+  return (await findJob(JOBS_DB, job.tenantId, job.id))?.syncedVersion;
 }
 
 describe("markJobsSynced", () => {
   it("marks only the confirmed version, so an edit written meanwhile stays in the outbox", async () => {
     const job = await newJob(await newTenant(), 2, 0);
-    await markJobsSynced(env.DB, [{ id: job.id, version: 1 }]);
+    await markJobsSynced(JOBS_DB, [{ id: job.id, version: 1 }]);
     expect(await syncedVersionOf(job)).toBe(1);
-    expect((await listUnsyncedJobs(env.DB, 500)).map((row) => row.id)).toContain(job.id);
+    expect((await listUnsyncedJobs(JOBS_DB, 500)).map((row) => row.id)).toContain(job.id);
 
-    await markJobsSynced(env.DB, [{ id: job.id, version: 2 }]);
+    await markJobsSynced(JOBS_DB, [{ id: job.id, version: 2 }]);
     expect(await syncedVersionOf(job)).toBe(2);
-    expect((await listUnsyncedJobs(env.DB, 500)).map((row) => row.id)).not.toContain(job.id);
+    expect((await listUnsyncedJobs(JOBS_DB, 500)).map((row) => row.id)).not.toContain(job.id);
   });
 
   it("never moves synced_version backwards and never past the stored version", async () => {
     const job = await newJob(await newTenant(), 3, 3);
-    await markJobsSynced(env.DB, [{ id: job.id, version: 2 }]);
+    await markJobsSynced(JOBS_DB, [{ id: job.id, version: 2 }]);
     expect(await syncedVersionOf(job)).toBe(3);
     const behind = await newJob(job.tenantId, 1, 0);
-    await markJobsSynced(env.DB, [{ id: behind.id, version: 2 }]);
+    await markJobsSynced(JOBS_DB, [{ id: behind.id, version: 2 }]);
     expect(await syncedVersionOf(behind)).toBe(0);
   });
 });
@@ -88,9 +90,9 @@ describe("applyShardJobStatuses", () => {
     const paused = await newJob(tenantId, 1, 1);
     const edited = await newJob(tenantId, 4, 3);
     const deleted = await newJob(tenantId, 2, 2);
-    await env.DB.prepare("UPDATE jobs SET status = 'DELETED' WHERE id = ?").bind(deleted.id).run();
+    await JOBS_DB.prepare("UPDATE jobs SET status = 'DELETED' WHERE id = ?").bind(deleted.id).run();
     await applyShardJobStatuses(
-      env.DB,
+      JOBS_DB,
       [
         { id: completed.id, status: "COMPLETED", version: 1 },
         { id: paused.id, status: "PAUSED", version: 2 },
@@ -100,7 +102,7 @@ describe("applyShardJobStatuses", () => {
       NOW_MS + 1_000,
     );
     const read = async (job: StoredJob) => {
-      const row = await findJob(env.DB, tenantId, job.id);
+      const row = await findJob(JOBS_DB, tenantId, job.id);
       return [row?.status, row?.version, row?.syncedVersion];
     };
     expect(await read(completed)).toEqual(["COMPLETED", 1, 1]);

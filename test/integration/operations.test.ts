@@ -2,6 +2,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { loseShardAlarm, retryRun, shardOfJob, triggerJob } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
+import { jobsDb } from "../helpers/job-databases";
 import {
   dispatchButLose,
   historyOf,
@@ -249,15 +250,17 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
       pause_after_failures: 2,
     });
     const nowMs = Date.now();
-    await env.DB.prepare(
-      `INSERT INTO jobs (id, tenant_id, name, spec_json, status, version, shard, synced_version, created_at_ms, updated_at_ms)
+    await jobsDb(jobId)
+      .prepare(
+        `INSERT INTO jobs (id, tenant_id, name, spec_json, status, version, shard, synced_version, created_at_ms, updated_at_ms)
        VALUES (?, 'ten_scheduling_tests', 'autopause', ?, 'ACTIVE', 1, ?, 1, ?, ?)`,
-    )
+      )
       .bind(jobId, JSON.stringify(jobSpec), shardOfJob(env, jobId), nowMs, nowMs)
       .run();
     await placeJob(snapshot(jobId, jobSpec));
     const row = await vi.waitFor(async () => {
-      const job = await env.DB.prepare("SELECT status, version FROM jobs WHERE id = ?")
+      const job = await jobsDb(jobId)
+        .prepare("SELECT status, version FROM jobs WHERE id = ?")
         .bind(jobId)
         .first<{ status: string; version: number }>();
       expect(job?.status).toBe("PAUSED");

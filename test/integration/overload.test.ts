@@ -7,6 +7,7 @@ import { setShardFaults, shardFaults } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
 import { holdBudgetFull } from "../helpers/backlog";
+import { jobsDb } from "../helpers/job-databases";
 import {
   dispatchButLose,
   historyOf,
@@ -156,7 +157,8 @@ describe("a pause or a delete whose push the shard did not take", () => {
     await setShardFaults(env, job.shard, { failClaims: 1 });
     expect((await api("DELETE", `/v1/jobs/${job.id}`, { token: t.key })).status).toBe(200);
     await vi.waitFor(async () => expect(await shardStatusOf(job.id)).toBe("DELETED"), WAIT);
-    const row = await env.DB.prepare("SELECT version, synced_version FROM jobs WHERE id = ?")
+    const row = await jobsDb(job.id)
+      .prepare("SELECT version, synced_version FROM jobs WHERE id = ?")
       .bind(job.id)
       .first<{ version: number; synced_version: number }>();
     expect(row?.synced_version).toBe(row?.version);

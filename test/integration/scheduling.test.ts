@@ -16,6 +16,7 @@ import type {
   SingleRunDispatchMessage,
 } from "../../src/shard/protocol";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
+import { jobsDb } from "../helpers/job-databases";
 import {
   dispatchButLose,
   historyOf,
@@ -271,15 +272,17 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
       target: { url: targetUrl(`/ok/${jobId}`) },
     });
     const nowMs = Date.now();
-    await env.DB.prepare(
-      `INSERT INTO jobs (id, tenant_id, name, spec_json, status, version, shard, synced_version, created_at_ms, updated_at_ms)
+    await jobsDb(jobId)
+      .prepare(
+        `INSERT INTO jobs (id, tenant_id, name, spec_json, status, version, shard, synced_version, created_at_ms, updated_at_ms)
        VALUES (?, 'ten_scheduling_tests', 'outbox', ?, 'ACTIVE', 1, ?, 0, ?, ?)`,
-    )
+      )
       .bind(jobId, JSON.stringify(jobSpec), shardOfJob(env, jobId), nowMs, nowMs)
       .run();
     const summary = await maintenanceStub().runNow();
     expect(summary.resynced).toBeGreaterThanOrEqual(1);
-    const row = await env.DB.prepare("SELECT synced_version FROM jobs WHERE id = ?")
+    const row = await jobsDb(jobId)
+      .prepare("SELECT synced_version FROM jobs WHERE id = ?")
       .bind(jobId)
       .first<{ synced_version: number }>();
     expect(row?.synced_version).toBe(1);

@@ -8,6 +8,7 @@ import { pushAndMarkSynced } from "../../src/api/job-service";
 import { shardForJob } from "../../src/core/jitter";
 import { findJob } from "../../src/db/jobs";
 import { shardOfJob } from "../../src/shard/client";
+import { jobsDb } from "../helpers/job-databases";
 import {
   placeJob,
   seedTenant,
@@ -48,13 +49,15 @@ async function editInD1(jobId: string, version: number, path: string, atMs: numb
     schedule: { type: "once", at: new Date(atMs).toISOString() },
     target: { url: targetUrl(path) },
   });
-  await env.DB.prepare("UPDATE jobs SET spec_json = ?, version = ?, updated_at_ms = ? WHERE id = ?")
+  await jobsDb(jobId)
+    .prepare("UPDATE jobs SET spec_json = ?, version = ?, updated_at_ms = ? WHERE id = ?")
     .bind(JSON.stringify(edited), version, Date.now(), jobId)
     .run();
 }
 
 async function syncedVersionOf(jobId: string): Promise<number | undefined> {
-  const row = await env.DB.prepare("SELECT synced_version FROM jobs WHERE id = ?")
+  const row = await jobsDb(jobId)
+    .prepare("SELECT synced_version FROM jobs WHERE id = ?")
     .bind(jobId)
     .first<{ synced_version: number }>();
   return row?.synced_version;
@@ -71,10 +74,11 @@ describe("routing by the job's stored shard", () => {
     });
     const storedShard = shardOfJob(env, jobId);
     const nowMs = Date.now();
-    await env.DB.prepare(
-      `INSERT INTO jobs (id, tenant_id, name, spec_json, status, version, shard, synced_version, created_at_ms, updated_at_ms)
+    await jobsDb(jobId)
+      .prepare(
+        `INSERT INTO jobs (id, tenant_id, name, spec_json, status, version, shard, synced_version, created_at_ms, updated_at_ms)
        VALUES (?, ?, 'routing', ?, 'ACTIVE', 1, ?, 1, ?, ?)`,
-    )
+      )
       .bind(jobId, TENANT_ID, JSON.stringify(firstSpec), storedShard, nowMs, nowMs)
       .run();
     await placeJob(snapshot(jobId, firstSpec));
@@ -85,7 +89,7 @@ describe("routing by the job's stored shard", () => {
 
     // An edit through the API's push.
     await editInD1(jobId, 2, `/ok/${jobId}/v2`, Date.now() + 3_600_000);
-    const edited = await findJob(env.DB, TENANT_ID, jobId);
+    const edited = await findJob(jobsDb(jobId), TENANT_ID, jobId);
     await pushAndMarkSynced(resized, [edited as NonNullable<typeof edited>]);
     expect(await shardVersionOf(storedShard, jobId)).toBe(2);
     expect(await syncedVersionOf(jobId)).toBe(2);

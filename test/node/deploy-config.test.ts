@@ -130,7 +130,12 @@ describe("npm run deploy:setup (with a fake wrangler)", () => {
     const path = join(dir, "fake-wrangler.mjs");
     const outputs = {
       "d1 create": existing ? [1, "✘ [ERROR] A database with that name already exists"] : [0, D1_CREATE_TOML],
-      "d1 list": [0, JSON.stringify([{ uuid: D1_ID, name: "edgecron" }])],
+      "d1 list": [
+        0,
+        JSON.stringify(
+          ["edgecron", "edgecron-jobs-0", "edgecron-jobs-1"].map((name) => ({ uuid: D1_ID, name })),
+        ),
+      ],
       "queues create": existing
         ? [1, "✘ [ERROR] Queue name 'x' is already taken [code: 11009]"]
         : [0, "✅ Created queue"],
@@ -172,17 +177,26 @@ process.exit(status);
     return { result, calls, toml: readFileSync(config, "utf8") };
   }
 
-  it("creates the database, both queues and the namespace, then writes their ids", () => {
+  it("creates every database, every queue and the namespace, then writes their ids", () => {
     const { result, calls, toml } = runSetup(false);
     expect(result.status, result.stderr).toBe(0);
     expect(calls.map((call) => call.replace(/ --config .*$/, ""))).toEqual([
       "d1 create edgecron",
+      "d1 create edgecron-jobs-0",
+      "d1 create edgecron-jobs-1",
       "queues create edgecron-dispatch",
+      "queues create edgecron-dispatch-1",
       "queues create edgecron-dead-letters",
       "queues create edgecron-side-deliveries",
       "kv namespace create DEDUP_KV",
     ]);
-    expect(toml).toBe(rewriteWranglerToml(REPO_TOML, { d1DatabaseId: D1_ID, kvNamespaceId: KV_ID }));
+    expect(toml).toBe(
+      rewriteWranglerToml(REPO_TOML, {
+        d1DatabaseIds: { DB: D1_ID, DB_JOBS_0: D1_ID, DB_JOBS_1: D1_ID },
+        kvNamespaceId: KV_ID,
+      }),
+    );
+    expect(toml).not.toContain("00000000-0000-0000-0000-0000000000");
   });
 
   it("looks up resources that already exist instead of failing", () => {

@@ -22,6 +22,14 @@ describe("parseTargetBindings", () => {
     expect(ignored).toEqual(["DB:queue", "lower:service", "X:cron"]);
   });
 
+  it("never allows a job database or a dispatch queue, whatever their number", () => {
+    const { allowed, ignored } = parseTargetBindings(
+      "DB_JOBS_0:queue, DB_JOBS_7:service, DISPATCH_QUEUE:queue, DISPATCH_QUEUE_1:queue, DISPATCH_QUEUE_44:queue, DB_JOBSX:service",
+    );
+    expect([...allowed.keys()]).toEqual(["DB_JOBSX"]);
+    expect(ignored).toHaveLength(5);
+  });
+
   it("allows nothing when unset or empty", () => {
     expect(parseTargetBindings(undefined).allowed.size).toBe(0);
     expect(parseTargetBindings("").allowed.size).toBe(0);

@@ -3,7 +3,8 @@
 
 import { runStats } from "../../api/run-stats";
 import { summarizePercentiles } from "../../core/percentiles";
-import { jobNamesByIds } from "../../db/console-lookups";
+import { jobStores } from "../../db/databases";
+import { jobNamesByIds } from "../../db/job-lookups";
 import type { LatenessByCause } from "../charts";
 import type { ConsoleContext } from "../env";
 
@@ -21,7 +22,7 @@ export async function jobNamesFor(
   const tenantId = sessionTenant(c);
   const ids = jobIds.filter((id): id is string => typeof id === "string" && id !== "");
   if (tenantId === null || ids.length === 0) return new Map();
-  return jobNamesByIds(c.env.DB, tenantId, ids);
+  return jobNamesByIds(jobStores(c.env), tenantId, ids);
 }
 
 /** The overview's lateness, over the same window and sample as the API's stats. */

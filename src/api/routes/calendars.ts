@@ -4,10 +4,11 @@ import {
   deleteCalendar,
   getCalendar,
   insertCalendar,
-  jobsUsingCalendar,
   listCalendars,
   upsertCalendar,
 } from "../../db/calendars";
+import { jobStores } from "../../db/databases";
+import { jobsUsingCalendar } from "../../db/job-lookups";
 import { parseWith, readBody } from "../body";
 import { calendarResource, inUseDetail } from "../calendar-view";
 import { pushAndMarkSynced } from "../job-service";
@@ -110,7 +111,7 @@ defineRoute(
     const name = nameParam(c.req.param("name"));
     const calendar = await getCalendar(c.env.DB, c.get("tenantId"), name);
     if (calendar === null) throw notFound(name);
-    const jobs = await jobsUsingCalendar(c.env.DB, c.get("tenantId"), name);
+    const jobs = await jobsUsingCalendar(jobStores(c.env), c.get("tenantId"), name);
     return c.json({ ...calendarResource(calendar), jobs });
   },
 );
@@ -136,7 +137,14 @@ defineRoute(
   async (c) => {
     const name = nameParam(c.req.param("name"));
     const body = await readBody(c, calendarReplaceSchema);
-    const result = await upsertCalendar(c.env.DB, c.get("tenantId"), name, body, Date.now());
+    const result = await upsertCalendar(
+      c.env.DB,
+      jobStores(c.env),
+      c.get("tenantId"),
+      name,
+      body,
+      Date.now(),
+    );
     await pushAndMarkSynced(c.env, result.jobs);
     return c.json(calendarResource(result.calendar));
   },
@@ -161,7 +169,7 @@ defineRoute(
     const name = nameParam(c.req.param("name"));
     const calendar = await getCalendar(c.env.DB, c.get("tenantId"), name);
     if (calendar === null) throw notFound(name);
-    const result = await deleteCalendar(c.env.DB, c.get("tenantId"), name);
+    const result = await deleteCalendar(c.env.DB, jobStores(c.env), c.get("tenantId"), name);
     if (!result.deleted) throw new EdgecronError("calendar_in_use", inUseDetail(name, result.usedBy));
     return c.json(calendarResource(calendar));
   },

@@ -4,10 +4,18 @@ import type { ExclusionSet } from "../../core/exclusions";
 import type { JobSpec } from "../../core/job-spec";
 import { BATCH_SEARCH_UNITS, type SearchAllowance } from "../../core/schedule-check";
 import { calendarSetsFor } from "../../db/calendars";
-import { findJobsByIdempotencyKeys, insertJobs, type StoredJob } from "../../db/jobs";
+import { jobStores } from "../../db/databases";
+import { findJobsByIdempotencyKeysAcross, insertStoredJobs } from "../../db/job-store";
+import type { StoredJob } from "../../db/jobs";
 import { readBody } from "../body";
 import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
-import { allowsPrivateTargets, checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
+import {
+  allowsPrivateTargets,
+  checkJobInput,
+  databaseForCreate,
+  newStoredJob,
+  pushAndMarkSynced,
+} from "../job-service";
 import { jobResource } from "../job-view";
 import { batchResultSchema, jobBatchDocSchema, jobBatchSchema } from "../openapi/components";
 import {
@@ -61,6 +69,7 @@ defineRoute(
       c.get("tenantId"),
       body.jobs as { calendars?: string[] }[],
     );
+    const databaseIndex = databaseForCreate(c.env, c.get("tenantId"), idempotency?.key ?? null);
     const outcomes = body.jobs.map((input, index): BatchOutcome => {
       const checked = checkItem(c, input, index, nowMs, { searchAllowance, calendars });
       if ("problem" in checked) return checked;
@@ -68,11 +77,14 @@ defineRoute(
         idempotency === null
           ? null
           : { key: batchItemKey(idempotency.key, index), requestHash: idempotency.requestHash };
-      return { index, job: newStoredJob(c.env, c.get("tenantId"), checked.spec, nowMs, itemIdempotency) };
+      return {
+        index,
+        job: newStoredJob(c.env, c.get("tenantId"), checked.spec, nowMs, itemIdempotency, databaseIndex),
+      };
     });
     const jobs = outcomes.flatMap((outcome) => ("job" in outcome ? [outcome.job] : []));
     try {
-      await insertJobs(c.env.DB, jobs);
+      await insertStoredJobs(jobStores(c.env), jobs);
     } catch (error) {
       // The key was used before (a retry, or a concurrent twin): the unique index on the items'
       // keys refused the whole insert, so nothing of this attempt was stored. Inserting first
@@ -135,8 +147,8 @@ async function replayIfKnown(
   idempotency: Idempotency,
   items: readonly unknown[],
 ): Promise<Response | null> {
-  const stored = await findJobsByIdempotencyKeys(
-    c.env.DB,
+  const stored = await findJobsByIdempotencyKeysAcross(
+    jobStores(c.env),
     c.get("tenantId"),
     items.map((_, index) => batchItemKey(idempotency.key, index)),
   );

@@ -1,7 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { calendarSetsFor } from "../../db/calendars";
-import { findJobByIdempotencyKey, insertJobs, listJobs, type StoredJob } from "../../db/jobs";
+import { jobStores } from "../../db/databases";
+import { findJobByIdempotencyKeyAcross, insertStoredJobs, listJobsAcross } from "../../db/job-store";
+import type { StoredJob } from "../../db/jobs";
 import { readJsonBody } from "../body";
 import { decodeCursor, encodeCursor, pageOf } from "../cursor";
 import { type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
@@ -74,7 +76,7 @@ defineRoute(
     if (!check.ok) throw validationError(check.errors);
     const job = newStoredJob(c.env, c.get("tenantId"), check.spec, nowMs, idempotency);
     try {
-      await insertJobs(c.env.DB, [job]);
+      await insertStoredJobs(jobStores(c.env), [job]);
     } catch (error) {
       // Two concurrent creates with one key: the unique index lets exactly one in.
       const replay = idempotency === null ? null : await replayIfKnown(c, idempotency);
@@ -103,7 +105,7 @@ defineRoute(
   async (c) => {
     const query = c.req.valid("query");
     const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
-    const rows = await listJobs(c.env.DB, c.get("tenantId"), {
+    const rows = await listJobsAcross(jobStores(c.env), c.get("tenantId"), {
       status: query.status,
       namePrefix: query.name,
       beforeId,
@@ -154,8 +156,8 @@ jobs.route("/", jobRuns);
 
 /** Same key + same body: the stored job again; same key + another body: 422. */
 async function replayIfKnown(c: Context<AppEnv>, idempotency: Idempotency): Promise<Response | null> {
-  const existing: StoredJob | null = await findJobByIdempotencyKey(
-    c.env.DB,
+  const existing: StoredJob | null = await findJobByIdempotencyKeyAcross(
+    jobStores(c.env),
     c.get("tenantId"),
     idempotency.key,
   );

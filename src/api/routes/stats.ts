@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { summarizePercentiles } from "../../core/percentiles";
-import { jobsByStatus } from "../../db/stats";
+import { jobStores } from "../../db/databases";
+import { jobsByStatus } from "../../db/job-lookups";
 import { tenantScope } from "../middleware/auth";
 import { statsSchema } from "../openapi/components";
 import { apiRouter, defineRoute, json, problems, TENANT_ERRORS, tenantHeaders } from "../openapi/define";
@@ -34,7 +35,7 @@ defineRoute(
     const tenantId = c.get("tenantId") ?? null;
     const nowMs = Date.now();
     const [jobs, runs] = await Promise.all([
-      jobsByStatus(c.env.DB, tenantId),
+      jobsByStatus(jobStores(c.env), tenantId),
       callShard("read the run stats", () => runStats(c.env, tenantId, nowMs)),
     ]);
     return c.json({

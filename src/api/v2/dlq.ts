@@ -1,6 +1,7 @@
 // The DLQ routes on our dead letters: a QStash DLQ entry is a dead letter of a /v2 job not yet
 // redriven; retry is a redrive (one new attempt of the same message), delete removes the letter.
 import { Hono } from "hono";
+import { jobStores } from "../../db/databases";
 import { type DeadLetterRow, findDeadLetter, listDeadLetters } from "../../db/dead-letters";
 import type { StoredJob } from "../../db/jobs";
 import { deleteDeadLetters, findDeadLettersByIds, findJobsByIds } from "../../db/qstash";
@@ -55,7 +56,7 @@ function parsePayload(json: string): LetterPayload {
 async function entriesOf(env: Env, tenantId: string, letters: readonly DeadLetterRow[]): Promise<DlqEntry[]> {
   const waiting = letters.filter((letter) => letter.redriven_at_ms === null);
   const jobs = await findJobsByIds(
-    env.DB,
+    jobStores(env),
     tenantId,
     waiting.map((letter) => letter.job_id),
   );
