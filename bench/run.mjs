@@ -1,6 +1,6 @@
 // npm run bench [-- --quick] [-- --scenario burst[,steady...]] [-- --no-build]
 // npm run bench -- --scenario flood [--jobs N --seconds S]: optional, not in the default set; its
-// results are added to the existing latest.json.
+// results are added to the existing latest.json. Likewise --scenario flowcontrol [--jobs N].
 //
 // Builds the production bundle (wrangler deploy --dry-run), runs it under Miniflare started from
 // this process (wrangler dev proxies every outbound fetch through its own Node process and manages
@@ -11,15 +11,16 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { flood } from "./lib/flood.mjs";
+import { flowcontrol } from "./lib/flow-control-scenario.mjs";
 import { latenessSvg, markdownSummary } from "./lib/report.mjs";
 import { ADMIN_TOKEN, buildBundle, startScheduler, startTarget, workerdMemory } from "./lib/runtime.mjs";
 import * as scenarioModule from "./lib/scenarios.mjs";
 
-const scenarios = { ...scenarioModule, flood };
+const scenarios = { ...scenarioModule, flood, flowcontrol };
 
 const ORDER = ["ceiling", "create", "burst", "steady", "scale"];
 /** Run only when named with --scenario: each takes minutes at full size. */
-const OPTIONAL = ["flood"];
+const OPTIONAL = ["flood", "flowcontrol"];
 const ALL = [...ORDER, ...OPTIONAL];
 const SIZES = {
   full: {
@@ -29,6 +30,7 @@ const SIZES = {
     steady: { jobs: 10_000, seconds: 60 },
     scale: { jobs: 1_000_000 },
     flood: { jobs: 2_000, seconds: 60 },
+    flowcontrol: { jobs: 5_000, parallelism: 20, rate: 200, hold_ms: 100 },
   },
   quick: {
     ceiling: { msgs: 5_000 },
@@ -37,6 +39,7 @@ const SIZES = {
     steady: { jobs: 1_000, seconds: 20 },
     scale: { jobs: 20_000 },
     flood: { jobs: 200, seconds: 10 },
+    flowcontrol: { jobs: 500, parallelism: 20, rate: 200, hold_ms: 100 },
   },
 };
 
@@ -191,6 +194,11 @@ function annotate(r) {
     );
   if (r.create?.jobs_per_s)
     check(r.create.jobs_per_s >= 10_000, `create ≥ 10,000 jobs/s: ${r.create.jobs_per_s}`);
+  if (r.flowcontrol?.limits)
+    check(
+      r.flowcontrol.within_limits && r.flowcontrol.missed === 0 && r.flowcontrol.duplicates === 0,
+      `flowcontrol within its limits, 0 missed, 0 duplicates: parallelism ${r.flowcontrol.max_parallelism_observed}/${r.flowcontrol.limits.parallelism}, starts in a second ${r.flowcontrol.max_starts_in_any_second}/${r.flowcontrol.limits.rate_per_s}, missed ${r.flowcontrol.missed}, duplicates ${r.flowcontrol.duplicates}`,
+    );
   if (r.scale?.rss_mb && r.scale.jobs >= 1_000_000)
     check(r.scale.peak_rss_mb < 1024, `1 M active jobs under 1 GiB: peak RSS ${r.scale.peak_rss_mb} MB`);
 }

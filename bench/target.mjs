@@ -1,7 +1,8 @@
 // The bench's HTTP target, run as a child process (bench/run.mjs forks it) so that receipt times are
 // not delayed by the bench's own work. Keep-alive, answers 200 at once, and records per scenario
 // (the first path segment) the receipt time minus `Edgecron-Scheduled-At` and how often each
-// idempotency key arrived. The parent asks for results over IPC.
+// idempotency key arrived. `?hold=<ms>` holds the answer that long and records receipt times and
+// the most calls in progress at once (the flowcontrol scenario). The parent asks over IPC.
 import { createServer } from "node:http";
 
 /** scenario -> { lateness: number[], keys: Map<key, count>, firstMs, lastMs } */
@@ -10,7 +11,16 @@ const scenarios = new Map();
 function scenarioOf(name) {
   let s = scenarios.get(name);
   if (!s) {
-    s = { lateness: [], keys: new Map(), firstMs: null, lastMs: null, calls: 0 };
+    s = {
+      lateness: [],
+      keys: new Map(),
+      firstMs: null,
+      lastMs: null,
+      calls: 0,
+      receipts: [],
+      inFlight: 0,
+      maxInFlight: 0,
+    };
     scenarios.set(name, s);
   }
   return s;
@@ -27,12 +37,20 @@ const server = createServer((req, res) => {
   if (typeof scheduledAt === "string") s.lateness.push(receivedAtMs - Date.parse(scheduledAt));
   const key = req.headers["idempotency-key"];
   if (typeof key === "string") s.keys.set(key, (s.keys.get(key) ?? 0) + 1);
-  // Drain the body (if any) before answering, so the connection stays reusable.
-  req.resume();
-  req.on("end", () => {
+  const holdMs = Number(new URL(req.url ?? "/", "http://target").searchParams.get("hold") ?? 0);
+  if (holdMs > 0) {
+    s.receipts.push(receivedAtMs);
+    s.inFlight += 1;
+    s.maxInFlight = Math.max(s.maxInFlight, s.inFlight);
+  }
+  const answer = () => {
+    if (holdMs > 0) s.inFlight -= 1;
     res.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
     res.end("ok");
-  });
+  };
+  // Drain the body (if any) before answering, so the connection stays reusable.
+  req.resume();
+  req.on("end", () => (holdMs > 0 ? setTimeout(answer, holdMs) : answer()));
 });
 let connections = 0;
 server.on("connection", () => {
@@ -58,6 +76,8 @@ process.on("message", (msg) => {
       uniqueKeys: s.keys.size,
       duplicates,
       keyCounts,
+      receipts: msg.withReceipts ? s.receipts : undefined,
+      maxInFlight: s.maxInFlight,
     });
   } else if (msg.type === "count") {
     process.send({ id: msg.id, calls: scenarios.get(msg.scenario)?.calls ?? 0, connections });

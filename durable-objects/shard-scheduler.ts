@@ -8,6 +8,7 @@ import { BacklogPacer } from "./shard/backlog";
 import { completeRun, heartbeatRun } from "./shard/callbacks";
 import { readDueTimes } from "./shard/due-times";
 import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
+import { pullForwardWaiting, releaseFinished, renewHeld } from "./shard/flow-permits";
 import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./shard/history-reads";
 import { importHistory } from "./shard/history-store";
 import { applyJobSnapshots } from "./shard/job-sync";
@@ -95,20 +96,45 @@ export class ShardScheduler extends DurableObject<Env> {
 
   async reportOutcomes(shard: number, reports: Protocol.OutcomeReport[]): Promise<Protocol.OutcomeResult[]> {
     const effects: OutcomeEffects = { pausedJobs: [] };
-    return this.act(shard, (nowMs) => reportOutcomes(this.sql, reports, nowMs, effects, Math.random), {
-      faultable: true,
-    });
+    const results = await this.act(
+      shard,
+      (nowMs) => reportOutcomes(this.sql, reports, nowMs, effects, Math.random),
+      { faultable: true },
+    );
+    // The calls that ended give their flow-control permits back; a long-running one that was
+    // accepted keeps its permits for as long as its lease here.
+    const ended = results.flatMap((result) =>
+      result.ok && result.state !== "RUNNING" ? [result.runId] : [],
+    );
+    const accepted = results.flatMap((result) =>
+      result.ok && result.state === "RUNNING" ? [result.runId] : [],
+    );
+    await releaseFinished(this.sql, this.env, ended, Date.now());
+    await renewHeld(this.sql, this.env, accepted, Date.now());
+    return results;
   }
 
   /** A long-running target reports its attempt's end (its run token already verified). */
   async completeRun(shard: number, completion: Protocol.RunCompletion): Promise<Protocol.CompleteRunResult> {
     const effects: OutcomeEffects = { pausedJobs: [] };
-    return this.act(shard, (nowMs) => completeRun(this.sql, completion, nowMs, effects, Math.random));
+    const result = await this.act(shard, (nowMs) =>
+      completeRun(this.sql, completion, nowMs, effects, Math.random),
+    );
+    if (result.ok) await releaseFinished(this.sql, this.env, [result.runId], Date.now());
+    return result;
   }
 
   /** A long-running target is still working: extend its attempt's lease. */
   async heartbeatRun(shard: number, runId: string, fence: number): Promise<Protocol.HeartbeatResult> {
-    return this.act(shard, (nowMs) => heartbeatRun(this.sql, runId, fence, nowMs));
+    const result = await this.act(shard, (nowMs) => heartbeatRun(this.sql, runId, fence, nowMs));
+    // Its flow-control permits last as long as the lease the heartbeat extended.
+    if (result.ok) await renewHeld(this.sql, this.env, [runId], Date.now());
+    return result;
+  }
+
+  /** A flow gate has permits again: its waiting runs here ask at once (see flow-permits.ts). */
+  async wakeFlowWaiters(shard: number, gate: string, count: number): Promise<number> {
+    return this.act(shard, (nowMs) => pullForwardWaiting(this.sql, gate, count, nowMs));
   }
 
   /** A dispatch message the queue gave up on (the consumer kept failing): dead-letter its run. */

@@ -125,10 +125,16 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN calendars_json TEXT NOT NULL DEFAULT '[]';
   ALTER TABLE jobs ADD COLUMN calendars_revision INTEGER NOT NULL DEFAULT 0;
   `,
-  // v9, v10: numbers taken by work merged in parallel (dispatch ahead, admission); the merge
-  // puts their migrations here. Until then no-ops, so the history below is v11 everywhere.
+  // v9: a number taken by work merged in parallel (dispatch ahead); the merge puts its migration
+  // here. Until then a no-op, so the history below is v11 everywhere.
   `SELECT 1;`,
-  `SELECT 1;`,
+  // v10: fair share (shard/fair-share.ts) walks the tenants with timers, one index seek each; a
+  // run refused by a flow gate notes the gate, which wakes it when permits come back.
+  `
+  CREATE INDEX runs_tenant_due ON runs(tenant_id, due_at_ms) WHERE due_at_ms IS NOT NULL;
+  ALTER TABLE runs ADD COLUMN flow_gate TEXT;
+  CREATE INDEX runs_flow_gate ON runs(flow_gate, due_at_ms) WHERE flow_gate IS NOT NULL;
+  `,
   // v11: run history lives in its shard (./shard/history-store.ts), not in one D1 database. A
   // compact record per run, keyed by (job, instant) like the run itself: the run id, the shard
   // and the idempotency key are derived, never stored. run_counts and run_minutes are the

@@ -4,7 +4,8 @@
 //      type cycle is still two modules that cannot be read or moved apart);
 //   2. D1 statements (`.prepare(`) only in src/db/;
 //   3. shards only through src/shard/client.ts (`shardStub` and the `SHARD_SCHEDULER` binding
-//      appear nowhere else; the generated Env typings live outside the scanned folders);
+//      appear nowhere else), flow gates only through src/gate/client.ts (`gateStub`, `FLOW_GATE`);
+//      the generated Env typings live outside the scanned folders;
 //   4. src/core imports only luxon, zod and itself;
 //   5. the programs for users (src/client, the typed client; src/cli, the CLI) and the Worker
 //      stay apart: Worker code never imports them, except src/client/verify.ts (the signature
@@ -28,7 +29,11 @@ const CORE_DIR = "src/core";
 const CORE_PACKAGES = ["luxon", "zod"];
 const D1_DIR = "src/db";
 const SHARD_CLIENT = "src/shard/client.ts";
-const SHARD_IDENTIFIERS = new Set(["shardStub", "SHARD_SCHEDULER"]);
+/** Durable Objects reached only through their client module: who, where, and the names that reach them. */
+const STUB_RULES = [
+  { what: "shard", client: SHARD_CLIENT, identifiers: new Set(["shardStub", "SHARD_SCHEDULER"]) },
+  { what: "flow gate", client: "src/gate/client.ts", identifiers: new Set(["gateStub", "FLOW_GATE"]) },
+];
 const CLIENT_DIR = "src/client";
 const CLI_DIR = "src/cli";
 /** The one client module the Worker may import: the signature format it signs with. */
@@ -100,9 +105,10 @@ function findCallSites(root, files) {
         ts.isPropertyAccessExpression(node.expression) &&
         node.expression.name.text === "prepare";
       if (isPrepareCall && !file.startsWith(`${D1_DIR}/`)) d1Prepare.push({ file, line: lineOf(node) });
-      const isShardIdentifier = ts.isIdentifier(node) && SHARD_IDENTIFIERS.has(node.text);
-      if (isShardIdentifier && file !== SHARD_CLIENT) {
-        shardAccess.push({ file, line: lineOf(node), name: node.text });
+      if (!ts.isIdentifier(node)) return;
+      const rule = STUB_RULES.find((candidate) => candidate.identifiers.has(node.text));
+      if (rule !== undefined && file !== rule.client) {
+        shardAccess.push({ file, line: lineOf(node), name: node.text, rule });
       }
     });
   }
@@ -186,9 +192,11 @@ export async function checkStructure(root) {
     const lines = list.map((site) => `line ${site.line}`).join(", ");
     problems.push(`D1 statement outside ${D1_DIR}/: ${file}: ${lines}`);
   }
-  for (const [file, list] of byFile(shardAccess)) {
-    const sites = list.map((site) => `${site.name} line ${site.line}`).join(", ");
-    problems.push(`shard access outside ${SHARD_CLIENT}: ${file}: ${sites}`);
+  for (const rule of STUB_RULES) {
+    for (const [file, list] of byFile(shardAccess.filter((site) => site.rule === rule))) {
+      const sites = list.map((site) => `${site.name} line ${site.line}`).join(", ");
+      problems.push(`${rule.what} access outside ${rule.client}: ${file}: ${sites}`);
+    }
   }
   for (const { file, line, specifier, from, to } of findProgramCrossings(root, files)) {
     problems.push(`${from} imports ${to} code: ${file}: line ${line} ("${specifier}")`);

@@ -157,6 +157,7 @@ export async function startScheduler({
         durableObjects: {
           SHARD_SCHEDULER: { className: "ShardScheduler", useSQLite: true },
           MAINTENANCE: { className: "Maintenance", useSQLite: true },
+          FLOW_GATE: { className: "FlowGate", useSQLite: true },
         },
         queueProducers: { DISPATCH_QUEUE, DISPATCH_QUEUE_1, DEAD_LETTER_QUEUE, SIDE_DELIVERY_QUEUE },
         queueConsumers: {

@@ -4,6 +4,7 @@ import { dispatchQueueOf } from "../../src/queue/dispatch-queues";
 import { shardCount } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";
 import { unclaimedBudget } from "./budget";
+import type { FlowAdmission } from "./flow-admission";
 
 /**
  * Runs per queue message unless DISPATCH_RUNS_PER_MESSAGE says otherwise. A message costs the
@@ -34,6 +35,8 @@ export interface TickSettings {
   /** Dispatched-but-unclaimed runs allowed at once: backpressure on a slow consumer. */
   maxUnclaimed: number;
   queue: DispatchSender;
+  /** Flow control (job keys, tenant limits) before a send; unset: every due run is sent. */
+  admission?: FlowAdmission;
   /**
    * Called before each due job is fired, with the count fired so far in this pass. Production
    * leaves it unset; the test seam (./test-faults.ts) uses it to crash a pass midway.
@@ -48,5 +51,6 @@ export function tickSettings(env: Env, shard: number): TickSettings {
     runsPerMessage: runsPerMessage(env.DISPATCH_RUNS_PER_MESSAGE),
     maxUnclaimed: unclaimedBudget(shardCount(env)),
     queue: dispatchQueueOf(env, shard),
+    admission: { env, holder: shard, leaseMs: Number(env.DISPATCH_LEASE_MS) || DEFAULT_LEASE_MS },
   };
 }

@@ -3,7 +3,9 @@
 import { budgetLeft } from "./budget";
 import { dispatchRuns } from "./dispatch";
 import { applyFailure } from "./execution";
+import { readDueRuns } from "./fair-share";
 import { fireDueJob } from "./firing";
+import { admitFlowControlled } from "./flow-admission";
 import { getJob, getJobs, type ShardJobRow } from "./job-store";
 import { heldByPause, moveRun, type RunRow } from "./run-store";
 import type { TickSettings } from "./settings";
@@ -42,7 +44,11 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
   const { toDispatch, backpressured, jobs } = collectDueRuns(sql, settings, nowMs);
   if (toDispatch.length >= MAX_RUNS_PER_TICK) summary.more = true;
   summary.backpressured = backpressured;
-  const sent = await dispatchRuns(sql, settings, toDispatch, jobs, nowMs);
+  // Flow control: runs over a key's or their tenant's limits wait (flow-admission.ts).
+  const admitted = settings.admission
+    ? await admitFlowControlled(sql, settings.admission, toDispatch, jobs, nowMs)
+    : toDispatch;
+  const sent = await dispatchRuns(sql, settings, admitted, jobs, nowMs);
   summary.dispatched = sent.dispatched;
   summary.sendFailures = sent.failed;
   return summary;
@@ -77,13 +83,8 @@ function collectDueRuns(
   let budget = budgetLeft(sql, settings.maxUnclaimed);
   // Reading 5,000 rows to send a few is what made a backpressured shard busy: read what the
   // budget can send, plus some rows for leases and retries that only change state.
-  const runs = sql
-    .exec<RunRow>(
-      "SELECT * FROM runs WHERE due_at_ms <= ? ORDER BY due_at_ms LIMIT ?",
-      nowMs,
-      Math.min(MAX_RUNS_PER_TICK, budget + COLLECT_SLACK_ROWS),
-    )
-    .toArray();
+  // Fair share: in round-robin order across tenants, so the budget is spent fairly (fair-share.ts).
+  const runs = readDueRuns(sql, nowMs, Math.min(MAX_RUNS_PER_TICK, budget + COLLECT_SLACK_ROWS));
   let backpressured = false;
   // With budget to spend, most rows will be sent: read their jobs in one statement.
   const jobs = new Map<string, ShardJobRow | null>(

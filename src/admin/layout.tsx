@@ -13,6 +13,7 @@ const NAV = [
   { key: "dead-letters", href: `${BASE}/dead-letters`, label: "Dead letters" },
   { key: "alerts", href: `${BASE}/alerts`, label: "Alerts" },
   { key: "calendars", href: `${BASE}/calendars`, label: "Calendars" },
+  { key: "limits", href: `${BASE}/limits`, label: "Limits" },
 ] as const;
 
 export type NavKey = (typeof NAV)[number]["key"] | "none";

@@ -33,6 +33,7 @@ export function errorResponse(error: unknown, _c?: Context): Response {
     );
   }
   const headers: Record<string, string> = known.status === 401 ? { "www-authenticate": "Bearer" } : {};
+  if (known.retryAfterSeconds !== undefined) headers["retry-after"] = String(known.retryAfterSeconds);
   return problemResponse(toProblem(known), headers);
 }
 

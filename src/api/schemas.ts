@@ -5,8 +5,10 @@ import { z } from "zod";
 import { ALERT_DELIVERIES, ALERT_KINDS, ALERT_RESOLUTIONS, ALERT_STATES } from "../core/alerts";
 import { ERROR_CODE_LIST } from "../core/errors";
 import { calendarCreateSchema, calendarReplaceSchema, exclusionSetSchema } from "../core/exclusions";
+import { FLOW_KEY_MESSAGE, FLOW_KEY_PATTERN } from "../core/flow-control";
 import { jobCalendarsSchema, jobCreateSchema, scheduleSchema, schedulesSchema } from "../core/job-spec";
 import { JOB_STATUSES, RUN_STATES } from "../core/run-state";
+import { tenantLimitsPutSchema as tenantLimitsPut } from "../core/tenant-limits";
 
 export { MAX_BACKFILL_INSTANTS } from "../core/backfill";
 export { completionBodySchema } from "../core/long-running";
@@ -160,6 +162,54 @@ export const tenantSchema = z.object({
   signing_secret: z.string(),
   signing_secret_next: z.string().nullable(),
   created_at: time,
+});
+
+const limitValue = z.number().int().nullable().meta({ description: "null: no limit" });
+/** A tenant's limits as they apply now (its overrides over the deployment's defaults). */
+export const tenantLimitsSchema = z.object({
+  tenant_id: z.string(),
+  active_jobs: limitValue,
+  creates_per_second: limitValue,
+  triggers_per_second: limitValue,
+  concurrent_calls: limitValue,
+  /** The limits this tenant overrides; the rest are the deployment's defaults. */
+  overridden: z.array(z.string()),
+  defaults: z.object({
+    active_jobs: limitValue,
+    creates_per_second: limitValue,
+    triggers_per_second: limitValue,
+    concurrent_calls: limitValue,
+  }),
+  /** The tenant's dispatch gate now (null when it has no trigger or call limit). */
+  dispatch: z.object({ waiting: count, in_flight: count, triggers_in_window: count }).nullable().meta({
+    description: "Runs waiting for the tenant's own limits, calls in flight, starts in the last second",
+  }),
+});
+/** PUT replaces the overrides: a positive integer, null for no limit, absent for the default. */
+export const tenantLimitsPutSchema = tenantLimitsPut;
+
+/** A flow-control key's state (GET /v1/flow-control/{key}). */
+export const flowControlStateSchema = z.object({
+  key: z.string(),
+  waiting: count.meta({ description: "Runs due and waiting for a permit, as their shards last reported" }),
+  in_flight: count.meta({ description: "Calls holding a parallelism permit" }),
+  rate_count: count.meta({ description: "Runs started in the current rate window" }),
+  rate_period_start: time.meta({ description: "When the current rate window began" }),
+  limits: z
+    .object({
+      rate: z.number().int().nullable(),
+      period: z.string(),
+      parallelism: z.number().int().nullable(),
+    })
+    .nullable()
+    .meta({ description: "The limits the latest run of the key carried; null: no run has asked yet" }),
+  updated_at: nullableTime,
+});
+export const flowControlParams = z.object({
+  key: z
+    .string()
+    .regex(FLOW_KEY_PATTERN, FLOW_KEY_MESSAGE)
+    .meta({ param: { name: "key", in: "path" }, example: "billing-api" }),
 });
 
 /** A key as listed: never the secret. */
@@ -324,6 +374,7 @@ const page = <T extends z.ZodType>(item: T) =>
 const list = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
 
 export const jobPageSchema = page(jobSchema);
+export const flowControlPageSchema = page(flowControlStateSchema);
 export const runPageSchema = page(runSchema);
 export const deadLetterPageSchema = page(deadLetterSchema);
 export const alertPageSchema = page(alertSchema);

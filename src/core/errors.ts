@@ -58,6 +58,10 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, description: "Send the body as application/json" },
   // Same Idempotency-Key, different request body (draft-ietf-httpapi-idempotency-key-header: 422).
   idempotency_conflict: { status: 422, description: "The Idempotency-Key was used with another body" },
+  tenant_limit_exceeded: {
+    status: 429,
+    description: "Over a tenant limit (`errors[]` names it); retry after `Retry-After` seconds",
+  },
   internal_error: { status: 500, description: "A bug on our side; nothing was promised" },
   shard_unavailable: { status: 503, description: "A scheduler shard could not be reached: retry shortly" },
   job_not_synced: { status: 503, description: "The job has not reached its shard yet: retry shortly" },
@@ -79,6 +83,7 @@ const STATUS_TITLES: Record<number, string> = {
   413: "Content Too Large",
   415: "Unsupported Media Type",
   422: "Unprocessable Content",
+  429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable",
 };
@@ -103,13 +108,20 @@ export class EdgecronError extends Error {
   readonly status: number;
   readonly detail: string;
   readonly errors?: FieldError[];
+  /** Sent as `Retry-After` (seconds): when the refused request may succeed (429, 503). */
+  readonly retryAfterSeconds?: number;
 
-  constructor(code: ErrorCode, detail: string, options: { errors?: FieldError[]; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: { errors?: FieldError[]; cause?: unknown; retryAfterSeconds?: number } = {},
+  ) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = ERROR_CODES[code].status;
     this.detail = detail;
     if (options.errors !== undefined) this.errors = options.errors;
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

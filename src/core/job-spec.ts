@@ -3,6 +3,7 @@ import { z } from "zod";
 import { cronExprIssues } from "./cron/validate";
 import { durationSchema } from "./duration";
 import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB } from "./exclusions";
+import { flowControlSchema } from "./flow-control";
 import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
 import { qstashMessageSchema } from "./qstash-message";
 import { parseRetryDelayExpression } from "./retry-delay-expression";
@@ -260,6 +261,8 @@ export const jobCreateSchema = z.strictObject({
     .nullable()
     .default(null),
   alert_after: durationSchema({ minMs: 1_000 }).default("2m"),
+  /** Runs of every job with this key share its limits; over them, runs wait (src/core/flow-control.ts). */
+  flow_control: flowControlSchema.nullable().default(null),
   metadata: z.record(z.string(), z.unknown()).default({}),
   /** Set by the QStash-compatible /v2 API (see qstash-message.ts); absent on /v1 jobs. */
   qstash: qstashMessageSchema.optional(),

@@ -202,6 +202,14 @@ export async function readFiredSince(env: Env, shard: number, queries: FiredSinc
   return shardStub(env, shard).firedSince(shard, queries);
 }
 
+/**
+ * A flow gate's parallelism permits came back: the shard moves up to `count` of its runs waiting
+ * on that gate to now, so they ask again at once instead of at their next poll.
+ */
+export async function wakeFlowWaiters(env: Env, shard: number, gate: string, count: number): Promise<void> {
+  await shardStub(env, shard).wakeFlowWaiters(shard, gate, count);
+}
+
 // --- test hooks: the shard refuses these unless the EDGECRON_TEST_HOOKS binding is "1" ---
 
 /** Replaces the shard's injected faults (`{}` clears them). */

@@ -59,6 +59,7 @@ describe("check-structure", () => {
       "src/api/app-routes.tsx": `import type { jobs } from "./routes/jobs";\nexport const app = <div />;\nexport type Jobs = typeof jobs;\n`,
       "src/queue/consumer.ts": `import { shardStub } from "../shard/client";\nexport const send = (env: Env) => { env.DB.prepare("DELETE FROM runs"); return shardStub(env); };\n`,
       "durable-objects/raw.ts": "export const raw = (env: Env) => env.SHARD_SCHEDULER;\n",
+      "src/api/raw-gate.ts": "export const gate = (env: Env) => env.FLOW_GATE;\n",
       "src/core/bad.ts": `import { Hono } from "hono";\nimport { readFileSync } from "node:fs";\nimport { loadJob } from "../db/jobs";\nexport { Hono, readFileSync, loadJob };\n`,
       "src/core/lost.ts": `export { gone } from "./missing";\n`,
       "src/client/index.ts": `import { loadJob } from "../db/jobs";\nimport type { Spec } from "../core/spec";\nexport { loadJob };\nexport type { Spec };\n`,
@@ -76,6 +77,9 @@ describe("check-structure", () => {
     expect(output).toContain(
       "shard access outside src/shard/client.ts: durable-objects/raw.ts: SHARD_SCHEDULER line 1",
     );
+    expect(output).toContain(
+      "flow gate access outside src/gate/client.ts: src/api/raw-gate.ts: FLOW_GATE line 1",
+    );
     expect(output).toContain('src/core imports "hono" in src/core/bad.ts');
     expect(output).toContain('src/core imports "node:fs" in src/core/bad.ts');
     expect(output).toContain('src/core imports "../db/jobs" in src/core/bad.ts');
@@ -89,6 +93,6 @@ describe("check-structure", () => {
     expect(output).not.toContain("../core/spec");
     expect(output).not.toContain("../core/schedule");
     expect(output).not.toContain("src/api/app.ts");
-    expect(output).toContain("structure check failed: 11 violation(s)");
+    expect(output).toContain("structure check failed: 12 violation(s)");
   });
 });

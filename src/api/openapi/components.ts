@@ -68,6 +68,13 @@ export const tenantCreateSchema = schemas.tenantCreateSchema.meta({
 export const tenantPatchSchema = schemas.tenantPatchSchema.meta({ id: "TenantPatch" });
 export const tenantSchema = schemas.tenantSchema.meta({ id: "Tenant" });
 export const tenantListSchema = schemas.tenantListSchema.meta({ id: "TenantList" });
+export const flowControlStateSchema = schemas.flowControlStateSchema.meta({ id: "FlowControlState" });
+export const flowControlPageSchema = schemas.flowControlPageSchema.meta({ id: "FlowControlPage" });
+export const tenantLimitsSchema = schemas.tenantLimitsSchema.meta({ id: "TenantLimits" });
+export const tenantLimitsPutSchema = schemas.tenantLimitsPutSchema.meta({
+  id: "TenantLimitsPut",
+  example: { active_jobs: 500, creates_per_second: 20, triggers_per_second: 50, concurrent_calls: null },
+});
 export const apiKeyCreateSchema = schemas.apiKeyCreateSchema.meta({ id: "ApiKeyCreate" });
 export const apiKeySchema = schemas.apiKeySchema.meta({ id: "ApiKey" });
 export const apiKeyListSchema = schemas.apiKeyListSchema.meta({ id: "ApiKeyList" });

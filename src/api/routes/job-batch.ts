@@ -7,6 +7,7 @@ import { calendarSetsFor } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
 import { findJobsByIdempotencyKeysAcross, insertStoredJobs } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
+import { admitJobCreates } from "../admission";
 import { readBody } from "../body";
 import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
 import {
@@ -55,7 +56,7 @@ defineRoute(
     request: { headers: createHeaders, body: jsonBody(jobBatchDocSchema) },
     responses: {
       200: json(batchResultSchema, "One result per item, in the request's order"),
-      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict"),
+      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict", "tenant_limit_exceeded"),
     },
   }),
   async (c) => {
@@ -83,6 +84,13 @@ defineRoute(
       };
     });
     const jobs = outcomes.flatMap((outcome) => ("job" in outcome ? [outcome.job] : []));
+    // A replay creates nothing, so it is not admitted (or refused) as creates: answer it first.
+    if (idempotency !== null && jobs.length > 0) {
+      const replay = await replayIfKnown(c, idempotency, body.jobs);
+      if (replay !== null) return replay;
+    }
+    // Over a limit, the whole batch is refused (429): nothing of it is stored.
+    await admitJobCreates(c.env, c.get("tenantId"), jobs.length, nowMs);
     try {
       await insertStoredJobs(jobStores(c.env), jobs);
     } catch (error) {

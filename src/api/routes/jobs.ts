@@ -4,6 +4,7 @@ import { calendarSetsFor } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
 import { findJobByIdempotencyKeyAcross, insertStoredJobs, listJobsAcross } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
+import { admitJobCreates } from "../admission";
 import { readJsonBody } from "../body";
 import { decodeCursor, encodeCursor, pageOf } from "../cursor";
 import { type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
@@ -56,7 +57,7 @@ defineRoute(
         jobSchema,
         "The new job (ETag: its version; Location: its URL); a replay under the same Idempotency-Key answers the same",
       ),
-      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict"),
+      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict", "tenant_limit_exceeded"),
     },
   }),
   async (c) => {
@@ -74,6 +75,7 @@ defineRoute(
       targets: targetBindingAccess(c.env, c.get("tenantId")),
     });
     if (!check.ok) throw validationError(check.errors);
+    await admitJobCreates(c.env, c.get("tenantId"), 1, nowMs);
     const job = newStoredJob(c.env, c.get("tenantId"), check.spec, nowMs, idempotency);
     try {
       await insertStoredJobs(jobStores(c.env), [job]);

@@ -1,0 +1,69 @@
+// The due runs a tick reads, in fair order across tenants (src/core/fair-share.ts). The tick acts
+// on them in this order and spends its unclaimed budget on the first ones, so the order is the
+// share: a tenant with one run due gets it sent in the same tick as another tenant's backlog.
+import { fairOrder, roundRobin, sharePerTenant } from "../../src/core/fair-share";
+import type { RunRow } from "./run-store";
+
+/** At most this many tenants get a share of one tick; the rest are read oldest first. */
+const MAX_TENANTS_PER_TICK = 1_000;
+
+/**
+ * Up to `limit` rows due at `nowMs`. When every due row fits, they are reordered round robin by
+ * tenant. When more are due than fit, each tenant with work due gets an equal share of the read
+ * (its oldest rows), interleaved; what the shares leave unused goes to the oldest rows overall.
+ */
+export function readDueRuns(sql: SqlStorage, nowMs: number, limit: number): RunRow[] {
+  const oldest = sql
+    .exec<RunRow>("SELECT * FROM runs WHERE due_at_ms <= ? ORDER BY due_at_ms LIMIT ?", nowMs, limit)
+    .toArray();
+  const byTenant = (run: RunRow) => run.tenant_id;
+  if (oldest.length < limit) return fairOrder(oldest, byTenant);
+  const tenants = tenantsWithWorkDue(sql, nowMs);
+  if (tenants.length <= 1) return oldest;
+  const share = sharePerTenant(limit, tenants.length);
+  const queues = tenants.map((tenant) =>
+    sql
+      .exec<RunRow>(
+        "SELECT * FROM runs WHERE tenant_id = ? AND due_at_ms <= ? ORDER BY due_at_ms LIMIT ?",
+        tenant.tenantId,
+        nowMs,
+        share,
+      )
+      .toArray(),
+  );
+  const fair = roundRobin(queues).slice(0, limit);
+  const taken = new Set(fair.map((run) => run.run_id));
+  for (const run of oldest) {
+    if (fair.length >= limit) break;
+    if (!taken.has(run.run_id)) fair.push(run);
+  }
+  return fair;
+}
+
+/**
+ * Tenants with a run due, the one waiting longest first. Walks the (tenant_id, due_at_ms) index
+ * one tenant at a time (a seek each) instead of grouping every due row: a backlog of 80,000 rows
+ * costs as many seeks as there are tenants with timers on the shard.
+ */
+function tenantsWithWorkDue(sql: SqlStorage, nowMs: number): { tenantId: string; firstDueMs: number }[] {
+  const tenants: { tenantId: string; firstDueMs: number }[] = [];
+  let after = "";
+  for (let seen = 0; seen < MAX_TENANTS_PER_TICK; seen += 1) {
+    const next = sql
+      .exec<{ tenant_id: string }>(
+        "SELECT tenant_id FROM runs WHERE tenant_id > ? AND due_at_ms IS NOT NULL ORDER BY tenant_id LIMIT 1",
+        after,
+      )
+      .toArray()[0];
+    if (next === undefined) break;
+    after = next.tenant_id;
+    const first = sql
+      .exec<{ due: number | null }>(
+        "SELECT MIN(due_at_ms) AS due FROM runs WHERE tenant_id = ? AND due_at_ms IS NOT NULL",
+        after,
+      )
+      .one().due;
+    if (first !== null && first <= nowMs) tenants.push({ tenantId: after, firstDueMs: first });
+  }
+  return tenants.sort((a, b) => a.firstDueMs - b.firstDueMs);
+}

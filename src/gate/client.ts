@@ -1,0 +1,96 @@
+// The only way to a FlowGate: every call goes through a function here (like src/shard/client.ts
+// for shards). A gate is named for its tenant and key, so two tenants' keys never meet.
+import type { FlowLimits } from "../core/flow-control";
+import { listFlowControlKeys } from "../db/flow-control-keys";
+import type { AcquireRequest, AcquireResult, GateState, ReleaseRequest, RenewRequest } from "./protocol";
+
+export type { AcquireRequest, AcquireResult, GateState, ReleaseRequest, RenewRequest } from "./protocol";
+
+/** The gate of a job's `flow_control.key` within its tenant. */
+export function flowKeyGate(tenantId: string, key: string): string {
+  return `fc:${tenantId}:${key}`;
+}
+
+/** The gate of the tenant's own limits (triggers per second, concurrent calls). */
+export function tenantGate(tenantId: string): string {
+  return `tenant:${tenantId}`;
+}
+
+function gateStub(env: Env, gate: string) {
+  return env.FLOW_GATE.getByName(gate);
+}
+
+/** Asks for permits for these runs; throws if the gate is unreachable (the caller makes them wait). */
+export async function acquirePermits(
+  env: Env,
+  gate: string,
+  request: AcquireRequest,
+): Promise<AcquireResult> {
+  return gateStub(env, gate).acquire(request);
+}
+
+/** Returns permits (a run's outcome was recorded, or it never started). Throws if unreachable. */
+export async function releasePermits(env: Env, gate: string, request: ReleaseRequest): Promise<void> {
+  await gateStub(env, gate).release(request);
+}
+
+/** Extends permits still held (a long-running call heartbeated). Throws if unreachable. */
+export async function renewPermits(env: Env, gate: string, request: RenewRequest): Promise<void> {
+  await gateStub(env, gate).renew(request);
+}
+
+/** A key's state: waiting runs, calls in flight, grants in the current rate window, limits. */
+export async function gateState(env: Env, gate: string): Promise<GateState> {
+  return gateStub(env, gate).state();
+}
+
+/** The state of a tenant's flow-control key (`GET /v1/flow-control/{key}`). */
+export async function flowControlState(env: Env, tenantId: string, key: string): Promise<GateState> {
+  return gateState(env, flowKeyGate(tenantId, key));
+}
+
+/**
+ * The tenant's keys (those a run has used), in name order, each with its state: at most `limit`,
+ * after `afterKey` when paging. One gate RPC per key listed.
+ */
+export async function flowControlStates(
+  env: Env,
+  tenantId: string,
+  options: { limit: number; afterKey?: string },
+): Promise<{ key: string; state: GateState }[]> {
+  const keys = await listFlowControlKeys(env.DB, tenantId, options.limit, options.afterKey);
+  return Promise.all(keys.map(async (key) => ({ key, state: await flowControlState(env, tenantId, key) })));
+}
+
+/** The shape QStash's `GET /v2/flowControl/{key}` answers, for the /v2 API. */
+export interface QStashFlowControlInfo {
+  flowControlKey: string;
+  waitListSize: number;
+  parallelismMax: number;
+  parallelismCount: number;
+  rateMax: number;
+  rateCount: number;
+  ratePeriod: number;
+  ratePeriodStart: number;
+  isPaused: boolean;
+  isPinnedParallelism: boolean;
+  isPinnedRate: boolean;
+}
+
+/** A gate's state in QStash's shape (0 for an unlimited dimension, as QStash reports; period in seconds). */
+export function qstashFlowControlInfo(key: string, state: GateState): QStashFlowControlInfo {
+  const limits: FlowLimits = state.limits ?? { rate: null, periodMs: 1_000, parallelism: null };
+  return {
+    flowControlKey: key,
+    waitListSize: state.waiting,
+    parallelismMax: limits.parallelism ?? 0,
+    parallelismCount: state.inFlight,
+    rateMax: limits.rate ?? 0,
+    rateCount: state.rateCount,
+    ratePeriod: Math.round(limits.periodMs / 1000),
+    ratePeriodStart: state.ratePeriodStartMs,
+    isPaused: false,
+    isPinnedParallelism: false,
+    isPinnedRate: false,
+  };
+}
