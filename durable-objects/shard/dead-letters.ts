@@ -7,6 +7,8 @@
 // - a failed send is logged, never thrown: its rows stay pending with a backoff, and are re-sent
 //   by reference (after a second failure, each alone), so no batch is ever retried identically.
 
+import type { JobSpec } from "../../src/core/job-spec";
+import { type QstashRunContext, qstashRunContextOf } from "../../src/core/qstash-delivery";
 import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../../src/core/queue-limits";
 import { deadLetterPayload, EMPTY_PAYLOAD } from "../../src/core/target-payload";
 import { logEvent } from "../../src/log";
@@ -107,6 +109,7 @@ function outgoingOf(run: PendingRun, job: ShardJobRow | null, shard: number): Ou
     target_status: run.target_status,
     payload,
     on_failure: spec?.on_failure ?? null,
+    ...qstashLetterField(spec, job),
   };
   const inlineBytes = jsonBytes(inline);
   if (run.dlq_send_failures === 0 && inlineBytes <= QUEUE_SEND_LIMITS.maxMessageBytes) {
@@ -120,6 +123,11 @@ function outgoingOf(run: PendingRun, job: ShardJobRow | null, shard: number): Ou
     payload_ref: { run_id: run.run_id, job_id: run.job_id, shard },
   };
   return { run, body: reference, bytes: jsonBytes(reference) };
+}
+
+function qstashLetterField(spec: JobSpec | null, job: ShardJobRow | null): { qstash?: QstashRunContext } {
+  const qstash = spec === null || job === null ? undefined : qstashRunContextOf(spec, job.created_at_ms);
+  return qstash === undefined ? {} : { qstash };
 }
 
 /** Run ids with the attempt sent: a run redriven and dead-lettered again meanwhile stays pending. */

@@ -5,6 +5,7 @@ import { durationMs } from "../../src/core/duration";
 import type { JobSpec } from "../../src/core/job-spec";
 import { longRunningSettingsOf } from "../../src/core/long-running";
 import type { FailedOutcome } from "../../src/core/outcome";
+import { type QstashRunContext, qstashRunContextOf } from "../../src/core/qstash-delivery";
 import { retryDelayFromExpressionMs } from "../../src/core/retry-delay-expression";
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
 import { TERMINAL_STATES } from "../../src/core/run-state";
@@ -94,7 +95,14 @@ function claimRun(rows: BatchRows, sql: SqlStorage, claim: ClaimRequest, nowMs: 
     latenessMs: Math.max(0, nowMs - run.fire_at_ms),
     retryOnStatus: spec.retry.retry_on_status,
     completion: longRunningSettingsOf(spec).completion,
+    ...qstashClaimField(spec, job.created_at_ms),
   };
+}
+
+/** A /v2 job's claims carry what its QStash-format call and callbacks need; /v1 claims nothing. */
+function qstashClaimField(spec: JobSpec, jobCreatedAtMs: number): { qstash?: QstashRunContext } {
+  const qstash = qstashRunContextOf(spec, jobCreatedAtMs);
+  return qstash === undefined ? {} : { qstash };
 }
 
 export interface OutcomeEffects {

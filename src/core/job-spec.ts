@@ -5,7 +5,7 @@ import { durationSchema } from "./duration";
 import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB } from "./exclusions";
 import { flowControlSchema } from "./flow-control";
 import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
-import { qstashMessageSchema } from "./qstash-message";
+import { qstashJobSchema } from "./qstash-delivery";
 import { parseRetryDelayExpression } from "./retry-delay-expression";
 import { JOB_STATUSES } from "./run-state";
 import { bindingTargetSchemas } from "./targets";
@@ -264,8 +264,11 @@ export const jobCreateSchema = z.strictObject({
   /** Runs of every job with this key share its limits; over them, runs wait (src/core/flow-control.ts). */
   flow_control: flowControlSchema.nullable().default(null),
   metadata: z.record(z.string(), z.unknown()).default({}),
-  /** Set by the QStash-compatible /v2 API (see qstash-message.ts); absent on /v1 jobs. */
-  qstash: qstashMessageSchema.optional(),
+  /**
+   * Set by the QStash-compatible /v2 API (qstash-message.ts, qstash-delivery.ts); absent on /v1
+   * jobs. Present: calls are signed and headed as QStash's, callbacks get QStash's body.
+   */
+  qstash: qstashJobSchema.optional(),
 });
 
 export type JobCreate = z.input<typeof jobCreateSchema>;

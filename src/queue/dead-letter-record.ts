@@ -7,6 +7,8 @@ import { insertDeadLetters, type NewDeadLetter } from "../db/dead-letters";
 import type { DeadLetterMessage } from "../shard/protocol";
 import { raiseAlerts } from "./alerts";
 import { payloadsOf, storedPayloadJson } from "./dead-letter-payload";
+import { failureCallbackDeliveries } from "./qstash-callbacks";
+import { enqueueSideDeliveries } from "./side-deliveries";
 
 /** Stores the letters and raises one alert each; throws when D1 fails (the caller retries). */
 export async function recordDeadLetters(env: Env, letters: readonly DeadLetterMessage[]): Promise<void> {
@@ -27,6 +29,13 @@ export async function recordDeadLetters(env: Env, letters: readonly DeadLetterMe
     }),
   );
   await insertDeadLetters(env.DB, rows, nowMs);
+  // Before the alerts: a failed enqueue throws and the batch is retried, so a callback may go
+  // twice (same Idempotency-Key and message id), never not at all.
+  const failureCallbacks = failureCallbackDeliveries(
+    letters,
+    rows.map((row) => row.id),
+  );
+  if (failureCallbacks.length > 0) await enqueueSideDeliveries(env, failureCallbacks);
   await raiseAlerts(
     env,
     letters.map((letter) => ({

@@ -22,8 +22,8 @@ import { resolverFromEnv } from "./dns-resolver";
 import { recordDispatch } from "./metrics";
 import { OutcomeReporter } from "./outcome-reports";
 import { runPool, semaphore } from "./pool";
+import { callTargetWithCallback } from "./qstash-callbacks";
 import { type Claimed, claimAtShard } from "./shard-batches";
-import { callTarget } from "./target-call";
 import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
@@ -215,22 +215,28 @@ async function callRun(run: Claimed, setup: CallSetup, env: Env): Promise<Target
     attempt: run.attempt,
     fence: run.fence,
   });
-  return callTarget({
-    target: run.target,
-    runToken,
-    completion: run.completion ?? "response",
-    runId: run.runId,
-    jobId: run.jobId,
-    scheduledAtMs: run.scheduledAtMs,
-    attempt: run.attempt,
-    idempotencyKey: run.idempotencyKey,
-    secrets: setup.secrets.get(run.tenantId) ?? [],
-    timeoutMs: run.timeoutMs,
-    retryOnStatus: run.retryOnStatus,
-    allowPrivate: setup.allowPrivate,
-    resolveHost: setup.resolveHost,
-    // Binding targets are looked up by name; which names a job may use was checked at create.
-    bindings: env as unknown as Readonly<Record<string, unknown>>,
-    nowMs: Date.now(),
-  });
+  // A /v2 job's call is made the QStash way, and its callback queued (qstash-callbacks.ts).
+  return callTargetWithCallback(
+    env,
+    {
+      target: run.target,
+      runToken,
+      completion: run.completion ?? "response",
+      ...(run.qstash ? { qstash: run.qstash.delivery } : {}),
+      runId: run.runId,
+      jobId: run.jobId,
+      scheduledAtMs: run.scheduledAtMs,
+      attempt: run.attempt,
+      idempotencyKey: run.idempotencyKey,
+      secrets: setup.secrets.get(run.tenantId) ?? [],
+      timeoutMs: run.timeoutMs,
+      retryOnStatus: run.retryOnStatus,
+      allowPrivate: setup.allowPrivate,
+      resolveHost: setup.resolveHost,
+      // Binding targets are looked up by name; which names a job may use was checked at create.
+      bindings: env as unknown as Readonly<Record<string, unknown>>,
+      nowMs: Date.now(),
+    },
+    run,
+  );
 }

@@ -17,5 +17,7 @@ export async function recordSideDeliveryAttempt(
         atMs: Date.now(),
       });
       return;
+    case "qstash_callback":
+      return;
   }
 }

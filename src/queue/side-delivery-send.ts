@@ -1,5 +1,7 @@
 // One attempt of a side delivery: the address checked like a target's, the request signed in the
 // delivery's signing style, sent with its timeout, and the answer classified. Never throws.
+
+import { qstashSignature } from "../core/qstash-jwt";
 import { resolvedTargetProblem } from "../core/ssrf";
 import { resolverFromEnv } from "./dns-resolver";
 import type { SideDelivery, SideDeliveryResult } from "./side-delivery-types";
@@ -39,6 +41,7 @@ async function headersOf(env: Env, delivery: SideDelivery, nowMs: number): Promi
   if (!headers.has("user-agent")) headers.set("user-agent", USER_AGENT);
   headers.set("idempotency-key", delivery.idempotencyKey);
   const { signing } = delivery;
+  if (signing.style === "qstash") await signAsQstash(env, headers, delivery, signing.tenantId, nowMs);
   if (signing.style === "edgecron") {
     const secrets = (await tenantSecrets(env.DB, [signing.tenantId], nowMs)).get(signing.tenantId) ?? [];
     if (secrets.length > 0) {
@@ -60,4 +63,26 @@ async function headersOf(env: Env, delivery: SideDelivery, nowMs: number): Promi
     }
   }
   return headers;
+}
+
+/** QStash's signature with the tenant's current secret (looked up at send time, like ours). */
+async function signAsQstash(
+  env: Env,
+  headers: Headers,
+  delivery: SideDelivery,
+  tenantId: string,
+  nowMs: number,
+): Promise<void> {
+  const [current] = (await tenantSecrets(env.DB, [tenantId], nowMs)).get(tenantId) ?? [];
+  if (current === undefined) return;
+  headers.set(
+    "upstash-signature",
+    await qstashSignature(crypto.subtle, {
+      signingKey: current,
+      url: delivery.url,
+      body: delivery.body ?? "",
+      nowMs,
+      jti: `jwt_${crypto.randomUUID().replaceAll("-", "")}`,
+    }),
+  );
 }

@@ -7,14 +7,20 @@ import type { AlertDeliveryTarget } from "../core/alerts";
  * - `edgecron`: `Edgecron-Signature` v2 with the tenant's current signing secrets (looked up at
  *   send time, so a rotation applies to retries), binding method, URL, idempotency key, run id
  *   and attempt, exactly as on a job's call;
+ * - `qstash`: `Upstash-Signature` (QStash's JWT, src/core/qstash-jwt.ts) with the tenant's
+ *   current secret, as on a /v2 job's call, so the official Receiver verifies it;
  * - `none`: sent as given (the caller's headers carry any authentication).
  */
 export type SideDeliverySigning =
   | { style: "edgecron"; tenantId: string; runId: string | null; attempt: number | null }
+  | { style: "qstash"; tenantId: string }
   | { style: "none" };
 
 /** Why a delivery is sent: decides what is recorded when an attempt ends. */
-export type SideDeliveryPurpose = { kind: "alert"; alertId: string; target: AlertDeliveryTarget };
+export type SideDeliveryPurpose =
+  | { kind: "alert"; alertId: string; target: AlertDeliveryTarget }
+  /** A /v2 job's callback or failure callback: nothing is recorded but the log. */
+  | { kind: "qstash_callback"; runId: string; failure: boolean };
 
 export interface SideDelivery {
   /** Stable across retries (logs, records). */

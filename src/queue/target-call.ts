@@ -10,6 +10,8 @@ import {
 } from "../client/verify";
 import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
 import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
+import { qstashHeaders } from "../core/qstash-delivery";
+import { qstashSignature } from "../core/qstash-jwt";
 import { resolvedTargetProblem } from "../core/ssrf";
 import { callBindingTarget } from "./binding-targets";
 import type { CallTargetInput, HttpCallInput } from "./target-input";
@@ -125,6 +127,7 @@ export async function buildRequest(input: HttpCallInput): Promise<Request> {
       ),
     );
   }
+  if (input.qstash !== undefined) await setQstashHeaders(headers, input, body);
   return new Request(target.url, {
     method: target.method,
     headers,
@@ -132,6 +135,30 @@ export async function buildRequest(input: HttpCallInput): Promise<Request> {
     redirect: "manual",
     signal: AbortSignal.timeout(input.timeoutMs),
   });
+}
+
+/**
+ * A QStash-format call (a /v2 job): what the official Receiver verifies, signed with the
+ * tenant's current secret only (one JWT has one key; a Receiver holding current and next keeps
+ * verifying when next becomes current), plus the `Upstash-*` headers. Ours stay beside them.
+ */
+async function setQstashHeaders(headers: Headers, input: HttpCallInput, body: string): Promise<void> {
+  const delivery = input.qstash;
+  if (delivery === undefined) return;
+  for (const [name, value] of Object.entries(qstashHeaders(delivery, input))) headers.set(name, value);
+  const signingKey = input.secrets[0];
+  if (signingKey === undefined) return;
+  headers.set(
+    "upstash-signature",
+    await qstashSignature(crypto.subtle, {
+      // The same key as Edgecron-Signature's: HMAC SHA-256 of the secret's UTF-8 bytes, cached.
+      signingKey: await hmacKey(signingKey),
+      url: input.target.url,
+      body,
+      nowMs: input.nowMs,
+      jti: `jwt_${crypto.randomUUID().replaceAll("-", "")}`,
+    }),
+  );
 }
 
 /**

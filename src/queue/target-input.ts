@@ -2,6 +2,7 @@
 import type { HttpTarget, JobTarget } from "../core/job-spec";
 import type { CompletionMode } from "../core/long-running";
 import type { TargetOutcome } from "../core/outcome";
+import type { QstashDelivery } from "../core/qstash-delivery";
 import type { ResolveHost } from "../core/ssrf";
 
 export interface CallTargetInput {
@@ -27,6 +28,8 @@ export interface CallTargetInput {
   runToken?: string;
   /** The job's completion mode: whether a 2xx may only start the work. Default `response`. */
   completion?: CompletionMode;
+  /** Set for jobs created through /v2: signed with `Upstash-Signature` (current secret) and headed as QStash does. */
+  qstash?: QstashDelivery;
   /** The Worker's env: where binding targets (service, workflow, queue) are looked up. */
   bindings?: Readonly<Record<string, unknown>>;
   /** Defaults to the global fetch; tests route it to an in-process handler. */

@@ -3,6 +3,7 @@
 import type { JobSpec } from "../core/job-spec";
 import type { CompletionMode } from "../core/long-running";
 import type { TargetOutcome } from "../core/outcome";
+import type { QstashRunContext } from "../core/qstash-delivery";
 import type { JobStatus } from "../core/run-state";
 
 export type { JobStatus };
@@ -86,6 +87,8 @@ export interface DeadLetterMessage {
   payload: { method: string; url: string; headers: Record<string, string>; body: unknown };
   /** The job's on_failure URL, which receives the dead-letter alert too. */
   on_failure: string | null;
+  /** A /v2 job's: where its failure callback goes and what it says. */
+  qstash?: QstashRunContext;
   /**
    * Set when the payload would not fit in a queue message: `payload` then holds only the method
    * and URL, and the consumer reads headers and body from the job in D1. Older messages lack it.
@@ -123,6 +126,8 @@ export type ClaimResult =
       retryOnStatus: number[];
       /** Whether a 2xx answer may only start the work (long-running targets). */
       completion: CompletionMode;
+      /** Set for jobs created through /v2: the call is signed and headed as QStash does. */
+      qstash?: QstashRunContext;
     }
   | { ok: false; runId: string; code: ClaimRejection };
 

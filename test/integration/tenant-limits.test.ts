@@ -1,9 +1,9 @@
 // Tenant limits over HTTP: the admin sets them, the tenant reads its own, and a create over a
 // limit is refused with 429 naming the limit and Retry-After, storing nothing.
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
+import { countJobs } from "../helpers/job-databases";
 
 // Created jobs arm their shards' alarms (far-future instants): delete them after each test.
 disarmShardsAfterEach();
@@ -25,12 +25,7 @@ interface Problem {
 }
 
 async function jobCount(tenantId: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT COUNT(*) AS n FROM jobs WHERE tenant_id = ?")
-    .bind(tenantId)
-    .first<{
-      n: number;
-    }>();
-  return row?.n ?? 0;
+  return countJobs("WHERE tenant_id = ?", tenantId);
 }
 
 describe("tenant limits", () => {

@@ -13,6 +13,7 @@ import { keys } from "./keys";
 import { messages } from "./messages";
 import { publish } from "./publish";
 import { queues } from "./queues";
+import { qstashSchedules } from "./schedules";
 
 export const v2 = new Hono<AppEnv>();
 
@@ -21,6 +22,7 @@ v2.use("*", authenticate, tenantScope);
 v2.route("/", publish);
 v2.route("/messages", messages);
 v2.route("/keys", keys);
+v2.route("/schedules", qstashSchedules);
 v2.route("/queues", queues);
 v2.route("/flowControl", flowControl);
 v2.route("/dlq", dlq);

@@ -1,6 +1,7 @@
 // The DLQ routes on our dead letters: a QStash DLQ entry is a dead letter of a /v2 job not yet
 // redriven; retry is a redrive (one new attempt of the same message), delete removes the letter.
 import { Hono } from "hono";
+import { qstashMessageId } from "../../core/qstash-delivery";
 import { jobStores } from "../../db/databases";
 import { type DeadLetterRow, findDeadLetter, listDeadLetters } from "../../db/dead-letters";
 import type { StoredJob } from "../../db/jobs";
@@ -31,8 +32,12 @@ interface LetterPayload {
 /** A dead letter as the client's `DlqMessage`: the message, plus the failed response. */
 function dlqMessageView({ letter, job }: DlqEntry) {
   const payload = parsePayload(letter.payload_json);
+  const scheduleId = job.spec.qstash?.schedule_id;
   return {
     ...messageView(job),
+    // A schedule's fires are messages of their own: the run is the message (qstashMessageId).
+    messageId: messageIdOf({ letter, job }),
+    ...(scheduleId ? { scheduleId } : {}),
     ...(payload.headers === undefined ? {} : { header: headerLists(payload.headers) }),
     ...(typeof payload.body === "string" ? { body: payload.body } : {}),
     dlqId: letter.id,
@@ -41,6 +46,10 @@ function dlqMessageView({ letter, job }: DlqEntry) {
     responseHeader: {},
     responseBody: letter.last_error ?? letter.reason,
   };
+}
+
+function messageIdOf({ letter, job }: DlqEntry): string {
+  return qstashMessageId(job.spec.qstash ?? {}, { jobId: job.id, runId: letter.run_id });
 }
 
 function parsePayload(json: string): LetterPayload {
@@ -135,7 +144,7 @@ dlq.post("/retry", async (c) => {
   const responses: { messageId: string }[] = [];
   for (const entry of entries) {
     await redriveDeadLetter(c.env, tenantId, entry.letter);
-    responses.push({ messageId: entry.job.id });
+    responses.push({ messageId: messageIdOf(entry) });
   }
   return c.json({ cursor: cursor ?? "", responses });
 });

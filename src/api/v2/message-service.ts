@@ -100,7 +100,8 @@ export function duplicateAnswer(job: StoredJob): PublishedMessage {
   return { messageId: job.id, url, deduplicated: true };
 }
 
-function bodyText(body: Uint8Array, errors: HeaderError[]): string | null {
+/** The body as text, or null with a `body` error: too large, or not UTF-8. */
+export function bodyText(body: Uint8Array, errors: HeaderError[]): string | null {
   if (body.byteLength > MAX_TARGET_BODY_BYTES) {
     errors.push({ header: "body", message: `must be at most ${MAX_TARGET_BODY_BYTES} bytes` });
     return null;
