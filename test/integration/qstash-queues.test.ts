@@ -114,3 +114,32 @@ describe("POST /v2/enqueue/{queue}/{destination}", () => {
     expect((await v2("GET", "/v2/queues", t.key)).body).toEqual([]);
   });
 });
+
+describe("Upstash-Flow-Control-Key", () => {
+  it("becomes the job's flow_control, which the flow gates enforce, and /v2/flowControl reads its key", async () => {
+    const t = await createTenantWithKey("qstash-queues");
+    const res = await v2("POST", `/v2/publish/${targetUrl("/ok/flow")}`, t.key, {
+      "upstash-delay": "1h",
+      "upstash-flow-control-key": "billing.k1",
+      "upstash-flow-control-value": "parallelism=2, rate=10, period=1m",
+    });
+    expect(res.status).toBe(201);
+    const job = await v2("GET", `/v1/jobs/${res.body.messageId}`, t.key);
+    expect(job.body.flow_control).toEqual({ key: "billing.k1", parallelism: 2, rate: 10, period: "60s" });
+    const state = await v2("GET", "/v2/flowControl/billing.k1", t.key);
+    expect(state).toMatchObject({ status: 200, body: { flowControlKey: "billing.k1", waitListSize: 0 } });
+
+    const enqueued = await v2("POST", `/v2/enqueue/mail/${targetUrl("/ok/flow")}`, t.key, {
+      "upstash-delay": "1h",
+    });
+    const queued = await v2("GET", `/v1/jobs/${enqueued.body.messageId}`, t.key);
+    expect(queued.body.flow_control).toMatchObject({ key: "queue:mail", parallelism: 1 });
+
+    const bad = await v2("POST", `/v2/publish/${targetUrl("/ok/flow")}`, t.key, {
+      "upstash-flow-control-key": "has space",
+      "upstash-flow-control-value": "parallelism=1",
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toContain("Upstash-Flow-Control-Key");
+  });
+});

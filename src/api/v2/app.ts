@@ -8,6 +8,7 @@ import type { AppEnv } from "../types";
 import { dlq } from "./dlq";
 import { qstashErrorResponse } from "./errors";
 import { events } from "./events";
+import { flowControl } from "./flow-control";
 import { keys } from "./keys";
 import { messages } from "./messages";
 import { publish } from "./publish";
@@ -23,6 +24,7 @@ v2.route("/messages", messages);
 v2.route("/keys", keys);
 v2.route("/schedules", qstashSchedules);
 v2.route("/queues", queues);
+v2.route("/flowControl", flowControl);
 v2.route("/dlq", dlq);
 v2.route("/events", events);
 v2.route("/logs", events);
@@ -30,7 +32,7 @@ v2.route("/logs", events);
 /** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
 const NOT_SERVED: [prefix: string, why: string][] = [
   ["/topics", "URL groups (topics) are not served: publish to each URL"],
-  ["/flowControl", "flow-control state is not served by /v2 yet"],
+  ["/flowControl", "only GET /v2/flowControl/{key} is served (no list, pause, resume, pin or reset)"],
   ["/globalParallelism", "global parallelism is not served"],
   ["/llm", "LLM APIs are not served"],
 ];

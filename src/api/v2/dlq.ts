@@ -2,6 +2,7 @@
 // redriven; retry is a redrive (one new attempt of the same message), delete removes the letter.
 import { Hono } from "hono";
 import { qstashMessageId } from "../../core/qstash-delivery";
+import { jobStores } from "../../db/databases";
 import { type DeadLetterRow, findDeadLetter, listDeadLetters } from "../../db/dead-letters";
 import type { StoredJob } from "../../db/jobs";
 import { deleteDeadLetters, findDeadLettersByIds, findJobsByIds } from "../../db/qstash";
@@ -64,7 +65,7 @@ function parsePayload(json: string): LetterPayload {
 async function entriesOf(env: Env, tenantId: string, letters: readonly DeadLetterRow[]): Promise<DlqEntry[]> {
   const waiting = letters.filter((letter) => letter.redriven_at_ms === null);
   const jobs = await findJobsByIds(
-    env.DB,
+    jobStores(env),
     tenantId,
     waiting.map((letter) => letter.job_id),
   );

@@ -3,6 +3,7 @@
 // first. Asked by message id, one shard request per message; tenant-wide, every shard is asked
 // and the pages merged (src/shard/history.ts).
 import { Hono } from "hono";
+import { jobStores } from "../../db/databases";
 import type { StoredJob } from "../../db/jobs";
 import { findJobsByIds } from "../../db/qstash";
 import { listTenantRunRecords } from "../../shard/history";
@@ -98,7 +99,10 @@ events.get("/", async (c) => {
   const last = page[page.length - 1];
   const cursor =
     runs.length > query.count && last !== undefined ? encodeCursor([last.created_at_ms, last.id]) : null;
-  const jobs = await findJobsByIds(c.env.DB, tenantId, [...page.map((run) => run.job_id), ...query.ids]);
+  const jobs = await findJobsByIds(jobStores(c.env), tenantId, [
+    ...page.map((run) => run.job_id),
+    ...query.ids,
+  ]);
   const logs = page.flatMap((run) => {
     const job = jobs.get(run.job_id);
     return job?.spec.qstash === undefined ? [] : logsOfRun(run, job);

@@ -5,7 +5,7 @@
 import { formatDuration } from "../../core/duration";
 import type { JobCreate } from "../../core/job-spec";
 import type { FieldError } from "../problem";
-import type { HeaderError, MessageHeaders } from "./headers";
+import type { FlowControlHeader, HeaderError, MessageHeaders } from "./headers";
 
 /** Every /v2 message's job name starts with this, so a name-prefix scan finds them. */
 export const MESSAGE_JOB_PREFIX = "qstash:";
@@ -41,6 +41,8 @@ export function messageJobInput(message: MessageInput): JobCreate {
       delay_expression: headers.retryDelayExpression ?? DEFAULT_RETRY_DELAY_EXPRESSION,
     },
     ...(headers.timeoutMs === null ? {} : { timeout: formatDuration(headers.timeoutMs) }),
+    // Enforced by the flow gates like any /v1 job's flow_control (across shards and consumers).
+    ...(headers.flowControl === null ? {} : { flow_control: flowControlOf(headers.flowControl) }),
     qstash: {
       callback: headers.callback,
       failure_callback: headers.failureCallback,
@@ -59,6 +61,15 @@ export function messageJobInput(message: MessageInput): JobCreate {
   };
 }
 
+function flowControlOf(flow: FlowControlHeader) {
+  return {
+    key: flow.key,
+    ...(flow.rate === null ? {} : { rate: flow.rate }),
+    ...(flow.parallelism === null ? {} : { parallelism: flow.parallelism }),
+    ...(flow.periodSeconds === null ? {} : { period: `${flow.periodSeconds}s` }),
+  };
+}
+
 /** Field paths of the job body, as the header or part of the request the user wrote. */
 const FIELD_HEADERS: [prefix: string, header: string][] = [
   ["target.url", "destination"],
@@ -71,6 +82,8 @@ const FIELD_HEADERS: [prefix: string, header: string][] = [
   ["qstash.failure_callback", "Upstash-Failure-Callback"],
   ["qstash.labels", "Upstash-Label"],
   ["qstash.flow_control", "Upstash-Flow-Control-Key"],
+  ["flow_control.key", "Upstash-Flow-Control-Key"],
+  ["flow_control", "Upstash-Flow-Control-Value"],
   ["qstash.deduplication_id", "Upstash-Deduplication-Id"],
 ];
 

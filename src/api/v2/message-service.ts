@@ -3,7 +3,9 @@
 // same schema, SSRF policy and limits). Storing and pushing are the routes' part, so a batch
 // writes all its jobs in one D1 batch.
 import { MAX_TARGET_BODY_BYTES } from "../../core/job-spec";
-import { findJobByIdempotencyKey, type StoredJob } from "../../db/jobs";
+import { jobStores } from "../../db/databases";
+import { findJobByIdempotencyKeyAcross } from "../../db/job-store";
+import type { StoredJob } from "../../db/jobs";
 import { releaseIdempotencyKey } from "../../db/qstash";
 import { sha256Hex } from "../crypto";
 import { allowsPrivateTargets, checkJobInput, newStoredJob } from "../job-service";
@@ -63,13 +65,13 @@ export async function prepareMessage(parts: MessageParts): Promise<PreparedMessa
 
   const dedupKey = await deduplicationKey(parsed.headers, destination.url, body);
   if (dedupKey !== null) {
-    const existing = await findJobByIdempotencyKey(parts.env.DB, parts.tenantId, dedupKey);
+    const existing = await findJobByIdempotencyKeyAcross(jobStores(parts.env), parts.tenantId, dedupKey);
     if (existing !== null && existing.createdAtMs > parts.nowMs - DEDUPLICATION_WINDOW_MS) {
       return { kind: "duplicate", answer: duplicateAnswer(existing) };
     }
     if (existing !== null) {
       await releaseIdempotencyKey(
-        parts.env.DB,
+        jobStores(parts.env),
         parts.tenantId,
         dedupKey,
         parts.nowMs - DEDUPLICATION_WINDOW_MS,

@@ -1,7 +1,9 @@
 // GET /v2/messages/{id}, DELETE /v2/messages/{id} and DELETE /v2/messages (by ids, by filter,
 // or all): a message is its job; cancelling deletes the job, which cancels its pending runs.
 import { Hono } from "hono";
-import { findJob, listJobs, type StoredJob } from "../../db/jobs";
+import { jobStores } from "../../db/databases";
+import { findStoredJob, listJobsAcross } from "../../db/job-store";
+import type { StoredJob } from "../../db/jobs";
 import { saveJobVersion } from "../job-service";
 import type { AppEnv } from "../types";
 import { notFound } from "./errors";
@@ -16,7 +18,7 @@ const SCAN_PAGE = 200;
 export const messages = new Hono<AppEnv>();
 
 async function loadMessage(env: Env, tenantId: string, id: string): Promise<StoredJob | null> {
-  const job = await findJob(env.DB, tenantId, id);
+  const job = await findStoredJob(jobStores(env), tenantId, id);
   return job === null || job.status === "DELETED" || !isMessageJob(job) ? null : job;
 }
 
@@ -42,21 +44,21 @@ messages.delete("/", async (c) => {
       ? (await Promise.all(query.ids.map((id) => loadMessage(c.env, tenantId, id)))).filter(
           (job): job is StoredJob => job !== null,
         )
-      : await pendingMessages(c.env.DB, tenantId, (job) => query.matches(messageFactsOf(job)));
+      : await pendingMessages(c.env, tenantId, (job) => query.matches(messageFactsOf(job)));
   for (const job of jobs) await saveJobVersion(c.env, job, { status: "DELETED" }, nowMs);
   return c.json({ cancelled: jobs.length });
 });
 
 /** The tenant's messages not yet delivered (ACTIVE jobs) that `keep` selects, newest first. */
 async function pendingMessages(
-  db: D1Database,
+  env: Env,
   tenantId: string,
   keep: (job: StoredJob) => boolean,
 ): Promise<StoredJob[]> {
   const found: StoredJob[] = [];
   let beforeId: string | undefined;
   for (let scanned = 0; scanned < MAX_SCANNED_JOBS; scanned += SCAN_PAGE) {
-    const page = await listJobs(db, tenantId, {
+    const page = await listJobsAcross(jobStores(env), tenantId, {
       status: "ACTIVE",
       namePrefix: MESSAGE_JOB_PREFIX,
       beforeId,

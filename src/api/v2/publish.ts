@@ -2,7 +2,9 @@
 // in D1 before the 2xx (durable), then pushed to its shard (the outbox sweep re-sends what the
 // push missed), exactly as a /v1 create.
 import { Hono } from "hono";
-import { findJobByIdempotencyKey, insertJobs, type StoredJob } from "../../db/jobs";
+import { jobStores } from "../../db/databases";
+import { findJobByIdempotencyKeyAcross, insertStoredJobs } from "../../db/job-store";
+import type { StoredJob } from "../../db/jobs";
 import { ensureQueue, findQueue } from "../../db/qstash-queues";
 import { pushAndMarkSynced } from "../job-service";
 import { EdgecronError } from "../problem";
@@ -119,13 +121,13 @@ async function storeMessages(env: Env, prepared: readonly PreparedMessage[]): Pr
     answers.push(message.answer);
   }
   try {
-    await insertJobs(env.DB, jobs);
+    await insertStoredJobs(jobStores(env), jobs);
   } catch (error) {
     const single = jobs.length === 1 ? jobs[0] : undefined;
     const winner =
       single?.idempotencyKey == null
         ? null
-        : await findJobByIdempotencyKey(env.DB, single.tenantId, single.idempotencyKey);
+        : await findJobByIdempotencyKeyAcross(jobStores(env), single.tenantId, single.idempotencyKey);
     if (winner === null) throw error;
     return answers.map((answer) => (answer.messageId === single?.id ? duplicateAnswer(winner) : answer));
   }
