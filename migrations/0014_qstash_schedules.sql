@@ -1,6 +1,5 @@
--- QStash schedules (/v2/schedules) are cron jobs whose spec carries `qstash.schedule_id`: the id
--- the client names them by. One live job per (tenant, schedule id): the unique index makes an
--- upsert race end with one job (the loser updates it), and a deleted job frees its id.
-CREATE UNIQUE INDEX jobs_qstash_schedule
-  ON jobs(tenant_id, json_extract(spec_json, '$.qstash.schedule_id'))
-  WHERE json_extract(spec_json, '$.qstash.schedule_id') IS NOT NULL AND status <> 'DELETED';
+-- Superseded: QStash schedule jobs live in the job databases, whose unique index on
+-- (tenant_id, qstash.schedule_id) is migrations-jobs/0002_qstash_schedules.sql. This file stays
+-- because a database may have applied its first form (that index on this database's legacy
+-- `jobs` table, which no schedule is written to any more); it drops that index where it exists.
+DROP INDEX IF EXISTS jobs_qstash_schedule;

@@ -32,6 +32,8 @@ function messageOf(error: EdgecronError): string {
 export function qstashErrorResponse(error: unknown, _c?: Context): Response {
   if (error instanceof EdgecronError) {
     const headers: Record<string, string> = error.status === 401 ? { "www-authenticate": "Bearer" } : {};
+    // A tenant limit (429) says when to come back, as the /v1 problem does.
+    if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
     return qstashError(error.status, messageOf(error), headers);
   }
   if (error instanceof HTTPException && error.status < 500) {

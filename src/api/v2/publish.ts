@@ -6,6 +6,7 @@ import { jobStores } from "../../db/databases";
 import { findJobByIdempotencyKeyAcross, insertStoredJobs } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { ensureQueue, findQueue } from "../../db/qstash-queues";
+import { admitJobCreates } from "../admission";
 import { pushAndMarkSynced } from "../job-service";
 import { EdgecronError } from "../problem";
 import type { AppEnv } from "../types";
@@ -33,11 +34,10 @@ publish.post("/publish/*", async (c) => {
     body: new Uint8Array(await c.req.arrayBuffer()),
     nowMs,
   });
-  const [answer] = await storeMessages(c.env, [prepared]);
+  const [answer] = await storeMessages(c.env, [prepared], { tenantId: c.get("tenantId"), nowMs });
   return c.json(answer, 201);
 });
 
-// The queue name is the first segment after /v2/enqueue/; the destination is the rest, raw.
 // The queue name is the first segment after /v2/enqueue/; the destination is the rest, raw.
 publish.post("/enqueue/:queue/*", async (c) => {
   const nowMs = Date.now();
@@ -53,9 +53,7 @@ publish.post("/enqueue/:queue/*", async (c) => {
     nowMs,
     queue: { name, parallelism },
   });
-  // Created only once the message is good (a refused request stores nothing), as QStash does.
-  await ensureQueue(c.env.DB, tenantId, name, nowMs);
-  const [answer] = await storeMessages(c.env, [prepared]);
+  const [answer] = await storeMessages(c.env, [prepared], { tenantId, nowMs, queueNames: [name] });
   return c.json(answer, 201);
 });
 
@@ -79,8 +77,10 @@ publish.post("/batch", async (c) => {
     }
   }
   if (errors.length > 0) throw badRequest(errors);
-  for (const name of queues.keys()) await ensureQueue(c.env.DB, tenantId, name, nowMs);
-  return c.json(await storeMessages(c.env, prepared), 201);
+  return c.json(
+    await storeMessages(c.env, prepared, { tenantId, nowMs, queueNames: [...queues.keys()] }),
+    201,
+  );
 });
 
 /** The parallelism of every queue the items name (1 for one that does not exist yet). */
@@ -96,12 +96,24 @@ async function queueLimits(
   return limits;
 }
 
+interface StoreContext {
+  tenantId: string;
+  nowMs: number;
+  /** Queues the messages name: created only once every message is good and admitted. */
+  queueNames?: readonly string[];
+}
+
 /**
- * Inserts the new jobs in one D1 batch, then pushes them. A message whose key another message
- * of the same batch took answers as that one's duplicate; a concurrent publish that took the
- * key first is found again (the unique index lets exactly one in).
+ * Admits the new jobs (tenant limits; a refused request stores nothing, not even its queues, as
+ * QStash does), inserts them in one D1 batch per database, then pushes them. A message whose key
+ * another message of the same batch took answers as that one's duplicate; a concurrent publish
+ * that took the key first is found again (the unique index lets exactly one in).
  */
-async function storeMessages(env: Env, prepared: readonly PreparedMessage[]): Promise<PublishedMessage[]> {
+async function storeMessages(
+  env: Env,
+  prepared: readonly PreparedMessage[],
+  { tenantId, nowMs, queueNames = [] }: StoreContext,
+): Promise<PublishedMessage[]> {
   const byKey = new Map<string, StoredJob>();
   const answers: PublishedMessage[] = [];
   const jobs: StoredJob[] = [];
@@ -120,6 +132,8 @@ async function storeMessages(env: Env, prepared: readonly PreparedMessage[]): Pr
     jobs.push(message.job);
     answers.push(message.answer);
   }
+  await admitJobCreates(env, tenantId, jobs.length, nowMs);
+  for (const name of queueNames) await ensureQueue(env.DB, tenantId, name, nowMs);
   try {
     await insertStoredJobs(jobStores(env), jobs);
   } catch (error) {

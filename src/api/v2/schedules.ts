@@ -3,10 +3,18 @@
 // the docs say). Mounted by the /v2 app after its authentication; errors are thrown as
 // EdgecronError and answered in QStash's shape by the app's error handler.
 import { Hono } from "hono";
-import { insertJobs, type StoredJob } from "../../db/jobs";
+import { jobStores } from "../../db/databases";
+import { insertStoredJobs } from "../../db/job-store";
+import type { StoredJob } from "../../db/jobs";
 import { ensureQueue, findQueue } from "../../db/qstash-queues";
-import { findScheduleJob, isScheduleIdTaken, listScheduleJobs } from "../../db/qstash-schedules";
+import {
+  findScheduleJob,
+  isScheduleIdTaken,
+  listScheduleJobs,
+  scheduleDatabaseIndex,
+} from "../../db/qstash-schedules";
 import { listJobRunRecords } from "../../shard/history";
+import { admitJobCreates } from "../admission";
 import { newId } from "../ids";
 import {
   allowsPrivateTargets,
@@ -35,7 +43,7 @@ const RECENT_RUNS = 5;
 const ROUTE_PREFIX = "/v2/schedules/";
 
 qstashSchedules.get("/", async (c) => {
-  const jobs = await listScheduleJobs(c.env.DB, c.get("tenantId"), MAX_LISTED_SCHEDULES);
+  const jobs = await listScheduleJobs(jobStores(c.env), c.get("tenantId"), MAX_LISTED_SCHEDULES);
   const nowMs = Date.now();
   return c.json(
     jobs.map((job) => scheduleResource(job, { nextFireMs: nextFireMs(job, nowMs), recentRuns: [] })),
@@ -121,7 +129,10 @@ qstashSchedules.post("/*", async (c) => {
   return c.json({ scheduleId });
 });
 
-/** Creates the schedule's job, or writes a new version of the live one (its status kept). */
+/**
+ * Creates the schedule's job, or writes a new version of the live one (its status kept). A new
+ * job is admitted (tenant limits) first and placed in the database its schedule id hashes to.
+ */
 async function upsertSchedule(
   env: Env,
   tenantId: string,
@@ -129,17 +140,20 @@ async function upsertSchedule(
   spec: StoredJob["spec"],
   nowMs: number,
 ): Promise<void> {
-  const existing = await findScheduleJob(env.DB, tenantId, scheduleId);
+  const stores = jobStores(env);
+  const existing = await findScheduleJob(stores, tenantId, scheduleId);
   if (existing !== null) {
     await saveJobVersion(env, existing, { spec: upsertedSpec(existing.spec, spec) }, nowMs);
     return;
   }
-  const job = newStoredJob(env, tenantId, spec, nowMs);
+  await admitJobCreates(env, tenantId, 1, nowMs);
+  const databaseIndex = scheduleDatabaseIndex(stores, tenantId, scheduleId);
+  const job = newStoredJob(env, tenantId, spec, nowMs, null, databaseIndex);
   try {
-    await insertJobs(env.DB, [job]);
+    await insertStoredJobs(stores, [job]);
   } catch (error) {
     // A concurrent create of the same id won the index: this request updates that job instead.
-    const winner = isScheduleIdTaken(error) ? await findScheduleJob(env.DB, tenantId, scheduleId) : null;
+    const winner = isScheduleIdTaken(error) ? await findScheduleJob(stores, tenantId, scheduleId) : null;
     if (winner === null) throw error;
     await saveJobVersion(env, winner, { spec: upsertedSpec(winner.spec, spec) }, nowMs);
     return;
@@ -148,7 +162,7 @@ async function upsertSchedule(
 }
 
 async function loadSchedule(env: Env, tenantId: string, scheduleId: string): Promise<StoredJob> {
-  const job = await findScheduleJob(env.DB, tenantId, scheduleId);
+  const job = await findScheduleJob(jobStores(env), tenantId, scheduleId);
   if (job === null) throw notFound(`schedule ${scheduleId} not found`);
   return job;
 }
