@@ -125,32 +125,10 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN calendars_json TEXT NOT NULL DEFAULT '[]';
   ALTER TABLE jobs ADD COLUMN calendars_revision INTEGER NOT NULL DEFAULT 0;
   `,
-  // v9: dispatch ahead of the instant (./shard/ahead.ts). ahead_scheduled_ms: the instant whose
-  // run was created and queued ahead (the job's timer itself still waits for the instant). The
-  // partial index finds, in order, the jobs whose next instant may still be queued ahead; its
-  // WHERE is AHEAD_ELIGIBLE in ./shard/ahead.ts word for word, so the planner uses it.
-  `
-  ALTER TABLE jobs ADD COLUMN ahead_scheduled_ms INTEGER;
-  CREATE INDEX jobs_ahead_due ON jobs(next_fire_ms)
-    WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms
-      AND json_extract(spec_json, '$.overlap') = 'allow';
-  -- The earliest job timer, apart for jobs whose instant went ahead (its own pass may wait a
-  -- little past the instant, so the first claims of a burst do not queue behind it) and the rest.
-  CREATE INDEX jobs_due_sent_ahead ON jobs(next_fire_ms)
-    WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS next_scheduled_ms;
-  CREATE INDEX jobs_due_not_sent_ahead ON jobs(next_fire_ms)
-    WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms;
-  -- The unclaimed budget counts handed-off runs whose instant has come (./shard/budget.ts) on
-  -- every tick and claim: without this, a scan of every run.
-  CREATE INDEX runs_unclaimed ON runs(fire_at_ms) WHERE state IN ('ACQUIRED', 'DISPATCHED');
-  `,
-  // v10: fair share (shard/fair-share.ts) walks the tenants with timers, one index seek each; a
-  // run refused by a flow gate notes the gate, which wakes it when permits come back.
-  `
-  CREATE INDEX runs_tenant_due ON runs(tenant_id, due_at_ms) WHERE due_at_ms IS NOT NULL;
-  ALTER TABLE runs ADD COLUMN flow_gate TEXT;
-  CREATE INDEX runs_flow_gate ON runs(flow_gate, due_at_ms) WHERE flow_gate IS NOT NULL;
-  `,
+  // v9, v10: no-ops. Dispatch ahead (v12) and fair share (v13) were built beside run history
+  // (v11) and merged after it; a shard already at v11 must still get them, so they come last.
+  `SELECT 1;`,
+  `SELECT 1;`,
   // v11: run history lives in its shard (./shard/history-store.ts), not in one D1 database. A
   // compact record per run, keyed by (job, instant) like the run itself: the run id, the shard
   // and the idempotency key are derived, never stored. run_counts and run_minutes are the
@@ -221,6 +199,32 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER run_history_deleted AFTER DELETE ON run_history BEGIN
     UPDATE run_counts SET n = n - 1 WHERE tenant_id = OLD.tenant_id AND state = OLD.state;
   END;
+  `,
+  // v12: dispatch ahead of the instant (./shard/ahead.ts). ahead_scheduled_ms: the instant whose
+  // run was created and queued ahead (the job's timer itself still waits for the instant). The
+  // partial index finds, in order, the jobs whose next instant may still be queued ahead; its
+  // WHERE is AHEAD_ELIGIBLE in ./shard/ahead.ts word for word, so the planner uses it.
+  `
+  ALTER TABLE jobs ADD COLUMN ahead_scheduled_ms INTEGER;
+  CREATE INDEX jobs_ahead_due ON jobs(next_fire_ms)
+    WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms
+      AND json_extract(spec_json, '$.overlap') = 'allow';
+  -- The earliest job timer, apart for jobs whose instant went ahead (its own pass may wait a
+  -- little past the instant, so the first claims of a burst do not queue behind it) and the rest.
+  CREATE INDEX jobs_due_sent_ahead ON jobs(next_fire_ms)
+    WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS next_scheduled_ms;
+  CREATE INDEX jobs_due_not_sent_ahead ON jobs(next_fire_ms)
+    WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms;
+  -- The unclaimed budget counts handed-off runs whose instant has come (./shard/budget.ts) on
+  -- every tick and claim: without this, a scan of every run.
+  CREATE INDEX runs_unclaimed ON runs(fire_at_ms) WHERE state IN ('ACQUIRED', 'DISPATCHED');
+  `,
+  // v13: fair share (shard/fair-share.ts) walks the tenants with timers, one index seek each; a
+  // run refused by a flow gate notes the gate, which wakes it when permits come back.
+  `
+  CREATE INDEX runs_tenant_due ON runs(tenant_id, due_at_ms) WHERE due_at_ms IS NOT NULL;
+  ALTER TABLE runs ADD COLUMN flow_gate TEXT;
+  CREATE INDEX runs_flow_gate ON runs(flow_gate, due_at_ms) WHERE flow_gate IS NOT NULL;
   `,
 ];
 

@@ -19,7 +19,7 @@ import { insertRun } from "./run-store";
 /**
  * The jobs whose next instant may still be queued ahead: active, with a timer, not yet queued for
  * that instant, overlap "allow". Word for word the WHERE of the jobs_ahead_due index (shard schema
- * v9), so the planner uses it; change both or neither.
+ * v12), so the planner uses it; change both or neither.
  */
 export const AHEAD_ELIGIBLE =
   "status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms AND json_extract(spec_json, '$.overlap') = 'allow'";

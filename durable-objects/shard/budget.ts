@@ -27,7 +27,7 @@ export function unclaimedBudget(shardCount: number): number {
 export function countUnclaimed(sql: SqlStorage, nowMs: number): number {
   return sql
     .exec<{ n: number }>(
-      // The WHERE of the runs_unclaimed index (shard schema v9), so the count is an index range.
+      // The WHERE of the runs_unclaimed index (shard schema v12), so the count is an index range.
       `SELECT COUNT(*) AS n FROM runs WHERE state IN ${sqlInList(UNCLAIMED_STATES)} AND fire_at_ms <= ?`,
       nowMs,
     )
