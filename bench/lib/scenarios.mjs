@@ -25,7 +25,12 @@ export async function apiClient(baseUrl, adminToken) {
   const key = await call("POST", "/v1/api-keys", { tenant_id: tenant.id, name: "bench" }, adminToken);
   // The bench measures the engine, not the default quotas (2,000 creates/s, 100,000 active jobs):
   // the admin lifts them for its tenant, as an operator would for a tenant this large.
-  await call("PUT", `/v1/tenants/${tenant.id}/limits`, { active_jobs: null, creates_per_second: null }, adminToken);
+  await call(
+    "PUT",
+    `/v1/tenants/${tenant.id}/limits`,
+    { active_jobs: null, creates_per_second: null },
+    adminToken,
+  );
   return {
     tenantId: tenant.id,
     call: (method, path, body, headers) => call(method, path, body, key.key, headers),
