@@ -1,6 +1,7 @@
 // Which D1 database holds what. The control database `DB` holds tenants, API keys, console
-// sessions, calendars, alerts and run history; job definitions live in JOB_DATABASES databases
-// (bindings DB_JOBS_0 ..), a job in the one its id hashes to. The id alone names the database, so
+// sessions, calendars, alerts and dead letters (run history lives in the shards); job
+// definitions live in JOB_DATABASES databases (bindings DB_JOBS_0 ..), a job in the one its id
+// hashes to. The id alone names the database, so
 // looking a job up never scans. The hash is salted so that it is independent of the shard hash:
 // the jobs of one database (a batch create lands in one) still spread over every shard. While an
 // older deployment's jobs are being moved out of `DB`'s own `jobs` table (LEGACY_JOBS = "read"),
