@@ -15,7 +15,7 @@ export const RUN_STATES = [
 export type RunState = (typeof RUN_STATES)[number];
 
 /**
- * The run state machine (DESIGN.md), as the one table every writer consults.
+ * The run state machine, as the one table every writer consults.
  * A state missing from a row's list cannot be reached from it.
  */
 const TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
@@ -90,7 +90,7 @@ export const IN_FLIGHT_STATES = ["ACQUIRED", "DISPATCHED", "RUNNING"] as const s
  */
 export const UNCLAIMED_STATES = ["ACQUIRED", "DISPATCHED"] as const satisfies readonly RunState[];
 
-/** Job status (DESIGN.md). COMPLETED: one-shot done, end_at or max_runs reached. */
+/** Job status. COMPLETED: one-shot done, end_at or max_runs reached. */
 export const JOB_STATUSES = ["ACTIVE", "PAUSED", "COMPLETED", "DELETED"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 

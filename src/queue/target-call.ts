@@ -91,7 +91,7 @@ async function exchange(input: HttpCallInput, fetchImpl: typeof fetch): Promise<
   return snippet === "" ? outcome : { ...outcome, error: `${outcome.error}: ${snippet}` };
 }
 
-/** The request the target receives (DESIGN.md "What the target receives"). */
+/** The request the target receives (README, "What your endpoint receives"). */
 export async function buildRequest(input: HttpCallInput): Promise<Request> {
   const { target } = input;
   const sendsBody = !BODYLESS_METHODS.has(target.method);

@@ -107,7 +107,7 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
     // old process group to exit.)
     const inFlightAtKill = (times: number[]) =>
       times[0]! <= killedAtMs && times.slice(1).every((at) => at > killedAtMs);
-    // DESIGN's invariant 2 holds "in the absence of target timeouts": a call that timed out on our
+    // Invariant 2 (docs/INVARIANTS.md) holds "in the absence of target timeouts": a call that timed out on our
     // side (the post-restart backlog through wrangler dev's fetch proxy) is retried by design.
     const timedOut = async (runId: string) => {
       const run = await api<{ events: { state: string; reason: string }[] }>("GET", `/v1/runs/${runId}`);
