@@ -184,21 +184,7 @@ export function recordExcluded(
   let recorded = 0;
   for (const fire of due) {
     if (!fire.excluded) continue;
-    const runId = insertRun(sql, {
-      jobId: job.job_id,
-      tenantId: job.tenant_id,
-      kind: "schedule",
-      scheduledAtMs: fire.scheduledAtMs,
-      fireAtMs: fire.fireAtMs,
-      maxAttempts: specOf(job).retry.max_attempts,
-      jobVersion: job.version,
-      state: "SKIPPED",
-      dueAtMs: null,
-      waiting: null,
-      reason: EXCLUDED_REASON,
-      nowMs,
-    });
-    if (runId !== null) recorded += 1;
+    if (insertSkippedRun(sql, job, fire, EXCLUDED_REASON, nowMs) !== null) recorded += 1;
   }
   return recorded;
 }
@@ -219,20 +205,25 @@ function recordSkipped(
       last && (notRecorded > 0 || uncounted > 0)
         ? ` (${notRecorded} older missed instants not recorded${uncounted > 0 ? ", more beyond the pass limit" : ""})`
         : "";
-    insertRun(sql, {
-      jobId: job.job_id,
-      tenantId: job.tenant_id,
-      kind: "schedule",
-      scheduledAtMs: fire.scheduledAtMs,
-      fireAtMs: fire.fireAtMs,
-      maxAttempts: specOf(job).retry.max_attempts,
-      jobVersion: job.version,
-      state: "SKIPPED",
-      dueAtMs: null,
-      waiting: null,
-      reason: `misfire ${policy}: instant missed beyond grace${more}`,
-      nowMs,
-    });
+    insertSkippedRun(sql, job, fire, `misfire ${policy}: instant missed beyond grace${more}`, nowMs);
+  });
+}
+
+/** A scheduled instant that will not run, recorded as a SKIPPED run with its reason. */
+function insertSkippedRun(sql: SqlStorage, job: ShardJobRow, fire: JobFire, reason: string, nowMs: number) {
+  return insertRun(sql, {
+    jobId: job.job_id,
+    tenantId: job.tenant_id,
+    kind: "schedule",
+    scheduledAtMs: fire.scheduledAtMs,
+    fireAtMs: fire.fireAtMs,
+    maxAttempts: specOf(job).retry.max_attempts,
+    jobVersion: job.version,
+    state: "SKIPPED",
+    dueAtMs: null,
+    waiting: null,
+    reason,
+    nowMs,
   });
 }
 

@@ -1,10 +1,11 @@
 // The /v2 DLQ, events and retry delay on the real engine: a message that fails goes to the DLQ,
 // is read, retried and deleted there, its life is in /v2/events, and Upstash-Retry-Delay decides
 // the shard's backoff.
-import { runDurableObjectAlarm, SELF } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
-import { BASE, createTenantWithKey } from "../helpers/api";
+import { createTenantWithKey } from "../helpers/api";
+import { v2 } from "../helpers/qstash";
 import { shardStub, targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
 
 disarmShardsAfterEach();
@@ -13,25 +14,6 @@ let pathCounter = 0;
 function uniquePath(kind: string): string {
   pathCounter += 1;
   return `/${kind}/qstash-dlq-${Date.now().toString(36)}-${pathCounter}`;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: test reads of JSON answers, checked by the assertions
-type Json = any;
-
-async function v2(
-  method: string,
-  path: string,
-  token: string,
-  headers: Record<string, string> = {},
-  body?: string,
-) {
-  const res = await SELF.fetch(`${BASE}${path}`, {
-    method,
-    headers: { ...headers, authorization: `Bearer ${token}` },
-    body,
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text === "" ? null : JSON.parse(text)) as Json };
 }
 
 async function fireShardOf(token: string, messageId: string): Promise<void> {

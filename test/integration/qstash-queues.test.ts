@@ -1,31 +1,10 @@
-// /v2/queues and enqueue: a queue is a named parallelism limit stored per tenant, and an
-// enqueued message carries its flow-control key (`queue:<name>`) and parallelism.
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
-import { BASE, createTenantWithKey } from "../helpers/api";
+import { createTenantWithKey } from "../helpers/api";
+import { v2 } from "../helpers/qstash";
 import { targetUrl } from "../helpers/scheduling";
 
 disarmShardsAfterEach();
-
-// biome-ignore lint/suspicious/noExplicitAny: test reads of JSON answers, checked by the assertions
-type Json = any;
-
-async function v2(
-  method: string,
-  path: string,
-  token: string,
-  headers: Record<string, string> = {},
-  body?: string,
-) {
-  const res = await SELF.fetch(`${BASE}${path}`, {
-    method,
-    headers: { ...headers, authorization: `Bearer ${token}` },
-    body,
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text === "" ? null : JSON.parse(text)) as Json };
-}
 
 const json = { "content-type": "application/json" };
 
