@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/browser/**/*.browser.ts"],
+    // Migrates one state directory up front; each fresh `wrangler dev` starts from a copy.
+    globalSetup: ["./test/e2e/migrated-state.ts"],
     fileParallelism: false,
     testTimeout: 300_000,
     hookTimeout: 120_000,

@@ -1,17 +1,18 @@
 // Shared e2e plumbing: `wrangler dev` as a real process (own process group, SIGKILL-able) and a
 // real local HTTP server as the job target that records every call.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inject } from "vitest";
 import { applyAllD1Migrations } from "../../scripts/lib/d1-migrations.mjs";
+import { migrationTarget, QUIET_ENV, ROOT, WRANGLER } from "./migration-target";
 
-export const ROOT = join(import.meta.dirname, "..", "..");
+export { ROOT };
 export const ADMIN_TOKEN = "e2e-admin-token";
-const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
-const QUIET_ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const DEV_SERVER = join(import.meta.dirname, "dev-server.mjs");
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -66,41 +67,24 @@ export interface StartOptions {
    * others run beside it in the same process, reachable through its bindings only.
    */
   configs?: string[];
+  /**
+   * "apply": run `wrangler d1 migrations apply` on the state directory before starting, as
+   * `npm start` does. Otherwise a fresh state directory starts as a copy of the one the suite's
+   * globalSetup migrated (test/e2e/migrated-state.ts; migrations applied here when there is none),
+   * and a reused one (a restart) as it was left: it was migrated when it was first started.
+   */
+  migrate?: "apply";
 }
 
-/** Applies migrations to a state dir and starts `wrangler dev` on it; resolves when it answers. */
+/** Prepares a migrated state dir and starts `wrangler dev` on it; resolves when it answers. */
 export async function startScheduler(options: StartOptions = {}): Promise<SchedulerProcess> {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "edgecron-e2e-"));
   const port = options.port ?? (await freePort());
   const envFile = join(stateDir, "dev.vars");
   writeFileSync(envFile, `EDGECRON_ADMIN_TOKEN=${ADMIN_TOKEN}\n`);
-  await applyAllD1Migrations({
-    wrangler: WRANGLER,
-    cwd: ROOT,
-    env: QUIET_ENV,
-    configPath: join(ROOT, "wrangler.toml"),
-    where: ["--local", "--persist-to", join(stateDir, "state")],
-  });
-  const vars = { ALLOW_PRIVATE_TARGETS: "true", ...options.vars };
-  const args = [
-    "dev",
-    ...(options.configs ?? []).flatMap((config) => ["-c", config]),
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    // Every wrangler dev defaults its inspector to 9229: a free one lets runs go side by side.
-    "--inspector-port",
-    String(await freePort()),
-    "--persist-to",
-    join(stateDir, "state"),
-    "--env-file",
-    envFile,
-    "--show-interactive-dev-session=false",
-    "--test-scheduled",
-    ...Object.entries(vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
-  ];
-  const child: ChildProcess = spawn(WRANGLER, args, {
+  await prepareState(join(stateDir, "state"), options);
+  const [command, args] = await devServerCommand(options, { stateDir, port, envFile });
+  const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     env: QUIET_ENV,
     detached: true,
@@ -143,6 +127,53 @@ export async function startScheduler(options: StartOptions = {}): Promise<Schedu
     stop: () => signalGroup("SIGTERM"),
     kill: () => signalGroup("SIGKILL"),
   };
+}
+
+/**
+ * The process to spawn. One config: test/e2e/dev-server.mjs, wrangler's dev server with its
+ * DevTools inspector off (see there why). Several (`configs`): the `wrangler dev -c a -c b`
+ * command itself, the only way to run them in one runtime, inspector on a free port.
+ */
+async function devServerCommand(
+  options: StartOptions,
+  { stateDir, port, envFile }: { stateDir: string; port: number; envFile: string },
+): Promise<[string, string[]]> {
+  const vars = { ALLOW_PRIVATE_TARGETS: "true", ...options.vars };
+  const common = [
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    join(stateDir, "state"),
+    "--env-file",
+    envFile,
+    ...Object.entries(vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
+  ];
+  if (!options.configs?.length) return [process.execPath, [DEV_SERVER, ...common]];
+  return [
+    WRANGLER,
+    [
+      "dev",
+      ...options.configs.flatMap((config) => ["-c", config]),
+      ...common,
+      // Every wrangler dev defaults its inspector to 9229: a free one lets runs go side by side.
+      "--inspector-port",
+      String(await freePort()),
+      "--show-interactive-dev-session=false",
+      "--test-scheduled",
+    ],
+  ];
+}
+
+/** Gives `persistDir` migrated D1 databases (see `StartOptions.migrate`). */
+async function prepareState(persistDir: string, options: StartOptions): Promise<void> {
+  const migratedStateDir = inject("migratedStateDir");
+  if (options.migrate === "apply" || (!options.stateDir && !migratedStateDir)) {
+    await applyAllD1Migrations(migrationTarget(persistDir));
+  } else if (!options.stateDir && migratedStateDir) {
+    cpSync(migratedStateDir, persistDir, { recursive: true });
+  }
 }
 
 export function removeState(stateDir: string): void {

@@ -21,6 +21,8 @@ const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
 const QUIET_ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 // Tests drive the moves: no maintenance pass moving jobs behind the command's back.
 const VARS = { MAINTENANCE_INTERVAL_MS: "0" };
+// Every start runs the real `wrangler d1 migrations apply` (the harness otherwise copies a
+// pre-migrated state): the migrations must hold on a fresh and on a moved-back database.
 const COLUMNS = [
   "id",
   "tenant_id",
@@ -83,7 +85,7 @@ afterAll(async () => {
 
 describe("npm run migrate:layout", () => {
   it("moves a single-database deployment's jobs, carrying on across a SIGKILL of the Worker", async () => {
-    server = await startScheduler({ vars: VARS });
+    server = await startScheduler({ vars: VARS, migrate: "apply" });
     const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
     const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "layout" });
     const key = (await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id })).body
@@ -103,7 +105,12 @@ describe("npm run migrate:layout", () => {
     expect(moveJobsToLegacyTable(stateDir)).toBe(JOBS);
 
     // The upgraded deployment reads the old table while the jobs move.
-    server = await startScheduler({ stateDir, port, vars: { ...VARS, LEGACY_JOBS: "read" } });
+    server = await startScheduler({
+      stateDir,
+      port,
+      vars: { ...VARS, LEGACY_JOBS: "read" },
+      migrate: "apply",
+    });
     const listed = await apiClient(server.baseUrl, key)<{ data: { id: string }[] }>(
       "GET",
       "/v1/jobs?limit=100",
@@ -134,14 +141,19 @@ describe("npm run migrate:layout", () => {
     const exited = new Promise<number | null>((resolve) => command.once("exit", resolve));
     await waitUntil(() => /moved 2 /.test(output), { timeoutMs: 30_000, what: "the first batch" });
     await server.kill();
-    server = await startScheduler({ stateDir, port, vars: { ...VARS, LEGACY_JOBS: "read" } });
+    server = await startScheduler({
+      stateDir,
+      port,
+      vars: { ...VARS, LEGACY_JOBS: "read" },
+      migrate: "apply",
+    });
     expect(await exited, output).toBe(0);
     expect(output).toMatch(/move failed/);
     expect(output).toMatch(/0 left in the legacy table/);
 
     // After the move: LEGACY_JOBS off, every job found where the new layout looks, none twice.
     await server.stop();
-    server = await startScheduler({ stateDir, port, vars: VARS });
+    server = await startScheduler({ stateDir, port, vars: VARS, migrate: "apply" });
     const moved = apiClient(server.baseUrl, key);
     const all = await moved<{ data: { id: string }[] }>("GET", "/v1/jobs?limit=100");
     expect(all.body.data.map((job) => job.id).sort()).toEqual(ids);
