@@ -68,6 +68,9 @@ export default defineConfig(async () => {
       include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts"],
       // Integration tests wait (with deadlines) on real queues, alarms and a real target.
       testTimeout: 30_000,
+      // vitest's default on 2 cores is one file at a time (cores - 1). Two: most files spend
+      // their time waiting on real queues, alarms and clocks, and each has its own workerd.
+      maxWorkers: 2,
       globalSetup: ["./test/global-setup.ts"],
       setupFiles: ["./test/apply-migrations.ts", "./test/helpers/no-alarm-left.ts"],
       // cron-parser 5 is CommonJS (require("luxon")); the pool's CJS shim leaves luxon

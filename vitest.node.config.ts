@@ -6,5 +6,7 @@ export default defineConfig({
   test: {
     include: ["test/node/**/*.test.ts"],
     testTimeout: 30_000,
+    // vitest's default on 2 cores is one file at a time (cores - 1); these mostly wait on sockets.
+    maxWorkers: 2,
   },
 });
