@@ -109,8 +109,8 @@ export class ShardScheduler extends DurableObject<Env> {
     const accepted = results.flatMap((result) =>
       result.ok && result.state === "RUNNING" ? [result.runId] : [],
     );
-    await releaseFinished(this.sql, this.env, ended, Date.now());
-    await renewHeld(this.sql, this.env, accepted, Date.now());
+    await releaseFinished(this.sql, this.env, ended, Date.now(), effects.rows);
+    await renewHeld(this.sql, this.env, accepted, Date.now(), effects.rows);
     return results;
   }
 

@@ -13,7 +13,16 @@ import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "..
 import { getJobs, type ShardJobRow, specOf } from "./job-store";
 import { cancelPendingRuns } from "./job-sync";
 import { type ClaimStart, type Success, startClaimedRuns, succeedRuns } from "./run-batches";
-import { countInFlight, getRuns, heldByPause, moveRun, noteRun, patchRun, type RunRow } from "./run-store";
+import {
+  countInFlight,
+  getRuns,
+  heldByPause,
+  moveRun,
+  noteRun,
+  patchRun,
+  RUN_COLUMNS,
+  type RunRow,
+} from "./run-store";
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
 export const RUNNING_LEASE_GRACE_MS = 15_000;
@@ -21,7 +30,7 @@ export const RUNNING_LEASE_GRACE_MS = 15_000;
 const TERMINAL = new Set<string>(TERMINAL_STATES);
 
 /** Runs and jobs a consumer batch names, read in two statements instead of two per run. */
-interface BatchRows {
+export interface BatchRows {
   runs: Map<string, RunRow>;
   jobs: Map<string, ShardJobRow>;
 }
@@ -125,6 +134,8 @@ function qstashClaimField(spec: JobSpec, jobCreatedAtMs: number): { qstash?: Qst
 export interface OutcomeEffects {
   /** Jobs this outcome paused (pause_after_failures reached). */
   pausedJobs: string[];
+  /** The rows the batch read (as the outcomes left them): what returning permits needs. */
+  rows?: BatchRows;
 }
 
 export function reportOutcomes(
@@ -138,6 +149,7 @@ export function reportOutcomes(
     sql,
     reports.map((report) => report.runId),
   );
+  effects.rows = rows;
   const succeeded: Success[] = [];
   const context: ReportContext = { rows, sql, nowMs, effects, random, succeeded };
   const results = reports.map((report) => reportOutcome(context, report));
@@ -336,7 +348,7 @@ export function releaseBuffered(
   if (countInFlight(sql, jobId).inFlight > 0) return;
   const next = sql
     .exec<RunRow>(
-      "SELECT * FROM runs WHERE job_id = ? AND waiting = 'overlap' AND state = 'SCHEDULED' ORDER BY scheduled_at_ms LIMIT 1",
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE job_id = ? AND waiting = 'overlap' AND state = 'SCHEDULED' ORDER BY scheduled_at_ms LIMIT 1`,
       jobId,
     )
     .toArray()[0];
