@@ -10,7 +10,7 @@ import { retryDelayFromExpressionMs } from "../../src/core/retry-delay-expressio
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
 import { TERMINAL_STATES } from "../../src/core/run-state";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
-import { getJobs, type ShardJobRow, specOf } from "./job-store";
+import { getJobHeads, type JobHead, specOf } from "./job-store";
 import { cancelPendingRuns } from "./job-sync";
 import { type ClaimStart, type Success, startClaimedRuns, succeedRuns } from "./run-batches";
 import {
@@ -32,12 +32,12 @@ const TERMINAL = new Set<string>(TERMINAL_STATES);
 /** Runs and jobs a consumer batch names, read in two statements instead of two per run. */
 export interface BatchRows {
   runs: Map<string, RunRow>;
-  jobs: Map<string, ShardJobRow>;
+  jobs: Map<string, JobHead>;
 }
 
 function readBatch(sql: SqlStorage, runIds: readonly string[]): BatchRows {
   const runs = getRuns(sql, runIds);
-  const jobs = getJobs(
+  const jobs = getJobHeads(
     sql,
     [...runs.values()].map((run) => run.job_id),
   );
@@ -201,14 +201,14 @@ function reportOutcome(
 }
 
 /** A success that only moves the run: no failure streak to end, no buffered run to release. */
-function needsOnlyTheMove(job: ShardJobRow): boolean {
+function needsOnlyTheMove(job: JobHead): boolean {
   return job.consecutive_failures === 0 && !specOf(job).overlap.startsWith("buffer");
 }
 
 /** The target took the work on: the run stays RUNNING, its lease now the heartbeat timeout. */
 function acceptAsyncWork(
   sql: SqlStorage,
-  job: ShardJobRow | null,
+  job: JobHead | null,
   run: RunRow,
   status: number,
   nowMs: number,
@@ -230,7 +230,7 @@ function acceptAsyncWork(
 /** One attempt succeeded: the run is done, the job's failure streak ends, a buffered run may start. */
 export function applySuccess(
   sql: SqlStorage,
-  job: ShardJobRow | null,
+  job: JobHead | null,
   run: RunRow,
   reason: string,
   nowMs: number,
@@ -252,7 +252,7 @@ export function applySuccess(
 /** One failed attempt: retry later as a timer in this wheel, or dead-letter. */
 export function applyFailure(
   sql: SqlStorage,
-  job: ShardJobRow | null,
+  job: JobHead | null,
   run: RunRow,
   outcome: FailedOutcome,
   nowMs: number,
@@ -311,7 +311,7 @@ function describeDeadLetter(reason: "permanent" | "exhausted", run: RunRow): str
     : `attempts exhausted (${run.attempt} of ${run.max_attempts})`;
 }
 
-function countDeadLetter(sql: SqlStorage, job: ShardJobRow, nowMs: number, effects: OutcomeEffects): void {
+function countDeadLetter(sql: SqlStorage, job: JobHead, nowMs: number, effects: OutcomeEffects): void {
   job.consecutive_failures += 1;
   sql.exec("UPDATE jobs SET consecutive_failures = ? WHERE job_id = ?", job.consecutive_failures, job.job_id);
   const limit = specOf(job).pause_after_failures;
@@ -336,12 +336,7 @@ function countDeadLetter(sql: SqlStorage, job: ShardJobRow, nowMs: number, effec
 }
 
 /** With buffer_one / buffer_all, the oldest waiting run starts once nothing else is in flight. */
-export function releaseBuffered(
-  sql: SqlStorage,
-  job: ShardJobRow | null,
-  jobId: string,
-  nowMs: number,
-): void {
+export function releaseBuffered(sql: SqlStorage, job: JobHead | null, jobId: string, nowMs: number): void {
   // Only buffer_one / buffer_all leave runs waiting; a job that never buffers (or is gone, its
   // waiting runs cancelled) has nothing to release, and counting its runs costs a query per outcome.
   if (job !== null && !specOf(job).overlap.startsWith("buffer")) return;

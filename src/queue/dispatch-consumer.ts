@@ -204,11 +204,13 @@ function handOffUnlessFull(
 
 /** One target call; every call carries its attempt's run token (any target may answer 202). */
 async function callRun(run: Claimed, setup: CallSetup, env: Env): Promise<TargetOutcome> {
-  const runToken = await issueRunToken(setup.tokenSecret, run.runId, {
-    shard: run.shard,
-    attempt: run.attempt,
-    fence: run.fence,
-  });
+  const runToken =
+    run.runToken ??
+    (await issueRunToken(setup.tokenSecret, run.runId, {
+      shard: run.shard,
+      attempt: run.attempt,
+      fence: run.fence,
+    }));
   // A /v2 job's call is made the QStash way, and its callback queued (qstash-callbacks.ts).
   return callTargetWithCallback(
     env,

@@ -5,7 +5,12 @@ import { logEvent } from "../log";
 import { claimRuns, reportOutcomes } from "../shard/client";
 import type { ClaimResult, DispatchRun, OutcomeReport, OutcomeResult } from "../shard/protocol";
 
-export type Claimed = Extract<ClaimResult, { ok: true }> & { fence: number; shard: number };
+export type Claimed = Extract<ClaimResult, { ok: true }> & {
+  fence: number;
+  shard: number;
+  /** The attempt's run token when the shard minted it ahead of the instant. */
+  runToken?: string;
+};
 
 /**
  * Claims the runs at their shard; returns the claimed ones (refusals are logged: the shard said
@@ -32,7 +37,10 @@ export async function claimAtShard(
   results.forEach((result, index) => {
     const run = runs[index] as DispatchRun;
     if (result.ok) {
-      claimed.push({ ...result, fence: run.fence, shard });
+      // A token names its attempt and fence: one minted for another attempt is not used.
+      const token =
+        run.run_token !== undefined && run.attempt === result.attempt ? { runToken: run.run_token } : {};
+      claimed.push({ ...result, fence: run.fence, shard, ...token });
     } else {
       logEvent("run.claim_refused", {
         tenant_id: run.tenant,

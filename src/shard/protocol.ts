@@ -56,6 +56,11 @@ export interface DispatchRun {
    * consumer until then (src/queue/hold.ts). Absent in messages from before dispatch ahead.
    */
   fire_at?: number;
+  /**
+   * The attempt's run token, for a run sent ahead of its instant (minted by the shard before it,
+   * so the consumer need not at it). Absent: the consumer mints it.
+   */
+  run_token?: string;
 }
 
 /**
