@@ -174,7 +174,6 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     throw error;
   }
   if (outcome === HANDED_OFF) {
-    handedOffCalls += 1;
     release();
     reporter.release(run.shard, lastOfMessage());
     logEvent("run.handed_off", { ...idsOf(run), attempt: run.attempt, after_ms: HANDOFF_AFTER_MS });
@@ -198,8 +197,13 @@ function handOffUnlessFull(
 ): Promise<TargetOutcome | typeof HANDED_OFF> {
   const roomLeft = () => handedOffCalls < MAX_HANDED_OFF_CALLS;
   if (!roomLeft()) return call;
-  // Checked again at the deadline: others may have filled the room meanwhile.
-  return handOffs.watch(call, roomLeft);
+  // Checked again at the deadline (others may have filled the room meanwhile), and the room
+  // taken there and then, so calls handed off in the same check cannot overfill it.
+  return handOffs.watch(call, () => {
+    if (!roomLeft()) return false;
+    handedOffCalls += 1;
+    return true;
+  });
 }
 
 /** One target call; every call carries its attempt's run token (any target may answer 202). */
