@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { HANDED_OFF, HandOffWatch } from "../../src/queue/hand-off-watch";
 
-function after<T>(ms: number, value: T): Promise<T> {
+function resolvesAfter<T>(ms: number, value: T): Promise<T> {
   return new Promise((resolve) => setTimeout(() => resolve(value), ms));
 }
 
