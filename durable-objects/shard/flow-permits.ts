@@ -3,10 +3,14 @@
 // has permits again wakes the runs waiting on it here.
 import { flowKeyGate, releasePermits, renewPermits, tenantGate } from "../../src/gate/client";
 import { logEvent } from "../../src/log";
-import { type BatchRows, RUNNING_LEASE_GRACE_MS } from "./execution";
+import { type PermitRows, RUNNING_LEASE_GRACE_MS } from "./execution";
 import { flowControlOf } from "./flow-admission";
 import { getJobs } from "./job-store";
 import { getRuns, type RunRow } from "./run-store";
+
+/** What a permit's return or renewal needs of its run. */
+type PermitRun = Pick<RunRow, "run_id" | "job_id" | "tenant_id" | "due_at_ms">;
+
 import { tenantGateLimits } from "./tenant-gates";
 
 /**
@@ -18,16 +22,16 @@ async function parallelismGatesOf(
   env: Env,
   runIds: readonly string[],
   nowMs: number,
-  known?: BatchRows,
-): Promise<Map<string, RunRow[]>> {
+  known?: PermitRows,
+): Promise<Map<string, PermitRun[]>> {
   const { runs, jobs } = known === undefined ? readRows(sql, runIds) : pickRows(known, runIds);
   const { limits: tenantLimits } = await tenantGateLimits(
     env,
     runs.map((run) => run.tenant_id),
     nowMs,
   );
-  const byGate = new Map<string, RunRow[]>();
-  const add = (gate: string, run: RunRow) => byGate.set(gate, [...(byGate.get(gate) ?? []), run]);
+  const byGate = new Map<string, PermitRun[]>();
+  const add = (gate: string, run: PermitRun) => byGate.set(gate, [...(byGate.get(gate) ?? []), run]);
   for (const run of runs) {
     const flow = flowControlOf(jobs.get(run.job_id) ?? null);
     if (flow?.parallelism !== undefined) add(flowKeyGate(run.tenant_id, flow.key), run);
@@ -45,7 +49,7 @@ function readRows(sql: SqlStorage, runIds: readonly string[]) {
   return { runs, jobs };
 }
 
-function pickRows(known: BatchRows, runIds: readonly string[]) {
+function pickRows(known: PermitRows, runIds: readonly string[]) {
   const runs = runIds.flatMap((runId) => {
     const run = known.runs.get(runId);
     return run === undefined ? [] : [run];
@@ -54,8 +58,8 @@ function pickRows(known: BatchRows, runIds: readonly string[]) {
 }
 
 async function eachGate(
-  byGate: Map<string, RunRow[]>,
-  call: (gate: string, runs: RunRow[]) => Promise<void>,
+  byGate: Map<string, PermitRun[]>,
+  call: (gate: string, runs: PermitRun[]) => Promise<void>,
 ): Promise<void> {
   await Promise.all(
     [...byGate].map(([gate, runs]) =>
@@ -75,7 +79,7 @@ export async function releaseFinished(
   env: Env,
   runIds: readonly string[],
   nowMs: number,
-  known?: BatchRows,
+  known?: PermitRows,
 ) {
   if (runIds.length === 0) return;
   const byGate = await parallelismGatesOf(sql, env, runIds, nowMs, known);
@@ -93,7 +97,7 @@ export async function renewHeld(
   env: Env,
   runIds: readonly string[],
   nowMs: number,
-  known?: BatchRows,
+  known?: PermitRows,
 ) {
   if (runIds.length === 0) return;
   const byGate = await parallelismGatesOf(sql, env, runIds, nowMs, known);

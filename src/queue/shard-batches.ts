@@ -27,7 +27,7 @@ export async function claimAtShard(
     results = await claimRuns(
       env,
       shard,
-      runs.map((run) => ({ runId: run.run_id, fence: run.fence })),
+      runs.map((run) => ({ runId: run.run_id, fence: run.fence, jobId: run.job_id })),
     );
   } catch (error) {
     logEvent("run.claim_failed", { shard, runs: runs.length, error });
@@ -75,6 +75,7 @@ export async function reportAtShard(
     runId: run.runId,
     fence: run.fence,
     outcome,
+    jobId: run.jobId,
   }));
   let decisions: OutcomeResult[] | null = null;
   try {

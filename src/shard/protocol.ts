@@ -109,6 +109,8 @@ export interface DeadLetterMessage {
 export interface ClaimRequest {
   runId: string;
   fence: number;
+  /** The run's job, as the dispatch message says: lets the shard grant the claim without reading the run first. */
+  jobId?: string;
 }
 
 export type ClaimRejection =
@@ -147,6 +149,8 @@ export interface OutcomeReport {
   runId: string;
   fence: number;
   outcome: TargetOutcome;
+  /** The run's job, as the claim said: lets the shard record a plain success without reading the run first. */
+  jobId?: string;
 }
 
 export type OutcomeResult =
