@@ -179,7 +179,7 @@ function withLatest(run) {
   return { ...previous, ...added, meta, notes: [...(previous.notes ?? []), ...run.notes] };
 }
 
-/** Targets from issue 7, checked against this run. */
+/** The targets, checked against this run. */
 function annotate(r) {
   const check = (ok, text) => r.notes.push(`${ok ? "met" : "NOT met"}: ${text}`);
   const ceilingRate = r.ceiling?.fetch_msgs_per_s;

@@ -6,8 +6,9 @@ import { alarmWasLost, earliestTimerMs, planAlarm } from "./shard/alarm-plan";
 import { ArmedAlarm } from "./shard/armed-alarm";
 import { BacklogPacer } from "./shard/backlog";
 import { completeRun, heartbeatRun } from "./shard/callbacks";
+import { claimRuns } from "./shard/claims";
 import { readDueTimes } from "./shard/due-times";
-import { claimRuns, type OutcomeEffects, reportOutcomes } from "./shard/execution";
+import { type OutcomeEffects, reportOutcomes } from "./shard/execution";
 import { pullForwardWaiting, releaseFinished, renewHeld } from "./shard/flow-permits";
 import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./shard/history-reads";
 import { importHistory } from "./shard/history-store";
@@ -109,8 +110,8 @@ export class ShardScheduler extends DurableObject<Env> {
     const accepted = results.flatMap((result) =>
       result.ok && result.state === "RUNNING" ? [result.runId] : [],
     );
-    await releaseFinished(this.sql, this.env, ended, Date.now());
-    await renewHeld(this.sql, this.env, accepted, Date.now());
+    await releaseFinished(this.sql, this.env, ended, Date.now(), effects.rows);
+    await renewHeld(this.sql, this.env, accepted, Date.now(), effects.rows);
     return results;
   }
 

@@ -10,7 +10,7 @@ import type {
 } from "../../src/shard/protocol";
 import { applyFailure, applySuccess, type OutcomeEffects } from "./execution";
 import { getJob, specOf } from "./job-store";
-import { getRun, patchRun, type RunRow } from "./run-store";
+import { getRun, patchRun, type RunRow, runEvents } from "./run-store";
 
 type Refusal = { ok: false; runId: string; code: RunCallbackRefusal; state?: string };
 
@@ -25,8 +25,8 @@ function runningAttempt(sql: SqlStorage, runId: string, fence: number): RunRow |
 }
 
 /** Time since the attempt was claimed: the first of the trailing RUNNING events (claimed, accepted). */
-function attemptDurationMs(run: RunRow, nowMs: number): number | null {
-  const events = JSON.parse(run.events_json) as { state: string; at_ms: number }[];
+function attemptDurationMs(sql: SqlStorage, run: RunRow, nowMs: number): number | null {
+  const events = runEvents(sql, run.run_id);
   let claimed: { at_ms: number } | undefined;
   for (let index = events.length - 1; index >= 0 && events[index]?.state === "RUNNING"; index--) {
     claimed = events[index];
@@ -45,7 +45,7 @@ export function completeRun(
   if ("ok" in found) return found;
   const run = found;
   const job = getJob(sql, run.job_id);
-  const durationMs = attemptDurationMs(run, nowMs);
+  const durationMs = attemptDurationMs(sql, run, nowMs);
   if (completion.status === "succeeded") {
     applySuccess(sql, job, run, "target reported success", nowMs, {
       duration_ms: durationMs,

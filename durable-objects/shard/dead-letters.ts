@@ -14,7 +14,7 @@ import { deadLetterPayload, EMPTY_PAYLOAD } from "../../src/core/target-payload"
 import { logEvent } from "../../src/log";
 import type { DeadLetterMessage } from "../../src/shard/protocol";
 import { getJobs, type ShardJobRow, specOf } from "./job-store";
-import type { RunRow } from "./run-store";
+import { RUN_COLUMNS, type RunRow } from "./run-store";
 
 const DEAD_LETTERS_PER_PASS = 100;
 /** After this many failed sends in one pass the rest wait: the queue is likely down. */
@@ -49,7 +49,7 @@ export async function sendDeadLetters(
   const summary: DeadLetterSendSummary = { sent: 0, byReference: 0, failed: 0 };
   const runs = sql
     .exec<PendingRun>(
-      `SELECT * FROM runs WHERE dlq_pending = 1 AND COALESCE(dlq_retry_at_ms, 0) <= ?
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE dlq_pending = 1 AND COALESCE(dlq_retry_at_ms, 0) <= ?
        ORDER BY COALESCE(dlq_retry_at_ms, 0) LIMIT ?`,
       nowMs,
       DEAD_LETTERS_PER_PASS,

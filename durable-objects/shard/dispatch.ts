@@ -1,5 +1,6 @@
 // Handing runs to the dispatch queue: ACQUIRED with a fence and a lease, bundled per message,
 // sent, then DISPATCHED (or back to SCHEDULED when the send failed).
+import { issueRunToken } from "../../src/core/run-token";
 import type { DispatchMessage, DispatchRun } from "../../src/shard/protocol";
 import type { ShardJobRow } from "./job-store";
 import { type Acquisition, acquireRuns } from "./run-batches";
@@ -60,6 +61,7 @@ export async function dispatchRuns(
   }
   // Every run here is SCHEDULED (collectDueRuns moved leases and retries back to it): one statement.
   acquireRuns(sql, acquisitions, nowMs);
+  await mintAheadTokens(settings, sent, nowMs);
   const sends = sendGroups(bundleByInstant(settings.shard, sent, settings.runsPerMessage, nowMs));
   let dispatched = 0;
   let failed = 0;
@@ -102,6 +104,29 @@ export async function dispatchRuns(
     });
   }
   return { dispatched, failed };
+}
+
+/**
+ * Runs sent ahead carry their attempt's run token: minted now, before the instant, it is work the
+ * instant no longer waits for. A run due now is left to the consumer (it would only move the work
+ * from the consumer to this shard). A failure leaves the token to the consumer too.
+ */
+async function mintAheadTokens(settings: TickSettings, sent: DispatchRun[], nowMs: number): Promise<void> {
+  const ahead = sent.filter((run) => (run.fire_at ?? 0) > nowMs);
+  if (ahead.length === 0 || settings.runTokenSecret === undefined) return;
+  try {
+    const secret = await settings.runTokenSecret();
+    const tokens = await Promise.all(
+      ahead.map((run) =>
+        issueRunToken(secret, run.run_id, { shard: settings.shard, attempt: run.attempt, fence: run.fence }),
+      ),
+    );
+    ahead.forEach((run, index) => {
+      run.run_token = tokens[index];
+    });
+  } catch {
+    // The consumer mints what is missing.
+  }
 }
 
 function acquireReason(resend: boolean, ahead: boolean): string {

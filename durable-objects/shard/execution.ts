@@ -1,130 +1,46 @@
-// Claims and outcomes: the authoritative side of at-most-once execution per fence, and the
-// decision after every attempt (succeeded, retry later in this same wheel, or dead-letter).
+// Outcomes: the decision after every attempt (succeeded, retry later in this same wheel, or
+// dead-letter). Claims, the other half of at-most-once execution per fence, are in ./claims.ts.
 import { retryDelayMs } from "../../src/core/backoff";
-import { durationMs } from "../../src/core/duration";
 import type { JobSpec } from "../../src/core/job-spec";
 import { longRunningSettingsOf } from "../../src/core/long-running";
 import type { FailedOutcome } from "../../src/core/outcome";
-import { type QstashRunContext, qstashRunContextOf } from "../../src/core/qstash-delivery";
 import { retryDelayFromExpressionMs } from "../../src/core/retry-delay-expression";
-import { runIdempotencyKey } from "../../src/core/run-idempotency";
-import { TERMINAL_STATES } from "../../src/core/run-state";
-import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
-import { getJobs, type ShardJobRow, specOf } from "./job-store";
+import type { OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
+import { getJobHeads, type JobHead, specOf } from "./job-store";
 import { cancelPendingRuns } from "./job-sync";
-import { type ClaimStart, type Success, startClaimedRuns, succeedRuns } from "./run-batches";
-import { countInFlight, getRuns, heldByPause, moveRun, noteRun, patchRun, type RunRow } from "./run-store";
+import { type FencedSuccess, type Success, succeedRunningRuns, succeedRuns } from "./run-batches";
+import { countInFlight, getRuns, moveRun, noteRun, patchRun, RUN_COLUMNS, type RunRow } from "./run-store";
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
 export const RUNNING_LEASE_GRACE_MS = 15_000;
 
-const TERMINAL = new Set<string>(TERMINAL_STATES);
 
 /** Runs and jobs a consumer batch names, read in two statements instead of two per run. */
-interface BatchRows {
+export interface BatchRows {
   runs: Map<string, RunRow>;
-  jobs: Map<string, ShardJobRow>;
+  jobs: Map<string, JobHead>;
 }
 
-function readBatch(sql: SqlStorage, runIds: readonly string[]): BatchRows {
+/** What returning the permits of a batch's finished runs needs of them (flow-permits.ts). */
+export interface PermitRows {
+  runs: Map<string, Pick<RunRow, "run_id" | "job_id" | "tenant_id" | "due_at_ms">>;
+  jobs: Map<string, JobHead>;
+}
+
+export function readBatch(sql: SqlStorage, runIds: readonly string[]): BatchRows {
   const runs = getRuns(sql, runIds);
-  const jobs = getJobs(
+  const jobs = getJobHeads(
     sql,
     [...runs.values()].map((run) => run.job_id),
   );
   return { runs, jobs };
 }
 
-/**
- * Claims in order; a run named twice in one batch is claimed once (the row objects are shared and
- * a claimed one reads RUNNING at once). The claimed runs move to RUNNING in one statement.
- */
-export function claimRuns(sql: SqlStorage, claims: readonly ClaimRequest[], nowMs: number): ClaimResult[] {
-  const rows = readBatch(
-    sql,
-    claims.map((claim) => claim.runId),
-  );
-  const started: ClaimStart[] = [];
-  const results = claims.map((claim) => claimRun(rows, sql, claim, nowMs, started));
-  startClaimedRuns(sql, started, nowMs);
-  return results;
-}
-
-function claimRun(
-  rows: BatchRows,
-  sql: SqlStorage,
-  claim: ClaimRequest,
-  nowMs: number,
-  started: ClaimStart[],
-): ClaimResult {
-  const run = rows.runs.get(claim.runId);
-  if (!run) return { ok: false, runId: claim.runId, code: "unknown_run" };
-  if (run.fence !== claim.fence) return { ok: false, runId: run.run_id, code: "stale_fence" };
-  if (run.state === "RUNNING" || TERMINAL.has(run.state))
-    return { ok: false, runId: run.run_id, code: "duplicate" };
-  if (run.state !== "ACQUIRED" && run.state !== "DISPATCHED") {
-    return { ok: false, runId: run.run_id, code: "stale_fence" };
-  }
-  // Sent ahead of its instant, the run is held by the consumer until then; this is the guard that
-  // keeps it so whatever the consumer's clock says. The run stays as it is (its lease re-sends it).
-  if (run.fire_at_ms > nowMs) return { ok: false, runId: run.run_id, code: "not_due" };
-  const job = rows.jobs.get(run.job_id);
-  if (!job || job.status === "DELETED") {
-    moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
-    return { ok: false, runId: run.run_id, code: "job_deleted" };
-  }
-  if (heldByPause(job.status, run)) {
-    moveRun(sql, run, "CANCELLED", "job paused", nowMs, { due_at_ms: null });
-    return { ok: false, runId: run.run_id, code: "job_paused" };
-  }
-  if (run.job_version !== job.version) {
-    moveRun(
-      sql,
-      run,
-      "CANCELLED",
-      `job edited (run stamped v${run.job_version}, job is v${job.version})`,
-      nowMs,
-      {
-        due_at_ms: null,
-      },
-    );
-    return { ok: false, runId: run.run_id, code: "stale_version" };
-  }
-  const spec = specOf(job);
-  const timeoutMs = durationMs(spec.timeout);
-  // Written with the batch's other claims (startClaimedRuns); this row object reads RUNNING now.
-  started.push({
-    runId: run.run_id,
-    dueAtMs: nowMs + timeoutMs + RUNNING_LEASE_GRACE_MS,
-    latenessMs: Math.max(0, nowMs - run.fire_at_ms),
-  });
-  run.state = "RUNNING";
-  return {
-    ok: true,
-    runId: run.run_id,
-    jobId: run.job_id,
-    tenantId: run.tenant_id,
-    attempt: run.attempt,
-    scheduledAtMs: run.scheduled_at_ms,
-    idempotencyKey: runIdempotencyKey(run.job_id, run.scheduled_at_ms),
-    target: spec.target,
-    timeoutMs,
-    latenessMs: Math.max(0, nowMs - run.fire_at_ms),
-    retryOnStatus: spec.retry.retry_on_status,
-    completion: longRunningSettingsOf(spec).completion,
-    ...qstashClaimField(spec, job.created_at_ms),
-  };
-}
-
-/** A /v2 job's claims carry what its QStash-format call and callbacks need; /v1 claims nothing. */
-function qstashClaimField(spec: JobSpec, jobCreatedAtMs: number): { qstash?: QstashRunContext } {
-  const qstash = qstashRunContextOf(spec, jobCreatedAtMs);
-  return qstash === undefined ? {} : { qstash };
-}
-
 export interface OutcomeEffects {
   /** Jobs this outcome paused (pause_after_failures reached). */
   pausedJobs: string[];
+  /** The batch's runs and jobs (as the outcomes left them): what returning permits needs. */
+  rows?: PermitRows;
 }
 
 export function reportOutcomes(
@@ -134,15 +50,64 @@ export function reportOutcomes(
   effects: OutcomeEffects,
   random: () => number,
 ): OutcomeResult[] {
+  const fast = succeedReadyReports(sql, reports, nowMs);
+  const rest = reports.filter((_, index) => !fast.results.has(index));
   const rows = readBatch(
     sql,
-    reports.map((report) => report.runId),
+    rest.map((report) => report.runId),
   );
   const succeeded: Success[] = [];
   const context: ReportContext = { rows, sql, nowMs, effects, random, succeeded };
-  const results = reports.map((report) => reportOutcome(context, report));
+  const restResults = rest.map((report) => reportOutcome(context, report));
   succeedRuns(sql, succeeded, nowMs);
-  return results;
+  effects.rows = {
+    runs: new Map([...fast.rows.runs, ...rows.runs]),
+    jobs: new Map([...fast.rows.jobs, ...rows.jobs]),
+  };
+  let next = 0;
+  return reports.map((_, index) => fast.results.get(index) ?? (restResults[next++] as OutcomeResult));
+}
+
+/**
+ * The fast path: plain successes of runs whose job needs nothing but the move (no failure streak
+ * to end, no buffered run to release) are moved in one statement without reading the runs. A run
+ * the statement did not move (another fence, no longer RUNNING, reported twice) is left for the
+ * path that reads its row and says why. Reports without a job id take that path too.
+ */
+function succeedReadyReports(
+  sql: SqlStorage,
+  reports: readonly OutcomeReport[],
+  nowMs: number,
+): { results: Map<number, OutcomeResult>; rows: PermitRows } {
+  const jobs = getJobHeads(
+    sql,
+    reports.flatMap((report) => (report.jobId === undefined ? [] : [report.jobId])),
+  );
+  const seen = new Set<string>();
+  const ready: FencedSuccess[] = [];
+  const indexOf = new Map<string, number>();
+  reports.forEach((report, index) => {
+    const job = report.jobId === undefined ? undefined : jobs.get(report.jobId);
+    if (job === undefined || report.outcome.kind !== "success" || seen.has(report.runId)) return;
+    seen.add(report.runId);
+    if (!needsOnlyTheMove(job)) return;
+    ready.push({
+      runId: report.runId,
+      jobId: job.job_id,
+      fence: report.fence,
+      reason: report.outcome.detail ?? `target answered ${report.outcome.status}`,
+      targetStatus: report.outcome.status,
+      durationMs: report.outcome.durationMs,
+    });
+    indexOf.set(report.runId, index);
+  });
+  const results = new Map<number, OutcomeResult>();
+  const runs = new Map<string, Pick<RunRow, "run_id" | "job_id" | "tenant_id" | "due_at_ms">>();
+  for (const row of succeedRunningRuns(sql, ready, nowMs)) {
+    results.set(indexOf.get(row.run_id) as number, { ok: true, runId: row.run_id, state: "SUCCEEDED" });
+    runs.set(row.run_id, row);
+  }
+  return { results, rows: { runs, jobs } };
 }
 
 interface ReportContext {
@@ -189,14 +154,14 @@ function reportOutcome(
 }
 
 /** A success that only moves the run: no failure streak to end, no buffered run to release. */
-function needsOnlyTheMove(job: ShardJobRow): boolean {
+export function needsOnlyTheMove(job: JobHead): boolean {
   return job.consecutive_failures === 0 && !specOf(job).overlap.startsWith("buffer");
 }
 
 /** The target took the work on: the run stays RUNNING, its lease now the heartbeat timeout. */
 function acceptAsyncWork(
   sql: SqlStorage,
-  job: ShardJobRow | null,
+  job: JobHead | null,
   run: RunRow,
   status: number,
   nowMs: number,
@@ -218,7 +183,7 @@ function acceptAsyncWork(
 /** One attempt succeeded: the run is done, the job's failure streak ends, a buffered run may start. */
 export function applySuccess(
   sql: SqlStorage,
-  job: ShardJobRow | null,
+  job: JobHead | null,
   run: RunRow,
   reason: string,
   nowMs: number,
@@ -240,7 +205,7 @@ export function applySuccess(
 /** One failed attempt: retry later as a timer in this wheel, or dead-letter. */
 export function applyFailure(
   sql: SqlStorage,
-  job: ShardJobRow | null,
+  job: JobHead | null,
   run: RunRow,
   outcome: FailedOutcome,
   nowMs: number,
@@ -299,7 +264,7 @@ function describeDeadLetter(reason: "permanent" | "exhausted", run: RunRow): str
     : `attempts exhausted (${run.attempt} of ${run.max_attempts})`;
 }
 
-function countDeadLetter(sql: SqlStorage, job: ShardJobRow, nowMs: number, effects: OutcomeEffects): void {
+function countDeadLetter(sql: SqlStorage, job: JobHead, nowMs: number, effects: OutcomeEffects): void {
   job.consecutive_failures += 1;
   sql.exec("UPDATE jobs SET consecutive_failures = ? WHERE job_id = ?", job.consecutive_failures, job.job_id);
   const limit = specOf(job).pause_after_failures;
@@ -324,19 +289,14 @@ function countDeadLetter(sql: SqlStorage, job: ShardJobRow, nowMs: number, effec
 }
 
 /** With buffer_one / buffer_all, the oldest waiting run starts once nothing else is in flight. */
-export function releaseBuffered(
-  sql: SqlStorage,
-  job: ShardJobRow | null,
-  jobId: string,
-  nowMs: number,
-): void {
+export function releaseBuffered(sql: SqlStorage, job: JobHead | null, jobId: string, nowMs: number): void {
   // Only buffer_one / buffer_all leave runs waiting; a job that never buffers (or is gone, its
   // waiting runs cancelled) has nothing to release, and counting its runs costs a query per outcome.
   if (job !== null && !specOf(job).overlap.startsWith("buffer")) return;
   if (countInFlight(sql, jobId).inFlight > 0) return;
   const next = sql
     .exec<RunRow>(
-      "SELECT * FROM runs WHERE job_id = ? AND waiting = 'overlap' AND state = 'SCHEDULED' ORDER BY scheduled_at_ms LIMIT 1",
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE job_id = ? AND waiting = 'overlap' AND state = 'SCHEDULED' ORDER BY scheduled_at_ms LIMIT 1`,
       jobId,
     )
     .toArray()[0];

@@ -2,7 +2,7 @@
 // on them in this order and spends its unclaimed budget on the first ones, so the order is the
 // share: a tenant with one run due gets it sent in the same tick as another tenant's backlog.
 import { fairOrder, roundRobin, sharePerTenant } from "../../src/core/fair-share";
-import type { RunRow } from "./run-store";
+import { RUN_COLUMNS, type RunRow } from "./run-store";
 
 /** At most this many tenants get a share of one tick; the rest are read oldest first. */
 const MAX_TENANTS_PER_TICK = 1_000;
@@ -14,7 +14,11 @@ const MAX_TENANTS_PER_TICK = 1_000;
  */
 export function readDueRuns(sql: SqlStorage, nowMs: number, limit: number): RunRow[] {
   const oldest = sql
-    .exec<RunRow>("SELECT * FROM runs WHERE due_at_ms <= ? ORDER BY due_at_ms LIMIT ?", nowMs, limit)
+    .exec<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE due_at_ms <= ? ORDER BY due_at_ms LIMIT ?`,
+      nowMs,
+      limit,
+    )
     .toArray();
   const byTenant = (run: RunRow) => run.tenant_id;
   if (oldest.length < limit) return fairOrder(oldest, byTenant);
@@ -24,7 +28,7 @@ export function readDueRuns(sql: SqlStorage, nowMs: number, limit: number): RunR
   const queues = tenants.map((tenant) =>
     sql
       .exec<RunRow>(
-        "SELECT * FROM runs WHERE tenant_id = ? AND due_at_ms <= ? ORDER BY due_at_ms LIMIT ?",
+        `SELECT ${RUN_COLUMNS} FROM runs WHERE tenant_id = ? AND due_at_ms <= ? ORDER BY due_at_ms LIMIT ?`,
         tenant.tenantId,
         nowMs,
         share,

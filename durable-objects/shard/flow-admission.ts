@@ -100,7 +100,7 @@ async function askTenantGates(
   return { granted, refused: [...refused] };
 }
 
-export function flowControlOf(job: ShardJobRow | null) {
+export function flowControlOf(job: Pick<ShardJobRow, "job_id" | "version" | "spec_json"> | null) {
   return job === null ? null : (specOf(job).flow_control ?? null);
 }
 

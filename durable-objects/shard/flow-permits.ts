@@ -3,31 +3,35 @@
 // has permits again wakes the runs waiting on it here.
 import { flowKeyGate, releasePermits, renewPermits, tenantGate } from "../../src/gate/client";
 import { logEvent } from "../../src/log";
-import { RUNNING_LEASE_GRACE_MS } from "./execution";
+import { type PermitRows, RUNNING_LEASE_GRACE_MS } from "./execution";
 import { flowControlOf } from "./flow-admission";
 import { getJobs } from "./job-store";
 import { getRuns, type RunRow } from "./run-store";
+
+/** What a permit's return or renewal needs of its run. */
+type PermitRun = Pick<RunRow, "run_id" | "job_id" | "tenant_id" | "due_at_ms">;
+
 import { tenantGateLimits } from "./tenant-gates";
 
-/** The runs that hold parallelism permits, by gate (the job's key, the tenant's own limits). */
+/**
+ * The runs that hold parallelism permits, by gate (the job's key, the tenant's own limits).
+ * `known`: the rows the caller already read for these runs (an outcome batch), read again otherwise.
+ */
 async function parallelismGatesOf(
   sql: SqlStorage,
   env: Env,
   runIds: readonly string[],
   nowMs: number,
-): Promise<Map<string, RunRow[]>> {
-  const runs = [...getRuns(sql, runIds).values()];
-  const jobs = getJobs(
-    sql,
-    runs.map((run) => run.job_id),
-  );
+  known?: PermitRows,
+): Promise<Map<string, PermitRun[]>> {
+  const { runs, jobs } = known === undefined ? readRows(sql, runIds) : pickRows(known, runIds);
   const { limits: tenantLimits } = await tenantGateLimits(
     env,
     runs.map((run) => run.tenant_id),
     nowMs,
   );
-  const byGate = new Map<string, RunRow[]>();
-  const add = (gate: string, run: RunRow) => byGate.set(gate, [...(byGate.get(gate) ?? []), run]);
+  const byGate = new Map<string, PermitRun[]>();
+  const add = (gate: string, run: PermitRun) => byGate.set(gate, [...(byGate.get(gate) ?? []), run]);
   for (const run of runs) {
     const flow = flowControlOf(jobs.get(run.job_id) ?? null);
     if (flow?.parallelism !== undefined) add(flowKeyGate(run.tenant_id, flow.key), run);
@@ -36,9 +40,26 @@ async function parallelismGatesOf(
   return byGate;
 }
 
+function readRows(sql: SqlStorage, runIds: readonly string[]) {
+  const runs = [...getRuns(sql, runIds).values()];
+  const jobs = getJobs(
+    sql,
+    runs.map((run) => run.job_id),
+  );
+  return { runs, jobs };
+}
+
+function pickRows(known: PermitRows, runIds: readonly string[]) {
+  const runs = runIds.flatMap((runId) => {
+    const run = known.runs.get(runId);
+    return run === undefined ? [] : [run];
+  });
+  return { runs, jobs: known.jobs };
+}
+
 async function eachGate(
-  byGate: Map<string, RunRow[]>,
-  call: (gate: string, runs: RunRow[]) => Promise<void>,
+  byGate: Map<string, PermitRun[]>,
+  call: (gate: string, runs: PermitRun[]) => Promise<void>,
 ): Promise<void> {
   await Promise.all(
     [...byGate].map(([gate, runs]) =>
@@ -53,9 +74,15 @@ async function eachGate(
  * Returns the parallelism permits of runs whose outcome the shard just recorded (succeeded,
  * retrying, dead-lettered): one release RPC per key. Never throws; a permit not returned expires.
  */
-export async function releaseFinished(sql: SqlStorage, env: Env, runIds: readonly string[], nowMs: number) {
+export async function releaseFinished(
+  sql: SqlStorage,
+  env: Env,
+  runIds: readonly string[],
+  nowMs: number,
+  known?: PermitRows,
+) {
   if (runIds.length === 0) return;
-  const byGate = await parallelismGatesOf(sql, env, runIds, nowMs);
+  const byGate = await parallelismGatesOf(sql, env, runIds, nowMs, known);
   await eachGate(byGate, (gate, runs) =>
     releasePermits(env, gate, { runIds: runs.map((run) => run.run_id), returnRate: false }),
   );
@@ -65,9 +92,15 @@ export async function releaseFinished(sql: SqlStorage, env: Env, runIds: readonl
  * A long-running target accepted or heartbeated: its permits last as long as its lease on the
  * shard (plus the grace the shard gives it), so a call that is still working keeps its slot.
  */
-export async function renewHeld(sql: SqlStorage, env: Env, runIds: readonly string[], nowMs: number) {
+export async function renewHeld(
+  sql: SqlStorage,
+  env: Env,
+  runIds: readonly string[],
+  nowMs: number,
+  known?: PermitRows,
+) {
   if (runIds.length === 0) return;
-  const byGate = await parallelismGatesOf(sql, env, runIds, nowMs);
+  const byGate = await parallelismGatesOf(sql, env, runIds, nowMs, known);
   await eachGate(byGate, (gate, runs) =>
     renewPermits(env, gate, {
       runs: runs.map((run) => ({

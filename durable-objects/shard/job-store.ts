@@ -60,18 +60,42 @@ export function exclusionsOf(
   return compiled;
 }
 
+/**
+ * What deciding a claim or an outcome needs of a job. The rest of the row (its calendars, its
+ * timer state) is not read on those paths: a claim and a report name up to 100 jobs each.
+ */
+export type JobHead = Pick<
+  ShardJobRow,
+  "job_id" | "tenant_id" | "version" | "status" | "spec_json" | "created_at_ms" | "consecutive_failures"
+>;
+
+const JOB_HEAD_COLUMNS = "job_id, tenant_id, version, status, spec_json, created_at_ms, consecutive_failures";
+
+/** The heads of many jobs in one statement (see JobHead). */
+export function getJobHeads(sql: SqlStorage, jobIds: Iterable<string>): Map<string, JobHead> {
+  return jobsByIds<JobHead>(sql, JOB_HEAD_COLUMNS, jobIds);
+}
+
 export function getJob(sql: SqlStorage, jobId: string): ShardJobRow | null {
   return sql.exec<ShardJobRow>("SELECT * FROM jobs WHERE job_id = ?", jobId).toArray()[0] ?? null;
 }
 
 /** Many jobs in one statement (a consumer batch or a tick touches hundreds of distinct jobs). */
 export function getJobs(sql: SqlStorage, jobIds: Iterable<string>): Map<string, ShardJobRow> {
+  return jobsByIds<ShardJobRow>(sql, "*", jobIds);
+}
+
+function jobsByIds<Row extends { job_id: string }>(
+  sql: SqlStorage,
+  columns: string,
+  jobIds: Iterable<string>,
+): Map<string, Row> {
   const ids = [...new Set(jobIds)];
-  const jobs = new Map<string, ShardJobRow>();
+  const jobs = new Map<string, Row>();
   if (ids.length === 0) return jobs;
   const rows = sql
-    .exec<ShardJobRow>(
-      "SELECT * FROM jobs WHERE job_id IN (SELECT value FROM json_each(?))",
+    .exec<Row>(
+      `SELECT ${columns} FROM jobs WHERE job_id IN (SELECT value FROM json_each(?))`,
       JSON.stringify(ids),
     )
     .toArray();

@@ -41,7 +41,6 @@ export type RunRow = {
   lateness_ms: number | null;
   duration_ms: number | null;
   next_attempt_at_ms: number | null;
-  events_json: string;
   created_at_ms: number;
   updated_at_ms: number;
   dirty: number;
@@ -56,9 +55,54 @@ export type RunRow = {
   /** Set while a long-running target works on the attempt it accepted (cleared per attempt). */
   accepted_at_ms: number | null;
   heartbeat_at_ms: number | null;
-  /** What the target reported with its completion (JSON, at most 4 KB). */
-  result_json: string | null;
 };
+
+/**
+ * The columns of a RunRow: every column but the run's history (`events_json`, appended to in SQL
+ * by every move and read only by history flushes and views) and the target's reported result
+ * (`result_json`, written only). Reading them with every claimed and reported run was the largest
+ * share of the shard's CPU per run in a burst: a row's history grows with each move.
+ */
+export const RUN_COLUMNS = [
+  "run_id",
+  "job_id",
+  "tenant_id",
+  "kind",
+  "scheduled_at_ms",
+  "fire_at_ms",
+  "state",
+  "attempt",
+  "max_attempts",
+  "fence",
+  "job_version",
+  "due_at_ms",
+  "waiting",
+  "dispatch_count",
+  "target_status",
+  "error",
+  "lateness_ms",
+  "duration_ms",
+  "next_attempt_at_ms",
+  "created_at_ms",
+  "updated_at_ms",
+  "dirty",
+  "rev",
+  "dlq_pending",
+  "dlq_reason",
+  "dlq_send_failures",
+  "dlq_retry_at_ms",
+  "manual",
+  "accepted_at_ms",
+  "heartbeat_at_ms",
+].join(", ");
+
+/** A run's history so far (the events every move appended), oldest first. */
+export function runEvents(sql: SqlStorage, runId: string): RunEvent[] {
+  const row = sql
+    .exec<{ events_json: string }>("SELECT events_json FROM runs WHERE run_id = ?", runId)
+    .toArray()[0];
+  return row === undefined ? [] : (JSON.parse(row.events_json) as RunEvent[]);
+}
 
 /**
  * Whether a paused job holds this run back. A pause governs the job's schedule: its scheduled,
@@ -114,7 +158,7 @@ export function insertRun(sql: SqlStorage, run: NewRun): string | null {
 }
 
 export function getRun(sql: SqlStorage, runId: string): RunRow | null {
-  return sql.exec<RunRow>("SELECT * FROM runs WHERE run_id = ?", runId).toArray()[0] ?? null;
+  return sql.exec<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`, runId).toArray()[0] ?? null;
 }
 
 /** Many runs in one statement, by id. */
@@ -123,7 +167,7 @@ export function getRuns(sql: SqlStorage, runIds: readonly string[]): Map<string,
   if (runIds.length === 0) return runs;
   const rows = sql
     .exec<RunRow>(
-      "SELECT * FROM runs WHERE run_id IN (SELECT value FROM json_each(?))",
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE run_id IN (SELECT value FROM json_each(?))`,
       JSON.stringify(runIds),
     )
     .toArray();
@@ -132,7 +176,7 @@ export function getRuns(sql: SqlStorage, runIds: readonly string[]): Map<string,
 }
 
 /** Columns a state change may set besides the state itself. */
-export type RunPatch = Partial<
+export type RunPatch = { result_json?: string | null } & Partial<
   Pick<
     RunRow,
     | "attempt"
@@ -154,7 +198,6 @@ export type RunPatch = Partial<
     | "manual"
     | "accepted_at_ms"
     | "heartbeat_at_ms"
-    | "result_json"
   >
 >;
 
@@ -194,18 +237,13 @@ export function moveRun(
   patch: RunPatch = {},
 ): void {
   transition(run.state, to);
-  Object.assign(run, patch);
+  const { result_json: _result, ...rowPatch } = patch;
+  Object.assign(run, rowPatch);
   const event: RunEvent = { state: to, at_ms: nowMs, reason, attempt: run.attempt };
   if (run.fence !== null) event.fence = run.fence;
   if (patch.target_status !== undefined) event.target_status = patch.target_status;
   run.state = to;
-  // Append in place: parsing and re-serializing the whole history on every transition was a
-  // visible share of the tick's CPU.
-  run.events_json = `${run.events_json.slice(0, -1)}${run.events_json.length > 2 ? "," : ""}${JSON.stringify(event)}]`;
-  run.updated_at_ms = nowMs;
-  run.rev += 1;
-  run.dirty = 1;
-  writeRun(sql, run, Object.keys(patch));
+  updateRun(sql, run, nowMs, patch, event);
 }
 
 /**
@@ -260,36 +298,60 @@ export function noteRun(
   const event: RunEvent = { state: run.state, at_ms: nowMs, reason, attempt: run.attempt };
   if (run.fence !== null) event.fence = run.fence;
   if (patch.target_status !== undefined) event.target_status = patch.target_status;
-  run.events_json = `${run.events_json.slice(0, -1)}${run.events_json.length > 2 ? "," : ""}${JSON.stringify(event)}]`;
-  patchRun(sql, run, nowMs, patch);
+  updateRun(sql, run, nowMs, patch, event);
 }
 
-/** Updates columns without a state change (e.g. re-arming a lease); still flushed to D1. */
+/** Updates columns without a state change (e.g. re-arming a lease); still flushed to history. */
 export function patchRun(sql: SqlStorage, run: RunRow, nowMs: number, patch: RunPatch): void {
-  Object.assign(run, patch);
+  updateRun(sql, run, nowMs, patch, null);
+}
+
+function updateRun(
+  sql: SqlStorage,
+  run: RunRow,
+  nowMs: number,
+  patch: RunPatch,
+  event: RunEvent | null,
+): void {
+  const { result_json: _result, ...rowPatch } = patch;
+  Object.assign(run, rowPatch);
   run.updated_at_ms = nowMs;
   run.rev += 1;
   run.dirty = 1;
-  writeRun(sql, run, Object.keys(patch));
+  writeRun(sql, run, patch, event);
 }
 
-function writeRun(sql: SqlStorage, run: RunRow, patchedColumns: string[]): void {
-  const columns = ["state", "events_json", "updated_at_ms", "rev", "dirty", ...patchedColumns];
+/**
+ * Writes the run's state, bookkeeping and patched columns; `event` (when given) is appended to
+ * the run's history in SQL, so no caller needs the history read into memory.
+ */
+function writeRun(sql: SqlStorage, run: RunRow, patch: RunPatch, event: RunEvent | null): void {
+  const patchedColumns = Object.keys(patch);
   for (const column of patchedColumns) {
     if (!PATCHABLE.has(column)) throw new Error(`run column ${column} is not patchable`);
   }
-  const values = columns.map((column) => run[column as keyof RunRow]);
-  sql.exec(
-    `UPDATE runs SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE run_id = ?`,
-    ...values,
-    run.run_id,
+  const columns = ["state", "updated_at_ms", "rev", "dirty", ...patchedColumns];
+  const values = columns.map((column) =>
+    column === "result_json" ? (patch.result_json ?? null) : run[column as keyof RunRow],
   );
+  const assignments = columns.map((column) => `${column} = ?`);
+  if (event !== null) {
+    assignments.push(
+      `events_json = substr(events_json, 1, length(events_json) - 1)
+         || CASE WHEN length(events_json) > 2 THEN ',' ELSE '' END || ? || ']'`,
+    );
+    values.push(JSON.stringify(event));
+  }
+  sql.exec(`UPDATE runs SET ${assignments.join(", ")} WHERE run_id = ?`, ...values, run.run_id);
 }
 
 /** Runs of a job that still need the wheel (not terminal, not running). */
 export function pendingRunsOfJob(sql: SqlStorage, jobId: string): RunRow[] {
   return sql
-    .exec<RunRow>(`SELECT * FROM runs WHERE job_id = ? AND state IN ${sqlInList(PENDING_STATES)}`, jobId)
+    .exec<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE job_id = ? AND state IN ${sqlInList(PENDING_STATES)}`,
+      jobId,
+    )
     .toArray();
 }
 

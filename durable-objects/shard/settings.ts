@@ -1,6 +1,7 @@
 // What one pass of the timing wheel needs to know, read from the environment once per pass. Its
 // own module so the tick and dispatch (which both read it) do not import each other.
 import { dispatchQueueOf } from "../../src/queue/dispatch-queues";
+import { runTokenSecret } from "../../src/run-tokens";
 import { shardCount } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";
 import { unclaimedBudget } from "./budget";
@@ -54,6 +55,11 @@ export interface TickSettings {
   /** Dispatched-but-unclaimed runs allowed at once: backpressure on a slow consumer. */
   maxUnclaimed: number;
   queue: DispatchSender;
+  /**
+   * The run-token secret: runs sent ahead of their instant carry their attempt's token, minted
+   * here before the instant instead of by the consumer at it. Unset: the consumer mints every one.
+   */
+  runTokenSecret?: () => Promise<string>;
   /** Flow control (job keys, tenant limits) before a send; unset: every due run is sent. */
   admission?: FlowAdmission;
   /**
@@ -71,6 +77,7 @@ export function tickSettings(env: Env, shard: number): TickSettings {
     runsPerMessage: runsPerMessage(env.DISPATCH_RUNS_PER_MESSAGE),
     maxUnclaimed: unclaimedBudget(shardCount(env)),
     queue: dispatchQueueOf(env, shard),
+    runTokenSecret: () => runTokenSecret(env),
     admission: { env, holder: shard, leaseMs: Number(env.DISPATCH_LEASE_MS) || DEFAULT_LEASE_MS },
   };
 }

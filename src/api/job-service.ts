@@ -35,12 +35,17 @@ export function allowsPrivateTargets(env: Env): boolean {
  * would refuse at call time is refused at create instead, where the user can fix it. Runs on
  * each URL that is valid on its own, whatever else in the body is wrong.
  */
-function targetUrlErrors(input: unknown, allowPrivate: boolean, prefix: (string | number)[]): FieldError[] {
+function targetUrlErrors(
+  input: unknown,
+  fields: Partial<JobSpec>,
+  allowPrivate: boolean,
+  prefix: (string | number)[],
+): FieldError[] {
   const urls: [string, string | null][] = [
     ["target.url", validTargetUrl(input)],
-    ["on_failure", validJobFields(input).on_failure ?? null],
-    ["qstash.callback", validJobFields(input).qstash?.callback ?? null],
-    ["qstash.failure_callback", validJobFields(input).qstash?.failure_callback ?? null],
+    ["on_failure", fields.on_failure ?? null],
+    ["qstash.callback", fields.qstash?.callback ?? null],
+    ["qstash.failure_callback", fields.qstash?.failure_callback ?? null],
   ];
   const errors: FieldError[] = [];
   for (const [path, url] of urls) {
@@ -69,16 +74,18 @@ export function checkJobInput(
   },
 ): SpecCheck {
   const parsed = jobCreateSchema.safeParse(input);
+  // What is valid on its own, field by field, is read only when the whole did not parse: it
+  // parses every field again (three times over, once per URL, it was a tenth of a create's CPU).
+  const fields = parsed.success ? parsed.data : validJobFields(input);
   const errors = parsed.success ? [] : fieldErrorsOf(parsed.error.issues, prefix);
   errors.push(...prefixed(missingScheduleIssues(input), prefix));
-  errors.push(...targetUrlErrors(input, options.allowPrivate, prefix));
+  errors.push(...targetUrlErrors(input, fields, options.allowPrivate, prefix));
   errors.push(...bindingTargetErrors(input, options.targets, prefix));
   if (parsed.success && errors.length === 0) {
     const normalized = normalizeJobSpec(parsed.data, nowMs, options);
     if (normalized.ok) return { ok: true, spec: normalized.spec };
     return { ok: false, errors: prefixed(normalized.issues, prefix) };
   }
-  const fields = parsed.success ? parsed.data : validJobFields(input);
   errors.push(...prefixed(jobSpecIssues(fields, nowMs, options), prefix));
   return { ok: false, errors };
 }

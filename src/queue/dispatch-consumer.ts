@@ -19,6 +19,7 @@ import { runTokenSecret } from "../run-tokens";
 import { type DispatchMessage, runsOfMessage, type SingleRunDispatchMessage } from "../shard/protocol";
 import { afterReport, dropKnownDone, idsOf, pointOf } from "./dispatch-outcomes";
 import { resolverFromEnv } from "./dns-resolver";
+import { HANDED_OFF, HandOffWatch } from "./hand-off-watch";
 import { holdUntilDue } from "./hold";
 import { recordDispatch } from "./metrics";
 import { OutcomeReporter } from "./outcome-reports";
@@ -61,6 +62,7 @@ interface BatchContext {
   testSeam: ConsumerTestSeam;
   slots: ReturnType<typeof semaphore>;
   reporter: OutcomeReporter;
+  handOffs: HandOffWatch;
   calls: number;
 }
 
@@ -90,6 +92,7 @@ export async function handleDispatchBatch(
     testSeam,
     slots: semaphore(TARGET_CONCURRENCY),
     reporter: new OutcomeReporter(env, () => testSeam.beforeReport()),
+    handOffs: new HandOffWatch(HANDOFF_AFTER_MS),
     calls: 0,
   };
   const results = await runPool(batch.messages, MESSAGES_IN_FLIGHT, (message) =>
@@ -165,13 +168,12 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   void call.then(release, release);
   let outcome: TargetOutcome | typeof HANDED_OFF;
   try {
-    outcome = await handOffAfter(call, HANDOFF_AFTER_MS);
+    outcome = await handOffUnlessFull(call, context.handOffs);
   } catch (error) {
     reporter.release(run.shard, lastOfMessage());
     throw error;
   }
   if (outcome === HANDED_OFF) {
-    handedOffCalls += 1;
     release();
     reporter.release(run.shard, lastOfMessage());
     logEvent("run.handed_off", { ...idsOf(run), attempt: run.attempt, after_ms: HANDOFF_AFTER_MS });
@@ -188,35 +190,31 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   afterReport(await reporter.report(run, outcome, { lastOfMessage: lastOfMessage() }), deliveries, env, ctx);
 }
 
-const HANDED_OFF = Symbol("handed off");
-
-/** The call's outcome, or HANDED_OFF when it is still running after `afterMs` (and room is left). */
-async function handOffAfter(
+/** The call's outcome, or HANDED_OFF when it is still running after HANDOFF_AFTER_MS (and room is left). */
+function handOffUnlessFull(
   call: Promise<TargetOutcome>,
-  afterMs: number,
+  handOffs: HandOffWatch,
 ): Promise<TargetOutcome | typeof HANDED_OFF> {
-  if (handedOffCalls >= MAX_HANDED_OFF_CALLS) return call;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<typeof HANDED_OFF>((resolve) => {
-    timer = setTimeout(() => resolve(HANDED_OFF), afterMs);
+  const roomLeft = () => handedOffCalls < MAX_HANDED_OFF_CALLS;
+  if (!roomLeft()) return call;
+  // Checked again at the deadline (others may have filled the room meanwhile), and the room
+  // taken there and then, so calls handed off in the same check cannot overfill it.
+  return handOffs.watch(call, () => {
+    if (!roomLeft()) return false;
+    handedOffCalls += 1;
+    return true;
   });
-  try {
-    const first = await Promise.race([call, deadline]);
-    // Checked again at the deadline: others may have filled the room meanwhile.
-    if (first === HANDED_OFF && handedOffCalls >= MAX_HANDED_OFF_CALLS) return call;
-    return first;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** One target call; every call carries its attempt's run token (any target may answer 202). */
 async function callRun(run: Claimed, setup: CallSetup, env: Env): Promise<TargetOutcome> {
-  const runToken = await issueRunToken(setup.tokenSecret, run.runId, {
-    shard: run.shard,
-    attempt: run.attempt,
-    fence: run.fence,
-  });
+  const runToken =
+    run.runToken ??
+    (await issueRunToken(setup.tokenSecret, run.runId, {
+      shard: run.shard,
+      attempt: run.attempt,
+      fence: run.fence,
+    }));
   // A /v2 job's call is made the QStash way, and its callback queued (qstash-callbacks.ts).
   return callTargetWithCallback(
     env,

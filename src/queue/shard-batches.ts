@@ -5,7 +5,12 @@ import { logEvent } from "../log";
 import { claimRuns, reportOutcomes } from "../shard/client";
 import type { ClaimResult, DispatchRun, OutcomeReport, OutcomeResult } from "../shard/protocol";
 
-export type Claimed = Extract<ClaimResult, { ok: true }> & { fence: number; shard: number };
+export type Claimed = Extract<ClaimResult, { ok: true }> & {
+  fence: number;
+  shard: number;
+  /** The attempt's run token when the shard minted it ahead of the instant. */
+  runToken?: string;
+};
 
 /**
  * Claims the runs at their shard; returns the claimed ones (refusals are logged: the shard said
@@ -22,7 +27,7 @@ export async function claimAtShard(
     results = await claimRuns(
       env,
       shard,
-      runs.map((run) => ({ runId: run.run_id, fence: run.fence })),
+      runs.map((run) => ({ runId: run.run_id, fence: run.fence, jobId: run.job_id })),
     );
   } catch (error) {
     logEvent("run.claim_failed", { shard, runs: runs.length, error });
@@ -32,7 +37,10 @@ export async function claimAtShard(
   results.forEach((result, index) => {
     const run = runs[index] as DispatchRun;
     if (result.ok) {
-      claimed.push({ ...result, fence: run.fence, shard });
+      // A token names its attempt and fence: one minted for another attempt is not used.
+      const token =
+        run.run_token !== undefined && run.attempt === result.attempt ? { runToken: run.run_token } : {};
+      claimed.push({ ...result, fence: run.fence, shard, ...token });
     } else {
       logEvent("run.claim_refused", {
         tenant_id: run.tenant,
@@ -67,6 +75,7 @@ export async function reportAtShard(
     runId: run.runId,
     fence: run.fence,
     outcome,
+    jobId: run.jobId,
   }));
   let decisions: OutcomeResult[] | null = null;
   try {

@@ -216,13 +216,32 @@ export async function signatureHeader(
   body: string,
 ): Promise<string> {
   const unique = [...new Set(secrets)];
-  const bodyHash = await sha256Hex(body);
+  const bodyHash = await bodySha256Hex(body);
   const signatures = await Promise.all(
     unique.map((secret) => signPayload(secret, timestampSec, request, bodyHash)),
   );
   return [`t=${timestampSec}`, ...signatures.map((signature) => `${SIGNATURE_SCHEME}=${signature}`)].join(
     ",",
   );
+}
+
+/**
+ * Body hashes of the bodies seen lately. Jobs share bodies (an empty one, the same JSON for a
+ * tenant's many jobs), and the hash was a visible share of a call's CPU in a burst; bodies past
+ * BODY_HASH_CACHE_MAX_CHARS are hashed every time so the cache stays small.
+ */
+const BODY_HASH_CACHE_LIMIT = 1_000;
+const BODY_HASH_CACHE_MAX_CHARS = 4_096;
+const bodyHashes = new Map<string, string>();
+
+async function bodySha256Hex(body: string): Promise<string> {
+  if (body.length > BODY_HASH_CACHE_MAX_CHARS) return sha256Hex(body);
+  const cached = bodyHashes.get(body);
+  if (cached !== undefined) return cached;
+  const hash = await sha256Hex(body);
+  if (bodyHashes.size >= BODY_HASH_CACHE_LIMIT) bodyHashes.clear();
+  bodyHashes.set(body, hash);
+  return hash;
 }
 
 /**

@@ -56,6 +56,11 @@ export interface DispatchRun {
    * consumer until then (src/queue/hold.ts). Absent in messages from before dispatch ahead.
    */
   fire_at?: number;
+  /**
+   * The attempt's run token, for a run sent ahead of its instant (minted by the shard before it,
+   * so the consumer need not at it). Absent: the consumer mints it.
+   */
+  run_token?: string;
 }
 
 /**
@@ -104,6 +109,8 @@ export interface DeadLetterMessage {
 export interface ClaimRequest {
   runId: string;
   fence: number;
+  /** The run's job, as the dispatch message says: lets the shard grant the claim without reading the run first. */
+  jobId?: string;
 }
 
 export type ClaimRejection =
@@ -142,6 +149,8 @@ export interface OutcomeReport {
   runId: string;
   fence: number;
   outcome: TargetOutcome;
+  /** The run's job, as the claim said: lets the shard record a plain success without reading the run first. */
+  jobId?: string;
 }
 
 export type OutcomeResult =

@@ -4,12 +4,15 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { AHEAD_ELIGIBLE, SENT_AHEAD_TIMER_DELAY_MS } from "../../durable-objects/shard/ahead";
-import { bundleByInstant, HOLD_SPREAD_MS } from "../../durable-objects/shard/dispatch";
-import { dispatchLeadMs } from "../../durable-objects/shard/settings";
+import { bundleByInstant, dispatchRuns, HOLD_SPREAD_MS } from "../../durable-objects/shard/dispatch";
+import { getRuns, insertRun } from "../../durable-objects/shard/run-store";
+import { dispatchLeadMs, tickSettings } from "../../durable-objects/shard/settings";
 import type { JobCreate } from "../../src/core/job-spec";
+import { verifyRunToken } from "../../src/core/run-token";
 import { holdUntilMs } from "../../src/queue/hold";
+import { runTokenSecret } from "../../src/run-tokens";
 import { shardOfJob } from "../../src/shard/client";
-import type { ClaimResult, DispatchRun, ShardJob } from "../../src/shard/protocol";
+import type { ClaimResult, DispatchMessage, DispatchRun, ShardJob } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   historyOf,
@@ -326,5 +329,52 @@ describe("bundling runs sent ahead", () => {
       nowMs + 1_000 + HOLD_SPREAD_MS,
       nowMs + 2_000,
     ]);
+  });
+});
+
+describe("run tokens of runs sent ahead", () => {
+  it("are minted by the shard before the instant, for the attempt and fence sent; a run due now leaves it to the consumer", async () => {
+    // A shard instance of its own: the runs below are never on a real shard's wheel.
+    const stub = env.SHARD_SCHEDULER.get(env.SHARD_SCHEDULER.idFromName(`tokens-${Date.now()}`));
+    const nowMs = Date.now();
+    const sent = await runInDurableObject(stub, async (_instance, state) => {
+      const sql = state.storage.sql;
+      const newRun = (jobId: string, fireAtMs: number) =>
+        insertRun(sql, {
+          jobId,
+          tenantId: "ten_tokens",
+          kind: "schedule",
+          scheduledAtMs: fireAtMs,
+          fireAtMs,
+          maxAttempts: 3,
+          jobVersion: 1,
+          state: "SCHEDULED",
+          dueAtMs: nowMs,
+          waiting: null,
+          reason: "test",
+          nowMs,
+        }) as string;
+      const aheadId = newRun("job_tokens_ahead", nowMs + 3_000);
+      const dueId = newRun("job_tokens_due", nowMs - 10);
+      const messages: DispatchMessage[] = [];
+      const recorder = {
+        async sendBatch(requests: Iterable<MessageSendRequest<DispatchMessage>>) {
+          for (const request of requests) messages.push(request.body);
+        },
+      };
+      const settings = { ...tickSettings(env, 7), queue: recorder };
+      const runs = [...getRuns(sql, [aheadId, dueId]).values()];
+      await dispatchRuns(sql, settings, runs, new Map(), nowMs);
+      return messages.flatMap((message) => message.runs);
+    });
+    const ahead = sent.find((run) => run.job_id === "job_tokens_ahead")!;
+    const due = sent.find((run) => run.job_id === "job_tokens_due")!;
+    expect(ahead.run_token).toBeDefined();
+    expect(await verifyRunToken(await runTokenSecret(env), ahead.run_id, ahead.run_token!)).toEqual({
+      shard: 7,
+      attempt: 1,
+      fence: ahead.fence,
+    });
+    expect(due.run_token).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-// Fault injection (issue 6): each switch is inert unless EDGECRON_TEST_HOOKS is "1". For every
+// Fault injection: each switch is inert unless EDGECRON_TEST_HOOKS is "1". For every
 // fault: nothing is lost, duplicates only for runs in flight at the fault, and the history says
 // what happened. (Alarm throws and sendBatch throws are in scheduling.test.ts.)
 import {
