@@ -1,5 +1,5 @@
-// Shared e2e plumbing: `wrangler dev` as a real process (own process group, SIGKILL-able) and a
-// real local HTTP server as the job target that records every call.
+// Shared e2e plumbing: wrangler's dev server as a real process (own process group, SIGKILL-able)
+// on a migrated local state, and a real local HTTP server as the job target that records every call.
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
@@ -76,7 +76,7 @@ export interface StartOptions {
   migrate?: "apply";
 }
 
-/** Prepares a migrated state dir and starts `wrangler dev` on it; resolves when it answers. */
+/** Prepares a migrated state dir and starts wrangler's dev server on it; resolves when it answers. */
 export async function startScheduler(options: StartOptions = {}): Promise<SchedulerProcess> {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "edgecron-e2e-"));
   const port = options.port ?? (await freePort());
