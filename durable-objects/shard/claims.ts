@@ -41,9 +41,10 @@ export function claimRuns(sql: SqlStorage, claims: readonly ClaimRequest[], nowM
 }
 
 /**
- * The fast path: a claim for a run of an active job at its current version, at the claimed fence,
- * whose instant has come, moves to RUNNING without its row being read. The statement skips any
- * run that is not so (refused below, on its row); only a run's first claim in the batch is tried.
+ * The fast path: a claim for a run of a job neither paused nor deleted, at the job's current
+ * version and the claimed fence, whose instant has come, moves to RUNNING without its row being
+ * read. The statement skips any run that is not so (decided below, on its row); only a run's first
+ * claim in the batch is tried.
  */
 function grantReadyClaims(
   sql: SqlStorage,
@@ -61,7 +62,9 @@ function grantReadyClaims(
     const job = claim.jobId === undefined ? undefined : jobs.get(claim.jobId);
     if (job === undefined || seen.has(claim.runId)) return;
     seen.add(claim.runId);
-    if (job.status !== "ACTIVE") return;
+    // A paused job's run may still go (one retried by hand): that, and a deleted job, the row decides.
+    // A one-shot job reads COMPLETED once its instant has fired; its run is as claimable as before.
+    if (job.status === "PAUSED" || job.status === "DELETED") return;
     ready.push({
       runId: claim.runId,
       jobId: job.job_id,

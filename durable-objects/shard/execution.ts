@@ -14,7 +14,6 @@ import { countInFlight, getRuns, moveRun, noteRun, patchRun, RUN_COLUMNS, type R
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
 export const RUNNING_LEASE_GRACE_MS = 15_000;
 
-
 /** Runs and jobs a consumer batch names, read in two statements instead of two per run. */
 export interface BatchRows {
   runs: Map<string, RunRow>;

@@ -31,15 +31,31 @@ export type ShardJobRow = {
 const SPEC_CACHE_LIMIT = 20_000;
 const specCache = new Map<string, JobSpec>();
 
+function specKey(job: Pick<ShardJobRow, "job_id" | "version">): string {
+  return `${job.job_id}@${job.version}`;
+}
+
 export function specOf(job: Pick<ShardJobRow, "job_id" | "version" | "spec_json">): JobSpec {
-  const key = `${job.job_id}@${job.version}`;
+  const key = specKey(job);
   let spec = specCache.get(key);
   if (!spec) {
-    if (specCache.size >= SPEC_CACHE_LIMIT) specCache.clear();
     spec = JSON.parse(job.spec_json) as JobSpec;
-    specCache.set(key, spec);
+    remember(specCache, key, spec);
   }
   return spec;
+}
+
+/**
+ * Adds to a bounded cache, dropping the oldest entry when full: the jobs touched last (a burst's
+ * jobs were created, then sent ahead, then claimed) stay, where clearing the whole cache when full
+ * dropped them at an arbitrary moment.
+ */
+function remember<T>(cache: Map<string, T>, key: string, value: T): void {
+  if (cache.size >= SPEC_CACHE_LIMIT) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  cache.set(key, value);
 }
 
 const exclusionCache = new Map<string, CompiledExclusions>();
@@ -51,11 +67,10 @@ export function exclusionsOf(
   const key = `${job.job_id}@${job.version}@${job.calendars_revision}`;
   let compiled = exclusionCache.get(key);
   if (!compiled) {
-    if (exclusionCache.size >= SPEC_CACHE_LIMIT) exclusionCache.clear();
     const exclude = specOf(job).exclude ?? null;
     const calendars = JSON.parse(job.calendars_json || "[]") as ExclusionSet[];
     compiled = compileExclusions(exclude === null ? calendars : [...calendars, exclude]);
-    exclusionCache.set(key, compiled);
+    remember(exclusionCache, key, compiled);
   }
   return compiled;
 }
@@ -69,11 +84,37 @@ export type JobHead = Pick<
   "job_id" | "tenant_id" | "version" | "status" | "spec_json" | "created_at_ms" | "consecutive_failures"
 >;
 
-const JOB_HEAD_COLUMNS = "job_id, tenant_id, version, status, spec_json, created_at_ms, consecutive_failures";
+const JOB_HEAD_COLUMNS = "job_id, tenant_id, version, status, created_at_ms, consecutive_failures";
 
-/** The heads of many jobs in one statement (see JobHead). */
+/**
+ * The heads of many jobs (see JobHead). A spec is read only for versions not in the spec cache:
+ * the specs are the largest part of a job row, and a claim or a report mostly finds them cached.
+ */
 export function getJobHeads(sql: SqlStorage, jobIds: Iterable<string>): Map<string, JobHead> {
-  return jobsByIds<JobHead>(sql, JOB_HEAD_COLUMNS, jobIds);
+  const heads = jobsByIds<Omit<JobHead, "spec_json">>(sql, JOB_HEAD_COLUMNS, jobIds);
+  const uncached = [...heads.values()].filter((head) => !specCache.has(specKey(head)));
+  const specs = jobsByIds<{ job_id: string; spec_json: string }>(
+    sql,
+    "job_id, spec_json",
+    uncached.map((head) => head.job_id),
+  );
+  const result = new Map<string, JobHead>();
+  for (const [jobId, head] of heads) {
+    const read = specs.get(jobId)?.spec_json;
+    // A version cached a moment ago may have left the cache since: its spec is then read alone.
+    result.set(jobId, {
+      ...head,
+      get spec_json() {
+        return read ?? specJsonOf(sql, jobId);
+      },
+    });
+  }
+  return result;
+}
+
+function specJsonOf(sql: SqlStorage, jobId: string): string {
+  return sql.exec<{ spec_json: string }>("SELECT spec_json FROM jobs WHERE job_id = ?", jobId).one()
+    .spec_json;
 }
 
 export function getJob(sql: SqlStorage, jobId: string): ShardJobRow | null {

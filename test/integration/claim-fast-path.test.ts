@@ -4,6 +4,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RUNNING_LEASE_GRACE_MS } from "../../durable-objects/shard/execution";
+import { getJobHeads, specOf } from "../../durable-objects/shard/job-store";
 import type { TargetOutcome } from "../../src/core/outcome";
 import { shardOfJob } from "../../src/shard/client";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
@@ -236,5 +237,26 @@ describe("outcomes that name their job", () => {
       jobId,
     );
     expect(job!.consecutive_failures).toBe(0);
+  });
+});
+
+describe("job heads", () => {
+  beforeAll(() => seedTenant());
+
+  it("give a job's spec whether or not it was cached when read, and after it left the cache", async () => {
+    const { jobId } = await dispatchedRun("heads");
+    const target = await runInDurableObject(stubFor(jobId), (_instance, state) => {
+      const head = getJobHeads(state.storage.sql, [jobId]).get(jobId)!;
+      // Push the job's version out of the spec cache (it keeps the 20,000 versions used last).
+      for (let index = 0; index <= 20_000; index++) {
+        specOf({ job_id: `job_evict_${index}`, version: 1, spec_json: "{}" });
+      }
+      return specOf(head).target;
+    });
+    expect(target).toMatchObject({
+      url: targetUrl(`/ok/${jobId}`),
+      method: "POST",
+      body: { label: "heads" },
+    });
   });
 });
