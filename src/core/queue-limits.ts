@@ -37,9 +37,13 @@ export const STATEMENT_LIMITS: QueueSendLimits = {
 
 const encoder = new TextEncoder();
 
+/** Any character outside ASCII: text without one is one UTF-8 byte a character. */
+const NON_ASCII = /[\u0080-\uffff]/;
+
 /** UTF-8 bytes of a string. */
 export function utf8Bytes(text: string): number {
-  return encoder.encode(text).byteLength;
+  // Most text here is ASCII (a job row's JSON): one byte a character, and nothing to allocate.
+  return NON_ASCII.test(text) ? encoder.encode(text).byteLength : text.length;
 }
 
 /** UTF-8 bytes of a value serialized as JSON: the size of a JSON queue message's body. */

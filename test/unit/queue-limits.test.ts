@@ -74,3 +74,15 @@ describe("storedPayloadJson", () => {
     expect(stored.body_truncated).toBeUndefined();
   });
 });
+
+describe("utf8Bytes", () => {
+  it("counts one byte per ASCII character and the UTF-8 length of anything else", () => {
+    expect(utf8Bytes("")).toBe(0);
+    expect(utf8Bytes('{"a":1}')).toBe(7);
+    expect(utf8Bytes("\u0000\u007f")).toBe(2);
+    expect(utf8Bytes("é")).toBe(2);
+    expect(utf8Bytes("a€b")).toBe(5);
+    expect(utf8Bytes("😀")).toBe(4);
+    expect(utf8Bytes(`${"x".repeat(1000)}ü`)).toBe(1002);
+  });
+});
