@@ -11,6 +11,8 @@
 // bound until it died. Logs are unaffected: they reach the terminal through the runtime's output.
 //
 // Usage: node scripts/dev-server.mjs --ip HOST --port PORT --persist-to DIR [--var NAME:VALUE ...]
+//        [--env-file FILE ...]   (secrets; default the checkout's .dev.vars. The e2e harness passes
+//        its own, so a developer's .dev.vars never reaches a test.)
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { unstable_startWorker } from "wrangler";
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "8787" },
     "persist-to": { type: "string" },
     var: { type: "string", multiple: true, default: [] },
+    "env-file": { type: "string", multiple: true, default: [] },
   },
 });
 
@@ -34,7 +37,7 @@ const bindings = Object.fromEntries(
 
 const worker = await unstable_startWorker({
   config: join(root, "wrangler.toml"),
-  envFiles: [join(root, ".dev.vars")],
+  envFiles: values["env-file"].length > 0 ? values["env-file"] : [join(root, ".dev.vars")],
   bindings,
   dev: {
     server: { hostname: values.ip, port: Number(values.port) },

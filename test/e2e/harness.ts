@@ -12,7 +12,7 @@ import { migrationTarget, QUIET_ENV, ROOT, WRANGLER } from "./migration-target";
 
 export { ROOT };
 export const ADMIN_TOKEN = "e2e-admin-token";
-const DEV_SERVER = join(import.meta.dirname, "dev-server.mjs");
+const DEV_SERVER = join(import.meta.dirname, "..", "..", "scripts", "dev-server.mjs");
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -130,8 +130,9 @@ export async function startScheduler(options: StartOptions = {}): Promise<Schedu
 }
 
 /**
- * The process to spawn. One config: test/e2e/dev-server.mjs, wrangler's dev server with its
- * DevTools inspector off (see there why). Several (`configs`): the `wrangler dev -c a -c b`
+ * The process to spawn. One config: scripts/dev-server.mjs (what `npm start` runs), wrangler's
+ * dev server with its DevTools inspector off (see there why), with the test's own secrets file.
+ * Several (`configs`): the `wrangler dev -c a -c b`
  * command itself, the only way to run them in one runtime, inspector on a free port.
  */
 async function devServerCommand(
