@@ -13,6 +13,7 @@ import {
   type ClaimedRunRow,
   type ClaimStart,
   claimReadyRuns,
+  inRequestOrder,
   type ReadyClaim,
   startClaimedRuns,
 } from "./run-batches";
@@ -26,18 +27,18 @@ const TERMINAL = new Set<string>(TERMINAL_STATES);
  * why a claim is refused. A run named twice in one batch is claimed once.
  */
 export function claimRuns(sql: SqlStorage, claims: readonly ClaimRequest[], nowMs: number): ClaimResult[] {
-  const granted = grantReadyClaims(sql, claims, nowMs);
+  const { granted, jobs } = grantReadyClaims(sql, claims, nowMs);
   const rest = claims.filter((_, index) => !granted.has(index));
   const rows = readBatch(
     sql,
     rest.map((claim) => claim.runId),
+    jobs,
   );
   const started: ClaimStart[] = [];
   // The row objects are shared: a run claimed here reads RUNNING at once for a second claim.
   const restResults = rest.map((claim) => claimRun(rows, sql, claim, nowMs, started));
   startClaimedRuns(sql, started, nowMs);
-  let next = 0;
-  return claims.map((_, index) => granted.get(index) ?? (restResults[next++] as ClaimResult));
+  return inRequestOrder(claims.length, granted, restResults);
 }
 
 /**
@@ -50,7 +51,7 @@ function grantReadyClaims(
   sql: SqlStorage,
   claims: readonly ClaimRequest[],
   nowMs: number,
-): Map<number, ClaimResult> {
+): { granted: Map<number, ClaimResult>; jobs: Map<string, JobHead> } {
   const jobs = getJobHeads(
     sql,
     claims.flatMap((claim) => (claim.jobId === undefined ? [] : [claim.jobId])),
@@ -79,7 +80,7 @@ function grantReadyClaims(
     const job = jobs.get(row.job_id) as JobHead;
     granted.set(indexOf.get(row.run_id) as number, grantedClaim(row, job, nowMs));
   }
-  return granted;
+  return { granted, jobs };
 }
 
 function claimRun(

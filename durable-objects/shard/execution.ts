@@ -3,12 +3,18 @@
 import { retryDelayMs } from "../../src/core/backoff";
 import type { JobSpec } from "../../src/core/job-spec";
 import { longRunningSettingsOf } from "../../src/core/long-running";
-import type { FailedOutcome } from "../../src/core/outcome";
+import type { FailedOutcome, TargetOutcome } from "../../src/core/outcome";
 import { retryDelayFromExpressionMs } from "../../src/core/retry-delay-expression";
 import type { OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
 import { getJobHeads, type JobHead, specOf } from "./job-store";
 import { cancelPendingRuns } from "./job-sync";
-import { type FencedSuccess, type Success, succeedRunningRuns, succeedRuns } from "./run-batches";
+import {
+  type FencedSuccess,
+  inRequestOrder,
+  type Success,
+  succeedRunningRuns,
+  succeedRuns,
+} from "./run-batches";
 import { countInFlight, getRuns, moveRun, noteRun, patchRun, RUN_COLUMNS, type RunRow } from "./run-store";
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
@@ -26,12 +32,15 @@ export interface PermitRows {
   jobs: Map<string, JobHead>;
 }
 
-export function readBatch(sql: SqlStorage, runIds: readonly string[]): BatchRows {
+/** The runs, and the heads of their jobs; `knownJobs` (read a moment ago) are not read again. */
+export function readBatch(
+  sql: SqlStorage,
+  runIds: readonly string[],
+  knownJobs: ReadonlyMap<string, JobHead> = new Map(),
+): BatchRows {
   const runs = getRuns(sql, runIds);
-  const jobs = getJobHeads(
-    sql,
-    [...runs.values()].map((run) => run.job_id),
-  );
+  const missing = [...runs.values()].flatMap((run) => (knownJobs.has(run.job_id) ? [] : [run.job_id]));
+  const jobs = new Map([...knownJobs, ...getJobHeads(sql, missing)]);
   return { runs, jobs };
 }
 
@@ -54,17 +63,14 @@ export function reportOutcomes(
   const rows = readBatch(
     sql,
     rest.map((report) => report.runId),
+    fast.rows.jobs,
   );
   const succeeded: Success[] = [];
   const context: ReportContext = { rows, sql, nowMs, effects, random, succeeded };
   const restResults = rest.map((report) => reportOutcome(context, report));
   succeedRuns(sql, succeeded, nowMs);
-  effects.rows = {
-    runs: new Map([...fast.rows.runs, ...rows.runs]),
-    jobs: new Map([...fast.rows.jobs, ...rows.jobs]),
-  };
-  let next = 0;
-  return reports.map((_, index) => fast.results.get(index) ?? (restResults[next++] as OutcomeResult));
+  effects.rows = { runs: new Map([...fast.rows.runs, ...rows.runs]), jobs: rows.jobs };
+  return inRequestOrder(reports.length, fast.results, restResults);
 }
 
 /**
@@ -94,7 +100,7 @@ function succeedReadyReports(
       runId: report.runId,
       jobId: job.job_id,
       fence: report.fence,
-      reason: report.outcome.detail ?? `target answered ${report.outcome.status}`,
+      reason: successReason(report.outcome),
       targetStatus: report.outcome.status,
       durationMs: report.outcome.durationMs,
     });
@@ -131,7 +137,7 @@ function reportOutcome(
   const { outcome } = report;
   if (outcome.kind === "accepted") return acceptAsyncWork(sql, job, run, outcome.status, nowMs);
   if (outcome.kind === "success") {
-    const reason = outcome.detail ?? `target answered ${outcome.status}`;
+    const reason = successReason(outcome);
     if (job && needsOnlyTheMove(job)) {
       succeeded.push({
         runId: run.run_id,
@@ -152,8 +158,12 @@ function reportOutcome(
   return applyFailure(sql, job, run, outcome, nowMs, effects, random);
 }
 
+function successReason(outcome: Extract<TargetOutcome, { kind: "success" }>): string {
+  return outcome.detail ?? `target answered ${outcome.status}`;
+}
+
 /** A success that only moves the run: no failure streak to end, no buffered run to release. */
-export function needsOnlyTheMove(job: JobHead): boolean {
+function needsOnlyTheMove(job: JobHead): boolean {
   return job.consecutive_failures === 0 && !specOf(job).overlap.startsWith("buffer");
 }
 

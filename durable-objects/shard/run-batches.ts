@@ -59,6 +59,15 @@ export function startClaimedRuns(sql: SqlStorage, runs: readonly ClaimStart[], n
   );
 }
 
+/**
+ * The answers to a batch of `count` requests in their order: those a fast path decided (by request
+ * index), then the others' answers in the order the rest were decided.
+ */
+export function inRequestOrder<T>(count: number, decided: ReadonlyMap<number, T>, rest: readonly T[]): T[] {
+  let next = 0;
+  return Array.from({ length: count }, (_, index) => decided.get(index) ?? (rest[next++] as T));
+}
+
 /** A claim the shard may grant without reading the run first: its job is active at `jobVersion`. */
 export interface ReadyClaim {
   runId: string;
