@@ -11,7 +11,10 @@
 //      stay apart: Worker code never imports them, except src/client/verify.ts (the signature
 //      format, one definition for the sender and every receiver); the client imports nothing of
 //      the Worker but types (`import type`, erased from its bundle); the CLI only itself, the
-//      client, the pure core and types.
+//      client, the pure core and types;
+//   6. migrations are append-only: D1 migration files and Durable Object schema entries match the
+//      hashes in scripts/schema-lock.json, and a new one sorts after every locked one
+//      (scripts/lib/schema-lock.mjs).
 // Call sites are found in the TypeScript syntax tree, so comments and strings never count.
 //
 // Usage: node scripts/check-structure.mjs [--root DIR]
@@ -22,6 +25,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import madge from "madge";
 import ts from "typescript";
+import { checkMigrations } from "./lib/schema-lock.mjs";
 
 const SCANNED_DIRS = ["src", "durable-objects"];
 const SOURCE_EXTENSIONS = [".ts", ".tsx"];
@@ -206,6 +210,7 @@ export async function checkStructure(root) {
       `${CORE_DIR} imports "${specifier}" in ${file} (only ${CORE_PACKAGES.join(", ")} and itself)`,
     );
   }
+  problems.push(...checkMigrations(root));
   return { files: files.length, problems };
 }
 

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -94,5 +94,87 @@ describe("check-structure", () => {
     expect(output).not.toContain("../core/schedule");
     expect(output).not.toContain("src/api/app.ts");
     expect(output).toContain("structure check failed: 12 violation(s)");
+  });
+
+  describe("migrations", () => {
+    const LOCK_SCRIPT = join(ROOT, "scripts", "lock-migrations.mjs");
+    const SCHEMA = (entries: string[]) =>
+      `const MIGRATIONS: readonly string[] = [\n${entries.map((sql) => `  \`${sql}\`,`).join("\n")}\n];\nexport { MIGRATIONS };\n`;
+    const MIGRATED = {
+      ...CLEAN,
+      "migrations/0001_init.sql": "CREATE TABLE a (id TEXT);\n",
+      "migrations/0003_more.sql": "CREATE TABLE b (id TEXT);\n",
+      "migrations-jobs/0001_jobs.sql": "CREATE TABLE jobs (id TEXT);\n",
+      "durable-objects/shard-schema.ts": SCHEMA([
+        "CREATE TABLE runs (id TEXT)",
+        "CREATE INDEX r ON runs(id)",
+      ]),
+    };
+    /** A copy of the lock tool beside the fixture, so it locks the fixture's migrations. */
+    function lockedFixture(files: Record<string, string>): string {
+      const root = fixture({
+        ...files,
+        "scripts/lock-migrations.mjs": readFileSync(LOCK_SCRIPT, "utf8"),
+        "scripts/lib/schema-lock.mjs": readFileSync(join(ROOT, "scripts", "lib", "schema-lock.mjs"), "utf8"),
+      });
+      symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
+      const locked = spawnSync(process.execPath, [join(root, "scripts", "lock-migrations.mjs")], {
+        encoding: "utf8",
+      });
+      expect(locked.status, locked.stderr).toBe(0);
+      return root;
+    }
+
+    it("passes when every migration is locked as it is", () => {
+      const { status, output } = runCheck(lockedFixture(MIGRATED));
+      expect(output).toContain("structure check passed");
+      expect(status).toBe(0);
+    });
+
+    it("refuses an edited or removed migration, D1 and Durable Object alike", () => {
+      const root = lockedFixture(MIGRATED);
+      writeFileSync(join(root, "migrations/0001_init.sql"), "DROP TABLE IF EXISTS a;\n");
+      rmSync(join(root, "migrations-jobs/0001_jobs.sql"));
+      writeFileSync(
+        join(root, "durable-objects/shard-schema.ts"),
+        SCHEMA(["CREATE TABLE runs (id TEXT)", "CREATE INDEX r ON runs(id, id)"]),
+      );
+      const { status, output } = runCheck(root);
+      expect(status).toBe(1);
+      expect(output).toContain("locked migration edited: migrations/0001_init.sql");
+      expect(output).toContain("locked migration removed: migrations-jobs/0001_jobs.sql");
+      expect(output).toContain("locked migration edited: durable-objects/shard-schema.ts#2");
+      expect(output).not.toContain("shard-schema.ts#1");
+    });
+
+    it("asks for a new migration to be locked, and refuses one numbered before a locked one", () => {
+      const root = lockedFixture(MIGRATED);
+      writeFileSync(join(root, "migrations/0002_between.sql"), "CREATE TABLE c (id TEXT);\n");
+      writeFileSync(join(root, "migrations/0004_after.sql"), "CREATE TABLE d (id TEXT);\n");
+      writeFileSync(join(root, "migrations/0005 Bad Name.sql"), "SELECT 1;\n");
+      const { status, output } = runCheck(root);
+      expect(status).toBe(1);
+      expect(output).toContain(
+        "new migration migrations/0002_between.sql sorts before a locked one: number it after 3",
+      );
+      expect(output).toContain("migration not in scripts/schema-lock.json: migrations/0004_after.sql");
+      expect(output).toContain("migration name is not NNNN_words.sql: migrations/0005 Bad Name.sql");
+    });
+
+    it("locks only new migrations and never an edit", () => {
+      const root = lockedFixture(MIGRATED);
+      writeFileSync(join(root, "migrations/0004_after.sql"), "CREATE TABLE d (id TEXT);\n");
+      const lock = () =>
+        spawnSync(process.execPath, [join(root, "scripts", "lock-migrations.mjs")], { encoding: "utf8" });
+      const added = lock();
+      expect(added.status).toBe(0);
+      expect(added.stdout).toContain("added migrations/0004_after.sql");
+      expect(runCheck(root).status).toBe(0);
+      writeFileSync(join(root, "migrations/0003_more.sql"), "CREATE TABLE b (id TEXT, v INTEGER);\n");
+      const refused = lock();
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain("locked migration edited: migrations/0003_more.sql");
+      expect(runCheck(root).output).toContain("locked migration edited: migrations/0003_more.sql");
+    });
   });
 });
