@@ -2,7 +2,7 @@
 // Bundles the CLI (src/cli + src/client, TypeScript) into dist-cli/edgecron.mjs for plain Node 20,
 // which cannot run TypeScript. Runs from `npm install` (the `prepare` script) and again from
 // bin/edgecron.mjs whenever a source file is newer than the bundle, so edits need no manual step.
-import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -17,6 +17,8 @@ const SOURCE_DIRS = [join(ROOT, "src", "cli"), join(ROOT, "src", "client")];
  * @returns {number}
  */
 function newestSourceMs(dir) {
+  // An installed package (`npm pack`) carries the bundle without the sources: nothing to rebuild.
+  if (!existsSync(dir)) return 0;
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);

@@ -48,8 +48,8 @@ const worker = await unstable_startWorker({
     liveReload: false,
   },
 });
+// wrangler prints "Ready on <url>" itself once the server answers (scripts/start.mjs waits for it).
 await worker.ready;
-console.log(`Ready on ${(await worker.url).origin}`);
 
 let stopping = false;
 async function stop() {

@@ -5,6 +5,7 @@
 // scripts/dev-supervisor.mjs, which stops it and its workerd children with us.
 //
 // Environment: PORT (8787), HOST (127.0.0.1), EDGECRON_STATE_DIR (local state, .wrangler/state).
+// `--targets` (npm run start:targets) adds the example Worker behind binding targets.
 //
 // It stops, leaving no process behind, on SIGINT, SIGTERM or SIGHUP (a closed terminal), sent to
 // this process or to its whole process group; when npm above it dies (npm forwards only SIGINT and
@@ -16,6 +17,7 @@ import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { applyAllD1Migrations } from "./lib/d1-migrations.mjs";
+import { TARGET_BINDINGS, writeLocalTargetConfigs } from "./lib/local-targets.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const port = Number(process.env.PORT ?? "8787");
@@ -24,7 +26,17 @@ const stateDir = resolve(root, process.env.EDGECRON_STATE_DIR ?? join(".wrangler
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
 const supervisor = join(root, "scripts", "dev-supervisor.mjs");
 const devServer = join(root, "scripts", "dev-server.mjs");
-const quietEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const wranglerCli = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+// `npm run start:targets`: the same, with the example Worker behind binding targets beside it.
+const withTargets = process.argv.includes("--targets");
+// WRANGLER_DISABLE_EXPERIMENTAL_WARNING: wrangler.toml's [secrets] (it makes a deploy without the
+// admin token fail) is marked experimental, and wrangler would say so on every start.
+const quietEnv = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_DISABLE_EXPERIMENTAL_WARNING: "1",
+};
 const ANCESTOR_POLL_MS = 250;
 
 // A closed terminal makes writes fail (EIO/EPIPE); that must not stop us from cleaning up.
@@ -76,10 +88,7 @@ try {
 }
 console.log("D1 migrations applied (local): the control database and every job database");
 
-// The server is wrangler's dev server without its DevTools inspector: scripts/dev-server.mjs says
-// why (under a flood of target calls the inspector exhausted file descriptors and memory).
-const devArgs = [
-  devServer,
+const serverArgs = [
   "--ip",
   host,
   "--port",
@@ -90,6 +99,28 @@ const devArgs = [
   "--var",
   "ALLOW_PRIVATE_TARGETS:true",
 ];
+// The server is wrangler's dev server without its DevTools inspector: scripts/dev-server.mjs says
+// why (under a flood of target calls the inspector exhausted file descriptors and memory). With
+// --targets, the example Worker runs beside it, which only the `wrangler dev -c a -c b` command
+// can do (its inspector on a free port, so it never clashes with another instance).
+const devArgs = withTargets
+  ? [
+      wranglerCli,
+      "dev",
+      ...writeLocalTargetConfigs(root, { name: ".wrangler-local-targets.toml" }).flatMap((config) => [
+        "-c",
+        config,
+      ]),
+      ...serverArgs,
+      "--var",
+      `TARGET_BINDINGS:${TARGET_BINDINGS}`,
+      "--inspector-port",
+      String(await probePort(0)),
+      "--show-interactive-dev-session=false",
+      "--test-scheduled",
+    ]
+  : [devServer, ...serverArgs];
+if (withTargets) console.log(`binding targets: ${TARGET_BINDINGS} (test/fixtures/targets-worker)`);
 // Its own process group: a signal to ours (Ctrl-C, a group kill) must not kill it before it has
 // stopped wrangler. Its stdin is the pipe whose EOF tells it we are gone.
 const dev = spawn(process.execPath, [supervisor, process.execPath, ...devArgs], {
@@ -103,6 +134,7 @@ let announced = false;
 const relay = (stream, out) =>
   stream.on("data", (chunk) => {
     out.write(chunk);
+    // wrangler's own "[wrangler:info] Ready on <url>": the server answers from then on.
     if (!announced && /Ready on/.test(chunk.toString())) {
       announced = true;
       console.log(`\nedgecron is running at http://${host}:${port}`);

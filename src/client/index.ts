@@ -1,4 +1,5 @@
-// Public surface of the edgecron client: import from "src/client" in Node, Workers or browsers.
+// Public surface of the edgecron client: `import { EdgecronClient } from "edgecron/client"` in Node,
+// Workers or browsers (package.json `exports`; built by scripts/build-client.mjs).
 export { EdgecronClient, type EdgecronClientOptions } from "./client";
 export { EdgecronNetworkError, EdgecronProblemError } from "./errors";
 export type { CreateOptions, UpdateOptions } from "./resources/jobs";

@@ -8,7 +8,7 @@ import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { freePort, ROOT, waitUntil } from "./harness";
+import { apiClient, freePort, ROOT, waitUntil } from "./harness";
 
 const HOST = "127.0.0.1";
 // One state dir for the whole file: after the first start the migrations are already applied.
@@ -82,8 +82,8 @@ interface RunningStart {
   pids: number[];
 }
 
-function spawnNpmStart(port: number): RunningStart {
-  const npm = spawn("npm", ["start"], {
+function spawnNpmStart(port: number, script = "start"): RunningStart {
+  const npm = spawn("npm", script === "start" ? ["start"] : ["run", script], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -109,8 +109,11 @@ function spawnNpmStart(port: number): RunningStart {
 }
 
 /** Starts `npm start` and returns once it answers /healthz, with every pid of its tree. */
-async function startAndCollect(port: number): Promise<{ run: RunningStart; pids: number[] }> {
-  const run = spawnNpmStart(port);
+async function startAndCollect(
+  port: number,
+  script = "start",
+): Promise<{ run: RunningStart; pids: number[] }> {
+  const run = spawnNpmStart(port, script);
   await waitUntil(
     async () => {
       if (run.npm.exitCode !== null) throw new Error(`npm start exited: ${run.output().slice(-2000)}`);
@@ -206,6 +209,53 @@ describe("npm start", () => {
     } finally {
       await new Promise((resolve) => squatter.close(resolve));
     }
+  });
+
+  it("says once that it is ready, and nothing wrangler would say on every start", async () => {
+    const port = await freePort();
+    const { run, pids } = await startAndCollect(port);
+    await waitUntil(() => run.output().includes("edgecron is running"), { what: "the announcement" });
+    expect(run.output().match(/Ready on/g)).toHaveLength(1);
+    expect(run.output()).not.toMatch(/experimental|WARNING/);
+    process.kill(-(run.npm.pid as number), "SIGINT");
+    await expectNothingLeft(pids, port);
+  });
+
+  it("npm run start:targets: a service, a workflow and a queue target reach the example Worker", async () => {
+    const port = await freePort();
+    const { run, pids } = await startAndCollect(port, "start:targets");
+    const baseUrl = `http://${HOST}:${port}`;
+    await waitUntil(() => run.output().includes("admin token:"), { what: "the announcement" });
+    const admin = apiClient(baseUrl, /admin token: (\S+)/.exec(run.output())?.[1] ?? "");
+    const tenant = (await admin<{ id: string }>("POST", "/v1/tenants", { name: "targets" })).body;
+    const api = apiClient(
+      baseUrl,
+      (await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.id })).body.key,
+    );
+    const targets = [
+      { type: "service", binding: "BILLING", path: "/hook" },
+      { type: "workflow", binding: "REPORT_FLOW", body: { report: "daily" } },
+      { type: "queue", binding: "USER_EVENTS", body: { event: "tick" } },
+    ];
+    for (const target of targets) {
+      const job = await api<{ id: string }>("POST", "/v1/jobs", {
+        name: `try-${target.type}`,
+        schedule: { type: "once", delay: "1s" },
+        target,
+      });
+      expect(job.status, JSON.stringify(job.body)).toBe(201);
+      await waitUntil(
+        async () => {
+          const runs = (await api<{ data: { state: string }[] }>("GET", `/v1/jobs/${job.body.id}/runs`)).body
+            .data;
+          return runs[0]?.state === "SUCCEEDED";
+        },
+        { timeoutMs: 20_000, what: `the ${target.type} target's run SUCCEEDED` },
+      );
+    }
+    expect(run.output()).toContain("binding targets: BILLING:service");
+    process.kill(-(run.npm.pid as number), "SIGINT");
+    await expectNothingLeft(pids, port);
   });
 
   it("runs two instances side by side on one state dir (no inspector port to clash)", async () => {
