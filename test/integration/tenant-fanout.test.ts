@@ -46,16 +46,20 @@ function countingEnv(): { env: Env; calls: string[] } {
   return { env: { ...env, SHARD_COUNT: PRODUCTION_SHARDS, SHARD_SCHEDULER: namespace }, calls };
 }
 
-async function call<T>(testEnv: Env, path: string, init: RequestInit & { token: string }): Promise<T> {
-  const headers = new Headers(init.headers);
-  headers.set("authorization", `Bearer ${init.token}`);
+async function call<T>(
+  testEnv: Env,
+  path: string,
+  init: { method: string; token: string; body?: string },
+): Promise<T> {
+  const headers = new Headers({ authorization: `Bearer ${init.token}` });
   if (init.body !== undefined) headers.set("content-type", "application/json");
+  const request = new Request<unknown, IncomingRequestCfProperties>(`${BASE}${path}`, {
+    method: init.method,
+    headers,
+    body: init.body,
+  });
   const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request<unknown, IncomingRequestCfProperties>(`${BASE}${path}`, { ...init, headers }),
-    testEnv,
-    ctx,
-  );
+  const res = await worker.fetch(request, testEnv, ctx);
   await waitOnExecutionContext(ctx);
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text}`);
