@@ -120,6 +120,13 @@ export function planLanes(load, shards, costs, a) {
       ),
     },
     p99_ms: chosen.p99_ms,
+    // what a production deploy gets (scripts/lib/production-layout.mjs writes it)
+    layout: {
+      dispatch_queues: chosen.queues,
+      runs_per_message: chosen.kind === "pool" ? 6 : chosen.runs_per_invocation,
+      max_batch_size: 1,
+      dispatchers_per_shard: chosen.kind === "pool" ? chosen.dispatchers_per_shard : 0,
+    },
     cost_per_million: {
       average: costPerMillion(load.avg, laneAt("average"), costs, costAssumptions),
       peak: costPerMillion(load.peak, laneAt("peak"), costs, costAssumptions),
