@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { planLanes } from "./lib/lane-plan.mjs";
 import { limitsTable } from "./lib/limits-table.mjs";
 import { printPlan } from "./lib/print-plan.mjs";
 
@@ -22,10 +23,8 @@ const { values } = parseArgs({
     burst: { type: "string", default: "333000" },
     "burst-seconds": { type: "string", default: "60" },
     "target-latency-ms": { type: "string", default: "200" },
-    // runs per dispatch message, at most (durable-objects/shard/dispatch.ts RUNS_PER_MESSAGE)
-    "bundle-size": { type: "string", default: "50" },
-    // runs per consumer invocation (max_batch_size is this divided by the bundle)
-    "batch-size": { type: "string", default: "100" },
+    // DISPATCH_LEAD_MS: how far ahead of its instant a shard creates a run and hands it over
+    "dispatch-lead-ms": { type: "string", default: "5000" },
     shards: { type: "string" },
     // HISTORY_RETENTION_DAYS: how long each shard keeps its runs' history records
     "history-days": { type: "string", default: "30" },
@@ -65,7 +64,25 @@ const PLAN = {
   // dead letters stay in D1: runs that exhaust every attempt, and what a letter stores
   deadLetterShare: 0.0001,
   deadLetterBytes: 1_500,
-  pipelineMs: { alarm: 20, sendBatch: 30, queueDelivery: 150, claim: 20 }, // production hop estimates
+  // The dispatch lanes (bench/lib/lanes.mjs). Assumptions, not published figures:
+  lane: {
+    budgetMs: 800, // the last call of an instant starts within this (p99 < 1 s, with margin)
+    poolFixedMs: 30, // a dispatcher's alarm (published: "usually within a few ms") + the claim RPC
+    queueFixedMs: 30, // a held message's release + the claim RPC
+    holdS: 0.5, // a message sent ahead arrives up to 1 s early (delaySeconds is whole seconds)
+    consumerUtilisation: 0.8, // of 250 consumer invocations per queue
+    handOffLeadMs: 250, // a shard hands a dispatcher its runs this long before their instant
+    reportMs: 100, // outcomes are coalesced per shard for up to 100 ms
+    hopMs: 20, // one Durable Object RPC
+    slowShare: 0.005, // runs whose target answers slower than the hand-off threshold
+    slowLatencyMs: 5_000, // their time to first byte
+    retryShare: 0.01, // runs that need a second attempt
+    deadLetterShare: 0.0001,
+    d1RowsPerDeadLetter: 4, // the letter and its indexes
+    // rows a run writes in its shard's SQLite (run insert, claim, outcome, history record, two
+    // aggregate upserts, the 24 h delete, the retention prune): an estimate, not measured
+    shardRowsWrittenPerRun: 8,
+  },
 };
 
 function loadBench() {
@@ -151,47 +168,6 @@ export function plan(costs, load) {
         10,
     ) / 10;
 
-  // Queues: 5,000 msg/s each. A shard bundles the runs one tick hands over, up to the cap per
-  // message; schedules have whole-second instants, so a tick holds about rate / shards runs.
-  const bundleAt = (rate) =>
-    Math.min(load.bundleSize, Math.max(1, Math.floor(rate / out.shards.recommended)));
-  const bundle = bundleAt(load.burst);
-  const queueRate = LIMITS.queueMsgsPerS * PLAN.queueUtilisation;
-  out.queues = {
-    bundle_cap: load.bundleSize,
-    runs_per_message: { average: bundleAt(load.avg), peak: bundleAt(load.peak), burst: bundle },
-    for_average: Math.ceil(load.avg / bundleAt(load.avg) / queueRate),
-    for_peak: Math.ceil(load.peak / bundleAt(load.peak) / queueRate),
-    for_burst: Math.ceil(load.burst / bundle / queueRate),
-  };
-  out.queues.recommended = out.queues.for_burst;
-  out.queues.shards_per_queue = Math.max(1, Math.round(out.shards.recommended / out.queues.recommended));
-
-  // Consumers: a batch of 100 runs makes its target calls 6 at a time (Workers' simultaneous
-  // connection limit), so one invocation moves ~6 / target latency runs per second.
-  const latencyS = load.targetLatencyMs / 1000;
-  const perInvocationPerS = LIMITS.workerConnections / latencyS;
-  // max_batch_size: the last run of a batch waits for the calls ahead of it (6 at a time).
-  const batchSeconds = Math.ceil(load.batchSize / LIMITS.workerConnections) * latencyS;
-  const concurrency = (rate) => Math.ceil(rate / perInvocationPerS);
-  out.consumers = {
-    target_latency_ms: load.targetLatencyMs,
-    runs_per_invocation: load.batchSize,
-    max_batch_size_messages_at_burst: Math.max(1, Math.floor(load.batchSize / bundle)),
-    runs_per_s_per_invocation: Math.round(perInvocationPerS),
-    batch_seconds: Math.round(batchSeconds * 10) / 10,
-    concurrent_for_average: concurrency(load.avg),
-    concurrent_for_peak: concurrency(load.peak),
-    concurrent_for_burst: concurrency(load.burst),
-  };
-  out.consumers.queues_needed_for_250_per_queue = Math.ceil(
-    out.consumers.concurrent_for_burst / LIMITS.queueConsumersMax,
-  );
-  // With bundling the message rate rarely decides the queue count; consumer concurrency does.
-  out.queues.recommended = Math.max(out.queues.recommended, out.consumers.queues_needed_for_250_per_queue);
-  out.queues.shards_per_queue = Math.max(1, Math.round(out.shards.recommended / out.queues.recommended));
-  out.consumers.per_queue_at_burst = Math.ceil(out.consumers.concurrent_for_burst / out.queues.recommended);
-
   // Run history: each shard keeps its runs' records (local SQLite writes, no request, no D1).
   const S = out.shards.recommended;
   const writesPerShard = (rate) => Math.round((rate / S) * PLAN.historyWritesPerRun);
@@ -207,8 +183,15 @@ export function plan(costs, load) {
     bytes_total: Math.round(historyBytes),
     shard_bytes: Math.round((historyBytes + wheelBytes) / S),
     shards_for_storage: Math.ceil(shardsForStorage),
-    // a tenant-wide page or the stats ask every shard once
-    fanout_requests_per_page: S,
+    // a tenant-wide page asks only the shards its tenant index names: a tenant of J jobs spans
+    // ~S (1 - e^(-J/S)) shards; the plan's largest tenant is on every shard
+    fanout_requests_per_page: {
+      tenant_of_10_jobs: Math.ceil(S * (1 - Math.exp(-10 / S))),
+      tenant_of_10000_jobs: Math.ceil(S * (1 - Math.exp(-10_000 / S))),
+      largest_tenant: S,
+    },
+    // the overview: one stats fan-out (lateness reads the same answer) and one failures fan-out
+    overview_subrequests: 2 * S + 10,
   };
   // D1 now holds definitions (split over job databases), tenants, keys, alerts and dead letters.
   const definitionsBytes = load.jobs * (costs.d1BytesPerJob ?? 600);
@@ -221,26 +204,16 @@ export function plan(costs, load) {
     bytes_per_job_database: Math.round(definitionsBytes / jobDatabases),
   };
 
-  // Lateness: the production pipeline's hops, plus queueing when arrivals exceed capacity.
-  const baseMs = Object.values(PLAN.pipelineMs).reduce((a, b) => a + b, 0) + load.targetLatencyMs;
-  const capacity = Math.min(
-    out.shards.recommended * perShardMaxPerS * PLAN.shardUtilisation * 2, // shards may run hot in a burst
-    out.queues.recommended * queueRate * bundle,
-    out.queues.recommended * LIMITS.queueConsumersMax * perInvocationPerS,
-  );
+  // The dispatch lane: both sized for latency, the one that holds p99 < 1 s chosen.
+  out.lane = planLanes(load, out.shards.recommended, costs, PLAN.lane);
+  out.queues = { recommended: out.lane[`${out.lane.chosen}_lane`].queues };
   out.lateness = {
-    pipeline_ms: baseMs,
-    capacity_runs_per_s: Math.round(capacity),
-    // at the average rate batches are not full: a run waits for the calls ahead of it
-    p99_average_ms: Math.round(baseMs + batchSeconds * 1000 * 0.99 - load.targetLatencyMs),
-    p99_peak_ms: simulateBurst(load.peak, 1, capacity, baseMs, batchSeconds).p99,
-    burst: simulateBurst(load.burst, load.burstSeconds, capacity, baseMs, batchSeconds),
+    pipeline_ms: out.lane.chosen === "pool" ? PLAN.lane.poolFixedMs : PLAN.lane.queueFixedMs,
+    p99_average_ms: out.lane.p99_ms.average,
+    p99_peak_ms: out.lane.p99_ms.peak,
+    burst: { p99: out.lane.p99_ms.burst },
   };
-  // Requests per shard per second in the burst: one claim and one outcome RPC per message, and a
-  // message holds runs of one shard, whatever queue carries it.
-  const runsPerShardBurst = load.burst / out.shards.recommended;
-  out.shards.burst_rpc_per_s_per_shard = Math.round((2 * runsPerShardBurst) / bundle);
-  out.shards.burst_runs_per_s_per_shard = Math.round(runsPerShardBurst);
+  out.shards.burst_runs_per_s_per_shard = Math.round(load.burst / out.shards.recommended);
   // Every published limit against the load: the table decides what needs a raise.
   out.limit_increases = [];
   out.limits = limitsTable(out, costs, load, PLAN);
@@ -248,46 +221,6 @@ export function plan(costs, load) {
     if (row.status === "raise") out.limit_increases.push(`${row.limit}: ${row.raise}`);
   }
   return out;
-}
-
-/**
- * Fluid queue model, 10 ms steps: `rate` runs/s arrive (all due at the start of each second,
- * as at the top of the minute) for `seconds`; `capacity` runs/s leave; a run's lateness is its
- * wait plus the pipeline and its position in a consumer batch.
- */
-function simulateBurst(rate, seconds, capacity, baseMs, batchSeconds) {
-  const stepMs = 10;
-  const latenesses = []; // [lateMs, count]
-  const queue = []; // [dueMs, count]
-  for (let t = 0; t < (seconds + 600) * 1000; t += stepMs) {
-    if (t % 1000 === 0 && t < seconds * 1000) {
-      queue.push([t, rate]);
-    }
-    let served = (capacity * stepMs) / 1000;
-    while (served > 0 && queue.length > 0) {
-      const head = queue[0];
-      const n = Math.min(head[1], served);
-      // a run's place in its consumer batch adds 0..batchSeconds: spread over 10 buckets
-      for (let k = 0; k < 10; k++) {
-        latenesses.push([t - head[0] + baseMs + (batchSeconds * 1000 * (k + 0.5)) / 10, n / 10]);
-      }
-      head[1] -= n;
-      served -= n;
-      if (head[1] <= 1e-9) queue.shift();
-    }
-    if (queue.length === 0 && t >= seconds * 1000) break;
-  }
-  latenesses.sort((a, b) => a[0] - b[0]);
-  const total = latenesses.reduce((sum, [, n]) => sum + n, 0);
-  const quantile = (q) => {
-    let seen = 0;
-    for (const [ms, n] of latenesses) {
-      seen += n;
-      if (seen >= q * total) return Math.round(ms);
-    }
-    return null;
-  };
-  return { runs: Math.round(total), p50: quantile(0.5), p99: quantile(0.99), max: quantile(1) };
 }
 
 const isMain = import.meta.url === `file://${process.argv[1]}`;
@@ -300,8 +233,7 @@ if (isMain) {
     burst: Number(values.burst),
     burstSeconds: Number(values["burst-seconds"]),
     targetLatencyMs: Number(values["target-latency-ms"]),
-    bundleSize: Number(values["bundle-size"]),
-    batchSize: Number(values["batch-size"]),
+    dispatchLeadMs: Number(values["dispatch-lead-ms"]),
     shards: values.shards ? Number(values.shards) : null,
     historyDays: Number(values["history-days"]),
     jobDatabases: values["job-databases"] ? Number(values["job-databases"]) : null,

@@ -174,6 +174,14 @@ export class ShardScheduler extends DurableObject<Env> {
     return this.read(shard, () => tenantHistory(this.sql, shard, query));
   }
 
+  /** Several pages of a tenant's runs in one request (the failed and dead-lettered lists together). */
+  async tenantHistoryPages(
+    shard: number,
+    queries: History.TenantHistoryQuery[],
+  ): Promise<History.HistoryRecord[][]> {
+    return this.read(shard, () => queries.map((query) => tenantHistory(this.sql, shard, query)));
+  }
+
   async historyStats(shard: number, query: History.HistoryStatsQuery): Promise<History.HistoryStats> {
     return this.read(shard, () => historyStats(this.sql, query));
   }

@@ -4,11 +4,14 @@
 // the dead-letter queue; the dedup KV namespace) and writes their ids into wrangler.toml. Safe to re-run:
 // resources that already exist are looked up instead. Needs `wrangler login` (or CLOUDFLARE_API_TOKEN).
 //
+// `--scale production` first writes wrangler.production.toml, the layout the capacity model plans
+// (scripts/lib/production-layout.mjs), and sets that file up instead of wrangler.toml.
 // EDGECRON_WRANGLER overrides the wrangler binary and --config the file to rewrite (tests use both).
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PRODUCTION_CONFIG, plannedLayout, productionLayout } from "./lib/production-layout.mjs";
 import {
   d1Databases,
   findD1DatabaseId,
@@ -22,7 +25,12 @@ import {
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const WRANGLER = process.env.EDGECRON_WRANGLER ?? join(ROOT, "node_modules", ".bin", "wrangler");
 const configFlag = process.argv.indexOf("--config");
-const CONFIG = configFlag > 0 ? (process.argv[configFlag + 1] ?? "") : join(ROOT, "wrangler.toml");
+const scaleFlag = process.argv.indexOf("--scale");
+const SCALE = scaleFlag > 0 ? process.argv[scaleFlag + 1] : undefined;
+const CONFIG =
+  configFlag > 0
+    ? (process.argv[configFlag + 1] ?? "")
+    : join(ROOT, SCALE === "production" ? PRODUCTION_CONFIG : "wrangler.toml");
 
 const KV_NAMESPACE = "DEDUP_KV";
 const ALREADY_EXISTS = /already (exists|taken)|is already in use/i;
@@ -83,6 +91,12 @@ function createKvNamespace() {
   );
 }
 
+if (SCALE !== undefined && SCALE !== "production") fail(`--scale takes "production", not "${SCALE}"`);
+if (SCALE === "production") {
+  const layout = plannedLayout(ROOT);
+  writeFileSync(CONFIG, productionLayout(readFileSync(join(ROOT, "wrangler.toml"), "utf8"), layout));
+  console.log(`wrote ${CONFIG}: ${JSON.stringify(layout)}`);
+}
 const toml = readFileSync(CONFIG, "utf8");
 /** @type {Record<string, string>} */
 const d1DatabaseIds = {};
@@ -93,4 +107,8 @@ writeFileSync(CONFIG, rewriteWranglerToml(toml, { d1DatabaseIds, kvNamespaceId }
 console.log(
   `\nwrote the database_id of ${Object.keys(d1DatabaseIds).join(", ")} and the DEDUP_KV id = "${kvNamespaceId}" into ${CONFIG}`,
 );
-console.log("next:\n  npx wrangler secret put EDGECRON_ADMIN_TOKEN\n  npm run deploy");
+console.log(
+  SCALE === "production"
+    ? `next:\n  npx wrangler secret put EDGECRON_ADMIN_TOKEN --config ${PRODUCTION_CONFIG}\n  npm run deploy:production`
+    : "next:\n  npx wrangler secret put EDGECRON_ADMIN_TOKEN\n  npm run deploy",
+);

@@ -10,6 +10,9 @@
 // request or it is an account or Worker setting. A row's status is "ok", or "raise" (over a
 // raisable limit: named in the plan), or "over" (over a hard limit: the plan is wrong).
 
+import { WINDOW_CAP_PER_SHARD } from "./lanes.mjs";
+import { scenarioContext } from "./limits-context.mjs";
+
 const KB = 1024;
 const GB = 2 ** 30;
 
@@ -28,7 +31,7 @@ const ROWS = [
     value: 250,
     unit: "invocations",
     kind: "hard",
-    how: "6 target calls per invocation at the target latency",
+    how: "held batches of the lane's Queues traffic, 6 target calls at a time",
     load: (c) => c.concurrentInvocations / c.queues,
   },
   {
@@ -36,7 +39,7 @@ const ROWS = [
     value: 10_000,
     unit: "queues",
     kind: "raise",
-    how: "dispatch queues plus one shared dead-letter queue",
+    how: "the lane's queues plus one shared dead-letter queue",
     load: (c) => c.queues + 1,
   },
   {
@@ -100,8 +103,16 @@ const ROWS = [
     value: 1_000,
     unit: "req/s",
     kind: "hard",
-    how: "one claim and one outcome per message, plus every tenant-wide page or stats read",
-    load: (c) => (2 * c.messagesPerS) / c.shards + c.fanoutReadsPerS,
+    how: "a shard: its pass, per dispatcher (or message) its hand-off, claim and outcome, plus tenant-wide reads",
+    load: (c) => c.shardRequestsPerS + c.fanoutReadsPerS,
+  },
+  {
+    limit: "Durable Objects: requests/s per dispatcher (soft)",
+    value: 1_000,
+    unit: "req/s",
+    kind: "hard",
+    how: "a dispatcher: one hand-off, one alarm and one claim per instant it has runs for",
+    load: (c) => c.dispatcherRequestsPerS,
   },
   {
     limit: "Durable Objects: storage per object",
@@ -132,8 +143,24 @@ const ROWS = [
     value: 6,
     unit: "conns",
     kind: "hard",
-    how: "a pass's sendBatch calls, sent together",
-    load: (c) => Math.ceil(c.messagesPerShardTick / 100),
+    how: "a shard's pass: hand-offs and sendBatch calls, pooled at 6 (they run ahead of the instant)",
+    load: (c) => c.shardConnections,
+  },
+  {
+    limit: "Durable Objects: outgoing connections per dispatcher",
+    value: 6,
+    unit: "conns",
+    kind: "hard",
+    how: "a dispatcher's target calls, pooled at 6 by design",
+    load: (c) => (c.dispatcherRunsPerInstant > 0 ? 6 : 0),
+  },
+  {
+    limit: "Workers: subrequests per dispatcher invocation",
+    value: 10_000,
+    unit: "subreqs",
+    kind: "raise",
+    how: "a dispatcher's alarm: the busy shard's runs of one instant, and one claim",
+    load: (c) => c.dispatcherRunsPerInstant + 2,
   },
   {
     limit: "D1: storage per database",
@@ -164,8 +191,16 @@ const ROWS = [
     value: 10_000,
     unit: "subreqs",
     kind: "raise",
-    how: "the console overview: stats, lateness, failed and dead-lettered runs each ask every shard; a Worker setting, limits.subrequests, up to 10 M",
-    load: (c) => 4 * c.shards + 10,
+    how: "the console overview of a tenant on every shard: stats (shared with lateness) and failures (failed and dead-lettered in one read), each one request per shard the tenant's index names",
+    load: (c) => c.overviewSubrequests,
+  },
+  {
+    limit: "Dispatch window per shard (edgecron's bound)",
+    value: WINDOW_CAP_PER_SHARD,
+    unit: "runs",
+    kind: "raise",
+    how: "the busy shard's runs from hand-off (ahead of the instant) to their reported outcome",
+    load: (c) => c.windowNeeded,
   },
   {
     limit: "Workers: simultaneous outgoing connections",
@@ -180,45 +215,10 @@ const ROWS = [
     value: 250,
     unit: "points",
     kind: "hard",
-    how: "one dispatch and one outcome point per run of a consumer invocation",
-    load: (c) => 2 * c.runsPerInvocation,
+    how: "one dispatch and one outcome point per run of a consumer or dispatcher invocation",
+    load: (c) => 2 * Math.max(c.runsPerInvocation, c.dispatcherRunsPerInstant),
   },
 ];
-
-/** The quantities every row reads, for one arrival rate. */
-function scenarioContext(plan, costs, load, assumptions, rate, p99Ms, backlogRuns) {
-  const shards = plan.shards.recommended;
-  const queues = plan.queues.recommended;
-  const runsPerShardS = rate / shards;
-  const bundle = Math.min(load.bundleSize, Math.max(1, Math.floor(runsPerShardS)));
-  const latencyS = load.targetLatencyMs / 1000;
-  const consumerBatchMessages = Math.max(1, Math.min(100, Math.floor(load.batchSize / bundle)));
-  const runsPerInvocation = consumerBatchMessages * bundle;
-  return {
-    rate,
-    p99Ms,
-    shards,
-    queues,
-    bundle,
-    runsPerShardS,
-    messagesPerS: rate / bundle,
-    messagesPerShardTick: Math.ceil(runsPerShardS / bundle),
-    runBytes: assumptions.runBytesInMessage,
-    messageBytes: bundle * assumptions.runBytesInMessage,
-    consumerBatchMessages,
-    runsPerInvocation,
-    concurrentInvocations: Math.ceil(rate / (6 / latencyS)),
-    batchSeconds: Math.ceil(runsPerInvocation / 6) * latencyS,
-    backlogRuns,
-    shardCpuMs: costs.shardCpuMsPerRun ?? 0.5,
-    shardBytes: plan.history.shard_bytes,
-    fanoutReadsPerS: assumptions.apiFanoutReadsPerS,
-    jobDatabaseBytes: plan.d1.bytes_per_job_database,
-    // dead letters accumulate at the average rate whatever the scenario
-    deadLetterBytes:
-      load.avg * assumptions.deadLetterShare * 86_400 * load.historyDays * assumptions.deadLetterBytes,
-  };
-}
 
 function statusOf(row, load) {
   if (load <= row.value) return "ok";
@@ -227,20 +227,12 @@ function statusOf(row, load) {
 
 /** The table: per row, the load, headroom (limit / load) and status at each scenario. */
 export function limitsTable(plan, costs, load, assumptions) {
-  const lateness = plan.lateness;
   const scenarios = {
-    average: scenarioContext(plan, costs, load, assumptions, load.avg, lateness.p99_average_ms, load.avg),
-    peak: scenarioContext(plan, costs, load, assumptions, load.peak, lateness.p99_peak_ms, load.peak),
-    burst: scenarioContext(
-      plan,
-      costs,
-      load,
-      assumptions,
-      load.burst,
-      lateness.burst.p99,
-      Math.max(load.burst, (load.burst - lateness.capacity_runs_per_s) * load.burstSeconds),
-    ),
+    average: scenarioContext(plan, costs, load, assumptions, "average", load.avg),
+    peak: scenarioContext(plan, costs, load, assumptions, "peak", load.peak),
+    burst: scenarioContext(plan, costs, load, assumptions, "burst", load.burst),
   };
+  const p99ByScenario = plan.lane.p99_ms;
   const rows = ROWS.map((row) => {
     const at = {};
     let status = "ok";
@@ -269,7 +261,7 @@ export function limitsTable(plan, costs, load, assumptions) {
           : null,
     };
   });
-  const p99 = Object.fromEntries(Object.entries(scenarios).map(([name, c]) => [name, c.p99Ms]));
+  const p99 = { ...p99ByScenario };
   return {
     scenarios: Object.keys(scenarios),
     rates: { average: load.avg, peak: load.peak, burst: load.burst },

@@ -17,6 +17,7 @@ import { issueRunToken } from "../core/run-token";
 import { logEvent } from "../log";
 import { runTokenSecret } from "../run-tokens";
 import { type DispatchMessage, runsOfMessage, type SingleRunDispatchMessage } from "../shard/protocol";
+import { CLOUDFLARE_CONNECTIONS, connectionCapOn } from "./connection-cap";
 import { afterReport, dropKnownDone, idsOf, pointOf } from "./dispatch-outcomes";
 import { resolverFromEnv } from "./dns-resolver";
 import { HANDED_OFF, HandOffWatch } from "./hand-off-watch";
@@ -61,6 +62,8 @@ interface BatchContext {
   ctx: ExecutionContext;
   testSeam: ConsumerTestSeam;
   slots: ReturnType<typeof semaphore>;
+  /** Cloudflare's 6 connections emulated (./connection-cap.ts): a hand-off keeps its slot. */
+  capped: boolean;
   reporter: OutcomeReporter;
   handOffs: HandOffWatch;
   calls: number;
@@ -90,7 +93,8 @@ export async function handleDispatchBatch(
     env,
     ctx,
     testSeam,
-    slots: semaphore(TARGET_CONCURRENCY),
+    slots: semaphore(connectionCapOn(env) ? CLOUDFLARE_CONNECTIONS : TARGET_CONCURRENCY),
+    capped: connectionCapOn(env),
     reporter: new OutcomeReporter(env, () => testSeam.beforeReport()),
     handOffs: new HandOffWatch(HANDOFF_AFTER_MS),
     calls: 0,
@@ -174,7 +178,7 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     throw error;
   }
   if (outcome === HANDED_OFF) {
-    release();
+    if (!context.capped) release();
     reporter.release(run.shard, lastOfMessage());
     logEvent("run.handed_off", { ...idsOf(run), attempt: run.attempt, after_ms: HANDOFF_AFTER_MS });
     const late = call

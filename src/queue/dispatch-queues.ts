@@ -4,6 +4,8 @@
 // share the dead-letter queue. A queue carries at most 5,000 messages/s and 250 concurrent
 // consumer invocations (Cloudflare's published limits): more queues, more of both.
 
+import { cappedForShard } from "./connection-cap";
+
 export const DISPATCH_QUEUE_PREFIX = "edgecron-dispatch";
 
 /** The queue name of dispatch queue `index`. */
@@ -44,5 +46,5 @@ export function dispatchQueueOf(env: Env, shard: number): Queue {
   if (typeof queue !== "object" || queue === null || typeof (queue as Queue).sendBatch !== "function") {
     throw new Error(`DISPATCH_QUEUES is ${dispatchQueueCount(env)} but ${bindingName(index)} is not bound`);
   }
-  return queue as Queue;
+  return cappedForShard(env, shard, queue as Queue);
 }

@@ -179,6 +179,15 @@ export async function readTenantHistory(
   return shardStub(env, shard).tenantHistory(shard, query);
 }
 
+/** Several pages of a tenant's runs from one shard, in one request, in query order. */
+export async function readTenantHistoryPages(
+  env: Env,
+  shard: number,
+  queries: TenantHistoryQuery[],
+): Promise<HistoryRecord[][]> {
+  return shardStub(env, shard).tenantHistoryPages(shard, queries);
+}
+
 /** One shard's run counts by state, per-minute counts and recent lateness samples. */
 export async function readHistoryStats(
   env: Env,

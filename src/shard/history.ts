@@ -1,8 +1,9 @@
 // Run history as the Worker reads it. Every run's record lives in the shard that owns the run
 // (durable-objects/shard/history-store.ts); the run id names its job and the job names its shard,
 // so one run or one job's runs is one shard request. Views across a tenant's jobs (the runs list,
-// failures, stats) ask every shard, SHARD_FANOUT_PARALLELISM at a time, and merge: the cost is
-// SHARD_COUNT requests per page, each an index range read on its shard (docs/SCALING.md).
+// failures, stats) ask the shards of the tenant's jobs (./tenant-fanout.ts), a bounded number at
+// a time, and merge: one request per such shard a page, each an index range read on its shard
+// (docs/SCALING.md).
 import { parseRunId } from "../core/run-id";
 import type { RunState } from "../core/run-state";
 import { jobStores } from "../db/databases";
@@ -12,7 +13,7 @@ import {
   readHistoryStats,
   readJobHistory,
   readTenantHistory,
-  shardCount,
+  readTenantHistoryPages,
   shardOfJob,
 } from "./client";
 import type {
@@ -23,18 +24,10 @@ import type {
   LatenessSample,
 } from "./history-protocol";
 
-/** Shards asked at once by a fan-out (a Worker invocation's subrequests are bounded). */
-export const SHARD_FANOUT_PARALLELISM = 32;
+import { askShards, shardsOfTenant, sharedRead } from "./tenant-fanout";
 
-/** Runs `read` on every shard, a bounded number at a time; results in shard order. */
-export async function everyShard<T>(env: Env, read: (shard: number) => Promise<T>): Promise<T[]> {
-  const shards = Array.from({ length: shardCount(env) }, (_, shard) => shard);
-  const results: T[] = [];
-  for (let i = 0; i < shards.length; i += SHARD_FANOUT_PARALLELISM) {
-    results.push(...(await Promise.all(shards.slice(i, i + SHARD_FANOUT_PARALLELISM).map(read))));
-  }
-  return results;
-}
+/** The failure lists the console overview shows side by side: one read per shard serves both. */
+const FAILURE_STATES: readonly RunState[] = ["FAILED", "DEAD_LETTERED"];
 
 /**
  * The shard a job's runs live on: its stored shard; for a job D1 does not know (an id from
@@ -86,8 +79,35 @@ export async function listTenantRunRecords(
   if (page.jobId !== undefined) {
     return readTenantHistory(env, await shardOfStoredJob(env, tenantId, page.jobId), query);
   }
-  const pages = await everyShard(env, (shard) => readTenantHistory(env, shard, query));
+  const state = page.state;
+  if (state !== undefined && FAILURE_STATES.includes(state)) {
+    const byState = await failurePages(env, tenantId, page.cursor, page.limit);
+    return byState[FAILURE_STATES.indexOf(state)] ?? [];
+  }
+  const shards = await shardsOfTenant(env, tenantId);
+  const pages = await askShards(shards, (shard) => readTenantHistory(env, shard, query));
   return pages.flat().sort(compareNewestCreated).slice(0, page.limit);
+}
+
+/** A page of each failure state, merged over the tenant's shards, one request per shard. */
+function failurePages(
+  env: Env,
+  tenantId: string,
+  cursor: HistoryCursor | undefined,
+  limit: number,
+): Promise<HistoryRecord[][]> {
+  const key = `failures|${tenantId}|${limit}|${cursor?.ms ?? ""}|${cursor?.id ?? ""}`;
+  return sharedRead(env, key, async () => {
+    const queries = FAILURE_STATES.map((state) => ({ tenantId, state, cursor, limit }));
+    const shards = await shardsOfTenant(env, tenantId);
+    const parts = await askShards(shards, (shard) => readTenantHistoryPages(env, shard, queries));
+    return FAILURE_STATES.map((_, i) =>
+      parts
+        .flatMap((part) => part[i] ?? [])
+        .sort(compareNewestCreated)
+        .slice(0, limit),
+    );
+  });
 }
 
 /** Lateness samples asked of each shard: the window's share, with room for uneven shards. */
@@ -100,8 +120,16 @@ function latenessPerShard(totalLimit: number, shards: number): number {
  * `latenessLimit` lateness samples of all shards (each shard sends its newest share).
  */
 export async function historyStatsOfAllShards(env: Env, query: HistoryStatsQuery): Promise<HistoryStats> {
-  const perShard = { ...query, latenessLimit: latenessPerShard(query.latenessLimit, shardCount(env)) };
-  const parts = await everyShard(env, (shard) => readHistoryStats(env, shard, perShard));
+  // the window's start moves with the clock: reads within SHARED_READ_MS share the first one's
+  const key = `stats|${query.tenantId ?? "*"}|${query.latenessLimit}`;
+  return sharedRead(env, key, async () => {
+    const shards = await shardsOfTenant(env, query.tenantId);
+    const perShard = { ...query, latenessLimit: latenessPerShard(query.latenessLimit, shards.length) };
+    return sumStats(await askShards(shards, (shard) => readHistoryStats(env, shard, perShard)), query);
+  });
+}
+
+function sumStats(parts: HistoryStats[], query: HistoryStatsQuery): HistoryStats {
   const byState = new Map<string, number>();
   const minutes = new Map<number, { minuteMs: number; triggers: number; failures: number }>();
   const lateness: LatenessSample[] = [];

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { PRODUCTION_CONFIG, plannedLayout, productionLayout } from "../../scripts/lib/production-layout.mjs";
 import { rewriteWranglerToml } from "../../scripts/lib/wrangler-config.mjs";
 import { ROOT } from "./harness";
 
@@ -50,5 +51,31 @@ describe("wrangler deploy --dry-run", () => {
     expect(result.status, `${result.stdout}${result.stderr}`).toBe(0);
     // wrangler lists D1 by name, KV by id: the new id is what the deploy would bind.
     expect(result.stdout).toContain("env.DEDUP_KV (0123456789abcdef0123456789abcdef)");
+  });
+
+  it("bundles the production layout the capacity model plans, as committed, while local stays small", () => {
+    const layout = plannedLayout(ROOT);
+    const local = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+    const committed = readFileSync(join(ROOT, PRODUCTION_CONFIG), "utf8");
+    // regenerate with `npm run layout:production` after a change to wrangler.toml or the model
+    expect(committed).toBe(productionLayout(local, layout));
+    expect(local).toMatch(/^SHARD_COUNT = "16"$/m);
+    expect(committed).toMatch(new RegExp(`^SHARD_COUNT = "${layout.shards}"$`, "m"));
+    expect(committed).toMatch(new RegExp(`^JOB_DATABASES = "${layout.jobDatabases}"$`, "m"));
+    expect(committed).toMatch(new RegExp(`^DISPATCH_QUEUES = "${layout.dispatchQueues}"$`, "m"));
+    expect(committed).toMatch(new RegExp(`^DISPATCH_RUNS_PER_MESSAGE = "${layout.runsPerMessage}"$`, "m"));
+    const consumers = committed.match(/queue = "edgecron-dispatch(-\d+)?"\nmax_batch_size = (\d+)/g) ?? [];
+    expect(consumers).toHaveLength(layout.dispatchQueues);
+    for (const consumer of consumers)
+      expect(consumer).toMatch(new RegExp(`max_batch_size = ${layout.maxBatchSize}$`));
+    const result = dryRun(join(ROOT, PRODUCTION_CONFIG));
+    cleanup.push(result.outdir);
+    expect(result.status, `${result.stdout}${result.stderr}`).toBe(0);
+    for (let i = 0; i < layout.jobDatabases; i++)
+      expect(result.stdout).toContain(`env.DB_JOBS_${i} (edgecron-jobs-${i})`);
+    expect(result.stdout).toContain(
+      `env.DISPATCH_QUEUE_${layout.dispatchQueues - 1} (edgecron-dispatch-${layout.dispatchQueues - 1})`,
+    );
+    expect(result.stdout).toContain(`SHARD_COUNT ("${layout.shards}")`);
   });
 });
