@@ -4,7 +4,8 @@
 // DevTools inspector (scripts/dev-server.mjs: local D1, DOs, queues, KV) through
 // scripts/dev-supervisor.mjs, which stops it and its workerd children with us.
 //
-// Environment: PORT (8787), HOST (127.0.0.1), EDGECRON_STATE_DIR (local state, .wrangler/state).
+// Environment: PORT (8787), HOST (127.0.0.1), EDGECRON_STATE_DIR (local state, .wrangler/state),
+// EMULATE_CONNECTION_CAP ("true": Cloudflare's 6 outbound connections, emulated).
 //
 // It stops, leaving no process behind, on SIGINT, SIGTERM or SIGHUP (a closed terminal), sent to
 // this process or to its whole process group; when npm above it dies (npm forwards only SIGINT and
@@ -90,6 +91,9 @@ const devArgs = [
   "--var",
   "ALLOW_PRIVATE_TARGETS:true",
 ];
+// Opt in to Cloudflare's 6 outbound connections per invocation and per Durable Object, which the
+// local runtime does not enforce (src/queue/connection-cap.ts).
+if (process.env.EMULATE_CONNECTION_CAP === "true") devArgs.push("--var", "EMULATE_CONNECTION_CAP:true");
 // Its own process group: a signal to ours (Ctrl-C, a group kill) must not kill it before it has
 // stopped wrangler. Its stdin is the pipe whose EOF tells it we are gone.
 const dev = spawn(process.execPath, [supervisor, process.execPath, ...devArgs], {
