@@ -4,7 +4,8 @@
 // DevTools inspector (scripts/dev-server.mjs: local D1, DOs, queues, KV) through
 // scripts/dev-supervisor.mjs, which stops it and its workerd children with us.
 //
-// Environment: PORT (8787), HOST (127.0.0.1), EDGECRON_STATE_DIR (local state, .wrangler/state).
+// Environment: PORT (8787), HOST (127.0.0.1), EDGECRON_STATE_DIR (local state, .wrangler/state),
+// EMULATE_CONNECTION_CAP ("true": Cloudflare's 6 outbound connections, emulated).
 // `--targets` (npm run start:targets) adds the example Worker behind binding targets.
 //
 // It stops, leaving no process behind, on SIGINT, SIGTERM or SIGHUP (a closed terminal), sent to
@@ -99,6 +100,9 @@ const serverArgs = [
   "--var",
   "ALLOW_PRIVATE_TARGETS:true",
 ];
+// Opt in to Cloudflare's 6 outbound connections per invocation and per Durable Object, which the
+// local runtime does not enforce (src/queue/connection-cap.ts).
+if (process.env.EMULATE_CONNECTION_CAP === "true") serverArgs.push("--var", "EMULATE_CONNECTION_CAP:true");
 // The server is wrangler's dev server without its DevTools inspector: scripts/dev-server.mjs says
 // why (under a flood of target calls the inspector exhausted file descriptors and memory). With
 // --targets, the example Worker runs beside it, which only the `wrangler dev -c a -c b` command

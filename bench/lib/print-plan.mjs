@@ -12,7 +12,9 @@ export function printPlan(r) {
   console.log(
     `load: ${f(r.load.jobs)} active jobs; ${f(r.load.avg)}/s average, ${f(r.load.peak)}/s peak, ${f(r.load.burst)}/s for ${r.load.burstSeconds} s at midnight; target latency ${r.load.targetLatencyMs} ms\n`,
   );
-  console.log("measured locally (npm run bench; workerd CPU per run, one thread):");
+  console.log(
+    "measured locally (npm run bench; workerd CPU per run, one thread): burst.cpu / burst.jobs (full path), ceiling.cpu_fetch and cpu_noop / ceiling.msgs (consumer), create.cpu / create.jobs, scale.* (storage per job)",
+  );
   console.log(
     `  full path ${f(m.fullPathCpuMsPerRun, 3)} ms/run = consumer+fetch ${f(m.consumerFetchCpuMsPerRun, 3)} + shard side ${f(m.shardCpuMsPerRun, 3)} ms; queue alone ${f(m.queueCpuMsPerMsg, 3)} ms/msg; create ${f(m.createCpuMsPerJob, 3)} ms/job`,
   );

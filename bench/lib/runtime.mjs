@@ -16,16 +16,30 @@ export const DISPATCH_QUEUE_1 = "edgecron-dispatch-1";
 export const DEAD_LETTER_QUEUE = "edgecron-dead-letters";
 export const SIDE_DELIVERY_QUEUE = "edgecron-side-deliveries";
 
+/** The statements of a migration: split at a line's final `;`, a trigger's BEGIN .. END kept whole. */
+function sqlStatements(sql) {
+  const statements = [];
+  let current = [];
+  let depth = 0;
+  for (const line of sql.replace(/--.*$/gm, "").split("\n")) {
+    current.push(line);
+    if (/\bBEGIN\s*$/i.test(line)) depth += 1;
+    if (/^\s*END\s*;\s*$/i.test(line)) depth -= 1;
+    if (depth === 0 && /;\s*$/.test(line)) {
+      statements.push(current.join("\n").trim().replace(/;$/, ""));
+      current = [];
+    }
+  }
+  statements.push(current.join("\n").trim());
+  return statements.filter(Boolean);
+}
+
 /** Runs every .sql file of `dir` (in name order) against `db`, statement by statement. */
 async function applyMigrations(db, dir) {
   for (const file of readdirSync(join(ROOT, dir))
     .filter((f) => f.endsWith(".sql"))
     .sort()) {
-    const sql = readFileSync(join(ROOT, dir, file), "utf8").replace(/--.*$/gm, "");
-    for (const statement of sql
-      .split(";")
-      .map((s) => s.trim())
-      .filter(Boolean)) {
+    for (const statement of sqlStatements(readFileSync(join(ROOT, dir, file), "utf8"))) {
       await db.prepare(statement).run();
     }
   }
