@@ -68,6 +68,16 @@ export function tenantLabel(tenant: Tenant): string {
   return `${tenant.name} (${shortId(tenant.id)})`;
 }
 
+/** A tenant key's own tenant: its name and the tail of its id (the whole id on hover). */
+function TenantName({ session, tenants }: { session: Session; tenants: Tenant[] }) {
+  const tenant = tenants.find((candidate) => candidate.id === session.tenantId);
+  return (
+    <span class="tenant-name" title={session.tenantId ?? ""}>
+      Tenant <strong>{tenant ? tenantLabel(tenant) : session.tenantId}</strong>
+    </span>
+  );
+}
+
 function Header({ session, csrf, tenants, currentPath, active }: LayoutProps) {
   return (
     <header class="topbar">
@@ -88,9 +98,7 @@ function Header({ session, csrf, tenants, currentPath, active }: LayoutProps) {
                 currentPath={currentPath ?? BASE}
               />
             ) : (
-              <span class="tenant-name">
-                Tenant <strong>{session.tenantId}</strong>
-              </span>
+              <TenantName session={session} tenants={tenants ?? []} />
             )}
             <form method="post" action={`${BASE}/logout`}>
               <input type="hidden" name="_csrf" value={csrf} />

@@ -20,6 +20,10 @@ export async function renderPage(c: ConsoleContext, options: PageOptions, body: 
   if (session.role === "admin") {
     const result = await callApi<{ data: Tenant[] }>(c, "GET", "/v1/tenants", { tenant: null });
     if (result.ok && Array.isArray(result.data?.data)) tenants = result.data.data;
+  } else if (session.tenantId) {
+    // The header names the key's tenant, not only its id.
+    const own = await callApi<Tenant>(c, "GET", `/v1/tenants/${encodeURIComponent(session.tenantId)}`);
+    if (own.ok && own.data) tenants = [own.data];
   }
   const url = new URL(c.req.url);
   return c.html(

@@ -311,9 +311,12 @@ export function checkBackfillRange(
   // Count first: more than the cap is refused before any run exists.
   const instants = backfillInstants(schedule, fromMs, toMs, nowMs);
   if (instants.length > MAX_BACKFILL_INSTANTS) {
-    throw validationError([
-      { path: "to", message: `the range holds more than ${MAX_BACKFILL_INSTANTS} instants` },
-    ]);
+    // Its own code, as the catalogue says: a caller splits the range rather than fixing a field.
+    throw new EdgecronError(
+      "too_many_instants",
+      `The range holds more than ${MAX_BACKFILL_INSTANTS} instants: split it into shorter ones`,
+      { errors: [{ path: "to", message: `the range holds more than ${MAX_BACKFILL_INSTANTS} instants` }] },
+    );
   }
   return { fromMs, toMs, instants };
 }

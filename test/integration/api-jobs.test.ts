@@ -606,6 +606,7 @@ describe("job operations", () => {
       body: { from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z" },
     });
     expect(res.status).toBe(400);
+    expect(res.body.code).toBe("too_many_instants");
     expect(paths(res.body)).toEqual(["to"]);
   });
 });

@@ -13,6 +13,34 @@ function describeCompletion(job: Job): string {
     : `the HTTP answer; 202 + Edgecron-Async: the target reports back (heartbeat within ${heartbeat})`;
 }
 
+/** "10 per 1s, 2 at once (key billing)": a flow-control key's limits, as the job sets them. */
+function describeFlowControl(flow: Record<string, unknown>): string {
+  const limits = [
+    flow.rate === undefined ? null : `${String(flow.rate)} starts per ${String(flow.period ?? "1s")}`,
+    flow.parallelism === undefined ? null : `${String(flow.parallelism)} in flight`,
+  ].filter((limit) => limit !== null);
+  return `key ${String(flow.key)}: ${limits.join(", ") || "no limit"} (shared by the tenant's jobs with this key)`;
+}
+
+/** Every field that changes how or when a run goes out, including those left at their default. */
+function dispatchRows(job: Job): [string, string][] {
+  const flow = job.flow_control as Record<string, unknown> | null | undefined;
+  const metadata = job.metadata as Record<string, unknown> | undefined;
+  return [
+    ["Flow control", flow ? describeFlowControl(flow) : "none"],
+    ["Jitter", job.jitter == null ? "none" : `up to ${String(job.jitter)} after each instant`],
+    ["Alert after", `${String(job.alert_after ?? "2m")} late: a missed_run alert`],
+    [
+      "Pause after failures",
+      job.pause_after_failures == null
+        ? "never"
+        : `${String(job.pause_after_failures)} dead-lettered runs in a row`,
+    ],
+    ["On failure", job.on_failure == null ? "no webhook" : String(job.on_failure)],
+    ["Metadata", metadata && Object.keys(metadata).length > 0 ? JSON.stringify(metadata) : "none"],
+  ];
+}
+
 function Definition({ job }: { job: Job }) {
   const rows: [string, string][] = [
     ["ID", job.id],
@@ -41,6 +69,7 @@ function Definition({ job }: { job: Job }) {
     ["Overlap", job.overlap],
     ["Misfire", job.misfire.policy],
     ["Completion", describeCompletion(job)],
+    ...dispatchRows(job),
   ];
   return (
     <dl class="definition">
@@ -101,12 +130,17 @@ function FireTimes({ job }: { job: Job }) {
   );
 }
 
+/** A COMPLETED job has nothing left to fire, pause or backfill: only editing or deleting it acts. */
+const runsCanStart = (job: Job) => job.status === "ACTIVE" || job.status === "PAUSED";
+
 function Actions({ job, csrf }: { job: Job; csrf: string }) {
   const path = `${BASE}/jobs/${encodeURIComponent(job.id)}`;
   if (job.status === "DELETED") return <Empty>This job is deleted.</Empty>;
   return (
     <div class="action-bar">
-      {job.status === "PAUSED" ? (
+      {!runsCanStart(job) ? (
+        <span class="muted">This job is {job.status.toLowerCase()}: no run starts any more.</span>
+      ) : job.status === "PAUSED" ? (
         <ActionForm
           action={`${path}/resume`}
           csrf={csrf}
@@ -122,12 +156,14 @@ function Actions({ job, csrf }: { job: Job; csrf: string }) {
           confirm={`Pause “${job.name}”? No run fires until you resume it.`}
         />
       )}
-      <ActionForm
-        action={`${path}/trigger`}
-        csrf={csrf}
-        label="Trigger now"
-        confirm={`Run “${job.name}” now, outside its schedule?`}
-      />
+      {runsCanStart(job) ? (
+        <ActionForm
+          action={`${path}/trigger`}
+          csrf={csrf}
+          label="Trigger now"
+          confirm={`Run “${job.name}” now, outside its schedule?`}
+        />
+      ) : null}
       <a class="button secondary" href={`${path}/edit`}>
         Edit
       </a>
@@ -199,7 +235,7 @@ export function JobDetailPage(props: {
         )}
         <Pager base={`${BASE}/jobs/${encodeURIComponent(job.id)}`} params={{}} cursor={props.nextCursor} />
       </section>
-      {job.status !== "DELETED" ? (
+      {runsCanStart(job) ? (
         <section class="card" aria-labelledby="backfill">
           <h2 id="backfill">Backfill</h2>
           <p class="muted">Runs every fire time of the schedule between two instants (at most 1,000).</p>

@@ -25,7 +25,8 @@ export function LoginPage({ csrf, next, error }: { csrf: string; next: string; e
           />
           <p class="hint" id="api_key-hint">
             A tenant key (<code>ek_…</code>) shows that tenant; the admin token can switch between tenants.
-            The key stays in an encrypted, HttpOnly cookie for 12 hours.
+            The cookie (HttpOnly) holds only a random session id, not the key; the server remembers which key
+            signed in, and the session ends when you sign out, when that key is revoked, or after 12 hours.
           </p>
         </div>
         <div class="actions">
