@@ -35,6 +35,14 @@ messages.delete("/:id", async (c) => {
   return c.json({ cancelled: 1 });
 });
 
+// A delay is its job's one instant and an edit reschedules strictly after the shard applies it,
+// so "now" could leave no instant at all; refused rather than risk losing the delivery.
+messages.post("/:id/retry", (c) => {
+  throw notFound(
+    `POST /v2/messages/${c.req.param("id")}/retry: running a waiting message now is not served (see docs/QSTASH.md)`,
+  );
+});
+
 messages.delete("/", async (c) => {
   const query = bulkQueryOf(new URL(c.req.url), CANCEL_ROUTE);
   const tenantId = c.get("tenantId");
