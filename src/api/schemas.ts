@@ -56,10 +56,10 @@ export const limitSchema = z
 const cursor = (maxLength: number) =>
   z.string().max(maxLength).optional().meta({ description: "`next_cursor` of the previous page" });
 
-export const pageQuerySchema = z.object({ limit: limitSchema, cursor: cursor(400) });
+export const pageQuerySchema = z.strictObject({ limit: limitSchema, cursor: cursor(400) });
 export const jobStatusSchema = z.enum(JOB_STATUSES);
 export const runStateSchema = z.enum(RUN_STATES);
-export const listJobsQuerySchema = z.object({
+export const listJobsQuerySchema = z.strictObject({
   status: jobStatusSchema.optional(),
   name: z.string().max(200).optional().meta({ description: "Name prefix" }),
   limit: limitSchema,
@@ -87,7 +87,7 @@ export const listAlertsQuerySchema = pageQuerySchema.extend({
     description: "open (nobody acted), acknowledged (seen, unresolved) or resolved",
   }),
 });
-export const listApiKeysQuerySchema = z.object({ tenant_id: z.string().min(1).max(100) });
+export const listApiKeysQuerySchema = z.strictObject({ tenant_id: z.string().min(1).max(100) });
 
 // --- request bodies -------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ describe("@upstash/qstash against wrangler dev", () => {
   let target: TargetServer;
   let qstash: Client;
   let tenantKey: string;
+  let tenantId: string;
   /** Paths that answer 500 until the test flips them. */
   const failing = new Set<string>();
 
@@ -38,6 +39,7 @@ describe("@upstash/qstash against wrangler dev", () => {
     const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "qstash-e2e" });
     const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
     tenantKey = key.body.key;
+    tenantId = tenant.body.id;
     qstash = new Client({ baseUrl: server.baseUrl, token: tenantKey, devMode: false });
   });
   afterAll(async () => {
@@ -188,6 +190,20 @@ describe("@upstash/qstash against wrangler dev", () => {
     expect(callsTo("/cancel-short")).toEqual([]);
   });
 
+  it("answers the global parallelism as the tenant's call limit", async () => {
+    expect(await qstash.flowControl.getGlobalParallelism()).toEqual({
+      parallelismMax: 0,
+      parallelismCount: 0,
+    });
+    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
+    expect((await admin("PUT", `/v1/tenants/${tenantId}/limits`, { concurrent_calls: 7 })).status).toBe(200);
+    expect(await qstash.flowControl.getGlobalParallelism()).toEqual({
+      parallelismMax: 7,
+      parallelismCount: 0,
+    });
+    expect((await admin("PUT", `/v1/tenants/${tenantId}/limits`, {})).status).toBe(200);
+  });
+
   it("answers errors the client throws with their status", async () => {
     const stranger = new Client({ baseUrl: server.baseUrl, token: `ek_${"0".repeat(64)}`, devMode: false });
     const unauthorized = await stranger.publish({ url: `${target.url}/x` }).catch((error: unknown) => error);
@@ -199,6 +215,12 @@ describe("@upstash/qstash against wrangler dev", () => {
     expect(bad).toMatchObject({ status: 400, message: expect.stringContaining("Upstash-Retry-Delay") });
     const unknown = await qstash.messages.get("job_unknown").catch((error: unknown) => error);
     expect(unknown).toMatchObject({ status: 404 });
+    const runNow = await fetch(`${server.baseUrl}/v2/messages/job_x/retry`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tenantKey}` },
+    });
+    expect(runNow.status).toBe(404);
+    expect(await runNow.text()).toContain("not served");
     const group = await qstash.urlGroups.get("group").catch((error: unknown) => error);
     expect(group).toMatchObject({ status: 404, message: expect.stringContaining("not served") });
   });

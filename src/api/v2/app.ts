@@ -9,6 +9,7 @@ import { dlq } from "./dlq";
 import { qstashErrorResponse } from "./errors";
 import { events } from "./events";
 import { flowControl } from "./flow-control";
+import { globalParallelism } from "./global-parallelism";
 import { keys } from "./keys";
 import { messages } from "./messages";
 import { publish } from "./publish";
@@ -25,6 +26,7 @@ v2.route("/keys", keys);
 v2.route("/schedules", qstashSchedules);
 v2.route("/queues", queues);
 v2.route("/flowControl", flowControl);
+v2.route("/globalParallelism", globalParallelism);
 v2.route("/dlq", dlq);
 v2.route("/events", events);
 v2.route("/logs", events);
@@ -33,7 +35,6 @@ v2.route("/logs", events);
 const NOT_SERVED: [prefix: string, why: string][] = [
   ["/topics", "URL groups (topics) are not served: publish to each URL"],
   ["/flowControl", "only GET /v2/flowControl/{key} is served (no list, pause, resume, pin or reset)"],
-  ["/globalParallelism", "global parallelism is not served"],
   ["/llm", "LLM APIs are not served"],
 ];
 

@@ -10,10 +10,8 @@ import { decodeTimeCursor, encodeCursor } from "../cursor";
 import { redriveDeadLetter } from "../dead-letter-redrive";
 import type { AppEnv } from "../types";
 import { notFound } from "./errors";
-import { type BulkQuery, bulkQueryOf } from "./filters";
+import { type BulkQuery, bulkQueryOf, DLQ_ROUTE, type MessageFacts } from "./filters";
 import { headerLists, messageFactsOf, messageView } from "./message-view";
-
-const MAX_DLQ_PAGE = 100;
 
 export const dlq = new Hono<AppEnv>();
 
@@ -82,10 +80,8 @@ async function dlqPage(
   query: BulkQuery,
 ): Promise<{ entries: DlqEntry[]; cursor: string | null }> {
   if (query.ids.length > 0) {
-    return {
-      entries: await entriesOf(env, tenantId, await findDeadLettersByIds(env.DB, tenantId, query.ids)),
-      cursor: null,
-    };
+    const named = await entriesOf(env, tenantId, await findDeadLettersByIds(env.DB, tenantId, query.ids));
+    return { entries: named.filter((entry) => query.matches(entryFacts(entry))), cursor: null };
   }
   const rows = await listDeadLetters(env.DB, tenantId, {
     cursor: decodeTimeCursor(query.cursor ?? undefined),
@@ -95,18 +91,22 @@ async function dlqPage(
   const last = page[page.length - 1];
   const cursor =
     rows.length > query.count && last !== undefined ? encodeCursor([last.created_at_ms, last.id]) : null;
-  const entries = (await entriesOf(env, tenantId, page)).filter((entry) =>
-    query.matches({
-      ...messageFactsOf(entry.job),
-      createdAtMs: entry.letter.created_at_ms,
-      responseStatus: entry.letter.target_status,
-    }),
-  );
+  const entries = (await entriesOf(env, tenantId, page)).filter((entry) => query.matches(entryFacts(entry)));
   return { entries, cursor };
 }
 
+/** A dead letter as the filters see it: its message id (a schedule fire's is its run), when it died, how. */
+function entryFacts(entry: DlqEntry): MessageFacts {
+  return {
+    ...messageFactsOf(entry.job),
+    messageId: messageIdOf(entry),
+    createdAtMs: entry.letter.created_at_ms,
+    responseStatus: entry.letter.target_status,
+  };
+}
+
 dlq.get("/", async (c) => {
-  const query = bulkQueryOf(new URL(c.req.url), "dlqIds", MAX_DLQ_PAGE);
+  const query = bulkQueryOf(new URL(c.req.url), DLQ_ROUTE);
   const { entries, cursor } = await dlqPage(c.env, c.get("tenantId"), query);
   return c.json({ messages: entries.map(dlqMessageView), ...(cursor === null ? {} : { cursor }) });
 });
@@ -129,7 +129,7 @@ dlq.delete("/:dlqId", async (c) => {
 });
 
 dlq.delete("/", async (c) => {
-  const query = bulkQueryOf(new URL(c.req.url), "dlqIds", MAX_DLQ_PAGE);
+  const query = bulkQueryOf(new URL(c.req.url), DLQ_ROUTE);
   const { entries, cursor } = await dlqPage(c.env, c.get("tenantId"), query);
   const ids = entries.map((entry) => entry.letter.id);
   const deleted = await deleteDeadLetters(c.env.DB, c.get("tenantId"), ids);
@@ -137,7 +137,7 @@ dlq.delete("/", async (c) => {
 });
 
 dlq.post("/retry", async (c) => {
-  const query = bulkQueryOf(new URL(c.req.url), "dlqIds", MAX_DLQ_PAGE);
+  const query = bulkQueryOf(new URL(c.req.url), DLQ_ROUTE);
   const tenantId = c.get("tenantId");
   const { entries, cursor } = await dlqPage(c.env, tenantId, query);
   if (query.ids.length === 1 && entries.length === 0) throw notFound(`dlq message ${query.ids[0]} not found`);

@@ -10,10 +10,8 @@ import { listTenantRunRecords } from "../../shard/history";
 import type { HistoryRecord } from "../../shard/history-protocol";
 import { decodeTimeCursor, encodeCursor } from "../cursor";
 import type { AppEnv } from "../types";
-import { bulkQueryOf } from "./filters";
+import { bulkQueryOf, EVENTS_ROUTE } from "./filters";
 import { headerLists, messageFactsOf, targetUrlOf } from "./message-view";
-
-const MAX_EVENTS_PAGE = 1000;
 
 /** Our run states as QStash's log states. */
 const LOG_STATES: Record<string, string> = {
@@ -92,23 +90,23 @@ function createdLog(job: StoredJob) {
 export const events = new Hono<AppEnv>();
 
 events.get("/", async (c) => {
-  const query = bulkQueryOf(new URL(c.req.url), "messageIds", MAX_EVENTS_PAGE);
+  const url = new URL(c.req.url);
+  const query = bulkQueryOf(url, EVENTS_ROUTE);
   const tenantId = c.get("tenantId");
-  const runs = await runsOf(c.env, tenantId, query.ids, query.cursor, query.count + 1);
+  // The deprecated `messageId` filter names messages as `messageIds` does (and is matched besides).
+  const ids = [...new Set([...query.ids, ...url.searchParams.getAll("messageId")])];
+  const runs = await runsOf(c.env, tenantId, ids, query.cursor, query.count + 1);
   const page = runs.slice(0, query.count);
   const last = page[page.length - 1];
   const cursor =
     runs.length > query.count && last !== undefined ? encodeCursor([last.created_at_ms, last.id]) : null;
-  const jobs = await findJobsByIds(jobStores(c.env), tenantId, [
-    ...page.map((run) => run.job_id),
-    ...query.ids,
-  ]);
+  const jobs = await findJobsByIds(jobStores(c.env), tenantId, [...page.map((run) => run.job_id), ...ids]);
   const logs = page.flatMap((run) => {
     const job = jobs.get(run.job_id);
     return job?.spec.qstash === undefined ? [] : logsOfRun(run, job);
   });
   // A message asked for by id whose first delivery is still ahead has no run yet: it was created.
-  for (const id of query.ids) {
+  for (const id of ids) {
     const job = jobs.get(id);
     if (job?.spec.qstash !== undefined && !page.some((run) => run.job_id === id)) logs.push(createdLog(job));
   }

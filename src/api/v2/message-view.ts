@@ -18,11 +18,18 @@ export function headerLists(headers: Record<string, string>): Record<string, str
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]]));
 }
 
+/** What the bulk filters select a message by; a schedule's fire overrides `messageId` with its run's. */
 export function messageFactsOf(job: StoredJob): MessageFacts {
+  const flowControlKey = job.spec.qstash?.flow_control?.key ?? null;
   return {
+    messageId: job.id,
     url: targetUrlOf(job.spec),
     labels: job.spec.qstash?.labels ?? [],
-    flowControlKey: job.spec.qstash?.flow_control?.key ?? null,
+    flowControlKey,
+    queueName: flowControlKey?.startsWith(QUEUE_KEY_PREFIX)
+      ? flowControlKey.slice(QUEUE_KEY_PREFIX.length)
+      : null,
+    scheduleId: job.spec.qstash?.schedule_id || null,
     createdAtMs: job.createdAtMs,
   };
 }

@@ -7,7 +7,7 @@ import type { StoredJob } from "../../db/jobs";
 import { saveJobVersion } from "../job-service";
 import type { AppEnv } from "../types";
 import { notFound } from "./errors";
-import { bulkQueryOf } from "./filters";
+import { bulkQueryOf, CANCEL_ROUTE } from "./filters";
 import { MESSAGE_JOB_PREFIX } from "./message-job";
 import { isMessageJob, messageFactsOf, messageView } from "./message-view";
 
@@ -35,16 +35,26 @@ messages.delete("/:id", async (c) => {
   return c.json({ cancelled: 1 });
 });
 
+// A delay is its job's one instant and an edit reschedules strictly after the shard applies it,
+// so "now" could leave no instant at all; refused rather than risk losing the delivery.
+messages.post("/:id/retry", (c) => {
+  throw notFound(
+    `POST /v2/messages/${c.req.param("id")}/retry: running a waiting message now is not served (see docs/QSTASH.md)`,
+  );
+});
+
 messages.delete("/", async (c) => {
-  const query = bulkQueryOf(new URL(c.req.url), "messageIds", 100_000, 100_000);
+  const query = bulkQueryOf(new URL(c.req.url), CANCEL_ROUTE);
   const tenantId = c.get("tenantId");
   const nowMs = Date.now();
+  const selected = (job: StoredJob) => query.matches(messageFactsOf(job));
+  // Named ids still pass the filters: a request naming both never cancels more than either selects.
   const jobs =
     query.ids.length > 0
       ? (await Promise.all(query.ids.map((id) => loadMessage(c.env, tenantId, id)))).filter(
-          (job): job is StoredJob => job !== null,
+          (job): job is StoredJob => job !== null && selected(job),
         )
-      : await pendingMessages(c.env, tenantId, (job) => query.matches(messageFactsOf(job)));
+      : await pendingMessages(c.env, tenantId, selected);
   for (const job of jobs) await saveJobVersion(c.env, job, { status: "DELETED" }, nowMs);
   return c.json({ cancelled: jobs.length });
 });
