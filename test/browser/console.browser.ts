@@ -230,6 +230,18 @@ describe("admin console in Chromium", () => {
 
   it("fits the runs and alerts tables on a 1366 px screen, names jobs, filters alerts by kind, acknowledges and resolves one", async () => {
     await setWidth(page, 1366);
+    // The jobs table too, with a job whose name and target are as long as real ones get.
+    const long = await apiClient(server.baseUrl, tenantKey)<{ id: string }>("POST", "/v1/jobs", {
+      name: "nightly-invoice-reconciliation-for-the-eu-billing-region",
+      schedule: { type: "cron", expr: "15 2 * * MON-FRI", timezone: "America/Argentina/Buenos_Aires" },
+      target: {
+        url: "https://billing-internal.example.com/api/v2/reconciliation/nightly?region=eu-west&dry_run=false",
+      },
+    });
+    await page.goto(`${server.baseUrl}/console/jobs`);
+    await shoot(page, "jobs-long");
+    expect(await lastColumnOverflowPx(page, "table.jobs")).toBeLessThanOrEqual(0);
+    await apiClient(server.baseUrl, tenantKey)("DELETE", `/v1/jobs/${long.body.id}`);
     await page.goto(`${server.baseUrl}/console/runs`);
     expect(await lastColumnOverflowPx(page, "table.runs")).toBeLessThanOrEqual(0);
     expect(await page.locator("table.runs").textContent()).toContain("browser-every-2s");

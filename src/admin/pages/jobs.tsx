@@ -45,7 +45,7 @@ export function JobsPage(props: {
       ) : null}
       {props.jobs.length > 0 ? (
         <TableWrap label="Jobs">
-          <table>
+          <table class="jobs">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -75,7 +75,7 @@ export function JobsPage(props: {
                         <>
                           <Time iso={next} />
                           {zone && zone !== "UTC" ? (
-                            <div class="muted">
+                            <div class="muted zoned">
                               <ZonedTime iso={next} zone={zone} />
                             </div>
                           ) : null}
@@ -84,7 +84,7 @@ export function JobsPage(props: {
                         <span class="muted">none</span>
                       )}
                     </td>
-                    <td class="mono">{describeTarget(job.target)}</td>
+                    <td class="mono wrap">{describeTarget(job.target)}</td>
                     <td>
                       <Time iso={job.updated_at} />
                     </td>
