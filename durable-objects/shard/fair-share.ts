@@ -1,6 +1,7 @@
 // The due runs a tick reads, in fair order across tenants (src/core/fair-share.ts). The tick acts
-// on them in this order and spends its unclaimed budget on the first ones, so the order is the
-// share: a tenant with one run due gets it sent in the same tick as another tenant's backlog.
+// on them in this order, each tenant's share of the dispatch window (./budget.ts) spent on its
+// first ones: a tenant with one run due has it read, and sent, in the same tick as another
+// tenant's backlog.
 import { fairOrder, roundRobin, sharePerTenant } from "../../src/core/fair-share";
 import { RUN_COLUMNS, type RunRow } from "./run-store";
 

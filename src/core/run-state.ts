@@ -84,10 +84,7 @@ export const PENDING_STATES = [
  */
 export const IN_FLIGHT_STATES = ["ACQUIRED", "DISPATCHED", "RUNNING"] as const satisfies readonly RunState[];
 
-/**
- * Handed to the queue but not yet claimed by a consumer: what the shard's unclaimed budget
- * (its backpressure on the queue) counts.
- */
+/** Handed to the queue but not yet claimed by a consumer. */
 export const UNCLAIMED_STATES = ["ACQUIRED", "DISPATCHED"] as const satisfies readonly RunState[];
 
 /** Job status. COMPLETED: one-shot done, end_at or max_runs reached. */
