@@ -234,6 +234,12 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_in_flight ON runs(tenant_id, due_at_ms)
     WHERE state IN ('ACQUIRED', 'DISPATCHED') OR (state = 'RUNNING' AND accepted_at_ms IS NULL);
   `,
+  // v15: a job's priority orders its tenant's due runs (./shard/fair-share.ts): copied to the run
+  // when it is created (one subquery of the insert), read per tenant in (priority, due) order.
+  `
+  ALTER TABLE runs ADD COLUMN priority INTEGER NOT NULL DEFAULT 3;
+  CREATE INDEX runs_tenant_priority_due ON runs(tenant_id, priority, due_at_ms) WHERE due_at_ms IS NOT NULL;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

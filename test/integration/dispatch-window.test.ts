@@ -205,4 +205,49 @@ describe("the dispatch window", () => {
     expect((states.get(`${FLOODER}:SCHEDULED`) ?? 0) + (states.get(`${FLOODER}:DISPATCHED`) ?? 0)).toBe(300);
     await cleanUp(quietJob);
   });
+
+  it("sends a tenant's higher-priority runs first when its share cannot send all", async () => {
+    await seedTenant(FLOODER);
+    const ids = jobIdsOnOneShard("window-priority", 300);
+    const urgent = new Set(ids.slice(250));
+    const confirmed = await pushJobs(
+      env,
+      ids.map((jobId) => ({
+        ...snapshot(
+          jobId,
+          spec({
+            schedule: { type: "interval", every: "1h" },
+            target: { url: targetUrl("/ok/window-priority") },
+            priority: urgent.has(jobId) ? 1 : 5,
+          }),
+        ),
+        tenantId: FLOODER,
+      })),
+    );
+    expect(confirmed.size).toBe(ids.length);
+    // The urgent jobs' instants are the newest: oldest first would send the others.
+    const nowMs = Date.now();
+    await runInDurableObject(stubFor(ids[0] as string), (_instance, state) => {
+      state.storage.sql.exec(
+        "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE json_extract(spec_json, '$.priority') = 5",
+        nowMs - 5_000,
+      );
+      state.storage.sql.exec(
+        "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE json_extract(spec_json, '$.priority') = 1",
+        nowMs - 1_000,
+      );
+    });
+    await setFaultsOf(ids[0] as string, { dropDispatches: true });
+    // The first pass fires every job; the window sends 100 of the 300 runs.
+    await runDurableObjectAlarm(stubFor(ids[0] as string));
+    const sent = await runInDurableObject(stubFor(ids[0] as string), (_instance, state) =>
+      state.storage.sql
+        .exec<{ job_id: string }>("SELECT job_id FROM runs WHERE state = 'DISPATCHED'")
+        .toArray()
+        .map((row) => row.job_id),
+    );
+    expect(sent.length).toBeLessThanOrEqual(INITIAL_WINDOW_SIZE);
+    expect(sent.filter((jobId) => urgent.has(jobId))).toHaveLength(50);
+    await cleanUp(ids[0] as string);
+  });
 });
