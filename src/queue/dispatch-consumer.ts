@@ -26,6 +26,7 @@ import { OutcomeReporter } from "./outcome-reports";
 import { runPool, semaphore } from "./pool";
 import { callTargetWithCallback } from "./qstash-callbacks";
 import { type Claimed, claimAtShard } from "./shard-batches";
+import { TenantCallRoom } from "./tenant-call-room";
 import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
@@ -49,10 +50,12 @@ const MESSAGES_IN_FLIGHT = 8;
 export const HANDOFF_AFTER_MS = 100;
 /**
  * Handed-off calls per isolate, at most: each still holds a connection. Past this a slow call
- * keeps its slot and its batch waits for it, as before the hand-off existed.
+ * keeps its slot and its batch waits for it, as before the hand-off existed; the room per tenant
+ * (./tenant-call-room.ts) keeps any one tenant's hanging calls from getting there.
  */
 const MAX_HANDED_OFF_CALLS = 128;
 let handedOffCalls = 0;
+const tenantRoom = new TenantCallRoom();
 
 type AnyDispatchMessage = DispatchMessage | SingleRunDispatchMessage;
 
@@ -154,6 +157,12 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   const { reporter, env, ctx } = context;
   const { deliveries } = progress;
   const lastOfMessage = () => --progress.undone === 0;
+  if (!(await tenantRoom.take(run.tenantId))) {
+    const reason = "no room for the tenant's calls (too many of them are still running)";
+    logEvent("run.deferred", { ...idsOf(run), attempt: run.attempt, reason });
+    await reporter.report(run, { kind: "deferred", reason }, { lastOfMessage: lastOfMessage() });
+    return;
+  }
   const release = await context.slots.acquire();
   let call: Promise<TargetOutcome>;
   try {
@@ -162,10 +171,13 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     call = callRun(run, setup, context.env);
   } catch (error) {
     release();
+    tenantRoom.give(run.tenantId);
     reporter.release(run.shard, lastOfMessage());
     throw error;
   }
   void call.then(release, release);
+  const giveRoom = () => tenantRoom.give(run.tenantId);
+  void call.then(giveRoom, giveRoom);
   let outcome: TargetOutcome | typeof HANDED_OFF;
   try {
     outcome = await handOffUnlessFull(call, context.handOffs);
