@@ -36,7 +36,7 @@ const SIZES = {
     burst: { jobs: 20_000 },
     steady: { jobs: 10_000, seconds: 60 },
     scale: { jobs: 1_000_000 },
-    flood: { jobs: 2_000, seconds: 60 },
+    flood: { jobs: 1_500, seconds: 60, hang_calls: 300 },
     flowcontrol: { jobs: 5_000, parallelism: 20, rate: 200, hold_ms: 100 },
   },
   quick: {
@@ -45,7 +45,7 @@ const SIZES = {
     burst: { jobs: 2_000 },
     steady: { jobs: 1_000, seconds: 20 },
     scale: { jobs: 20_000 },
-    flood: { jobs: 200, seconds: 10 },
+    flood: { jobs: 200, seconds: 10, hang_calls: 30 },
     flowcontrol: { jobs: 500, parallelism: 20, rate: 200, hold_ms: 100 },
   },
 };

@@ -1,10 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
+import { shardCount } from "../src/shard/client";
 import type * as History from "../src/shard/history-protocol";
 import type * as Protocol from "../src/shard/protocol";
 import { runAlarmPass } from "./shard/alarm-pass";
 import { alarmWasLost, earliestTimerMs, planAlarm } from "./shard/alarm-plan";
 import { ArmedAlarm } from "./shard/armed-alarm";
 import { BacklogPacer } from "./shard/backlog";
+import { windowLimits } from "./shard/budget";
 import { completeRun, heartbeatRun } from "./shard/callbacks";
 import { claimRuns } from "./shard/claims";
 import { readDueTimes } from "./shard/due-times";
@@ -14,7 +16,7 @@ import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from 
 import { importHistory } from "./shard/history-store";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
-import { dispatchLeadMs, tickSettings } from "./shard/settings";
+import { dispatchLeadMs } from "./shard/settings";
 import type { ShardFaults, ShardTestCommand } from "./shard/test-faults";
 import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./shard/test-seam";
 import { tzdataProgress } from "./shard/tzdata";
@@ -88,7 +90,8 @@ export class ShardScheduler extends DurableObject<Env> {
       shard,
       (nowMs) => {
         const results = claimRuns(this.sql, claims, nowMs);
-        this.backlog.afterClaims(this.sql, tickSettings(this.env, shard).maxUnclaimed, nowMs);
+        const claimed = results.flatMap((result) => (result.ok ? [result.runId] : []));
+        this.backlog.afterClaims(this.sql, claimed, windowLimits(shardCount(this.env)), nowMs);
         return results;
       },
       { faultable: true },
@@ -99,7 +102,12 @@ export class ShardScheduler extends DurableObject<Env> {
     const effects: OutcomeEffects = { pausedJobs: [] };
     const results = await this.act(
       shard,
-      (nowMs) => reportOutcomes(this.sql, reports, nowMs, effects, Math.random),
+      (nowMs) => {
+        const reported = reportOutcomes(this.sql, reports, nowMs, effects, Math.random);
+        // Ended runs freed room in the dispatch window: a shard waiting for it may send again.
+        this.backlog.afterOutcomes(this.sql, windowLimits(shardCount(this.env)), nowMs);
+        return reported;
+      },
       { faultable: true },
     );
     // The calls that ended give their flow-control permits back; a long-running one that was

@@ -215,8 +215,8 @@ const MIGRATIONS: readonly string[] = [
     WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS next_scheduled_ms;
   CREATE INDEX jobs_due_not_sent_ahead ON jobs(next_fire_ms)
     WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms;
-  -- The unclaimed budget counts handed-off runs whose instant has come (./shard/budget.ts) on
-  -- every tick and claim: without this, a scan of every run.
+  -- The unclaimed budget (replaced by the dispatch window, v14) counted handed-off runs whose
+  -- instant had come on every tick and claim: without this, a scan of every run.
   CREATE INDEX runs_unclaimed ON runs(fire_at_ms) WHERE state IN ('ACQUIRED', 'DISPATCHED');
   `,
   // v13: fair share (shard/fair-share.ts) walks the tenants with timers, one index seek each; a
@@ -225,6 +225,20 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_tenant_due ON runs(tenant_id, due_at_ms) WHERE due_at_ms IS NOT NULL;
   ALTER TABLE runs ADD COLUMN flow_gate TEXT;
   CREATE INDEX runs_flow_gate ON runs(flow_gate, due_at_ms) WHERE flow_gate IS NOT NULL;
+  `,
+  // v14: the dispatch window counts, per tenant, the runs handed to the execution path and not
+  // yet reported and whose lease holds (./shard/budget.ts) on every tick, claim and outcome: a
+  // walk of at most the window in this index, not a scan of every run. Its WHERE is
+  // inFlightByTenant's word for word.
+  `
+  CREATE INDEX runs_in_flight ON runs(tenant_id, due_at_ms)
+    WHERE state IN ('ACQUIRED', 'DISPATCHED') OR (state = 'RUNNING' AND accepted_at_ms IS NULL);
+  `,
+  // v15: a job's priority orders its tenant's due runs (./shard/fair-share.ts): copied to the run
+  // when it is created (one subquery of the insert), read per tenant in (priority, due) order.
+  `
+  ALTER TABLE runs ADD COLUMN priority INTEGER NOT NULL DEFAULT 3;
+  CREATE INDEX runs_tenant_priority_due ON runs(tenant_id, priority, due_at_ms) WHERE due_at_ms IS NOT NULL;
   `,
 ];
 

@@ -1,8 +1,15 @@
 // The flood scenario (npm run bench -- --scenario flood): is one tenant hurt by another's flood?
-// A victim tenant's every-second job is measured twice over the same length of time: alone, then
-// while a flooding tenant runs `jobs` every-second jobs of its own. Then the flooder deletes all of
-// its jobs while the flood runs: how long the DELETEs take, and how many of its calls still reach
-// the target after they answered. Not in the default set: a full run takes several minutes.
+// A victim tenant's every-second job is measured over the same length of time: alone, while a
+// flooding tenant runs `jobs` every-second jobs of its own, and while `hang_calls` calls of a
+// third tenant hang (./flood-lateness.mjs). Then the flooder deletes all of its jobs while the
+// flood runs: how long the DELETEs take, and how many of its calls still reach the target after
+// they answered. /healthz is polled throughout. Not in the default set: a full run takes minutes.
+//
+// The hook for the control actions (deletes, bulk, suspend landing in the flood): a module
+// ./flood-control-actions.mjs exporting `controlActions(ctx, { flooder, created, victim })` is
+// run, when present, after the victim's flood window and before the deletes; its result is merged
+// into this scenario's.
+import { hangWindow, watchHealth } from "./flood-lateness.mjs";
 import { percentiles } from "./report.mjs";
 import { ADMIN_TOKEN, workerdMemory } from "./runtime.mjs";
 import { apiClient, createJobs } from "./scenarios.mjs";
@@ -14,10 +21,21 @@ const DELETES_IN_FLIGHT = 16;
 const QUIET_AFTER_DELETES_MS = 5_000;
 const DELETE_DEADLINE_MS = 300_000;
 
-export async function flood(ctx, { jobs, seconds }) {
+export async function flood(ctx, { jobs, seconds, hang_calls: hangCalls = 0 }) {
+  const stopHealth = watchHealth(ctx.runtime.url);
   const victim = await apiClient(ctx.runtime.url, ADMIN_TOKEN);
   const flooder = await apiClient(ctx.runtime.url, ADMIN_TOKEN);
   const quiet = await victimWindow(ctx, victim, "flood-quiet", seconds, null);
+  const hang =
+    hangCalls > 0
+      ? await hangWindow(ctx, {
+          victim,
+          hanger: await apiClient(ctx.runtime.url, ADMIN_TOKEN),
+          calls: hangCalls,
+          seconds,
+          victimWindow,
+        })
+      : {};
 
   const floodEndMs = Date.now() + seconds * 1000 + 120_000;
   const created = await createJobs(flooder, jobs, (i) => ({
@@ -28,6 +46,10 @@ export async function flood(ctx, { jobs, seconds }) {
     end_at: new Date(floodEndMs).toISOString(),
   }));
   const flooded = await victimWindow(ctx, victim, "flood-victim", seconds, created);
+  const control = await import("./flood-control-actions.mjs").then(
+    (module) => module.controlActions(ctx, { flooder, created, victim }),
+    () => ({}),
+  );
   const deletes = await deleteAll(ctx, flooder, created.ids.filter(Boolean));
   return {
     jobs,
@@ -38,7 +60,10 @@ export async function flood(ctx, { jobs, seconds }) {
     victim_missed: { quiet: quiet.missed, flood: flooded.missed },
     api_read_ms: { quiet: quiet.apiReadMs, flood: flooded.apiReadMs },
     flooder_calls_during_window: flooded.flooderCalls,
+    ...hang,
+    ...control,
     ...deletes,
+    healthz: await stopHealth(),
     workerd: workerdMemory(),
   };
 }

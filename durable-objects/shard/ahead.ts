@@ -61,14 +61,19 @@ export type QueuedAhead = ShardJobRow & { runId: string | null };
  * now (a crash before the send leaves them to the next pass), for the same pass to send. Returns
  * the jobs handled.
  */
-export function queueAheadRuns(sql: SqlStorage, leadMs: number, nowMs: number): QueuedAhead[] {
+export function queueAheadRuns(
+  sql: SqlStorage,
+  leadMs: number,
+  nowMs: number,
+  limit = MAX_AHEAD_JOBS_PER_TICK,
+): QueuedAhead[] {
   if (leadMs <= 0) return [];
   const jobs = sql
     .exec<ShardJobRow>(
       `SELECT * FROM jobs WHERE ${AHEAD_ELIGIBLE} AND next_fire_ms > ? AND next_fire_ms <= ? ORDER BY next_fire_ms LIMIT ?`,
       nowMs,
       nowMs + leadMs,
-      MAX_AHEAD_JOBS_PER_TICK,
+      Math.min(limit, MAX_AHEAD_JOBS_PER_TICK),
     )
     .toArray();
   const queued: QueuedAhead[] = jobs.map((job) => ({ ...job, runId: queueAheadRun(sql, job, nowMs) }));

@@ -2,7 +2,9 @@
 
 import { logEvent } from "../../src/log";
 import { raisePauseAlerts } from "../../src/queue/alerts";
+import { shardCount } from "../../src/shard/client";
 import type { BacklogPacer } from "./backlog";
+import { windowLimits } from "./budget";
 import { flushToD1 } from "./history";
 import { tickSettings } from "./settings";
 import type { ShardTestSeam } from "./test-seam";
@@ -21,7 +23,9 @@ export async function runAlarmPass(context: AlarmPassContext): Promise<boolean> 
   const { sql, env, shard, backlog, testSeam } = context;
   let busy = false;
   try {
-    const summary = await runTick(sql, testSeam.tickSettings(tickSettings(env, shard)), Date.now());
+    const settings = tickSettings(env, shard);
+    settings.window = backlog.windowSize(windowLimits(shardCount(env)));
+    const summary = await runTick(sql, testSeam.tickSettings(settings), Date.now());
     busy = summary.more;
     backlog.afterTick(summary, Date.now());
     testSeam.beforeFlush();

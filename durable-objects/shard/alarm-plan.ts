@@ -27,7 +27,7 @@ export interface AlarmInputs {
   nowMs: number;
   /** The last pass left work behind (its batches were full): come back almost at once. */
   busy: boolean;
-  /** While the unclaimed budget is spent, timers wait until then (0: no backpressure). */
+  /** While the dispatch window is full, timers wait until then (0: no backpressure). */
   backpressureUntilMs: number;
   /** The alarm this instance last set (null: none). */
   armedAtMs: number | null;

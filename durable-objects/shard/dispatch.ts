@@ -17,13 +17,20 @@ export const HOLD_SPREAD_MS = 20;
 /** How soon a failed send is tried again. */
 const SEND_RETRY_MS = 1_000;
 
+/** A run delivered to the queue: when, and its instant (a run sent ahead cannot start before it). */
+export interface SentRun {
+  runId: string;
+  sentAtMs: number;
+  fireAtMs: number;
+}
+
 export async function dispatchRuns(
   sql: SqlStorage,
   settings: TickSettings,
   runs: RunRow[],
   jobs: Map<string, ShardJobRow | null>,
   nowMs: number,
-): Promise<{ dispatched: number; failed: number }> {
+): Promise<{ dispatched: number; failed: number; sent: SentRun[] }> {
   const sent: DispatchRun[] = [];
   const acquisitions: Acquisition[] = [];
   const newFences = runs.filter((run) => !isResend(run)).length;
@@ -65,6 +72,7 @@ export async function dispatchRuns(
   const sends = sendGroups(bundleByInstant(settings.shard, sent, settings.runsPerMessage, nowMs));
   let dispatched = 0;
   let failed = 0;
+  const delivered: SentRun[] = [];
   for (let i = 0; i < sends.length; i += SENDS_IN_PARALLEL) {
     const group = sends.slice(i, i + SENDS_IN_PARALLEL);
     const results = await Promise.allSettled(
@@ -75,12 +83,15 @@ export async function dispatchRuns(
     const afterSendMs = Date.now();
     const runsOf = (index: number) => (group[index] ?? []).flatMap((message) => message.runs);
     // Only runs still ACQUIRED at their fence move: a claim may have raced ahead during the await.
-    const delivered = results.flatMap((result, index) =>
+    const deliveredNow = results.flatMap((result, index) =>
       result.status === "fulfilled" ? runsOf(index) : [],
     );
+    for (const run of deliveredNow) {
+      delivered.push({ runId: run.run_id, sentAtMs: afterSendMs, fireAtMs: run.fire_at ?? 0 });
+    }
     dispatched += moveRunsAtFence(
       sql,
-      delivered.map((run) => ({ runId: run.run_id, fence: run.fence })),
+      deliveredNow.map((run) => ({ runId: run.run_id, fence: run.fence })),
       "ACQUIRED",
       "DISPATCHED",
       "sent to the dispatch queue",
@@ -103,7 +114,7 @@ export async function dispatchRuns(
       }
     });
   }
-  return { dispatched, failed };
+  return { dispatched, failed, sent: delivered };
 }
 
 /**

@@ -1,6 +1,7 @@
 // A shard's runs: every state change goes through moveRun, which checks the transition table,
 // appends the event to the run's history and marks the run for the next D1 history flush.
 
+import { DEFAULT_JOB_PRIORITY } from "../../src/core/job-spec";
 import { runIdFor } from "../../src/core/run-id";
 import {
   PENDING_STATES,
@@ -137,8 +138,9 @@ export function insertRun(sql: SqlStorage, run: NewRun): string | null {
   const events: RunEvent[] = [{ state: run.state, at_ms: run.nowMs, reason: run.reason, attempt: 1 }];
   const cursor = sql.exec(
     `INSERT OR IGNORE INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
-       max_attempts, job_version, due_at_ms, waiting, events_json, created_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
+       max_attempts, job_version, due_at_ms, waiting, events_json, created_at_ms, updated_at_ms, priority)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?,
+       COALESCE((SELECT json_extract(spec_json, '$.priority') FROM jobs WHERE job_id = ?2), ${DEFAULT_JOB_PRIORITY}))`,
     runId,
     run.jobId,
     run.tenantId,

@@ -4,7 +4,7 @@ import { dispatchQueueOf } from "../../src/queue/dispatch-queues";
 import { runTokenSecret } from "../../src/run-tokens";
 import { shardCount } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";
-import { unclaimedBudget } from "./budget";
+import { windowLimits } from "./budget";
 import type { FlowAdmission } from "./flow-admission";
 
 /**
@@ -52,8 +52,14 @@ export interface TickSettings {
   leadMs: number;
   /** Runs bundled into one queue message. */
   runsPerMessage: number;
-  /** Dispatched-but-unclaimed runs allowed at once: backpressure on a slow consumer. */
-  maxUnclaimed: number;
+  /**
+   * The dispatch window: runs handed to the execution path and not yet reported, allowed at once
+   * (./budget.ts). The alarm pass sets it from the shard's adaptive window (./backlog.ts); this
+   * default is the window's largest size.
+   */
+  window: number;
+  /** A tenant's weight in the window's fair share (default 1). */
+  tenantWeight?: (tenantId: string) => number;
   queue: DispatchSender;
   /**
    * The run-token secret: runs sent ahead of their instant carry their attempt's token, minted
@@ -75,7 +81,7 @@ export function tickSettings(env: Env, shard: number): TickSettings {
     leaseMs: Number(env.DISPATCH_LEASE_MS) || DEFAULT_LEASE_MS,
     leadMs: dispatchLeadMs(env.DISPATCH_LEAD_MS),
     runsPerMessage: runsPerMessage(env.DISPATCH_RUNS_PER_MESSAGE),
-    maxUnclaimed: unclaimedBudget(shardCount(env)),
+    window: windowLimits(shardCount(env)).maxSize,
     queue: dispatchQueueOf(env, shard),
     runTokenSecret: () => runTokenSecret(env),
     admission: { env, holder: shard, leaseMs: Number(env.DISPATCH_LEASE_MS) || DEFAULT_LEASE_MS },

@@ -1,8 +1,10 @@
 // One pass of the timing wheel: fire due jobs, then act on due runs (dispatch, retry, expired
 // leases), then hand the dispatchable runs to the queue.
+
+import { windowAllowances } from "../../src/core/fair-share";
 import { MAX_AHEAD_JOBS_PER_TICK, queueAheadRuns } from "./ahead";
-import { budgetLeft } from "./budget";
-import { dispatchRuns } from "./dispatch";
+import { inFlightByTenant } from "./budget";
+import { dispatchRuns, type SentRun } from "./dispatch";
 import { applyFailure } from "./execution";
 import { readDueRuns } from "./fair-share";
 import { fireDueJob } from "./firing";
@@ -27,11 +29,13 @@ export interface TickSummary {
   dispatched: number;
   sendFailures: number;
   more: boolean;
-  /** Due runs were left waiting because the unclaimed budget was spent. */
+  /** Due runs were left waiting: their tenants' shares of the dispatch window were in use. */
   backpressured: boolean;
+  /** The runs delivered to the queue, with their instants: the window measures their queue delay. */
+  sent: SentRun[];
 }
 
-/** Rows read past the budget: expired leases and retries that need a state change, not a send. */
+/** Rows read past the window's room: leases, retries and tenants under their share. */
 const COLLECT_SLACK_ROWS = 100;
 
 export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: number): Promise<TickSummary> {
@@ -42,14 +46,17 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
     sendFailures: 0,
     more: false,
     backpressured: false,
+    sent: [],
   };
   summary.firedJobs = fireDueJobs(sql, settings, nowMs);
   if (summary.firedJobs >= MAX_JOBS_PER_TICK) summary.more = true;
-  const { toDispatch, backpressured, jobs } = collectDueRuns(sql, settings, nowMs);
+  const { toDispatch, backpressured, roomLeft, jobs } = collectDueRuns(sql, settings, nowMs);
   if (toDispatch.length >= MAX_RUNS_PER_TICK) summary.more = true;
   summary.backpressured = backpressured;
   // After collectDueRuns, so the runs created here are sent once, below, not read again there.
-  const ahead = queueAhead(sql, settings, nowMs, jobs);
+  // Inside the window: only as many as it has room for once the due runs are sent; the other
+  // jobs' instants fire at the instant, as without dispatch ahead.
+  const ahead = queueAhead(sql, settings, nowMs, jobs, roomLeft);
   summary.queuedAhead = ahead.jobs;
   if (ahead.jobs >= MAX_AHEAD_JOBS_PER_TICK) summary.more = true;
   const toSend = toDispatch.concat(ahead.runs);
@@ -60,6 +67,7 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
     : toSend;
   const sent = await dispatchRuns(sql, settings, admitted, jobs, nowMs);
   summary.dispatched = sent.dispatched;
+  summary.sent = sent.sent;
   summary.sendFailures = sent.failed;
   return summary;
 }
@@ -90,8 +98,9 @@ function queueAhead(
   settings: TickSettings,
   nowMs: number,
   jobs: Map<string, ShardJobRow | null>,
+  room: number,
 ): { jobs: number; runs: RunRow[] } {
-  const queued = queueAheadRuns(sql, settings.leadMs, nowMs);
+  const queued = room > 0 ? queueAheadRuns(sql, settings.leadMs, nowMs, room) : [];
   if (queued.length === 0) return { jobs: 0, runs: [] };
   for (const job of queued) jobs.set(job.job_id, job);
   const runs = getRuns(
@@ -101,24 +110,93 @@ function queueAhead(
   return { jobs: queued.length, runs: [...runs.values()] };
 }
 
-/** Moves due runs along; returns the ones to send now, bounded by the unclaimed budget. */
+/** Whether a due row of this state becomes a send (the rest only change state). */
+function wantsSend(run: RunRow): boolean {
+  switch (run.state) {
+    case "ACQUIRED":
+    case "DISPATCHED":
+      return run.dispatch_count < MAX_DISPATCHES_PER_ATTEMPT;
+    case "RETRYING":
+    case "SCHEDULED":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * The rows to send in this pass: each tenant's allowance of the window (src/core/fair-share.ts),
+ * spent on its rows in the order read. Returns the picked run ids and the room the window has
+ * left for runs sent ahead.
+ */
+function pickSends(
+  settings: TickSettings,
+  runs: RunRow[],
+  inFlight: Map<string, number>,
+): { picked: Set<string>; roomLeft: number; heldBack: boolean } {
+  const due = new Map<string, number>();
+  for (const run of runs) if (wantsSend(run)) due.set(run.tenant_id, (due.get(run.tenant_id) ?? 0) + 1);
+  const tenants = new Set([...due.keys(), ...inFlight.keys()]);
+  const allowances = windowAllowances(
+    settings.window,
+    [...tenants].map((tenantId) => ({
+      tenantId,
+      inFlight: inFlight.get(tenantId) ?? 0,
+      due: due.get(tenantId) ?? 0,
+      weight: settings.tenantWeight?.(tenantId) ?? 1,
+    })),
+  );
+  const picked = new Set<string>();
+  let heldBack = false;
+  for (const run of runs) {
+    if (!wantsSend(run)) continue;
+    const left = allowances.get(run.tenant_id) ?? 0;
+    if (left <= 0) {
+      heldBack = true;
+      continue;
+    }
+    allowances.set(run.tenant_id, left - 1);
+    picked.add(run.run_id);
+  }
+  let inUse = picked.size;
+  for (const count of inFlight.values()) inUse += count;
+  return { picked, roomLeft: Math.max(0, settings.window - inUse), heldBack };
+}
+
+/**
+ * Moves due runs along; returns the ones to send now, each tenant's bounded by its share of the
+ * dispatch window (./budget.ts), and the room left in the window for runs sent ahead.
+ */
 function collectDueRuns(
   sql: SqlStorage,
   settings: TickSettings,
   nowMs: number,
-): { toDispatch: RunRow[]; backpressured: boolean; jobs: Map<string, ShardJobRow | null> } {
-  let budget = budgetLeft(sql, settings.maxUnclaimed, nowMs);
+): {
+  toDispatch: RunRow[];
+  backpressured: boolean;
+  roomLeft: number;
+  jobs: Map<string, ShardJobRow | null>;
+} {
+  const inFlight = inFlightByTenant(sql, nowMs);
+  let inUse = 0;
+  for (const count of inFlight.values()) inUse += count;
   // Reading 5,000 rows to send a few is what made a backpressured shard busy: read what the
-  // budget can send, plus some rows for leases and retries that only change state.
-  // Fair share: in round-robin order across tenants, so the budget is spent fairly (fair-share.ts).
-  const runs = readDueRuns(sql, nowMs, Math.min(MAX_RUNS_PER_TICK, budget + COLLECT_SLACK_ROWS));
-  let backpressured = false;
-  // With budget to spend, most rows will be sent: read their jobs in one statement.
+  // window has room for, plus some rows for leases and retries that only change state, and for
+  // the tenants under their share (fair-share.ts reads every tenant with work due its share).
+  const runs = readDueRuns(
+    sql,
+    nowMs,
+    Math.min(MAX_RUNS_PER_TICK, Math.max(0, settings.window - inUse) + COLLECT_SLACK_ROWS),
+  );
+  const { picked, roomLeft, heldBack } = pickSends(settings, runs, inFlight);
+  // The jobs of the rows to send, in one statement; the job is read for any other row only when it
+  // is acted on: under backpressure most due rows are SCHEDULED runs left waiting, and reading
+  // their jobs on every pass was a fifth of a burst's CPU.
   const jobs = new Map<string, ShardJobRow | null>(
-    budget > 0
+    picked.size > 0
       ? getJobs(
           sql,
-          runs.map((run) => run.job_id),
+          runs.filter((run) => picked.has(run.run_id)).map((run) => run.job_id),
         )
       : [],
   );
@@ -127,28 +205,13 @@ function collectDueRuns(
     return jobs.get(jobId) ?? null;
   };
   const toDispatch: RunRow[] = [];
+  const sendIfPicked = (run: RunRow) => {
+    if (picked.has(run.run_id) && isDispatchable(sql, jobOf(run.job_id), run, nowMs)) toDispatch.push(run);
+  };
   for (const run of runs) {
-    // The job is read only for a run that will be acted on: under backpressure most due rows are
-    // SCHEDULED runs left waiting, and reading their jobs on every pass was a fifth of a burst's CPU.
     switch (run.state) {
       case "RUNNING":
-        applyFailure(
-          sql,
-          jobOf(run.job_id),
-          run,
-          {
-            kind: "retryable",
-            status: null,
-            // A long-running target's lease is its heartbeat timeout, renewed by each heartbeat.
-            error:
-              run.accepted_at_ms === null
-                ? "no outcome within the run's timeout (lease expired)"
-                : "no heartbeat or completion within the job's heartbeat_timeout (lease expired)",
-            retryAfterMs: null,
-            durationMs: 0,
-          },
-          nowMs,
-        );
+        expireRunningLease(sql, jobOf(run.job_id), run, nowMs);
         break;
       case "ACQUIRED":
       case "DISPATCHED":
@@ -161,38 +224,41 @@ function collectDueRuns(
           break;
         }
         moveRun(sql, run, "SCHEDULED", "dispatch lease expired before a claim", nowMs);
-        if (budget === 0) backpressured = true;
-        else if (isDispatchable(sql, jobOf(run.job_id), run, nowMs)) {
-          toDispatch.push(run);
-          budget -= 1;
-        }
+        sendIfPicked(run);
         break;
       case "RETRYING":
         moveRun(sql, run, "SCHEDULED", "retry due", nowMs, { attempt: run.attempt + 1, dispatch_count: 0 });
-        if (budget === 0) backpressured = true;
-        else if (isDispatchable(sql, jobOf(run.job_id), run, nowMs)) {
-          toDispatch.push(run);
-          budget -= 1;
-        }
+        sendIfPicked(run);
         break;
       case "SCHEDULED":
-        // Queued ahead and waiting for a failed send's retry: outside the budget until its instant.
-        if (run.fire_at_ms > nowMs) {
-          if (isDispatchable(sql, jobOf(run.job_id), run, nowMs)) toDispatch.push(run);
-          break;
-        }
-        if (budget === 0) backpressured = true;
-        else if (isDispatchable(sql, jobOf(run.job_id), run, nowMs)) {
-          toDispatch.push(run);
-          budget -= 1;
-        }
+        sendIfPicked(run);
         break;
       default:
         // A terminal run with a timer left over: clear it so it never comes back.
         sql.exec("UPDATE runs SET due_at_ms = NULL WHERE run_id = ?", run.run_id);
     }
   }
-  return { toDispatch, backpressured, jobs };
+  return { toDispatch, backpressured: heldBack, roomLeft, jobs };
+}
+
+function expireRunningLease(sql: SqlStorage, job: ShardJobRow | null, run: RunRow, nowMs: number): void {
+  applyFailure(
+    sql,
+    job,
+    run,
+    {
+      kind: "retryable",
+      status: null,
+      // A long-running target's lease is its heartbeat timeout, renewed by each heartbeat.
+      error:
+        run.accepted_at_ms === null
+          ? "no outcome within the run's timeout (lease expired)"
+          : "no heartbeat or completion within the job's heartbeat_timeout (lease expired)",
+      retryAfterMs: null,
+      durationMs: 0,
+    },
+    nowMs,
+  );
 }
 
 /** Cancels a due run whose job is gone or paused (see heldByPause); true when it may be dispatched. */

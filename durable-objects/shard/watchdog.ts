@@ -72,7 +72,7 @@ type WaitingRun = Pick<RunRow, "run_id" | "job_id" | "scheduled_at_ms" | "fire_a
 
 /**
  * Jobs whose timer fired but whose run was never claimed by a consumer alert_after past its
- * instant: held back by the unclaimed budget, a throttle, a queue backlog or a lost message. The
+ * instant: held back by the dispatch window, a throttle, a queue backlog or a lost message. The
  * timer check cannot see these (the timer moved on when the run was created), and a flood that
  * delays every run is exactly when they happen. Only first attempts count (a retry is late on
  * purpose), and never a run an operator asked for by hand or one waiting on its overlap policy.

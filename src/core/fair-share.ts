@@ -46,3 +46,57 @@ export function fairOrder<T>(items: readonly T[], tenantOf: (item: T) => string)
 export function sharePerTenant(limit: number, tenants: number): number {
   return tenants <= 0 ? limit : Math.max(1, Math.ceil(limit / tenants));
 }
+
+/** One tenant's position at a shard's dispatch window. */
+export interface TenantDemand {
+  tenantId: string;
+  /** Runs of the tenant handed to the execution path and not yet reported. */
+  inFlight: number;
+  /** Runs of the tenant due now that could be sent. */
+  due: number;
+  /** The tenant's weight (default 1): its share of the window is proportional to it. */
+  weight: number;
+}
+
+/**
+ * How many runs each tenant may send now into a window of `window` slots, in two passes:
+ *  1. every tenant with work due or in flight has a share of the window proportional to its
+ *     weight (at least one slot); a tenant under its share may fill it even when the window is
+ *     full, so a tenant whose runs hang (or flood) holds only its own share and another tenant's
+ *     run is sent in the next pass (the overshoot is bounded: at most the window again);
+ *  2. what the window still has free goes to the tenants with work left, in proportion to their
+ *     weights (work conserving: a tenant alone may use the whole window).
+ *
+ * @example windowAllowances(10, [{ tenantId: "a", inFlight: 10, due: 90, weight: 1 }, { tenantId: "b", inFlight: 0, due: 1, weight: 1 }])
+ * // -> Map { "a" => 0, "b" => 1 }
+ */
+export function windowAllowances(window: number, tenants: readonly TenantDemand[]): Map<string, number> {
+  const active = tenants.filter((tenant) => tenant.due > 0 || tenant.inFlight > 0);
+  const totalWeight = active.reduce((sum, tenant) => sum + tenant.weight, 0);
+  const allowed = new Map<string, number>();
+  let inUse = 0;
+  for (const tenant of active) {
+    const share = Math.max(1, Math.floor((window * tenant.weight) / totalWeight));
+    const guaranteed = Math.max(0, Math.min(tenant.due, share - tenant.inFlight));
+    allowed.set(tenant.tenantId, guaranteed);
+    inUse += tenant.inFlight + guaranteed;
+  }
+  let free = window - inUse;
+  let wanting = active.filter((tenant) => (allowed.get(tenant.tenantId) ?? 0) < tenant.due);
+  while (free > 0 && wanting.length > 0) {
+    const weight = wanting.reduce((sum, tenant) => sum + tenant.weight, 0);
+    const round = free;
+    for (const tenant of wanting) {
+      const had = allowed.get(tenant.tenantId) ?? 0;
+      const more = Math.min(
+        tenant.due - had,
+        free,
+        Math.max(1, Math.floor((round * tenant.weight) / weight)),
+      );
+      allowed.set(tenant.tenantId, had + more);
+      free -= more;
+    }
+    wanting = wanting.filter((tenant) => (allowed.get(tenant.tenantId) ?? 0) < tenant.due);
+  }
+  return allowed;
+}

@@ -229,6 +229,11 @@ function serializedBodyBytes(body: unknown): number {
   return new TextEncoder().encode(serializeTargetBody(body) ?? "").byteLength;
 }
 
+/** A job's `priority` range (1 goes first), and the default in its middle. */
+export const JOB_PRIORITY_HIGHEST = 1;
+export const JOB_PRIORITY_LOWEST = 5;
+export const DEFAULT_JOB_PRIORITY = 3;
+
 export const jobCreateSchema = z.strictObject({
   name: z.string().min(1).max(200),
   schedule: scheduleSchema.optional(),
@@ -249,6 +254,11 @@ export const jobCreateSchema = z.strictObject({
   start_at: instant.nullable().default(null),
   end_at: instant.nullable().default(null),
   max_runs: z.number().int().min(1).max(1_000_000_000).nullable().default(null),
+  /**
+   * Orders the tenant's own runs when more are due than its share of the dispatch window sends at
+   * once: 1 first, 5 last. It never takes another tenant's share.
+   */
+  priority: z.number().int().min(JOB_PRIORITY_HIGHEST).max(JOB_PRIORITY_LOWEST).default(DEFAULT_JOB_PRIORITY),
   /** Spread each fire time by a deterministic offset in [0, jitter) per (job, instant). */
   jitter: durationSchema({ maxMs: 3_600_000 }).nullable().default(null),
   pause_after_failures: z.number().int().min(1).max(1000).nullable().default(null),

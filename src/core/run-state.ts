@@ -27,8 +27,9 @@ const TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
   ACQUIRED: ["DISPATCHED", "RUNNING", "SCHEDULED", "CANCELLED", "DEAD_LETTERED"],
   // Claimed by a consumer (RUNNING); lease expired unclaimed (back to the wheel); poison message.
   DISPATCHED: ["RUNNING", "SCHEDULED", "CANCELLED", "DEAD_LETTERED"],
-  // One attempt ended. A lease expiry without an outcome is a FAILED attempt.
-  RUNNING: ["SUCCEEDED", "FAILED"],
+  // One attempt ended. A lease expiry without an outcome is a FAILED attempt. SCHEDULED: the
+  // consumer deferred the call (no room for the tenant's calls), the attempt not started.
+  RUNNING: ["SUCCEEDED", "FAILED", "SCHEDULED"],
   // Attempts remain and the failure is retryable (RETRYING), else dead-letter; or manual retry.
   FAILED: ["RETRYING", "DEAD_LETTERED", "SCHEDULED"],
   // The backoff timer re-enters the wheel as a new SCHEDULED timer.
@@ -84,10 +85,7 @@ export const PENDING_STATES = [
  */
 export const IN_FLIGHT_STATES = ["ACQUIRED", "DISPATCHED", "RUNNING"] as const satisfies readonly RunState[];
 
-/**
- * Handed to the queue but not yet claimed by a consumer: what the shard's unclaimed budget
- * (its backpressure on the queue) counts.
- */
+/** Handed to the queue but not yet claimed by a consumer. */
 export const UNCLAIMED_STATES = ["ACQUIRED", "DISPATCHED"] as const satisfies readonly RunState[];
 
 /** Job status. COMPLETED: one-shot done, end_at or max_runs reached. */

@@ -27,6 +27,7 @@ import { OutcomeReporter } from "./outcome-reports";
 import { runPool, semaphore } from "./pool";
 import { callTargetWithCallback } from "./qstash-callbacks";
 import { type Claimed, claimAtShard } from "./shard-batches";
+import { TenantCallRoom } from "./tenant-call-room";
 import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
@@ -50,10 +51,12 @@ const MESSAGES_IN_FLIGHT = 8;
 export const HANDOFF_AFTER_MS = 100;
 /**
  * Handed-off calls per isolate, at most: each still holds a connection. Past this a slow call
- * keeps its slot and its batch waits for it, as before the hand-off existed.
+ * keeps its slot and its batch waits for it, as before the hand-off existed; the room per tenant
+ * (./tenant-call-room.ts) keeps any one tenant's hanging calls from getting there.
  */
 const MAX_HANDED_OFF_CALLS = 128;
 let handedOffCalls = 0;
+const tenantRoom = new TenantCallRoom();
 
 type AnyDispatchMessage = DispatchMessage | SingleRunDispatchMessage;
 
@@ -158,6 +161,12 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   const { reporter, env, ctx } = context;
   const { deliveries } = progress;
   const lastOfMessage = () => --progress.undone === 0;
+  if (!(await tenantRoom.take(run.tenantId))) {
+    const reason = "no room for the tenant's calls (too many of them are still running)";
+    logEvent("run.deferred", { ...idsOf(run), attempt: run.attempt, reason });
+    await reporter.report(run, { kind: "deferred", reason }, { lastOfMessage: lastOfMessage() });
+    return;
+  }
   const release = await context.slots.acquire();
   let call: Promise<TargetOutcome>;
   try {
@@ -166,10 +175,14 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     call = callRun(run, setup, context.env);
   } catch (error) {
     release();
+    tenantRoom.give(run.tenantId);
     reporter.release(run.shard, lastOfMessage());
     throw error;
   }
   void call.then(release, release);
+  let handedOff = false;
+  const giveRoom = () => tenantRoom.give(run.tenantId, handedOff);
+  void call.then(giveRoom, giveRoom);
   let outcome: TargetOutcome | typeof HANDED_OFF;
   try {
     outcome = await handOffUnlessFull(call, context.handOffs);
@@ -178,6 +191,9 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     throw error;
   }
   if (outcome === HANDED_OFF) {
+    handedOff = true;
+    tenantRoom.handedOff(run.tenantId);
+    // Under the emulated connection cap a handed-off call keeps its connection until it ends.
     if (!context.capped) release();
     reporter.release(run.shard, lastOfMessage());
     logEvent("run.handed_off", { ...idsOf(run), attempt: run.attempt, after_ms: HANDOFF_AFTER_MS });

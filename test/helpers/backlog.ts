@@ -1,19 +1,20 @@
-// A shard whose dispatch is held back: its unclaimed budget filled with runs no consumer will
-// ever claim, so every run that comes due waits SCHEDULED, as under a flood.
+// A shard whose dispatch is held back: its dispatch window filled with runs of the job's own
+// tenant that no consumer will ever claim, so every run of that tenant that comes due waits
+// SCHEDULED, as under the tenant's own flood (another tenant would still get its share).
 import { env, runInDurableObject } from "cloudflare:test";
-import { unclaimedBudget } from "../../durable-objects/shard/budget";
+import { windowLimits } from "../../durable-objects/shard/budget";
 import { shardCount } from "../../src/shard/client";
-import { stubFor } from "./scheduling";
+import { stubFor, TENANT_ID } from "./scheduling";
 
 const FILLER_JOB_ID = "job_budget_filler";
 const FILLER_LEASE_MS = 3_600_000;
 
 /**
- * Fills the unclaimed budget of the job's shard with DISPATCHED runs of a job the shard does not
- * hold (their lease an hour away, their history never written to D1; their instants past, since a
- * run sent ahead of its instant does not count against the budget). Returns the release.
+ * Fills the dispatch window of the job's shard (at its largest size) with DISPATCHED runs of the
+ * tenant, of a job the shard does not hold (their lease an hour away, their history never written
+ * to D1). Returns the release.
  */
-export async function holdBudgetFull(jobId: string): Promise<() => Promise<void>> {
+export async function holdBudgetFull(jobId: string, tenantId = TENANT_ID): Promise<() => Promise<void>> {
   const stub = stubFor(jobId);
   const nowMs = Date.now();
   await runInDurableObject(stub, (_instance, state) => {
@@ -22,11 +23,12 @@ export async function holdBudgetFull(jobId: string): Promise<() => Promise<void>
        INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
          max_attempts, fence, job_version, due_at_ms, dispatch_count, events_json, created_at_ms,
          updated_at_ms, dirty)
-       SELECT 'run_filler_' || ? || '_' || i, ?, 'ten_filler', 'schedule', ? - i, ? - i, 'DISPATCHED', 1,
+       SELECT 'run_filler_' || ? || '_' || i, ?, ?, 'schedule', ? - i, ? - i, 'DISPATCHED', 1,
          1, 0, 1, ?, 1, '[]', ?, ?, 0 FROM n`,
-      unclaimedBudget(shardCount(env)),
+      windowLimits(shardCount(env)).maxSize,
       nowMs,
       FILLER_JOB_ID,
+      tenantId,
       nowMs,
       nowMs,
       nowMs + FILLER_LEASE_MS,

@@ -1,0 +1,284 @@
+// The dispatch window in the shard: at most a window of runs is handed to the execution path and
+// not yet reported; what is due beyond it waits in the shard, and each tenant with work due gets
+// its share of what is sent, whether the other tenant's runs flood, hang or come back from
+// expired leases.
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { INITIAL_WINDOW_SIZE } from "../../src/core/dispatch-window";
+import { pushJobs, reportOutcomes, shardOfJob } from "../../src/shard/client";
+import { disarmShardsAfterEach } from "../helpers/alarms";
+import {
+  seedTenant,
+  setFaultsOf,
+  snapshot,
+  spec,
+  stubFor,
+  targetUrl,
+  uniqueJobId,
+} from "../helpers/scheduling";
+
+disarmShardsAfterEach();
+
+const FLOODER = "ten_window_flooder";
+const QUIET = "ten_window_quiet";
+
+/** `count` job ids that all live on one shard. */
+function jobIdsOnOneShard(label: string, count: number): string[] {
+  const first = uniqueJobId(label);
+  const shard = shardOfJob(env, first);
+  const ids = [first];
+  while (ids.length < count) {
+    const candidate = uniqueJobId(label);
+    if (shardOfJob(env, candidate) === shard) ids.push(candidate);
+  }
+  return ids;
+}
+
+/** Hourly jobs on one shard: `floodCount` of the flooder and one of the quiet tenant (the last id). */
+async function placeJobs(label: string, floodCount: number): Promise<{ ids: string[]; quietJob: string }> {
+  await seedTenant(FLOODER);
+  await seedTenant(QUIET);
+  const ids = jobIdsOnOneShard(label, floodCount + 1);
+  const quietJob = ids[ids.length - 1] as string;
+  const jobSpec = spec({
+    schedule: { type: "interval", every: "1h" },
+    target: { url: targetUrl(`/ok/${label}`) },
+  });
+  const confirmed = await pushJobs(
+    env,
+    ids.map((jobId) => ({ ...snapshot(jobId, jobSpec), tenantId: jobId === quietJob ? QUIET : FLOODER })),
+  );
+  expect(confirmed.size).toBe(ids.length);
+  return { ids, quietJob };
+}
+
+/** Makes the flooder's jobs due 5 s ago and the quiet job's 1 s ago (oldest first would starve it). */
+async function makeDue(quietJob: string, tenantOfFlood = FLOODER): Promise<void> {
+  const nowMs = Date.now();
+  await runInDurableObject(stubFor(quietJob), (_instance, state) => {
+    const sql = state.storage.sql;
+    sql.exec(
+      "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE tenant_id = ?2",
+      nowMs - 5_000,
+      tenantOfFlood,
+    );
+    sql.exec(
+      "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE job_id = ?2",
+      nowMs - 1_000,
+      quietJob,
+    );
+  });
+}
+
+/** Runs of the shard by tenant and state. */
+async function statesOf(jobId: string): Promise<Map<string, number>> {
+  const rows = await runInDurableObject(stubFor(jobId), (_instance, state) =>
+    state.storage.sql
+      .exec<{ tenant_id: string; state: string; n: number }>(
+        "SELECT tenant_id, state, COUNT(*) AS n FROM runs GROUP BY tenant_id, state",
+      )
+      .toArray(),
+  );
+  return new Map(rows.map((row) => [`${row.tenant_id}:${row.state}`, row.n]));
+}
+
+/** Inserts `count` runs of the tenant's job in `runState` on the shard of `jobId`. */
+async function insertRuns(
+  jobId: string,
+  runJobId: string,
+  tenantId: string,
+  runState: "RUNNING" | "DISPATCHED",
+  count: number,
+  dueAtMs: number,
+): Promise<void> {
+  const nowMs = Date.now();
+  await runInDurableObject(stubFor(jobId), (_instance, state) => {
+    state.storage.sql.exec(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+       INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
+         max_attempts, fence, job_version, due_at_ms, dispatch_count, events_json, created_at_ms,
+         updated_at_ms, dirty)
+       SELECT 'run_window_' || ?2 || '_' || ?3 || '_' || i, ?6, ?2, 'schedule', ?4 - i, ?4 - i,
+         ?3, 1, 3, i, 1, ?5, 1, '[]', ?4, ?4, 0 FROM n`,
+      count,
+      tenantId,
+      runState,
+      nowMs,
+      dueAtMs,
+      runJobId,
+    );
+  });
+}
+
+async function cleanUp(jobId: string): Promise<void> {
+  await setFaultsOf(jobId, {});
+  // The flood's runs would otherwise keep the shard busy for the next test.
+  await runInDurableObject(stubFor(jobId), (_instance, state) => {
+    state.storage.sql.exec("DELETE FROM runs");
+    state.storage.sql.exec("DELETE FROM jobs");
+  });
+}
+
+describe("the dispatch window", () => {
+  it("bounds what one tenant's flood has out, and sends another tenant's run in the same tick", async () => {
+    const { quietJob } = await placeJobs("window-flood", 400);
+    await makeDue(quietJob);
+    // Sends are "lost" (runs stay DISPATCHED, never claimed), so the window stays full.
+    await setFaultsOf(quietJob, { dropDispatches: true });
+    await runDurableObjectAlarm(stubFor(quietJob));
+    let states = await statesOf(quietJob);
+    expect(states.get(`${QUIET}:DISPATCHED`)).toBe(1);
+    const sent = states.get(`${FLOODER}:DISPATCHED`) ?? 0;
+    expect(sent).toBeGreaterThan(0);
+    expect(sent + 1).toBeLessThanOrEqual(INITIAL_WINDOW_SIZE);
+    expect(states.get(`${FLOODER}:SCHEDULED`)).toBe(400 - sent);
+
+    // The window is full: the flood gets nothing more, and the quiet tenant's next run (a trigger
+    // of its job now) is sent in the very next tick, its share of the window being free.
+    const nowMs = Date.now();
+    await runInDurableObject(stubFor(quietJob), (_instance, state) => {
+      state.storage.sql.exec(
+        "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE job_id = ?2",
+        nowMs - 10,
+        quietJob,
+      );
+    });
+    await runDurableObjectAlarm(stubFor(quietJob));
+    states = await statesOf(quietJob);
+    expect(states.get(`${QUIET}:DISPATCHED`)).toBe(2);
+    expect(states.get(`${FLOODER}:DISPATCHED`)).toBe(sent);
+    await cleanUp(quietJob);
+  });
+
+  it("keeps a share for another tenant while one tenant's calls hang and fill the window", async () => {
+    const { quietJob } = await placeJobs("window-hang", 50);
+    // The flooder's calls hang: claimed, running, their leases far away; the window is full of them.
+    await insertRuns(
+      quietJob,
+      "job_window_hanging",
+      FLOODER,
+      "RUNNING",
+      INITIAL_WINDOW_SIZE,
+      Date.now() + 3_600_000,
+    );
+    await makeDue(quietJob);
+    await setFaultsOf(quietJob, { dropDispatches: true });
+    await runDurableObjectAlarm(stubFor(quietJob));
+    const states = await statesOf(quietJob);
+    expect(states.get(`${QUIET}:DISPATCHED`)).toBe(1);
+    // The flooder's due runs wait in the shard as its own backlog, none in front of the quiet run.
+    expect(states.get(`${FLOODER}:DISPATCHED`)).toBeUndefined();
+    expect(states.get(`${FLOODER}:SCHEDULED`)).toBe(50);
+    await cleanUp(quietJob);
+  });
+
+  it("serves re-sends after expired leases by the same fair share", async () => {
+    const { ids, quietJob } = await placeJobs("window-recover", 1);
+    const floodJob = ids[0] as string;
+    // A crash left 300 of the flooder's runs and one of the quiet tenant's sent and never claimed,
+    // their leases expired: the recovery re-sends them.
+    const expiredMs = Date.now() - 1_000;
+    await insertRuns(quietJob, floodJob, FLOODER, "DISPATCHED", 300, expiredMs - 1_000);
+    await insertRuns(quietJob, quietJob, QUIET, "DISPATCHED", 1, expiredMs);
+    await setFaultsOf(quietJob, { dropDispatches: true });
+    const resentByTenant = async () => {
+      const rows = await runInDurableObject(stubFor(quietJob), (_instance, state) =>
+        state.storage.sql
+          .exec<{ tenant_id: string; n: number }>(
+            "SELECT tenant_id, COUNT(*) AS n FROM runs WHERE state = 'DISPATCHED' AND dispatch_count = 2 GROUP BY tenant_id",
+          )
+          .toArray(),
+      );
+      return new Map(rows.map((row) => [row.tenant_id, row.n]));
+    };
+    // The quiet tenant's re-send goes in the first pass, not behind the flooder's 300.
+    await runDurableObjectAlarm(stubFor(quietJob));
+    expect((await resentByTenant()).get(QUIET)).toBe(1);
+    // A few passes later the flooder's re-sends fill the window, and the rest wait in the shard
+    // (SCHEDULED, or still DISPATCHED with the expired lease the next pass reads) for room in it.
+    for (let pass = 0; pass < 4; pass += 1) await runDurableObjectAlarm(stubFor(quietJob));
+    const resent = (await resentByTenant()).get(FLOODER) ?? 0;
+    expect(resent).toBeGreaterThan(0);
+    expect(resent + 1).toBeLessThanOrEqual(INITIAL_WINDOW_SIZE);
+    const states = await statesOf(quietJob);
+    expect(states.get(`${FLOODER}:SCHEDULED`)).toBeGreaterThan(0);
+    expect((states.get(`${FLOODER}:SCHEDULED`) ?? 0) + (states.get(`${FLOODER}:DISPATCHED`) ?? 0)).toBe(300);
+    await cleanUp(quietJob);
+  });
+
+  it("sends a tenant's higher-priority runs first when its share cannot send all", async () => {
+    await seedTenant(FLOODER);
+    const ids = jobIdsOnOneShard("window-priority", 300);
+    const urgent = new Set(ids.slice(250));
+    const confirmed = await pushJobs(
+      env,
+      ids.map((jobId) => ({
+        ...snapshot(
+          jobId,
+          spec({
+            schedule: { type: "interval", every: "1h" },
+            target: { url: targetUrl("/ok/window-priority") },
+            priority: urgent.has(jobId) ? 1 : 5,
+          }),
+        ),
+        tenantId: FLOODER,
+      })),
+    );
+    expect(confirmed.size).toBe(ids.length);
+    // The urgent jobs' instants are the newest: oldest first would send the others.
+    const nowMs = Date.now();
+    await runInDurableObject(stubFor(ids[0] as string), (_instance, state) => {
+      state.storage.sql.exec(
+        "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE json_extract(spec_json, '$.priority') = 5",
+        nowMs - 5_000,
+      );
+      state.storage.sql.exec(
+        "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE json_extract(spec_json, '$.priority') = 1",
+        nowMs - 1_000,
+      );
+    });
+    await setFaultsOf(ids[0] as string, { dropDispatches: true });
+    // The first pass fires every job; the window sends 100 of the 300 runs.
+    await runDurableObjectAlarm(stubFor(ids[0] as string));
+    const sent = await runInDurableObject(stubFor(ids[0] as string), (_instance, state) =>
+      state.storage.sql
+        .exec<{ job_id: string }>("SELECT job_id FROM runs WHERE state = 'DISPATCHED'")
+        .toArray()
+        .map((row) => row.job_id),
+    );
+    expect(sent.length).toBeLessThanOrEqual(INITIAL_WINDOW_SIZE);
+    expect(sent.filter((jobId) => urgent.has(jobId))).toHaveLength(50);
+    await cleanUp(ids[0] as string);
+  });
+
+  it("puts a run the consumer deferred back in the shard, waiting, its attempt unspent", async () => {
+    const { ids, quietJob } = await placeJobs("window-deferred", 1);
+    const floodJob = ids[0] as string;
+    await insertRuns(quietJob, floodJob, FLOODER, "RUNNING", 1, Date.now() + 60_000);
+    const [run] = await runInDurableObject(stubFor(quietJob), (_instance, state) =>
+      state.storage.sql
+        .exec<{ run_id: string; fence: number }>("SELECT run_id, fence FROM runs WHERE job_id = ?", floodJob)
+        .toArray(),
+    );
+    const beforeMs = Date.now();
+    const [result] = await reportOutcomes(env, shardOfJob(env, floodJob), [
+      {
+        runId: run?.run_id as string,
+        fence: run?.fence as number,
+        outcome: { kind: "deferred", reason: "no room" },
+      },
+    ]);
+    expect(result).toEqual({ ok: true, runId: run?.run_id, state: "SCHEDULED" });
+    const [after] = await runInDurableObject(stubFor(quietJob), (_instance, state) =>
+      state.storage.sql
+        .exec<{ state: string; attempt: number; dispatch_count: number; due_at_ms: number }>(
+          "SELECT state, attempt, dispatch_count, due_at_ms FROM runs WHERE run_id = ?",
+          run?.run_id,
+        )
+        .toArray(),
+    );
+    expect(after).toMatchObject({ state: "SCHEDULED", attempt: 1, dispatch_count: 0 });
+    expect(after?.due_at_ms).toBeGreaterThanOrEqual(beforeMs + 1_000);
+    await cleanUp(quietJob);
+  });
+});
