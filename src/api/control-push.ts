@@ -2,6 +2,7 @@
 // shard knows, because the shard's claim is what refuses every run not yet started; so the push
 // is retried at once inside the request, and the D1 bookkeeping that follows it (marking the
 // version synced, which only spares the outbox sweep a re-send) is left out of the answer path.
+import type { Context } from "hono";
 import { jobStores } from "../db/databases";
 import { markJobsSyncedAcross } from "../db/job-store";
 import type { StoredJob } from "../db/jobs";
@@ -14,6 +15,7 @@ import {
   toShardJob,
   writeJobVersion,
 } from "./job-service";
+import type { AppEnv } from "./types";
 
 /**
  * "stop" (pause, resume, delete) answers as soon as the shard confirmed; "edit" also waits for
@@ -87,4 +89,14 @@ async function finishInBackground(
     logEvent("job.mark_synced_failed", { jobs: confirmed.length, error, note: "the sweep re-sends them" });
   }
   if (unconfirmed.length > 0) await pushAndMarkSynced(env, unconfirmed, options);
+}
+
+/** The request's waitUntil, when it has one (an in-process console call may not). */
+export function pushOptionsOf(c: Context<AppEnv>): PushOptions {
+  try {
+    const ctx = c.executionCtx;
+    return { waitUntil: (promise) => ctx.waitUntil(promise) };
+  } catch {
+    return {};
+  }
 }

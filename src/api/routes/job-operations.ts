@@ -5,7 +5,7 @@ import { calendarSetsFor } from "../../db/calendars";
 import type { StoredJob } from "../../db/jobs";
 import { backfillJob, triggerJob } from "../../shard/client";
 import { readBody, readJsonBody } from "../body";
-import { pushControlAction, saveControlAction } from "../control-push";
+import { pushControlAction, pushOptionsOf, saveControlAction } from "../control-push";
 import { loadJob } from "../job-loader";
 import { expectedVersionOf, mergeJobPatch } from "../job-patch";
 import {
@@ -259,16 +259,6 @@ function versionConflict(job: StoredJob, expected: number): EdgecronError {
 async function resent(c: Context<AppEnv>, job: StoredJob): Promise<StoredJob> {
   if (job.syncedVersion < job.version) await pushControlAction(c.env, [job], "stop", pushOptionsOf(c));
   return job;
-}
-
-/** The request's waitUntil, when it has one (an in-process console call may not). */
-function pushOptionsOf(c: Context<AppEnv>): PushOptions {
-  try {
-    const ctx = c.executionCtx;
-    return { waitUntil: (promise) => ctx.waitUntil(promise) };
-  } catch {
-    return {};
-  }
 }
 
 /**
