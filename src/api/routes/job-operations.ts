@@ -8,13 +8,7 @@ import { readBody, readJsonBody } from "../body";
 import { pushControlAction, pushOptionsOf, saveControlAction } from "../control-push";
 import { loadJob } from "../job-loader";
 import { expectedVersionOf, mergeJobPatch } from "../job-patch";
-import {
-  allowsPrivateTargets,
-  checkBackfillRange,
-  checkJobInput,
-  type PushOptions,
-  pushAndMarkSynced,
-} from "../job-service";
+import { allowsPrivateTargets, checkBackfillRange, checkJobInput, pushAndMarkSynced } from "../job-service";
 import { jobResponse } from "../job-view";
 import {
   backfillRequestSchema,
