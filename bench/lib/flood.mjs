@@ -3,6 +3,7 @@
 // while a flooding tenant runs `jobs` every-second jobs of its own. Then the flooder deletes all of
 // its jobs while the flood runs: how long the DELETEs take, and how many of its calls still reach
 // the target after they answered. Not in the default set: a full run takes several minutes.
+import { floodControlActions } from "./flood-control-actions.mjs";
 import { percentiles } from "./report.mjs";
 import { ADMIN_TOKEN, workerdMemory } from "./runtime.mjs";
 import { apiClient, createJobs } from "./scenarios.mjs";
@@ -39,6 +40,7 @@ export async function flood(ctx, { jobs, seconds }) {
     api_read_ms: { quiet: quiet.apiReadMs, flood: flooded.apiReadMs },
     flooder_calls_during_window: flooded.flooderCalls,
     ...deletes,
+    control_actions: await floodControlActions(ctx, { jobs }),
     workerd: workerdMemory(),
   };
 }
