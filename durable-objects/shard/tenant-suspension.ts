@@ -63,7 +63,8 @@ function unsuspend(sql: SqlStorage, tenantId: string, nowMs: number): number {
   sql.exec("DELETE FROM suspended_tenants WHERE tenant_id = ?", tenantId);
   sql.exec(
     `UPDATE jobs SET next_fire_ms = (SELECT next_fire_ms FROM parked_timers WHERE parked_timers.job_id = jobs.job_id)
-     WHERE job_id IN (SELECT job_id FROM parked_timers WHERE tenant_id = ?) AND next_fire_ms IS NULL`,
+     WHERE job_id IN (SELECT job_id FROM parked_timers WHERE tenant_id = ?) AND next_fire_ms IS NULL
+       AND status <> 'DELETED'`,
     tenantId,
   );
   const jobs = sql
