@@ -16,7 +16,8 @@ import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from 
 import { importHistory } from "./shard/history-store";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
-import { dispatchLeadMs } from "./shard/settings";
+import { dispatchLeadMs, tickSettings } from "./shard/settings";
+import { reparkSuspended, setTenantSuspended } from "./shard/tenant-suspension";
 import type { ShardFaults, ShardTestCommand } from "./shard/test-faults";
 import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./shard/test-seam";
 import { tzdataProgress } from "./shard/tzdata";
@@ -62,7 +63,17 @@ export class ShardScheduler extends DurableObject<Env> {
   }
 
   async upsertJobs(shard: number, jobs: Protocol.ShardJob[]): Promise<Protocol.UpsertResult> {
-    return this.act(shard, (nowMs) => ({ ok: true, confirmed: applyJobSnapshots(this.sql, jobs, nowMs) }), {
+    const apply = (nowMs: number) => {
+      const confirmed = applyJobSnapshots(this.sql, jobs, nowMs);
+      reparkSuspended(this.sql, jobs, nowMs);
+      return { ok: true as const, confirmed };
+    };
+    return this.act(shard, apply, { faultable: true });
+  }
+
+  /** Suspends or unsuspends a tenant's jobs on this shard (./shard/tenant-suspension.ts). */
+  async setTenantSuspended(shard: number, tenantId: string, suspended: boolean): Promise<number> {
+    return this.act(shard, (nowMs) => setTenantSuspended(this.sql, tenantId, suspended, nowMs), {
       faultable: true,
     });
   }

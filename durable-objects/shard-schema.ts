@@ -240,6 +240,13 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN priority INTEGER NOT NULL DEFAULT 3;
   CREATE INDEX runs_tenant_priority_due ON runs(tenant_id, priority, due_at_ms) WHERE due_at_ms IS NOT NULL;
   `,
+  // v16: tenant suspension (shard/tenant-suspension.ts): the suspended tenants, whose claims are
+  // refused, and the timers their jobs had when parked, put back on unsuspend.
+  `
+  CREATE TABLE suspended_tenants (tenant_id TEXT PRIMARY KEY, suspended_at_ms INTEGER NOT NULL);
+  CREATE TABLE parked_timers (job_id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, next_fire_ms INTEGER NOT NULL);
+  CREATE INDEX parked_timers_tenant ON parked_timers(tenant_id);
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

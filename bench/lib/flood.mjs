@@ -4,11 +4,10 @@
 // third tenant hang (./flood-lateness.mjs). Then the flooder deletes all of its jobs while the
 // flood runs: how long the DELETEs take, and how many of its calls still reach the target after
 // they answered. /healthz is polled throughout. Not in the default set: a full run takes minutes.
-//
-// The hook for the control actions (deletes, bulk, suspend landing in the flood): a module
-// ./flood-control-actions.mjs exporting `controlActions(ctx, { flooder, created, victim })` is
-// run, when present, after the victim's flood window and before the deletes; its result is merged
-// into this scenario's.
+// Last, the control actions on fresh flooding tenants: the DELETEs again, a bulk delete and a
+// tenant suspend (./flood-control-actions.mjs).
+
+import { floodControlActions } from "./flood-control-actions.mjs";
 import { hangWindow, watchHealth } from "./flood-lateness.mjs";
 import { percentiles } from "./report.mjs";
 import { ADMIN_TOKEN, workerdMemory } from "./runtime.mjs";
@@ -46,10 +45,6 @@ export async function flood(ctx, { jobs, seconds, hang_calls: hangCalls = 0 }) {
     end_at: new Date(floodEndMs).toISOString(),
   }));
   const flooded = await victimWindow(ctx, victim, "flood-victim", seconds, created);
-  const control = await import("./flood-control-actions.mjs").then(
-    (module) => module.controlActions(ctx, { flooder, created, victim }),
-    () => ({}),
-  );
   const deletes = await deleteAll(ctx, flooder, created.ids.filter(Boolean));
   return {
     jobs,
@@ -61,8 +56,8 @@ export async function flood(ctx, { jobs, seconds, hang_calls: hangCalls = 0 }) {
     api_read_ms: { quiet: quiet.apiReadMs, flood: flooded.apiReadMs },
     flooder_calls_during_window: flooded.flooderCalls,
     ...hang,
-    ...control,
     ...deletes,
+    control_actions: await floodControlActions(ctx, { jobs }),
     healthz: await stopHealth(),
     workerd: workerdMemory(),
   };

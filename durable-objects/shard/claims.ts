@@ -18,6 +18,7 @@ import {
   startClaimedRuns,
 } from "./run-batches";
 import { heldByPause, moveRun } from "./run-store";
+import { suspendedTenantsAmong } from "./tenant-suspension";
 
 const TERMINAL = new Set<string>(TERMINAL_STATES);
 
@@ -36,7 +37,11 @@ export function claimRuns(sql: SqlStorage, claims: readonly ClaimRequest[], nowM
   );
   const started: ClaimStart[] = [];
   // The row objects are shared: a run claimed here reads RUNNING at once for a second claim.
-  const restResults = rest.map((claim) => claimRun(rows, sql, claim, nowMs, started));
+  const suspended = suspendedTenantsAmong(
+    sql,
+    [...rows.jobs.values()].map((job) => job.tenant_id),
+  );
+  const restResults = rest.map((claim) => claimRun(rows, sql, claim, nowMs, started, suspended));
   startClaimedRuns(sql, started, nowMs);
   return inRequestOrder(claims.length, granted, restResults);
 }
@@ -56,6 +61,11 @@ function grantReadyClaims(
     sql,
     claims.flatMap((claim) => (claim.jobId === undefined ? [] : [claim.jobId])),
   );
+  // A suspended tenant's claims are refused on their rows below.
+  const suspended = suspendedTenantsAmong(
+    sql,
+    [...jobs.values()].map((job) => job.tenant_id),
+  );
   const seen = new Set<string>();
   const ready: ReadyClaim[] = [];
   const indexOf = new Map<string, number>();
@@ -65,7 +75,7 @@ function grantReadyClaims(
     seen.add(claim.runId);
     // A paused job's run may still go (one retried by hand): that, and a deleted job, the row decides.
     // A one-shot job reads COMPLETED once its instant has fired; its run is as claimable as before.
-    if (job.status === "PAUSED" || job.status === "DELETED") return;
+    if (job.status === "PAUSED" || job.status === "DELETED" || suspended.has(job.tenant_id)) return;
     ready.push({
       runId: claim.runId,
       jobId: job.job_id,
@@ -89,6 +99,7 @@ function claimRun(
   claim: ClaimRequest,
   nowMs: number,
   started: ClaimStart[],
+  suspended: ReadonlySet<string>,
 ): ClaimResult {
   const run = rows.runs.get(claim.runId);
   if (!run) return { ok: false, runId: claim.runId, code: "unknown_run" };
@@ -105,6 +116,10 @@ function claimRun(
   if (!job || job.status === "DELETED") {
     moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
     return { ok: false, runId: run.run_id, code: "job_deleted" };
+  }
+  if (suspended.has(job.tenant_id)) {
+    moveRun(sql, run, "CANCELLED", "tenant suspended", nowMs, { due_at_ms: null });
+    return { ok: false, runId: run.run_id, code: "tenant_suspended" };
   }
   if (heldByPause(job.status, run)) {
     moveRun(sql, run, "CANCELLED", "job paused", nowMs, { due_at_ms: null });

@@ -13,6 +13,11 @@ const NOTICES: Record<string, (count: string | undefined) => string> = {
   redriven: (count) => `Redrive accepted for ${count ?? "the selected"} dead letter(s).`,
   acknowledged: () => "Alert acknowledged: it stays listed until resolved.",
   resolved: () => "Alert resolved.",
+  bulk_pause: (count) => `Paused: ${count ?? "the"} matching job(s) are paused.`,
+  bulk_resume: (count) => `Resumed: ${count ?? "the"} matching job(s) are active.`,
+  bulk_delete: (count) => `Deleted: ${count ?? "the"} matching job(s); their pending runs were cancelled.`,
+  suspended: () => "Tenant suspended: no call of it starts and its creates are refused.",
+  unsuspended: () => "Tenant unsuspended: its jobs run again.",
 };
 
 export function noticeText(code: string | undefined, count: string | undefined): string | undefined {

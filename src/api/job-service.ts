@@ -262,9 +262,23 @@ async function pushAgainLater(env: Env, unconfirmed: StoredJob[]): Promise<void>
 export async function saveJobVersion(
   env: Env,
   job: StoredJob,
-  change: { spec?: JobSpec; status?: StoredJob["status"] },
+  change: JobChange,
   nowMs: number,
   options: PushOptions = {},
+): Promise<StoredJob> {
+  const next = await writeJobVersion(env, job, change, nowMs);
+  await pushAndMarkSynced(env, [next], options);
+  return next;
+}
+
+export type JobChange = { spec?: JobSpec; status?: StoredJob["status"] };
+
+/** The D1 half of saveJobVersion: the next version written, not pushed. */
+export async function writeJobVersion(
+  env: Env,
+  job: StoredJob,
+  change: JobChange,
+  nowMs: number,
 ): Promise<StoredJob> {
   const next: StoredJob = {
     ...job,
@@ -279,7 +293,6 @@ export async function saveJobVersion(
       `Job ${job.id} was changed by another request; read it and retry`,
     );
   }
-  await pushAndMarkSynced(env, [next], options);
   return next;
 }
 

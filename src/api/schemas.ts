@@ -162,6 +162,9 @@ export const tenantSchema = z.object({
   signing_secret: z.string(),
   signing_secret_next: z.string().nullable(),
   created_at: time,
+  suspended_at: time.nullable().meta({
+    description: "When an admin suspended the tenant (nothing of it runs); null: not suspended",
+  }),
 });
 
 const limitValue = z.number().int().nullable().meta({ description: "null: no limit" });

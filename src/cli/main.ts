@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { EdgecronNetworkError, EdgecronProblemError, type Problem } from "../client/index";
 import { adminCommands } from "./commands/admin";
 import { alertCommands } from "./commands/alerts";
+import { controlCommands } from "./commands/control";
 import { importCommand } from "./commands/import";
 import { jobCommands } from "./commands/jobs";
 import { previewCommand } from "./commands/preview";
@@ -20,6 +21,7 @@ export const COMMANDS: Command[] = [
   previewCommand,
   importCommand,
   ...adminCommands,
+  ...controlCommands,
 ];
 
 const GLOBAL_HELP = [

@@ -2,6 +2,7 @@
 // and documents (src/api/schemas.ts), taken as type-only imports so zod never enters a client
 // bundle; only the query parameters are written here (the client sends numbers, the wire strings).
 import type { z } from "zod";
+import type * as bulk from "../api/job-bulk-schema";
 import type * as api from "../api/schemas";
 import type { ErrorCode } from "../core/errors";
 import type { JobCreate, JobSpec, JobTarget, Schedule } from "../core/job-spec";
@@ -64,6 +65,11 @@ export interface ListJobsParams extends PageParams {
 export type BatchItemResult = BatchResult["results"][number];
 
 export type BatchResult = z.output<typeof api.batchResultSchema>;
+
+/** POST /v1/jobs/bulk: an action on the caller's jobs that match the filter. */
+export type JobBulk = z.input<typeof bulk.jobBulkSchema>;
+
+export type JobBulkResult = z.output<typeof bulk.jobBulkResultSchema>;
 
 export type TriggerResult = z.output<typeof api.triggerResultSchema>;
 

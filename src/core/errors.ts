@@ -23,6 +23,10 @@ export const ERROR_CODES = {
     description: "The path exists, not with this method; `Allow` lists those it takes",
   },
   tenant_not_found: { status: 404, description: "No such tenant (or not yours)" },
+  tenant_suspended: {
+    status: 403,
+    description: "The tenant is suspended by an admin: nothing of it runs and nothing new is accepted",
+  },
   api_key_not_found: { status: 404, description: "No such API key" },
   job_not_found: { status: 404, description: "No such job in this tenant" },
   run_not_found: { status: 404, description: "No such run in this tenant" },

@@ -7,6 +7,8 @@ export interface TenantRow {
   signing_secret_next: string | null;
   alert_webhook_url: string | null;
   created_at_ms: number;
+  /** Absent on a row read before the suspension column existed. */
+  suspended_at_ms?: number | null;
 }
 
 export function tenantResource(row: TenantRow) {
@@ -17,6 +19,7 @@ export function tenantResource(row: TenantRow) {
     signing_secret: row.signing_secret,
     signing_secret_next: row.signing_secret_next,
     created_at: iso(row.created_at_ms),
+    suspended_at: row.suspended_at_ms == null ? null : iso(row.suspended_at_ms),
   };
 }
 
@@ -100,4 +103,23 @@ export async function promoteSigningSecret(db: D1Database, id: string): Promise<
     )
     .bind(id)
     .run();
+}
+
+/** Suspends the tenant from `atMs` (null: unsuspends); a repeated suspend keeps the first time. */
+export async function setTenantSuspendedAt(db: D1Database, id: string, atMs: number | null): Promise<void> {
+  await db
+    .prepare(
+      "UPDATE tenants SET suspended_at_ms = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(suspended_at_ms, ?) END WHERE id = ?",
+    )
+    .bind(atMs, atMs, id)
+    .run();
+}
+
+/** When the tenant was suspended, or null if it is not (or does not exist). */
+export async function tenantSuspendedAtMs(db: D1Database, id: string): Promise<number | null> {
+  const row = await db
+    .prepare("SELECT suspended_at_ms FROM tenants WHERE id = ?")
+    .bind(id)
+    .first<{ suspended_at_ms: number | null }>();
+  return row?.suspended_at_ms ?? null;
 }

@@ -87,6 +87,30 @@ export async function pushJobs(env: Env, snapshots: readonly ShardJob[]): Promis
   return confirmed;
 }
 
+/**
+ * Suspends (true) or unsuspends a tenant on every shard, in parallel. Never throws: returns the
+ * shards that did not confirm (the caller retries them; the change is idempotent).
+ */
+export async function setTenantSuspendedOnShards(
+  env: Env,
+  tenantId: string,
+  suspended: boolean,
+  shards: readonly number[] = Array.from({ length: shardCount(env) }, (_, shard) => shard),
+): Promise<number[]> {
+  const failed: number[] = [];
+  await Promise.all(
+    shards.map(async (shard) => {
+      try {
+        await shardStub(env, shard).setTenantSuspended(shard, tenantId, suspended);
+      } catch (error) {
+        logEvent("shard.suspend_failed", { shard, tenant_id: tenantId, suspended, error });
+        failed.push(shard);
+      }
+    }),
+  );
+  return failed;
+}
+
 /** Runs the job now, outside its schedule (its own idempotency key: the trigger instant). */
 export async function triggerJob(env: Env, shard: number, jobId: string): Promise<TriggerResult> {
   return shardStub(env, shard).trigger(shard, jobId);

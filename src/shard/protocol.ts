@@ -120,6 +120,8 @@ export type ClaimRejection =
   | "stale_version"
   | "job_paused"
   | "job_deleted"
+  /** The run's tenant is suspended: nothing of it starts until it is unsuspended. */
+  | "tenant_suspended"
   /** The run's instant has not come: no call may reach a target before it. */
   | "not_due";
 

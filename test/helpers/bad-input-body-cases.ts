@@ -75,6 +75,18 @@ function fieldCases(f: Fixtures): Record<string, Field[]> {
       [{}, "jobs"],
       [{ jobs: [job], extra: 1 }, "extra"],
     ],
+    "POST /v1/jobs/bulk": [
+      [{}, "action"],
+      [{ action: "stop", filter: { status: "ACTIVE" } }, "action"],
+      [{ action: "delete", filter: {} }, "filter"],
+      [{ action: "delete" }, "filter"],
+      [{ action: "delete", filter: { name_prefx: "a" } }, "filter.name_prefx"],
+      [{ action: "delete", filter: { status: "DELETED" } }, "filter.status"],
+      [{ action: "delete", filter: { created_before: "yesterday" } }, "filter.created_before"],
+      [{ action: "delete", filter: { metadata: "x" } }, "filter.metadata"],
+      [{ action: "delete", all: false }, "all"],
+      [{ action: "delete", all: true, extra: 1 }, "extra"],
+    ],
     "POST /v1/jobs/{id}/backfill": [
       [{}, "from"],
       [{ from: "x", to: instant }, "from"],

@@ -73,6 +73,12 @@ function routes(f: Fixtures): Route[] {
     { method: "DELETE", template: "/v1/api-keys/{id}", id: f.keyId, scope: "admin" },
     { method: "POST", template: "/v1/jobs", scope: "tenant", body: job },
     { method: "POST", template: "/v1/jobs/batch", scope: "tenant", body: { jobs: [job] } },
+    {
+      method: "POST",
+      template: "/v1/jobs/bulk",
+      scope: "tenant",
+      body: { action: "pause", filter: { name_prefix: "no-job-has-this-name-" } },
+    },
     { method: "GET", template: "/v1/jobs", scope: "tenant" },
     { method: "GET", template: "/v1/jobs/{id}", id: f.jobId, scope: "tenant" },
     { method: "PATCH", template: "/v1/jobs/{id}", id: f.jobId, scope: "tenant", body: { name: "renamed" } },

@@ -2,6 +2,7 @@ import { Badge, Empty, Notice, Pager, ProblemBox, TableWrap } from "../component
 import { BASE } from "../env";
 import { describeSchedules, describeTarget, jobZone, Time, ZonedTime } from "../format";
 import { JOB_STATUSES, type Job, type Problem } from "../types";
+import { BulkActions } from "./control";
 
 export function JobsPage(props: {
   status: string;
@@ -10,6 +11,7 @@ export function JobsPage(props: {
   nextCursor: string | null;
   problem?: Problem;
   notice?: string;
+  csrf: string;
 }) {
   return (
     <>
@@ -37,6 +39,7 @@ export function JobsPage(props: {
           </a>
         </div>
       </form>
+      <BulkActions status={props.status} name={props.name} csrf={props.csrf} />
       {props.problem ? <ProblemBox problem={props.problem} /> : null}
       {props.jobs.length === 0 && !props.problem ? (
         <Empty>

@@ -1,5 +1,5 @@
 // The tenant's limits and a flow-control key's state: what admission control is doing now.
-import { Empty, ProblemBox, TableWrap } from "../components";
+import { Empty, Notice, ProblemBox, TableWrap } from "../components";
 import { BASE } from "../env";
 import { Time } from "../format";
 import type { Problem } from "../types";
@@ -138,9 +138,11 @@ export function LimitsPage(props: {
   flowProblem?: Problem;
   /** The tenant's keys that runs have used, with their state. */
   keys: FlowStateView[];
+  notice?: string;
 }) {
   return (
     <>
+      <Notice text={props.notice} />
       <h1>Limits and flow control</h1>
       <h2>This tenant's limits</h2>
       {props.limitsProblem ? <ProblemBox problem={props.limitsProblem} /> : null}

@@ -43,6 +43,7 @@ jobRoutes.get("/jobs", async (c) => {
       nextCursor={result.ok ? result.data.next_cursor : null}
       problem={result.ok ? undefined : result.problem}
       notice={noticeText(c.req.query("notice"), c.req.query("count"))}
+      csrf={c.get("csrf")}
     />,
   );
 });

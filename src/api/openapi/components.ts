@@ -3,6 +3,7 @@
 // the component name. Not `.openapi()`: it exists only on schemas created after
 // @hono/zod-openapi extended zod, so it made module import order matter.
 import { jobCreateSchema as jobCreate, scheduleSchema as schedule } from "../../core/job-spec";
+import * as bulk from "../job-bulk-schema";
 import * as schemas from "../schemas";
 
 export * from "../schemas";
@@ -30,6 +31,11 @@ export const jobCreateSchema = jobCreate.meta({
 export const jobPatchDocSchema = schemas.jobPatchDocSchema.meta({ id: "JobPatch" });
 export const jobBatchDocSchema = schemas.jobBatchDocSchema.meta({ id: "JobBatchRequest" });
 export const batchResultSchema = schemas.batchResultSchema.meta({ id: "JobBatchResult" });
+export const jobBulkSchema = bulk.jobBulkSchema.meta({
+  id: "JobBulk",
+  example: { action: "pause", filter: { name_prefix: "report-" } },
+});
+export const jobBulkResultSchema = bulk.jobBulkResultSchema.meta({ id: "JobBulkResult" });
 export const jobSchema = schemas.jobSchema.meta({ id: "Job" });
 export const jobPageSchema = schemas.jobPageSchema.meta({ id: "JobPage" });
 export const backfillRequestSchema = schemas.backfillRequestSchema.meta({

@@ -5,16 +5,10 @@ import { calendarSetsFor } from "../../db/calendars";
 import type { StoredJob } from "../../db/jobs";
 import { backfillJob, triggerJob } from "../../shard/client";
 import { readBody, readJsonBody } from "../body";
+import { pushControlAction, pushOptionsOf, saveControlAction } from "../control-push";
 import { loadJob } from "../job-loader";
 import { expectedVersionOf, mergeJobPatch } from "../job-patch";
-import {
-  allowsPrivateTargets,
-  checkBackfillRange,
-  checkJobInput,
-  type PushOptions,
-  pushAndMarkSynced,
-  saveJobVersion,
-} from "../job-service";
+import { allowsPrivateTargets, checkBackfillRange, checkJobInput, pushAndMarkSynced } from "../job-service";
 import { jobResponse } from "../job-view";
 import {
   backfillRequestSchema,
@@ -83,7 +77,7 @@ defineRoute(
     if (errors.length > 0 || !check.ok) throw validationError(errors);
     if (expected.version !== null && expected.version !== job.version)
       throw versionConflict(job, expected.version);
-    const saved = await saveJobVersion(c.env, job, { spec: check.spec }, nowMs, pushOptionsOf(c));
+    const saved = await saveControlAction(c.env, job, { spec: check.spec }, nowMs, "edit", pushOptionsOf(c));
     return jobResponse(c, saved, { calendars });
   },
 );
@@ -106,7 +100,15 @@ defineRoute(
     const job = await loadJob(c);
     const nowMs = Date.now();
     if (job.status === "DELETED") return jobResponse(c, await resent(c, job));
-    return jobResponse(c, await saveJobVersion(c.env, job, { status: "DELETED" }, nowMs, pushOptionsOf(c)));
+    const deleted = await saveControlAction(
+      c.env,
+      job,
+      { status: "DELETED" },
+      nowMs,
+      "stop",
+      pushOptionsOf(c),
+    );
+    return jobResponse(c, deleted);
   },
 );
 
@@ -140,7 +142,11 @@ function defineStatusChange(route: {
       const nowMs = Date.now();
       if (job.status === route.to) return jobResponse(c, await resent(c, job));
       if (job.status !== route.from) throw notActive(job);
-      return jobResponse(c, await saveJobVersion(c.env, job, { status: route.to }, nowMs, pushOptionsOf(c)));
+      const options = pushOptionsOf(c);
+      return jobResponse(
+        c,
+        await saveControlAction(c.env, job, { status: route.to }, nowMs, "stop", options),
+      );
     },
   );
 }
@@ -245,18 +251,8 @@ function versionConflict(job: StoredJob, expected: number): EdgecronError {
  * the unconfirmed version, so repeating the request is how a caller makes sure it took effect.
  */
 async function resent(c: Context<AppEnv>, job: StoredJob): Promise<StoredJob> {
-  if (job.syncedVersion < job.version) await pushAndMarkSynced(c.env, [job], pushOptionsOf(c));
+  if (job.syncedVersion < job.version) await pushControlAction(c.env, [job], "stop", pushOptionsOf(c));
   return job;
-}
-
-/** The request's waitUntil, when it has one (an in-process console call may not). */
-function pushOptionsOf(c: Context<AppEnv>): PushOptions {
-  try {
-    const ctx = c.executionCtx;
-    return { waitUntil: (promise) => ctx.waitUntil(promise) };
-  } catch {
-    return {};
-  }
 }
 
 /**

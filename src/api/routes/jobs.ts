@@ -35,6 +35,7 @@ import { validationError } from "../problem";
 import { targetBindingAccess } from "../target-bindings";
 import type { AppEnv } from "../types";
 import { jobBatch } from "./job-batch";
+import { jobBulk } from "./job-bulk";
 import { jobOperations } from "./job-operations";
 import { jobRuns } from "./runs";
 
@@ -42,6 +43,7 @@ export const jobs = apiRouter();
 
 jobs.use("*", tenantScope);
 jobs.route("/batch", jobBatch);
+jobs.route("/bulk", jobBulk);
 
 defineRoute(
   jobs,

@@ -4,6 +4,8 @@ import type {
   BackfillResult,
   BatchResult,
   Job,
+  JobBulk,
+  JobBulkResult,
   JobCreate,
   JobUpdate,
   ListJobsParams,
@@ -64,6 +66,20 @@ export class JobsResource {
       idempotent: true,
       signal: options.signal,
       headers: { ...options.headers, "idempotency-key": options.idempotencyKey ?? crypto.randomUUID() },
+    });
+  }
+
+  /**
+   * Pauses, resumes or deletes the caller's jobs that match `filter` (an empty filter needs
+   * `all: true`); answers how many matched and how many are now in the action's state.
+   */
+  bulk(body: JobBulk, options: CallOptions = {}): Promise<JobBulkResult> {
+    return this.#transport.call({
+      method: "POST",
+      path: "/v1/jobs/bulk",
+      body,
+      idempotent: true,
+      ...options,
     });
   }
 

@@ -65,6 +65,26 @@ export class TenantsResource {
       ...options,
     });
   }
+
+  /** No call of the tenant starts and its creates answer 403 `tenant_suspended` until `unsuspend`. */
+  suspend(id: string, options: CallOptions = {}): Promise<Tenant> {
+    return this.#transport.call({
+      method: "POST",
+      path: `${tenantPath(id)}/suspend`,
+      idempotent: true,
+      ...options,
+    });
+  }
+
+  /** The tenant's jobs run again; instants missed meanwhile follow each job's misfire policy. */
+  unsuspend(id: string, options: CallOptions = {}): Promise<Tenant> {
+    return this.#transport.call({
+      method: "POST",
+      path: `${tenantPath(id)}/unsuspend`,
+      idempotent: true,
+      ...options,
+    });
+  }
 }
 
 /** `client.apiKeys` (admin token). */

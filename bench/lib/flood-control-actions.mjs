@@ -1,0 +1,135 @@
+// The control-action part of the flood scenario: while a tenant floods with every-second jobs,
+// how fast do its control actions answer, and do its calls stop? Three rounds, each on a fresh
+// flooding tenant with `jobs` jobs to a fast sink: DELETE of every job (8 in flight), one bulk
+// delete (POST /v1/jobs/bulk), one tenant suspend. For each: how long it took, the answer times
+// (p99), and the calls that still started more than 1 s after the action answered (the target
+// is 0). Called by ./flood.mjs; exported so other scenarios can run it too.
+import { percentiles } from "./report.mjs";
+import { ADMIN_TOKEN } from "./runtime.mjs";
+import { apiClient, createJobs } from "./scenarios.mjs";
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const DELETES_IN_FLIGHT = 8;
+/** A call that starts later than this after its action answered counts as a late call. */
+const STOP_WITHIN_MS = 1_000;
+/** The flood runs this long before the action, so the shards are saturated when it lands. */
+const FLOOD_BEFORE_ACTION_MS = 5_000;
+/** After the action, calls are counted until none came for this long. */
+const QUIET_MS = 3_000;
+const QUIET_DEADLINE_MS = 60_000;
+
+export async function floodControlActions(ctx, { jobs }) {
+  return {
+    jobs,
+    deletes: await deleteRound(ctx, jobs),
+    bulk_delete: await wholeTenantRound(ctx, jobs, "fca-bulk", (flooder) =>
+      flooder.call("POST", "/v1/jobs/bulk", { action: "delete", all: true }),
+    ),
+    suspend: await wholeTenantRound(ctx, jobs, "fca-suspend", (flooder) =>
+      adminCall(ctx, "POST", `/v1/tenants/${flooder.tenantId}/suspend`),
+    ),
+  };
+}
+
+/** A flooding tenant with `jobs` every-second jobs; `pathOf(i)` names job i's target path. */
+async function startFlood(ctx, jobs, pathOf) {
+  const flooder = await apiClient(ctx.runtime.url, ADMIN_TOKEN);
+  const endAt = new Date(Date.now() + 600_000).toISOString();
+  const created = await createJobs(flooder, jobs, (i) => ({
+    name: `fca-${i}`,
+    schedule: { type: "interval", every: "1s" },
+    target: { type: "http", url: `${ctx.target.url}/${pathOf(i)}`, method: "POST" },
+    // A bound in case the action never lands: the flood ends by itself.
+    end_at: endAt,
+  }));
+  await sleep(FLOOD_BEFORE_ACTION_MS);
+  return { flooder, ids: created.ids, createFailed: created.failed };
+}
+
+/** Every job deleted one by one; each job's calls go to its own target path to tell them apart. */
+async function deleteRound(ctx, jobs) {
+  const tag = `fca-del-${Date.now().toString(36)}`;
+  const { flooder, ids, createFailed } = await startFlood(ctx, jobs, (i) => `${tag}-${i}`);
+  const answeredAtMs = new Array(ids.length).fill(null);
+  const latencies = [];
+  let failed = 0;
+  let next = 0;
+  const startedMs = Date.now();
+  const worker = async () => {
+    while (next < ids.length) {
+      const i = next++;
+      if (!ids[i]) continue;
+      const t = performance.now();
+      try {
+        await flooder.call("DELETE", `/v1/jobs/${ids[i]}`);
+        latencies.push(Math.round(performance.now() - t));
+        answeredAtMs[i] = Date.now();
+      } catch {
+        failed += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: DELETES_IN_FLIGHT }, worker));
+  const doneMs = Date.now() - startedMs;
+  await sleep(STOP_WITHIN_MS + QUIET_MS);
+  let lateJobs = 0;
+  let worstLateMs = 0;
+  for (let i = 0; i < ids.length; i++) {
+    if (answeredAtMs[i] === null) continue;
+    const { lastMs } = await ctx.target.ask({ type: "stats", scenario: `${tag}-${i}` });
+    const lateMs = (lastMs ?? 0) - answeredAtMs[i];
+    if (lateMs > STOP_WITHIN_MS) lateJobs += 1;
+    worstLateMs = Math.max(worstLateMs, lateMs);
+  }
+  return {
+    in_flight: DELETES_IN_FLIGHT,
+    create_failed: createFailed,
+    failed,
+    done_ms: doneMs,
+    answer_ms: percentiles(latencies),
+    jobs_with_a_call_over_1s_after_their_delete: lateJobs,
+    latest_call_after_delete_ms: worstLateMs,
+  };
+}
+
+/** One action stopping the whole flood (bulk delete, suspend): calls after it answered. */
+async function wholeTenantRound(ctx, jobs, scenarioPrefix, act) {
+  const scenario = `${scenarioPrefix}-${Date.now().toString(36)}`;
+  const { flooder, createFailed } = await startFlood(ctx, jobs, () => scenario);
+  const t = performance.now();
+  let error = null;
+  try {
+    await act(flooder);
+  } catch (caught) {
+    error = String(caught);
+  }
+  const answerMs = Math.round(performance.now() - t);
+  await sleep(STOP_WITHIN_MS);
+  const atGrace = (await ctx.target.ask({ type: "count", scenario })).calls;
+  let last = atGrace;
+  let lastChangeMs = Date.now();
+  const startMs = Date.now();
+  while (Date.now() - lastChangeMs < QUIET_MS && Date.now() - startMs < QUIET_DEADLINE_MS) {
+    await sleep(250);
+    const { calls } = await ctx.target.ask({ type: "count", scenario });
+    if (calls !== last) {
+      last = calls;
+      lastChangeMs = Date.now();
+    }
+  }
+  return {
+    create_failed: createFailed,
+    error,
+    answer_ms: answerMs,
+    calls_over_1s_after_answer: last - atGrace,
+  };
+}
+
+async function adminCall(ctx, method, path) {
+  const res = await fetch(`${ctx.runtime.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  return res.json();
+}

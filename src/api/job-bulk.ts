@@ -1,0 +1,78 @@
+// Bulk control (POST /v1/jobs/bulk): pause, resume or delete the caller's jobs that match a
+// filter, for the runaway case. Every filter field is checked (an unknown one is refused, never
+// ignored: a typo must not widen what is deleted), and an empty filter is refused unless the
+// body says `"all": true`. The changes are written in one D1 batch per database and pushed as
+// control actions (./control-push.ts): when it answers, the shards refuse every claim of them.
+import { jobStores } from "../db/databases";
+import { listTenantJobs, updateStoredJobVersions } from "../db/job-bulk";
+import type { StoredJob } from "../db/jobs";
+import { pushControlAction } from "./control-push";
+import type { JobBulk } from "./job-bulk-schema";
+import type { PushOptions } from "./job-service";
+import { validationError } from "./problem";
+
+/** Jobs one call changes at most; `done < matched` then says to call again. */
+export const MAX_BULK_JOBS = 5_000;
+
+type BulkFilter = JobBulk["filter"];
+
+const TARGET: Record<JobBulk["action"], StoredJob["status"]> = {
+  pause: "PAUSED",
+  resume: "ACTIVE",
+  delete: "DELETED",
+};
+const FROM: Record<JobBulk["action"], readonly StoredJob["status"][]> = {
+  pause: ["ACTIVE"],
+  resume: ["PAUSED"],
+  delete: ["ACTIVE", "PAUSED", "COMPLETED"],
+};
+
+/** Refuses an empty filter without `all: true`: "everything" must be asked for. */
+export function checkBulkScope(body: JobBulk): void {
+  if (Object.keys(body.filter).length > 0 || body.all === true) return;
+  throw validationError([
+    {
+      path: "filter",
+      message: 'name at least one of name_prefix, status, created_before, metadata (or set "all": true)',
+    },
+  ]);
+}
+
+/** Applies the action to the tenant's matching jobs; see the module comment. */
+export async function applyBulk(
+  env: Env,
+  tenantId: string,
+  body: JobBulk,
+  nowMs: number,
+  options: PushOptions,
+): Promise<{ matched: number; done: number }> {
+  const listed = await listTenantJobs(
+    jobStores(env),
+    tenantId,
+    {
+      ...(body.filter.status === undefined ? {} : { status: body.filter.status }),
+      ...(body.filter.name_prefix === undefined ? {} : { namePrefix: body.filter.name_prefix }),
+    },
+    MAX_BULK_JOBS,
+  );
+  const matched = listed.filter((job) => matchesFilter(job, body.filter));
+  const target = TARGET[body.action];
+  const already = matched.filter((job) => job.status === target).length;
+  const next = matched
+    .filter((job) => FROM[body.action].includes(job.status))
+    .map((job) => ({ ...job, status: target, version: job.version + 1, updatedAtMs: nowMs }));
+  const written = await updateStoredJobVersions(jobStores(env), next);
+  const changed = next.filter((job) => written.has(job.id));
+  await pushControlAction(env, changed, "stop", options);
+  return { matched: matched.length, done: already + changed.length };
+}
+
+function matchesFilter(job: StoredJob, filter: BulkFilter): boolean {
+  if (filter.created_before !== undefined && job.createdAtMs >= Date.parse(filter.created_before))
+    return false;
+  const metadata = (job.spec.metadata ?? {}) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(filter.metadata ?? {})) {
+    if (metadata[key] !== value) return false;
+  }
+  return true;
+}
