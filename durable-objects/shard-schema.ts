@@ -215,10 +215,12 @@ const MIGRATIONS: readonly string[] = [
     WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS next_scheduled_ms;
   CREATE INDEX jobs_due_not_sent_ahead ON jobs(next_fire_ms)
     WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms;
-  -- The unclaimed budget (replaced by the dispatch window, v14) counted handed-off runs whose
-  -- instant had come on every tick and claim: without this, a scan of every run.
+  -- The unclaimed budget counts handed-off runs whose instant has come (./shard/budget.ts) on
+  -- every tick and claim: without this, a scan of every run.
   CREATE INDEX runs_unclaimed ON runs(fire_at_ms) WHERE state IN ('ACQUIRED', 'DISPATCHED');
   `,
+  // (v12's comment above describes the unclaimed budget, which the dispatch window of v14
+  // replaced; a migration that shipped is never edited, its comment included.)
   // v13: fair share (shard/fair-share.ts) walks the tenants with timers, one index seek each; a
   // run refused by a flow gate notes the gate, which wakes it when permits come back.
   `
