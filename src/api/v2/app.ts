@@ -14,6 +14,7 @@ import { messages } from "./messages";
 import { publish } from "./publish";
 import { queues } from "./queues";
 import { qstashSchedules } from "./schedules";
+import { workflows } from "./workflows";
 
 export const v2 = new Hono<AppEnv>();
 
@@ -28,6 +29,7 @@ v2.route("/flowControl", flowControl);
 v2.route("/dlq", dlq);
 v2.route("/events", events);
 v2.route("/logs", events);
+v2.route("/workflows", workflows);
 
 /** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
 const NOT_SERVED: [prefix: string, why: string][] = [
