@@ -16,6 +16,7 @@ import {
 } from "./harness";
 
 type Handler = (request: Request) => Promise<Response>;
+const thirdPartyCalls: { headers: Headers; body: string }[] = [];
 
 /** What the workflows' steps did, in the order they did it, per run. */
 const executions = new Map<string, { step: string; value: unknown; atMs: number }[]>();
@@ -124,11 +125,45 @@ describe("@upstash/workflow against wrangler dev", () => {
       },
       { env },
     );
+    const calling = serve(
+      async (context) => {
+        const answer = await context.call<{ echoed: string }>("ask", {
+          url: `${endpoint.url}/third-party`,
+          method: "POST",
+          body: JSON.stringify({ question: "ping" }),
+          headers: { "x-asked-by": "workflow" },
+        });
+        await context.run("use-answer", () =>
+          executed(context.workflowRunId, "use-answer", { status: answer.status, body: answer.body }),
+        );
+      },
+      { env },
+    );
+    const failing = serve(
+      async (context) => {
+        await context.run("doomed", () => {
+          executed(context.workflowRunId, "doomed", null);
+          throw new Error("the step broke");
+        });
+      },
+      {
+        env,
+        failureFunction: async ({ context, failResponse }) => {
+          executed(context.workflowRunId, "failure-function", failResponse);
+        },
+      },
+    );
     client = new Client({ baseUrl: server.baseUrl, token });
     endpoint = await startEndpoint({
       "/steps": steps.handler,
       "/sleep": sleeping.handler,
       "/parallel": parallel.handler,
+      "/call": calling.handler,
+      "/failing": failing.handler,
+      "/third-party": async (request) => {
+        thirdPartyCalls.push({ headers: request.headers, body: await request.text() });
+        return Response.json({ echoed: "pong" }, { status: 201 });
+      },
     });
   });
   afterAll(async () => {
@@ -182,5 +217,31 @@ describe("@upstash/workflow against wrangler dev", () => {
     expect([...stepsOf(runId)].sort()).toEqual(["joined", "left", "right"]);
     expect(stepsOf(runId).at(-1)).toBe("joined");
     expect(executions.get(runId)?.at(-1)?.value).toBe("LR");
+  });
+
+  it("calls a third party with context.call and hands its answer to the next step", async () => {
+    const runId = await trigger("/call", {});
+    await waitUntil(() => stepsOf(runId).includes("use-answer"), {
+      timeoutMs: 60_000,
+      what: "the step after the call",
+    });
+    expect(thirdPartyCalls).toHaveLength(1);
+    expect(JSON.parse(thirdPartyCalls[0]?.body ?? "null")).toEqual({ question: "ping" });
+    expect(thirdPartyCalls[0]?.headers.get("x-asked-by")).toBe("workflow");
+    expect(executions.get(runId)).toEqual([
+      { step: "use-answer", value: { status: 201, body: { echoed: "pong" } }, atMs: expect.any(Number) },
+    ]);
+  });
+
+  it("runs the failure function once a step has failed its last retry", async () => {
+    const { workflowRunId: runId } = await client.trigger({ url: `${endpoint.url}/failing`, retries: 0 });
+    await waitUntil(() => stepsOf(runId).includes("failure-function"), {
+      timeoutMs: 60_000,
+      what: "the failure function",
+    });
+    expect(stepsOf(runId)).toEqual(["doomed", "failure-function"]);
+    // The SDK reads the message out of the answer's first 256 bytes, which edgecron keeps; its
+    // stack makes them unparsable JSON, and the SDK then reports the raw text, message included.
+    expect(executions.get(runId)?.at(-1)?.value).toContain("the step broke");
   });
 });

@@ -4,6 +4,7 @@
 import { MAX_DURATION_MS } from "../../core/duration";
 import { isHopByHopHeader } from "../../core/job-spec";
 import { parseRetryDelayExpression } from "../../core/retry-delay-expression";
+import { CALLBACK_PREFIX, callbackHeadersOf, FAILURE_CALLBACK_PREFIX } from "./callback-headers";
 
 export const QSTASH_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type QstashMethod = (typeof QSTASH_METHODS)[number];
@@ -38,6 +39,9 @@ export interface MessageHeaders {
   flowControl: FlowControlHeader | null;
   callback: string | null;
   failureCallback: string | null;
+  /** What the callbacks are called with (./callback-headers.ts). */
+  callbackHeaders: Record<string, string>;
+  failureCallbackHeaders: Record<string, string>;
   /** Schedules only, raw: the schedules routes parse them. */
   cron: string | null;
   scheduleId: string | null;
@@ -116,6 +120,8 @@ export function parseMessageHeaders(headers: Headers, nowMs: number): MessageHea
       flowControl,
       callback,
       failureCallback,
+      callbackHeaders: callbackHeadersOf(headers, CALLBACK_PREFIX, isDroppedForwardHeader),
+      failureCallbackHeaders: callbackHeadersOf(headers, FAILURE_CALLBACK_PREFIX, isDroppedForwardHeader),
       cron: read("upstash-cron"),
       scheduleId: read("upstash-schedule-id"),
       queueName: read("upstash-queue-name"),
