@@ -153,6 +153,14 @@ describe("@upstash/workflow against wrangler dev", () => {
         },
       },
     );
+    const cancellable = serve(
+      async (context) => {
+        await context.run("first", () => executed(context.workflowRunId, "first", null));
+        await context.sleep("wait", 3);
+        await context.run("never", () => executed(context.workflowRunId, "never", null));
+      },
+      { env },
+    );
     client = new Client({ baseUrl: server.baseUrl, token });
     endpoint = await startEndpoint({
       "/steps": steps.handler,
@@ -160,6 +168,7 @@ describe("@upstash/workflow against wrangler dev", () => {
       "/parallel": parallel.handler,
       "/call": calling.handler,
       "/failing": failing.handler,
+      "/cancellable": cancellable.handler,
       "/third-party": async (request) => {
         thirdPartyCalls.push({ headers: request.headers, body: await request.text() });
         return Response.json({ echoed: "pong" }, { status: 201 });
@@ -201,6 +210,20 @@ describe("@upstash/workflow against wrangler dev", () => {
       ["plus-one", 41],
       ["report", { doubled: 40, plusOne: 41 }],
     ]);
+    const { runs } = await client.logs({ filter: { workflowRunId: runId } });
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({
+      workflowRunId: runId,
+      workflowState: "RUN_SUCCESS",
+      workflowUrl: `${endpoint.url}/steps`,
+    });
+    expect(runs[0]?.steps.map((group) => group.steps[0]?.stepName)).toEqual([
+      "init",
+      "double",
+      "plus-one",
+      "report",
+    ]);
+    expect((runs[0]?.steps[2]?.steps[0] as { out?: unknown } | undefined)?.out).toBe("41");
   });
 
   it("waits out a sleep before the next step", async () => {
@@ -243,5 +266,28 @@ describe("@upstash/workflow against wrangler dev", () => {
     // The SDK reads the message out of the answer's first 256 bytes, which edgecron keeps; its
     // stack makes them unparsable JSON, and the SDK then reports the raw text, message included.
     expect(executions.get(runId)?.at(-1)?.value).toContain("the step broke");
+  });
+
+  it("stops a cancelled run: the step after its sleep never runs", async () => {
+    const runId = await trigger("/cancellable", {});
+    await waitUntil(() => stepsOf(runId).includes("first"), { timeoutMs: 60_000, what: "the first step" });
+    // The sleep's message is stored once the SDK has published it: cancel it then.
+    await waitUntil(
+      async () => (await client.logs({ filter: { workflowRunId: runId } })).runs[0]?.steps.length === 3,
+      {
+        timeoutMs: 30_000,
+        what: "the sleep step to be stored",
+      },
+    );
+    const cancelledAtMs = Date.now();
+    expect(await client.cancel({ ids: runId })).toEqual({ cancelled: 1 });
+    const { runs } = await client.logs({ filter: { workflowRunId: runId } });
+    expect(runs[0]?.workflowState).toBe("RUN_CANCELED");
+    // Past the sleep's end (3 s) with margin, the step after it has still not run.
+    await waitUntil(() => Date.now() - cancelledAtMs > 6_000, {
+      timeoutMs: 10_000,
+      what: "the sleep to be over",
+    });
+    expect(stepsOf(runId)).toEqual(["first"]);
   });
 });

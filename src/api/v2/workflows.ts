@@ -6,9 +6,12 @@ import { findStoredJob } from "../../db/job-store";
 import { endWorkflowRun, findWorkflowRun, listWorkflowSteps } from "../../db/workflow-runs";
 import { saveJobVersion } from "../job-service";
 import type { AppEnv } from "../types";
-import { notFound } from "./errors";
+import { badRequest, notFound } from "./errors";
+import { workflowLogs } from "./workflow-logs";
 
 export const workflows = new Hono<AppEnv>();
+
+workflows.route("/events", workflowLogs);
 
 /** The run's steps as the SDK reads them: the first is the run's initial body, each base64. */
 workflows.get("/runs/:runId", async (c) => {
@@ -35,12 +38,48 @@ workflows.delete("/runs/:runId", async (c) => {
   const run = await findWorkflowRun(c.env.DB, tenantId, runId);
   if (run === null) throw notFound(`workflow run ${runId} not found`);
   const cancel = c.req.query("cancel") === "true";
-  const result = cancel ? null : await c.req.text();
-  const state = cancel ? "RUN_CANCELED" : "RUN_SUCCESS";
-  const ended = await endWorkflowRun(c.env.DB, tenantId, runId, { state, result }, nowMs);
-  if (ended && cancel) await cancelWaitingMessages(c.env, tenantId, runId, nowMs);
+  if (cancel) await cancelRun(c.env, tenantId, runId, nowMs);
+  else
+    await endWorkflowRun(
+      c.env.DB,
+      tenantId,
+      runId,
+      { state: "RUN_SUCCESS", result: await c.req.text() },
+      nowMs,
+    );
   return c.body(null, 200);
 });
+
+/**
+ * Cancels the runs the query names by id (`workflowRunIds`, repeated or comma-separated). Any
+ * other filter is refused, naming it, so a cancel never reaches more runs than it selects.
+ */
+workflows.delete("/runs", async (c) => {
+  const url = new URL(c.req.url);
+  const unknown = [...new Set(url.searchParams.keys())].filter((name) => name !== "workflowRunIds");
+  const ids = url.searchParams.getAll("workflowRunIds").flatMap((value) => value.split(","));
+  const runIds = [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ""))];
+  if (unknown.length > 0 || runIds.length === 0) {
+    throw badRequest([
+      ...unknown.map((name) => ({
+        header: name,
+        message: "is not a filter edgecron serves for workflow runs",
+      })),
+      ...(runIds.length === 0 ? [{ header: "workflowRunIds", message: "must name at least one run" }] : []),
+    ]);
+  }
+  const nowMs = Date.now();
+  let cancelled = 0;
+  for (const runId of runIds) if (await cancelRun(c.env, c.get("tenantId"), runId, nowMs)) cancelled += 1;
+  return c.json({ cancelled });
+});
+
+/** Cancels a started run and its messages still waiting; false when it was not started. */
+async function cancelRun(env: Env, tenantId: string, runId: string, nowMs: number): Promise<boolean> {
+  const ended = await endWorkflowRun(env.DB, tenantId, runId, { state: "RUN_CANCELED", result: null }, nowMs);
+  if (ended) await cancelWaitingMessages(env, tenantId, runId, nowMs);
+  return ended;
+}
 
 /** Deletes the run's messages not yet delivered, as DELETE /v2/messages/{id} does one. */
 async function cancelWaitingMessages(
