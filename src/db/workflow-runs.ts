@@ -130,3 +130,31 @@ export async function listWorkflowRuns(
     .all<WorkflowRunRow>();
   return results;
 }
+
+/** Removes one step message from the run's list (a wait's timeout that a notify overtook). */
+export async function deleteWorkflowStep(
+  db: D1Database,
+  tenantId: string,
+  runId: string,
+  messageId: string,
+): Promise<void> {
+  await db
+    .prepare("DELETE FROM workflow_steps WHERE tenant_id = ? AND run_id = ? AND message_id = ?")
+    .bind(tenantId, runId, messageId)
+    .run();
+}
+
+/** The deadline of the wait whose timeout message this is, or null when none is waiting. */
+export async function listWaitDeadlines(
+  db: D1Database,
+  tenantId: string,
+  runId: string,
+): Promise<Map<string, number>> {
+  const { results } = await db
+    .prepare(
+      "SELECT timeout_message_id, deadline_ms FROM workflow_waiters WHERE tenant_id = ? AND run_id = ?",
+    )
+    .bind(tenantId, runId)
+    .all<{ timeout_message_id: string; deadline_ms: number }>();
+  return new Map(results.map((row) => [row.timeout_message_id, row.deadline_ms]));
+}

@@ -161,6 +161,16 @@ describe("@upstash/workflow against wrangler dev", () => {
       },
       { env },
     );
+    const waiting = serve<{ eventId: string; timeout: `${bigint}s` }>(
+      async (context) => {
+        await context.run("before", () => executed(context.workflowRunId, "before", null));
+        const { eventData, timeout } = await context.waitForEvent("event", context.requestPayload.eventId, {
+          timeout: context.requestPayload.timeout,
+        });
+        await context.run("after", () => executed(context.workflowRunId, "after", { eventData, timeout }));
+      },
+      { env },
+    );
     client = new Client({ baseUrl: server.baseUrl, token });
     endpoint = await startEndpoint({
       "/steps": steps.handler,
@@ -169,6 +179,7 @@ describe("@upstash/workflow against wrangler dev", () => {
       "/call": calling.handler,
       "/failing": failing.handler,
       "/cancellable": cancellable.handler,
+      "/waiting": waiting.handler,
       "/third-party": async (request) => {
         thirdPartyCalls.push({ headers: request.headers, body: await request.text() });
         return Response.json({ echoed: "pong" }, { status: 201 });
@@ -289,5 +300,35 @@ describe("@upstash/workflow against wrangler dev", () => {
       what: "the sleep to be over",
     });
     expect(stepsOf(runId)).toEqual(["first"]);
+  });
+
+  it("wakes a run waiting for an event when it is notified, with the event's data", async () => {
+    const eventId = `order-${Date.now()}`;
+    const runId = await trigger("/waiting", { eventId, timeout: "60s" });
+    await waitUntil(async () => (await client.getWaiters({ eventId })).length === 1, {
+      timeoutMs: 60_000,
+      what: "the run to wait",
+    });
+    expect(stepsOf(runId)).toEqual(["before"]);
+    const woken = await client.notify({ eventId, eventData: { paid: true } });
+    expect(woken).toHaveLength(1);
+    await waitUntil(() => stepsOf(runId).includes("after"), {
+      timeoutMs: 30_000,
+      what: "the step after the wait",
+    });
+    expect(executions.get(runId)?.at(-1)?.value).toEqual({ eventData: { paid: true }, timeout: false });
+    expect(await client.getWaiters({ eventId })).toEqual([]);
+  });
+
+  it("wakes a waiting run at its timeout when no event comes", async () => {
+    const eventId = `never-${Date.now()}`;
+    const runId = await trigger("/waiting", { eventId, timeout: "2s" });
+    await waitUntil(() => stepsOf(runId).includes("after"), {
+      timeoutMs: 30_000,
+      what: "the step after the timeout",
+    });
+    const [before, after] = executions.get(runId) ?? [];
+    expect(after?.value).toEqual({ timeout: true });
+    expect((after?.atMs ?? 0) - (before?.atMs ?? 0)).toBeGreaterThanOrEqual(1_900);
   });
 });

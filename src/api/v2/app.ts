@@ -14,6 +14,7 @@ import { messages } from "./messages";
 import { publish } from "./publish";
 import { queues } from "./queues";
 import { qstashSchedules } from "./schedules";
+import { workflowEvents } from "./workflow-events";
 import { workflows } from "./workflows";
 
 export const v2 = new Hono<AppEnv>();
@@ -30,6 +31,7 @@ v2.route("/dlq", dlq);
 v2.route("/events", events);
 v2.route("/logs", events);
 v2.route("/workflows", workflows);
+v2.route("/", workflowEvents);
 
 /** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
 const NOT_SERVED: [prefix: string, why: string][] = [
@@ -37,6 +39,7 @@ const NOT_SERVED: [prefix: string, why: string][] = [
   ["/flowControl", "only GET /v2/flowControl/{key} is served (no list, pause, resume, pin or reset)"],
   ["/globalParallelism", "global parallelism is not served"],
   ["/llm", "LLM APIs are not served"],
+  ["/workflows/dlq", "the workflow DLQ is not served: a failed run's message is in /v2/dlq"],
 ];
 
 // Keep this last: routes registered after it would never be reached.

@@ -110,7 +110,7 @@ interface StoreContext {
  * another message of the same batch took answers as that one's duplicate; a concurrent publish
  * that took the key first is found again (the unique index lets exactly one in).
  */
-async function storeMessages(
+export async function storeMessages(
   env: Env,
   prepared: readonly PreparedMessage[],
   { tenantId, nowMs, queueNames = [] }: StoreContext,

@@ -3,10 +3,16 @@
 import { Hono } from "hono";
 import { jobStores } from "../../db/databases";
 import { findStoredJob } from "../../db/job-store";
-import { endWorkflowRun, findWorkflowRun, listWorkflowSteps } from "../../db/workflow-runs";
+import {
+  endWorkflowRun,
+  findWorkflowRun,
+  listWaitDeadlines,
+  listWorkflowSteps,
+} from "../../db/workflow-runs";
 import { saveJobVersion } from "../job-service";
 import type { AppEnv } from "../types";
 import { badRequest, notFound } from "./errors";
+import { WAIT_TIMEOUT_CALL_TYPE } from "./workflow-events";
 import { workflowLogs } from "./workflow-logs";
 
 export const workflows = new Hono<AppEnv>();
@@ -21,8 +27,16 @@ workflows.get("/runs/:runId", async (c) => {
   // An ended run answers 404: the SDK then knows a late delivery has nothing left to do.
   if (run === null || run.state !== "RUN_STARTED") throw notFound(`workflow run ${runId} is not running`);
   const steps = await listWorkflowSteps(c.env.DB, tenantId, runId);
+  const deadlines = await listWaitDeadlines(c.env.DB, tenantId, runId);
+  const nowMs = Date.now();
+  // A wait's timeout is a step only once its deadline has passed; before, the run is waiting.
+  const visible = steps.flatMap((step) => {
+    if (step.call_type !== WAIT_TIMEOUT_CALL_TYPE) return [step];
+    const deadlineMs = deadlines.get(step.message_id);
+    return deadlineMs !== undefined && deadlineMs > nowMs ? [] : [{ ...step, call_type: "step" }];
+  });
   return c.json(
-    steps.map((step) => ({ messageId: step.message_id, body: step.body_base64, callType: step.call_type })),
+    visible.map((step) => ({ messageId: step.message_id, body: step.body_base64, callType: step.call_type })),
   );
 });
 
