@@ -277,6 +277,8 @@ describe("@upstash/workflow against wrangler dev", () => {
     // The SDK reads the message out of the answer's first 256 bytes, which edgecron keeps; its
     // stack makes them unparsable JSON, and the SDK then reports the raw text, message included.
     expect(executions.get(runId)?.at(-1)?.value).toContain("the step broke");
+    const { runs } = await client.logs({ filter: { workflowRunId: runId } });
+    expect(runs[0]?.workflowState).toBe("RUN_FAILED");
   });
 
   it("stops a cancelled run: the step after its sleep never runs", async () => {
