@@ -31,6 +31,9 @@ export const qstashMessageSchema = z.strictObject({
   flow_control: qstashFlowControlSchema.nullable().default(null),
   /** `Upstash-Deduplication-Id` as sent (or the content hash), for reads. */
   deduplication_id: z.string().max(255).nullable().default(null),
+  /** The headers each callback is called with (`Upstash-Callback-*` sub-headers); absent = none. */
+  callback_headers: z.record(z.string().max(100), z.string().max(8192)).optional(),
+  failure_callback_headers: z.record(z.string().max(100), z.string().max(8192)).optional(),
 });
 
 export type QstashMessage = z.output<typeof qstashMessageSchema>;

@@ -9,6 +9,7 @@ import { raiseAlerts } from "./alerts";
 import { payloadsOf, storedPayloadJson } from "./dead-letter-payload";
 import { failureCallbackDeliveries } from "./qstash-callbacks";
 import { enqueueSideDeliveries } from "./side-deliveries";
+import { failWorkflowRuns } from "./workflow-failures";
 
 /** Stores the letters and raises one alert each; throws when D1 fails (the caller retries). */
 export async function recordDeadLetters(env: Env, letters: readonly DeadLetterMessage[]): Promise<void> {
@@ -29,6 +30,7 @@ export async function recordDeadLetters(env: Env, letters: readonly DeadLetterMe
     }),
   );
   await insertDeadLetters(env.DB, rows, nowMs);
+  await failWorkflowRuns(env.DB, letters, payloads, nowMs);
   // Before the alerts: a failed enqueue throws and the batch is retried, so a callback may go
   // twice (same Idempotency-Key and message id), never not at all.
   const failureCallbacks = failureCallbackDeliveries(

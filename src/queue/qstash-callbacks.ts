@@ -21,6 +21,7 @@ import type { CallTargetInput } from "./target-input";
 /** The most of a target's answer a callback carries (a queue message holds 128 KB). */
 const MAX_ANSWER_BODY_BYTES = 32 * 1024;
 const CALLBACK_TIMEOUT_MS = 30_000;
+const WORKFLOW_RUN_HEADER = "upstash-workflow-runid";
 
 /**
  * Calls the target; for a /v2 job with a callback, also keeps the answer and enqueues the
@@ -90,6 +91,9 @@ function callbackDelivery(
   dlqId?: string,
 ): SideDelivery {
   const id = `${failure ? "qfcb" : "qcb"}_${source.runId}_${source.attempt}`;
+  const delivery = source.context.delivery;
+  const own = (failure ? delivery.failure_callback_headers : delivery.callback_headers) ?? {};
+  const body = qstashCallbackBody(answer, source, dlqId);
   return {
     id,
     idempotencyKey: id,
@@ -97,15 +101,35 @@ function callbackDelivery(
     url,
     method: "POST",
     headers: {
+      ...own,
+      ...(own[WORKFLOW_RUN_HEADER] === undefined ? {} : { "upstash-workflow-sdk-version": "1" }),
       "content-type": "application/json",
       "user-agent": QSTASH_USER_AGENT,
       "upstash-message-id": id,
       "upstash-retried": "0",
     },
-    body: JSON.stringify(qstashCallbackBody(answer, source, dlqId)),
+    body: callbackBodyText(body, own[WORKFLOW_RUN_HEADER], id, failure, source.context.jobCreatedAtMs),
     signing: { style: "qstash", tenantId },
     timeoutMs: CALLBACK_TIMEOUT_MS,
   };
+}
+
+/**
+ * The callback's body: QStash's callback JSON, but for a callback into a workflow run (its
+ * sub-headers name the run) in the form the Workflow SDK reads there: a `context.call` answer as
+ * a one-step list (the SDK's step-list body, the answer as its first entry), a failure with the
+ * run's id and creation time added.
+ */
+function callbackBodyText(
+  body: ReturnType<typeof qstashCallbackBody>,
+  workflowRunId: string | undefined,
+  messageId: string,
+  failure: boolean,
+  createdAtMs: number,
+): string {
+  if (workflowRunId === undefined) return JSON.stringify(body);
+  if (failure) return JSON.stringify({ ...body, workflowRunId, workflowCreatedAt: createdAtMs });
+  return JSON.stringify([{ messageId, body: base64OfText(JSON.stringify(body)), callType: "fromCallback" }]);
 }
 
 function sourceOf(input: CallTargetInput, context: QstashRunContext): CallbackSource {

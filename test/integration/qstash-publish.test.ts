@@ -155,20 +155,35 @@ describe("POST /v2/publish/{destination}", () => {
         "upstash-delay": "soon",
         "upstash-retries": "many",
         "upstash-retry-delay": "eval(x)",
-        "upstash-forward-connection": "close",
       },
     });
     expect(res.status).toBe(400);
     expect(res.contentType).toBe("application/json");
     for (const header of ["Upstash-Delay", "Upstash-Retries", "Upstash-Retry-Delay"])
       expect(res.body.error).toContain(header);
-    const forward = await v2("POST", `/v2/publish/${targetUrl(uniquePath("ok"))}`, t.key, {
-      headers: { "upstash-forward-connection": "close" },
-    });
-    expect(forward.status).toBe(400);
-    expect(forward.body.error).toContain("Upstash-Forward-connection");
     const list = await SELF.fetch(`${BASE}/v1/jobs`, { headers: { authorization: `Bearer ${t.key}` } });
     expect(((await list.json()) as { data: unknown[] }).data).toEqual([]);
+  });
+
+  it("drops forwarded hop-by-hop and delivery headers instead of refusing the message", async () => {
+    const t = await createTenantWithKey("qstash");
+    const res = await v2("POST", `/v2/publish/${targetUrl(uniquePath("fwd"))}`, t.key, {
+      headers: {
+        "upstash-forward-connection": "close",
+        "upstash-forward-host": "endpoint.example",
+        "upstash-forward-content-length": "12",
+        "upstash-forward-idempotency-key": "run_1",
+        "upstash-forward-edgecron-run-id": "run_1",
+        "upstash-forward-upstash-signature": "forged",
+        "upstash-forward-x-kept": "yes",
+      },
+    });
+    expect(res.status).toBe(201);
+    const job = await SELF.fetch(`${BASE}/v1/jobs/${res.body.messageId}`, {
+      headers: { authorization: `Bearer ${t.key}` },
+    });
+    const target = ((await job.json()) as { target: { headers: Record<string, string> } }).target;
+    expect(target.headers).toEqual({ "x-kept": "yes" });
   });
 
   it("refuses a destination that is no URL, and addresses the SSRF policy refuses", async () => {

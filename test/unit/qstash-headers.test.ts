@@ -104,11 +104,41 @@ describe("parseMessageHeaders", () => {
         flowControl: { key: "k", parallelism: 2, rate: 10, periodSeconds: 60 },
         callback: "https://cb.example/ok",
         failureCallback: "https://cb.example/fail",
+        callbackHeaders: {},
+        failureCallbackHeaders: {},
         cron: null,
         scheduleId: null,
         queueName: null,
       },
     });
+  });
+
+  it("turns callback sub-headers into the callbacks' own headers, and drops forwarded framing headers", () => {
+    const result = parseMessageHeaders(
+      new Headers({
+        "upstash-callback": "https://cb.example/ok",
+        "upstash-callback-forward-x-step": "3",
+        "upstash-callback-workflow-runid": "wfr_1",
+        "upstash-callback-feature-set": "LazyFetch",
+        "upstash-callback-retries": "5",
+        "upstash-failure-callback-forward-upstash-workflow-is-failure": "true",
+        "upstash-failure-callback-forward-host": "app.example",
+        "upstash-forward-host": "app.example",
+        "upstash-forward-content-length": "10",
+        "upstash-forward-edgecron-run-id": "run_1",
+        "upstash-forward-upstash-signature": "old",
+        "upstash-forward-x-kept": "1",
+      }),
+      NOW_MS,
+    );
+    if (!result.ok) throw new Error("expected the headers to parse");
+    expect(result.headers.callbackHeaders).toEqual({
+      "x-step": "3",
+      "upstash-workflow-runid": "wfr_1",
+      "upstash-feature-set": "LazyFetch",
+    });
+    expect(result.headers.failureCallbackHeaders).toEqual({ "upstash-workflow-is-failure": "true" });
+    expect(result.headers.forwardHeaders).toEqual({ "x-kept": "1" });
   });
 
   it("defaults to POST, now and 3 retries, and Not-Before wins over Delay", () => {

@@ -15,6 +15,8 @@ import { messages } from "./messages";
 import { publish } from "./publish";
 import { queues } from "./queues";
 import { qstashSchedules } from "./schedules";
+import { workflowEvents } from "./workflow-events";
+import { workflows } from "./workflows";
 
 export const v2 = new Hono<AppEnv>();
 
@@ -30,12 +32,15 @@ v2.route("/globalParallelism", globalParallelism);
 v2.route("/dlq", dlq);
 v2.route("/events", events);
 v2.route("/logs", events);
+v2.route("/workflows", workflows);
+v2.route("/", workflowEvents);
 
 /** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
 const NOT_SERVED: [prefix: string, why: string][] = [
   ["/topics", "URL groups (topics) are not served: publish to each URL"],
   ["/flowControl", "only GET /v2/flowControl/{key} is served (no list, pause, resume, pin or reset)"],
   ["/llm", "LLM APIs are not served"],
+  ["/workflows/dlq", "the workflow DLQ is not served: a failed run's message is in /v2/dlq"],
 ];
 
 // Keep this last: routes registered after it would never be reached.

@@ -2,7 +2,9 @@
 // schedules). Every header is checked on its own, so one 400 names every bad header; the values
 // come back typed, with units, for the routes to turn into a job.
 import { MAX_DURATION_MS } from "../../core/duration";
+import { isHopByHopHeader } from "../../core/job-spec";
 import { parseRetryDelayExpression } from "../../core/retry-delay-expression";
+import { CALLBACK_PREFIX, callbackHeadersOf, FAILURE_CALLBACK_PREFIX } from "./callback-headers";
 
 export const QSTASH_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type QstashMethod = (typeof QSTASH_METHODS)[number];
@@ -37,6 +39,9 @@ export interface MessageHeaders {
   flowControl: FlowControlHeader | null;
   callback: string | null;
   failureCallback: string | null;
+  /** What the callbacks are called with (./callback-headers.ts). */
+  callbackHeaders: Record<string, string>;
+  failureCallbackHeaders: Record<string, string>;
   /** Schedules only, raw: the schedules routes parse them. */
   cron: string | null;
   scheduleId: string | null;
@@ -115,6 +120,8 @@ export function parseMessageHeaders(headers: Headers, nowMs: number): MessageHea
       flowControl,
       callback,
       failureCallback,
+      callbackHeaders: callbackHeadersOf(headers, CALLBACK_PREFIX, isDroppedForwardHeader),
+      failureCallbackHeaders: callbackHeadersOf(headers, FAILURE_CALLBACK_PREFIX, isDroppedForwardHeader),
       cron: read("upstash-cron"),
       scheduleId: read("upstash-schedule-id"),
       queueName: read("upstash-queue-name"),
@@ -233,6 +240,27 @@ function readFlowControl(key: string | null, value: string | null, fail: Fail): 
   return limits;
 }
 
+/** The headers every delivery sets itself: a forwarded one is replaced by the delivery's own. */
+const DELIVERY_HEADERS = new Set([
+  "idempotency-key",
+  "user-agent",
+  "upstash-signature",
+  "upstash-message-id",
+  "upstash-retried",
+  "upstash-schedule-id",
+  "upstash-caller-ip",
+]);
+
+/**
+ * Whether a forwarded header is dropped rather than the message refused: a framework that
+ * forwards its own request's headers (the Workflow SDK forwards them all) sends the hop-by-hop
+ * ones of that request, and, when edgecron called it, edgecron's delivery headers; neither is
+ * the user's to set.
+ */
+function isDroppedForwardHeader(name: string): boolean {
+  return isHopByHopHeader(name) || DELIVERY_HEADERS.has(name) || name.startsWith("edgecron-");
+}
+
 /**
  * Only `Upstash-Forward-*` (prefix stripped) and Content-Type reach the target: never the token,
  * the client's telemetry or any other header of the publish request.
@@ -240,8 +268,9 @@ function readFlowControl(key: string | null, value: string | null, fail: Fail): 
 function forwardedHeaders(headers: Headers): Record<string, string> {
   const forwarded: Record<string, string> = {};
   headers.forEach((value, name) => {
-    if (name.startsWith(FORWARD_PREFIX) && name.length > FORWARD_PREFIX.length) {
-      forwarded[name.slice(FORWARD_PREFIX.length)] = value;
+    const forwardedName = name.slice(FORWARD_PREFIX.length);
+    if (name.startsWith(FORWARD_PREFIX) && forwardedName !== "" && !isDroppedForwardHeader(forwardedName)) {
+      forwarded[forwardedName] = value;
     }
   });
   const contentType = headers.get("content-type");

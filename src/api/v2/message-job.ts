@@ -57,8 +57,15 @@ export function messageJobInput(message: MessageInput): JobCreate {
               period_seconds: headers.flowControl.periodSeconds,
             },
       deduplication_id: headers.deduplicationId,
+      ...callbackHeadersField("callback_headers", headers.callbackHeaders),
+      ...callbackHeadersField("failure_callback_headers", headers.failureCallbackHeaders),
     },
   };
+}
+
+/** Sub-headers only when there are some, so a message without keeps its stored shape. */
+function callbackHeadersField<K extends string>(key: K, headers: Record<string, string>) {
+  return Object.keys(headers).length === 0 ? {} : ({ [key]: headers } as Record<K, Record<string, string>>);
 }
 
 function flowControlOf(flow: FlowControlHeader) {

@@ -16,6 +16,7 @@ import { badRequest } from "./errors";
 import { type HeaderError, parseMessageHeaders } from "./headers";
 import { headerErrorsOf, messageJobInput } from "./message-job";
 import { queueFlowKey } from "./queues";
+import { planWorkflowMessage, type WorkflowRecord } from "./workflow-message";
 
 /** How long a deduplication id (or content hash) keeps a second message out. */
 export const DEDUPLICATION_WINDOW_MS = 90 * 86_400_000;
@@ -28,7 +29,7 @@ export interface PublishedMessage {
 }
 
 export type PreparedMessage =
-  | { kind: "new"; job: StoredJob; answer: PublishedMessage }
+  | { kind: "new"; job: StoredJob; answer: PublishedMessage; workflow?: WorkflowRecord }
   | { kind: "duplicate"; answer: PublishedMessage };
 
 export interface MessageParts {
@@ -45,7 +46,16 @@ export interface MessageParts {
 }
 
 /** Checks one message and finds its duplicate; throws a 400 naming every bad header or field. */
-export async function prepareMessage(parts: MessageParts): Promise<PreparedMessage> {
+export async function prepareMessage(original: MessageParts): Promise<PreparedMessage> {
+  const workflow = await planWorkflowMessage(
+    original.env.DB,
+    original.tenantId,
+    original.destination,
+    original.headers,
+    original.body,
+  );
+  const parts =
+    workflow === null ? original : { ...original, headers: workflow.headers, body: workflow.body };
   const errors: HeaderError[] = [];
   const parsed = parseMessageHeaders(parts.headers, parts.nowMs);
   if (!parsed.ok) errors.push(...parsed.errors);
@@ -91,7 +101,14 @@ export async function prepareMessage(parts: MessageParts): Promise<PreparedMessa
   if (!check.ok) throw prefixed(headerErrorsOf(check.errors), parts.errorPrefix);
   const idempotency = dedupKey === null ? null : { key: dedupKey, requestHash: dedupKey };
   const job = newStoredJob(parts.env, parts.tenantId, check.spec, parts.nowMs, idempotency);
-  return { kind: "new", job, answer: { messageId: job.id, url: destination.url } };
+  const answer = { messageId: job.id, url: destination.url };
+  if (workflow === null) return { kind: "new", job, answer };
+  return {
+    kind: "new",
+    job,
+    answer,
+    workflow: { run: workflow.run, step: { ...workflow.step, messageId: job.id } },
+  };
 }
 
 /** The answer for a job found again under its key (a concurrent publish won the insert). */

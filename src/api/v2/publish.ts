@@ -21,6 +21,7 @@ import {
   prepareMessage,
 } from "./message-service";
 import { checkQueueName } from "./queues";
+import { recordWorkflowMessages, type WorkflowRecord } from "./workflow-message";
 
 export const publish = new Hono<AppEnv>();
 
@@ -109,7 +110,7 @@ interface StoreContext {
  * another message of the same batch took answers as that one's duplicate; a concurrent publish
  * that took the key first is found again (the unique index lets exactly one in).
  */
-async function storeMessages(
+export async function storeMessages(
   env: Env,
   prepared: readonly PreparedMessage[],
   { tenantId, nowMs, queueNames = [] }: StoreContext,
@@ -117,6 +118,7 @@ async function storeMessages(
   const byKey = new Map<string, StoredJob>();
   const answers: PublishedMessage[] = [];
   const jobs: StoredJob[] = [];
+  const workflowRecords: (WorkflowRecord | undefined)[] = [];
   for (const message of prepared) {
     if (message.kind === "duplicate") {
       answers.push(message.answer);
@@ -130,10 +132,12 @@ async function storeMessages(
     }
     if (key !== null) byKey.set(key, message.job);
     jobs.push(message.job);
+    workflowRecords.push(message.workflow);
     answers.push(message.answer);
   }
   await admitJobCreates(env, tenantId, jobs.length, nowMs);
   for (const name of queueNames) await ensureQueue(env.DB, tenantId, name, nowMs);
+  await recordWorkflowMessages(env.DB, workflowRecords, nowMs);
   try {
     await insertStoredJobs(jobStores(env), jobs);
   } catch (error) {
