@@ -25,11 +25,9 @@ export const jobBulkSchema = z.strictObject({
 
 export const jobBulkResultSchema = z.object({
   matched: z.number().int().min(0).meta({ description: "Jobs the filter selected" }),
-  done: z
-    .number()
-    .int()
-    .min(0)
-    .meta({ description: "Of those, the jobs now in the action's state (changed now, or already)" }),
+  done: z.number().int().min(0).meta({
+    description: "Of those, the jobs now in the action's state on their shard (changed now, or already)",
+  }),
 });
 
 export type JobBulk = z.output<typeof jobBulkSchema>;

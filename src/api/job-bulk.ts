@@ -57,14 +57,19 @@ export async function applyBulk(
   );
   const matched = listed.filter((job) => matchesFilter(job, body.filter));
   const target = TARGET[body.action];
-  const already = matched.filter((job) => job.status === target).length;
   const next = matched
     .filter((job) => FROM[body.action].includes(job.status))
     .map((job) => ({ ...job, status: target, version: job.version + 1, updatedAtMs: nowMs }));
   const written = await updateStoredJobVersions(jobStores(env), next);
-  const changed = next.filter((job) => written.has(job.id));
-  await pushControlAction(env, changed, "stop", options);
-  return { matched: matched.length, done: already + changed.length };
+  // Jobs already in the action's state whose shard never confirmed it are pushed again: that is
+  // how repeating the call finishes one whose shards were unreachable.
+  const unconfirmed = matched.filter((job) => job.status === target && job.syncedVersion < job.version);
+  const pushed = [...next.filter((job) => written.has(job.id)), ...unconfirmed];
+  await pushControlAction(env, pushed, "stop", options);
+  // Done means the shard has it, so every claim of the job's runs is refused from now on.
+  const confirmedBefore = matched.filter((job) => job.status === target && job.syncedVersion >= job.version);
+  const confirmedNow = pushed.filter((job) => job.syncedVersion >= job.version);
+  return { matched: matched.length, done: confirmedBefore.length + confirmedNow.length };
 }
 
 function matchesFilter(job: StoredJob, filter: BulkFilter): boolean {
