@@ -1,8 +1,7 @@
-import { IANAZone } from "luxon";
 import { z } from "zod";
 import { cronExprIssues } from "./cron/validate";
 import { durationSchema } from "./duration";
-import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB } from "./exclusions";
+import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB, zoneSchema } from "./exclusions";
 import { flowControlSchema } from "./flow-control";
 import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
 import { qstashJobSchema } from "./qstash-delivery";
@@ -32,9 +31,7 @@ export const cronScheduleSchema = z.strictObject({
     .superRefine((expr, ctx) => {
       for (const message of cronExprIssues(expr)) ctx.addIssue({ code: "custom", message });
     }),
-  timezone: z.string().refine((tz) => IANAZone.isValidZone(tz), {
-    message: "must be an IANA time zone such as Europe/Berlin or UTC",
-  }),
+  timezone: zoneSchema,
   dst: dstPolicySchema.optional(),
 });
 
