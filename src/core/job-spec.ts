@@ -41,6 +41,12 @@ export const intervalScheduleSchema = z.strictObject({
   anchor: instant.optional(),
 });
 
+/**
+ * The first instant a one-shot may not name: the shard's alarm (workerd keeps alarm times as
+ * int64 nanoseconds since the epoch, which end at 2262-04-11) must be able to hold it.
+ */
+export const MAX_ONCE_AT = "2200-01-01T00:00:00Z";
+
 export const onceScheduleSchema = z
   .strictObject({
     type: z.literal("once"),
@@ -50,6 +56,9 @@ export const onceScheduleSchema = z
   .superRefine((schedule, ctx) => {
     if ((schedule.at === undefined) === (schedule.delay === undefined)) {
       ctx.addIssue({ code: "custom", path: ["at"], message: "give exactly one of `at` or `delay`" });
+    }
+    if (schedule.at !== undefined && Date.parse(schedule.at) >= Date.parse(MAX_ONCE_AT)) {
+      ctx.addIssue({ code: "custom", path: ["at"], message: `must be before ${MAX_ONCE_AT}` });
     }
   });
 
