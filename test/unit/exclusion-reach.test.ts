@@ -2,7 +2,8 @@
 // excluded past the one five-year search bound, which holds for every spec (@yearly as for
 // `0 0 1 * *`), checked against instants counted independently.
 import { describe, expect, it } from "vitest";
-import { compileExclusions } from "../../src/core/exclusions";
+import { compileExclusions, WEEKDAYS } from "../../src/core/exclusions";
+import { previewUnionFireTimes } from "../../src/core/preview";
 import { EXCLUSION_SEARCH_HORIZON_MS, includedFireTimes } from "../../src/core/schedule-set";
 import { exclusionIssues } from "../../src/core/schedule-set-check";
 
@@ -45,5 +46,23 @@ describe("nothing left to run", () => {
         true,
       ),
     ).toEqual([{ path: "exclude", message: expect.stringMatching(/within 5 years/) }]);
+  });
+});
+
+describe("the preview names the exclusion fields given", () => {
+  const daily = [{ type: "cron" as const, expr: "0 9 * * *", timezone: "UTC" }];
+  const everyDay = { timezone: "UTC", rules: [{ type: "weekly" as const, days: [...WEEKDAYS] }] };
+
+  it.each([
+    [["exclude"], ["exclude"]],
+    [["calendars"], ["calendars"]],
+    [
+      ["calendars", "exclude"],
+      ["calendars", "exclude"],
+    ],
+  ] as const)("given %j, names %j", (given, named) => {
+    const preview = previewUnionFireTimes(daily, [everyDay], NOW_MS, NOW_MS, 5, "schedule", given);
+    expect(preview.ok).toBe(false);
+    expect(!preview.ok && preview.issues.map((issue) => issue.path)).toEqual(named);
   });
 });
