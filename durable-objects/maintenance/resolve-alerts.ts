@@ -1,7 +1,10 @@
 // Resolving missed_run alerts once their job fires again: a run of the job's schedule (not a
 // manual trigger or backfill: the schedule is what was stuck), at the missed instant (recovered
 // late) or a later one, that a shard dispatched (it has a fence). The run history lives in the
-// shards, so each job's shard is asked (one request per shard with open alerts).
+// shards, so each job's shard is asked (one request per shard with open alerts). An alert that
+// names a run still waiting for dispatch resolves when that run is claimed, not before.
+
+import { parseRunId, runIdFor } from "../../src/core/run-id";
 import { listOpenMissedRunAlerts, resolveAlertsJobFired } from "../../src/db/alerts";
 import { logEvent } from "../../src/log";
 import { readFiredSince } from "../../src/shard/client";
@@ -24,7 +27,11 @@ export async function resolveMissedRunAlerts(env: Env, nowMs: number): Promise<n
         const matched = await readFiredSince(
           env,
           shard,
-          alerts.map((alert) => ({ jobId: alert.jobId, sinceMs: alert.scheduledAtMs })),
+          alerts.map((alert) => ({
+            jobId: alert.jobId,
+            sinceMs: alert.scheduledAtMs,
+            namedRunAtMs: namedRunAtMs(alert.runId, alert.jobId),
+          })),
         );
         for (const index of matched) {
           const alert = alerts[index];
@@ -36,4 +43,10 @@ export async function resolveMissedRunAlerts(env: Env, nowMs: number): Promise<n
     }),
   );
   return resolveAlertsJobFired(env.DB, fired, nowMs);
+}
+
+/** The instant of the run an alert names, when it names one of its job's runs. */
+function namedRunAtMs(runId: string | null, jobId: string): number | undefined {
+  const named = runId === null ? null : parseRunId(runId);
+  return named !== null && runIdFor(jobId, named.scheduledAtMs) === runId ? named.scheduledAtMs : undefined;
 }

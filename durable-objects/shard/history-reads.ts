@@ -137,18 +137,22 @@ export function historyStats(sql: SqlStorage, query: HistoryStatsQuery): History
  * Which of `queries` (by index) saw their job fire since their instant: a run of the job's
  * schedule (not a manual trigger or backfill) that a consumer took (it has a fence and is past
  * the unclaimed states: a run sent and never claimed is the missed run itself, not its recovery).
+ * A query naming a run waits for that run: a later instant going out while it still waits (an
+ * overlap buffer, flow control) has not recovered it.
  */
 export function firedSince(sql: SqlStorage, queries: readonly FiredSinceQuery[]): number[] {
   if (queries.length === 0) return [];
   return sql
     .exec<{ i: number }>(
       `SELECT CAST(asked.key AS INTEGER) AS i FROM (
-         SELECT key, json_extract(value, '$[0]') AS job_id, json_extract(value, '$[1]') AS since_ms FROM json_each(?)
+         SELECT key, json_extract(value, '$[0]') AS job_id, json_extract(value, '$[1]') AS since_ms,
+           json_extract(value, '$[2]') AS named_at_ms FROM json_each(?)
        ) AS asked
        WHERE EXISTS (SELECT 1 FROM run_history r WHERE r.job_id = asked.job_id
-         AND r.scheduled_at_ms >= asked.since_ms AND r.kind IN ('schedule', 'catch_up') AND r.fence IS NOT NULL
+         AND r.scheduled_at_ms >= asked.since_ms
+         AND (asked.named_at_ms IS NULL OR r.scheduled_at_ms = asked.named_at_ms) AND r.kind IN ('schedule', 'catch_up') AND r.fence IS NOT NULL
          AND r.state NOT IN ${sqlInList(["SCHEDULED", ...UNCLAIMED_STATES])})`,
-      JSON.stringify(queries.map((query) => [query.jobId, query.sinceMs])),
+      JSON.stringify(queries.map((query) => [query.jobId, query.sinceMs, query.namedRunAtMs ?? null])),
     )
     .toArray()
     .map((row) => row.i);

@@ -117,8 +117,9 @@ export function previewUnionTimes(
   fromMs: number,
   count: number,
   path: "schedule" | "schedules",
+  exclusionFields: readonly ("calendars" | "exclude")[],
 ): { fire_times: string[]; excluded: string[] } {
-  const preview = previewUnionFireTimes(schedules, exclusions, nowMs, fromMs, count, path);
+  const preview = previewUnionFireTimes(schedules, exclusions, nowMs, fromMs, count, path, exclusionFields);
   if (!preview.ok) throw validationError(preview.issues);
   const iso = (ms: number) => new Date(ms).toISOString();
   return { fire_times: preview.fireTimesMs.map(iso), excluded: preview.excludedMs.map(iso) };

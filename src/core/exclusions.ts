@@ -1,8 +1,10 @@
 // Exclusions: instants a job must not fire at, given as rules on local dates in a time zone
 // (holidays, weekends, a shutdown week). Named calendars per tenant and a job's inline `exclude`
 // share one shape; a job's instants are checked against all of them.
-import { DateTime, IANAZone } from "luxon";
+import { DateTime } from "luxon";
 import { z } from "zod";
+import { resolveWallTime, zoneOffsets } from "./cron/zone";
+import { zoneNameProblem } from "./zone-name";
 
 export const WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 export const MAX_EXCLUSION_RULES = 500;
@@ -25,8 +27,9 @@ export const exclusionRuleSchema = z.discriminatedUnion("type", [
   }),
 ]);
 
-export const zoneSchema = z.string().refine((tz) => IANAZone.isValidZone(tz), {
-  message: "must be an IANA time zone such as Europe/Berlin or UTC",
+export const zoneSchema = z.string().superRefine((tz, ctx) => {
+  const problem = zoneNameProblem(tz);
+  if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
 });
 
 /** A set of rules in one zone: a calendar's body, or a job's inline `exclude`. */
@@ -124,7 +127,25 @@ function setExcludes(set: CompiledSet, instantMs: number): boolean {
     set.dates.has(date) ||
     set.weekdays.has(local.weekday) ||
     set.ranges.some(([from, to]) => date >= from && date <= to);
-  const startMs = local.startOf("day").toMillis();
-  set.day = { startMs, endMs: local.plus({ days: 1 }).startOf("day").toMillis(), excluded };
+  const dateWallMs = Date.UTC(local.year, local.month - 1, local.day);
+  set.day = {
+    startMs: firstInstantOfWall(set.zone, dateWallMs),
+    endMs: firstInstantOfWall(set.zone, dateWallMs + DAY_MS),
+    excluded,
+  };
   return excluded;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The first instant a date's midnight (given as wall-clock ms) occurs in the zone. A repeated hour
+ * at the start of a day (01:00 back to 00:00, America/Havana) makes midnight occur twice, and
+ * the day begins at the first; luxon's startOf("day") takes the second. A skipped midnight
+ * (00:00 forward to 01:00) begins the day at the transition.
+ */
+function firstInstantOfWall(timezone: string, wallMs: number): number {
+  const wall = resolveWallTime(zoneOffsets(timezone), wallMs);
+  if (wall.kind === "single") return wall.atMs;
+  return wall.kind === "overlap" ? wall.firstMs : wall.shiftedAtMs;
 }

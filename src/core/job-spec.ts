@@ -1,8 +1,7 @@
-import { IANAZone } from "luxon";
 import { z } from "zod";
 import { cronExprIssues } from "./cron/validate";
 import { durationSchema } from "./duration";
-import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB } from "./exclusions";
+import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB, zoneSchema } from "./exclusions";
 import { flowControlSchema } from "./flow-control";
 import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
 import { qstashJobSchema } from "./qstash-delivery";
@@ -32,9 +31,7 @@ export const cronScheduleSchema = z.strictObject({
     .superRefine((expr, ctx) => {
       for (const message of cronExprIssues(expr)) ctx.addIssue({ code: "custom", message });
     }),
-  timezone: z.string().refine((tz) => IANAZone.isValidZone(tz), {
-    message: "must be an IANA time zone such as Europe/Berlin or UTC",
-  }),
+  timezone: zoneSchema,
   dst: dstPolicySchema.optional(),
 });
 
@@ -43,6 +40,12 @@ export const intervalScheduleSchema = z.strictObject({
   every: durationSchema({ minMs: 1_000 }),
   anchor: instant.optional(),
 });
+
+/**
+ * The first instant a one-shot may not name: the shard's alarm (workerd keeps alarm times as
+ * int64 nanoseconds since the epoch, which end at 2262-04-11) must be able to hold it.
+ */
+export const MAX_ONCE_AT = "2200-01-01T00:00:00Z";
 
 export const onceScheduleSchema = z
   .strictObject({
@@ -53,6 +56,9 @@ export const onceScheduleSchema = z
   .superRefine((schedule, ctx) => {
     if ((schedule.at === undefined) === (schedule.delay === undefined)) {
       ctx.addIssue({ code: "custom", path: ["at"], message: "give exactly one of `at` or `delay`" });
+    }
+    if (schedule.at !== undefined && Date.parse(schedule.at) >= Date.parse(MAX_ONCE_AT)) {
+      ctx.addIssue({ code: "custom", path: ["at"], message: `must be before ${MAX_ONCE_AT}` });
     }
   });
 

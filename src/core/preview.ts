@@ -41,6 +41,8 @@ export function previewUnionFireTimes(
   fromMs: number,
   count: number,
   path: "schedule" | "schedules",
+  /** The request fields the exclusions came from: the ones a refusal names. */
+  exclusionFields: readonly ("calendars" | "exclude")[] = ["calendars"],
 ): CheckedPreview {
   const normalized = schedules.map((schedule) => normalizeSchedule(schedule, nowMs, fromMs));
   const issues: SpecIssue[] = [];
@@ -55,9 +57,10 @@ export function previewUnionFireTimes(
   if (search.exhausted && search.fireTimesMs.length === 0) {
     return {
       ok: false,
-      issues: [
-        { path: "calendars", message: "exclude every instant examined: the schedule would never run" },
-      ],
+      issues: exclusionFields.map((field) => ({
+        path: field,
+        message: "exclude every instant examined: the schedule would never run",
+      })),
     };
   }
   return { ok: true, fireTimesMs: search.fireTimesMs, excludedMs: search.excludedMs };

@@ -69,7 +69,9 @@ export function exclusionIssues(
   const sets = exclusionSetsOf({ calendars: fields.calendars ?? [], exclude: fields.exclude ?? null }, known);
   if (sets.length === 0) return issues;
   const search = includedFireTimes(schedules, compileExclusions(sets), nowMs, 1);
-  if (search.exhausted) {
+  // Exhausted: the bound was reached. No instant and some excluded: the specs ran out (a
+  // one-shot, an `end`) with every instant they had left excluded.
+  if (search.exhausted || (search.fireTimesMs.length === 0 && search.excludedMs.length > 0)) {
     issues.push({
       path: fields.exclude ? "exclude" : "calendars",
       message: `excludes every instant of the schedule that was examined (up to ${EXCLUSION_SEARCH_LIMIT}, within 5 years): the job would never run`,

@@ -75,8 +75,9 @@ export function includedFireTimes(
   let cursorMs = afterMs;
   let examined = 0;
   let day = { untilMs: Number.NaN, seen: 0 };
+  const horizonMs = afterMs + EXCLUSION_SEARCH_HORIZON_MS;
   while (search.fireTimesMs.length < count) {
-    if (examined >= EXCLUSION_SEARCH_LIMIT || cursorMs > afterMs + EXCLUSION_SEARCH_HORIZON_MS) {
+    if (examined >= EXCLUSION_SEARCH_LIMIT || cursorMs > horizonMs) {
       search.exhausted = true;
       break;
     }
@@ -85,6 +86,8 @@ export function includedFireTimes(
     let nextCursorMs = batch.at(-1);
     for (const atMs of batch) {
       if (search.fireTimesMs.length >= count) break;
+      // The bound holds per instant: a batch of a yearly spec spans decades past it.
+      if (atMs > horizonMs) return { ...search, exhausted: true };
       examined += 1;
       if (!isExcluded(atMs, exclusions)) {
         search.fireTimesMs.push(atMs);

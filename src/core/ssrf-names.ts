@@ -37,6 +37,11 @@ export function privateNameProblem(hostname: string): string | null {
   if (PRIVATE_NAMES.has(hostname) || PRIVATE_SUFFIXES.some((suffix) => hostname.endsWith(suffix))) {
     return `target host ${hostname} is a private name; refused`;
   }
+  // A name of one label (`vm`, `db`, `redis`) is never a public DNS name: the host's resolver
+  // answers it from /etc/hosts or a search domain, which is to say the private network.
+  if (!hostname.includes(".")) {
+    return `target host ${hostname} is a single-label name, which only a local resolver or search domain answers; use a fully qualified public name; refused`;
+  }
   const echo = ADDRESS_ECHO_DOMAINS.find((domain) => hostname === domain || hostname.endsWith(`.${domain}`));
   if (echo !== undefined) {
     return `target host ${hostname} is under ${echo}, whose names resolve to loopback or to the address they spell; use the address itself; refused`;

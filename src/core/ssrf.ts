@@ -96,6 +96,14 @@ export async function resolvedTargetProblem(
     const message = error instanceof Error ? error.message : String(error);
     return { kind: "unresolved", error: `target host ${hostname} could not be resolved: ${message}` };
   }
+  // NXDOMAIN or NODATA: the platform's own resolver may still answer the name (from /etc/hosts,
+  // a search domain, a split-horizon zone), and that answer is the one this check never saw.
+  if (addresses.length === 0) {
+    return {
+      kind: "refused",
+      error: `target host ${hostname} has no public address (the resolver answered no A or AAAA record); refused`,
+    };
+  }
   for (const address of addresses) {
     const refused = addressProblem(address);
     if (refused !== null) {

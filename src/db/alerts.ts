@@ -128,6 +128,8 @@ export interface OpenMissedRunAlert {
   id: string;
   tenantId: string;
   jobId: string;
+  /** The run still waiting when the alert was raised, or null when none was made yet. */
+  runId: string | null;
   scheduledAtMs: number;
 }
 
@@ -141,7 +143,7 @@ export interface OpenMissedRunAlert {
 export async function listOpenMissedRunAlerts(db: D1Database, limit: number): Promise<OpenMissedRunAlert[]> {
   const { results } = await db
     .prepare(
-      `SELECT id, tenant_id AS tenantId, job_id AS jobId,
+      `SELECT id, tenant_id AS tenantId, job_id AS jobId, run_id AS runId,
          strftime('%s', json_extract(details_json, '$.scheduled_at')) * 1000 AS scheduledAtMs
        FROM alerts WHERE kind = 'missed_run' AND resolved_at_ms IS NULL AND job_id IS NOT NULL
        ORDER BY created_at_ms LIMIT ?`,

@@ -79,4 +79,6 @@ export interface HistoryStats {
 export interface FiredSinceQuery {
   jobId: string;
   sinceMs: number;
+  /** The instant of the run the alert names (a run still waiting then): only its claim counts. */
+  namedRunAtMs?: number;
 }

@@ -242,4 +242,47 @@ describe("a missed_run alert", () => {
     await maintenanceStub().runNow();
     expect(await alertRow(alertId)).toMatchObject({ resolution: "job_fired_again" });
   });
+
+  it("that names a waiting run stays open until that run is claimed, whatever later instants fire", async () => {
+    await seedTenant();
+    const jobId = uniqueJobId("missed-names-run");
+    const missedAtMs = Date.parse("2026-11-30T11:00:00.000Z");
+    const alertId = `alt_missed_run_${Date.now().toString(36)}`;
+    const waitingRunId = await seedRun({
+      jobId,
+      tenantId: TENANT_ID,
+      scheduledAtMs: missedAtMs,
+      fence: null,
+      state: "SCHEDULED",
+    });
+    await env.DB.prepare(
+      `INSERT INTO alerts (id, tenant_id, job_id, run_id, kind, dedup_key, message, details_json, created_at_ms)
+       VALUES (?, ?, ?, ?, 'missed_run', ?, 'missed', ?, ?)`,
+    )
+      .bind(
+        alertId,
+        TENANT_ID,
+        jobId,
+        waitingRunId,
+        alertId,
+        JSON.stringify({ scheduled_at: new Date(missedAtMs).toISOString() }),
+        Date.now(),
+      )
+      .run();
+    // A later instant went out while the named run waits (an overlap buffer, say): still open.
+    await seedRun({ jobId, tenantId: TENANT_ID, scheduledAtMs: missedAtMs + 60_000 });
+    await maintenanceStub().runNow();
+    expect(await alertRow(alertId)).toMatchObject({ resolved_at_ms: null, resolution: null });
+
+    // The named run is claimed: now it resolves.
+    await runInDurableObject(stubFor(jobId), (_instance, state) => {
+      state.storage.sql.exec(
+        "UPDATE run_history SET state = 'RUNNING', fence = 9 WHERE job_id = ? AND scheduled_at_ms = ?",
+        jobId,
+        missedAtMs,
+      );
+    });
+    await maintenanceStub().runNow();
+    expect(await alertRow(alertId)).toMatchObject({ resolution: "job_fired_again" });
+  });
 });

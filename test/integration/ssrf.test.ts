@@ -160,6 +160,35 @@ describe("SSRF at the API in production mode", () => {
   });
 });
 
+describe("single-label host names in production mode", () => {
+  it("refuses vm, db and redis in every URL field at create, naming each field, storing nothing", async () => {
+    const t = await createTenantWithKey("ssrf");
+    const jobsBefore = await countRows("jobs");
+    const job = await production(
+      "POST",
+      "/v1/jobs",
+      t.key,
+      jobBody({ target: { url: "http://vm:8080/hook" }, on_failure: "http://db/failed" }),
+    );
+    expect(job.status).toBe(400);
+    expect(job.body.errors?.map((error) => [error.path, error.message])).toEqual([
+      ["target.url", expect.stringMatching(/vm is a single-label name/)],
+      ["on_failure", expect.stringMatching(/db is a single-label name/)],
+    ]);
+    const message = await production("POST", "/v2/publish/https://example.com/hook", t.key, undefined, {
+      "upstash-callback": "http://redis:6379/",
+    });
+    expect(message.status).toBe(400);
+    expect(JSON.stringify(message.body)).toMatch(/redis is a single-label name/);
+    expect(await countRows("jobs")).toBe(jobsBefore);
+    const webhook = await production("PATCH", `/v1/tenants/${t.tenantId}`, ADMIN_TOKEN, {
+      alert_webhook_url: "http://redis/alerts",
+    });
+    expect(webhook.status).toBe(400);
+    expect(webhook.body.errors?.map((error) => error.path)).toEqual(["alert_webhook_url"]);
+  });
+});
+
 describe("SSRF at call time", () => {
   it("refuses a private target stored while it was allowed: permanent, and the target receives nothing", async () => {
     const path = `/ok/ssrf-call-time-${crypto.randomUUID()}`;

@@ -81,6 +81,19 @@ describe("resolving the target name at call time", () => {
     expect(seen).toEqual([]);
   });
 
+  it("refuses a name the DoH resolver answers NXDOMAIN or NODATA for, without calling it", async () => {
+    // nodata.example exists (NOERROR) with only a TXT record; gone.example does not (NXDOMAIN).
+    const server = dohServer({ "nodata.example": [{ type: 16, data: "v=spf1 -all", TTL: 60 }] });
+    const resolveHost = dohResolver("https://doh.example/dns-query", server.fetchImpl);
+    for (const url of ["https://gone.example/hook", "https://nodata.example/hook"]) {
+      const { seen, fetchImpl } = recordingFetch();
+      const outcome = await callTarget(input({ url }, { fetchImpl, resolveHost }));
+      expect(outcome, url).toMatchObject({ kind: "permanent", status: null });
+      expect(outcome.kind === "permanent" && outcome.error).toMatch(/has no public address/);
+      expect(seen).toEqual([]);
+    }
+  });
+
   it("resolves nothing in local development (private targets allowed) or without a resolver", async () => {
     const resolveHost = vi.fn(async () => ["127.0.0.1"]);
     const { fetchImpl } = recordingFetch();

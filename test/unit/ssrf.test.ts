@@ -166,6 +166,9 @@ describe("names", () => {
     ["http://app.127.0.0.1.example.com/", /embeds 127\.0\.0\.1 \(loopback\)/],
     ["http://ip-10-0-0-1.eu-west-1.example.com/", /embeds 10\.0\.0\.1 \(private-use\)/],
     ["http://169-254-169-254.example.net/", /embeds 169\.254\.169\.254/],
+    ["http://vm/", /vm is a single-label name/],
+    ["http://db:5432/", /db is a single-label name/],
+    ["http://REDIS./", /redis is a single-label name/],
   ])("refuses %s", (url, message) => {
     expect(refuses(url)).toMatch(message);
   });
@@ -185,6 +188,7 @@ describe("names", () => {
     expect(targetAddressProblem("http://127.0.0.1:8787/", { allowPrivate: true })).toBeNull();
     expect(targetAddressProblem("http://localhost/", { allowPrivate: true })).toBeNull();
     expect(targetAddressProblem("http://127.0.0.1.nip.io/", { allowPrivate: true })).toBeNull();
+    expect(targetAddressProblem("http://vm:8080/", { allowPrivate: true })).toBeNull();
     expect(targetAddressProblem("gopher://127.0.0.1/", { allowPrivate: true })).toMatch(/http or https/);
     expect(targetAddressProblem("http://a:b@127.0.0.1/", { allowPrivate: true })).toMatch(/credentials/);
     expect(targetAddressProblem("https://user@example.com/", { allowPrivate: false })).toMatch(/credentials/);
@@ -247,6 +251,18 @@ describe("resolvedTargetProblem", () => {
 
   it("without a resolver checks the URL as written only (the default)", async () => {
     expect(await resolvedTargetProblem("https://rebind.example.com/", { allowPrivate: false })).toBeNull();
+  });
+
+  it("refuses a name the resolver has no address for (NXDOMAIN or NODATA): the host's resolver may still answer it", async () => {
+    const { asked, resolveHost } = answering([]);
+    expect(
+      await resolvedTargetProblem("https://gone.example/", { allowPrivate: false, resolveHost }),
+    ).toEqual({
+      kind: "refused",
+      error:
+        "target host gone.example has no public address (the resolver answered no A or AAAA record); refused",
+    });
+    expect(asked).toEqual(["gone.example"]);
   });
 
   it("reports a resolver that fails as unresolved, not refused", async () => {

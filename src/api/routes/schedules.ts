@@ -52,7 +52,11 @@ defineRoute(
     const fromMs = body.from === undefined ? nowMs : Date.parse(body.from);
     const specs = body.schedules ?? (body.schedule === undefined ? [] : [body.schedule]);
     const path = body.schedules === undefined ? "schedule" : "schedules";
-    return c.json(previewUnionTimes(specs, sets, nowMs, fromMs, body.count, path));
+    const given = [
+      ...(body.calendars.length > 0 ? (["calendars"] as const) : []),
+      ...(body.exclude !== null ? (["exclude"] as const) : []),
+    ];
+    return c.json(previewUnionTimes(specs, sets, nowMs, fromMs, body.count, path, given));
   },
 );
 

@@ -1,4 +1,5 @@
 import { IANAZone } from "luxon";
+import { fixedOffsetProblem } from "../zone-name";
 import { parseCronCached } from "./cache";
 import { nextMatchingWall } from "./match";
 
@@ -17,7 +18,10 @@ const CYCLE_LAST_YEAR = 2399;
  */
 export function cronExpressionIssues(expr: string, timezone: string): string[] {
   const issues: string[] = [];
-  if (!IANAZone.isValidZone(timezone)) {
+  const offset = fixedOffsetProblem(timezone);
+  if (offset !== null) {
+    issues.push(offset);
+  } else if (!IANAZone.isValidZone(timezone)) {
     issues.push(`unknown time zone "${timezone}": use an IANA name such as Europe/Berlin or UTC`);
   }
   return [...issues, ...cronExprIssues(expr)];
