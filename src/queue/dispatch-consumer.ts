@@ -176,7 +176,8 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     throw error;
   }
   void call.then(release, release);
-  let handedOff = false;
+  const startedAtMs = Date.now();
+  let handedOff: ReturnType<TenantCallRoom["handedOff"]> | undefined;
   const giveRoom = () => tenantRoom.give(run.tenantId, handedOff);
   void call.then(giveRoom, giveRoom);
   let outcome: TargetOutcome | typeof HANDED_OFF;
@@ -187,8 +188,7 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     throw error;
   }
   if (outcome === HANDED_OFF) {
-    handedOff = true;
-    tenantRoom.handedOff(run.tenantId);
+    handedOff = tenantRoom.handedOff(run.tenantId, startedAtMs);
     release();
     reporter.release(run.shard, lastOfMessage());
     logEvent("run.handed_off", { ...idsOf(run), attempt: run.attempt, after_ms: HANDOFF_AFTER_MS });
