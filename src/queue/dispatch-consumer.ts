@@ -51,9 +51,11 @@ export const HANDOFF_AFTER_MS = 100;
 /**
  * Handed-off calls per isolate, at most: each still holds a connection. Past this a slow call
  * keeps its slot and its batch waits for it, as before the hand-off existed; the room per tenant
- * (./tenant-call-room.ts) keeps any one tenant's hanging calls from getting there.
+ * (./tenant-call-room.ts, 64) keeps any one tenant's hanging calls from getting there. At 128, one
+ * tenant hanging and a flood whose calls passed 100 ms on a loaded machine filled it together,
+ * and every batch waited for the hanging calls' timeout.
  */
-const MAX_HANDED_OFF_CALLS = 128;
+const MAX_HANDED_OFF_CALLS = 256;
 let handedOffCalls = 0;
 const tenantRoom = new TenantCallRoom();
 

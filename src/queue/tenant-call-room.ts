@@ -10,7 +10,7 @@
 
 /**
  * A tenant's open calls per isolate: a batch's whole call concurrency (so one tenant's burst is
- * not slowed), half the hand-off room (so two tenants can hang at once and others still pass).
+ * not slowed), a quarter of the hand-off room (so a few tenants can hang at once and others still pass).
  */
 export const TENANT_CALL_ROOM = 64;
 /** How long a call waits for a room held by hanging calls before it is deferred. */
