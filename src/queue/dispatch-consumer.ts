@@ -52,9 +52,11 @@ export const HANDOFF_AFTER_MS = 100;
 /**
  * Handed-off calls per isolate, at most: each still holds a connection. Past this a slow call
  * keeps its slot and its batch waits for it, as before the hand-off existed; the room per tenant
- * (./tenant-call-room.ts) keeps any one tenant's hanging calls from getting there.
+ * (./tenant-call-room.ts, 64) keeps any one tenant's hanging calls from getting there. At 128, one
+ * tenant hanging and a flood whose calls passed 100 ms on a loaded machine filled it together,
+ * and every batch waited for the hanging calls' timeout.
  */
-const MAX_HANDED_OFF_CALLS = 128;
+const MAX_HANDED_OFF_CALLS = 256;
 let handedOffCalls = 0;
 const tenantRoom = new TenantCallRoom();
 
@@ -180,7 +182,8 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     throw error;
   }
   void call.then(release, release);
-  let handedOff = false;
+  const startedAtMs = Date.now();
+  let handedOff: ReturnType<TenantCallRoom["handedOff"]> | undefined;
   const giveRoom = () => tenantRoom.give(run.tenantId, handedOff);
   void call.then(giveRoom, giveRoom);
   let outcome: TargetOutcome | typeof HANDED_OFF;
@@ -191,8 +194,7 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     throw error;
   }
   if (outcome === HANDED_OFF) {
-    handedOff = true;
-    tenantRoom.handedOff(run.tenantId);
+    handedOff = tenantRoom.handedOff(run.tenantId, startedAtMs);
     // Under the emulated connection cap a handed-off call keeps its connection until it ends.
     if (!context.capped) release();
     reporter.release(run.shard, lastOfMessage());

@@ -1,11 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { TENANT_CALL_ROOM, TenantCallRoom, WAIT_FOR_ROOM_MS } from "../../src/queue/tenant-call-room";
+import {
+  HANGING_AFTER_MS,
+  TENANT_CALL_ROOM,
+  TenantCallRoom,
+  WAIT_FOR_ROOM_MS,
+} from "../../src/queue/tenant-call-room";
 
 describe("TenantCallRoom", () => {
   it("refuses a tenant whose room stays full of slow calls, while another tenant still gets in", async () => {
     const room = new TenantCallRoom();
     for (let i = 0; i < TENANT_CALL_ROOM; i += 1) expect(await room.take("hanging")).toBe(true);
-    for (let i = 0; i < TENANT_CALL_ROOM / 2; i += 1) room.handedOff("hanging");
+    const longAgoMs = Date.now() - HANGING_AFTER_MS;
+    for (let i = 0; i < TENANT_CALL_ROOM / 2; i += 1) room.handedOff("hanging", longAgoMs);
     const startedMs = Date.now();
     expect(await room.take("hanging")).toBe(false);
     expect(Date.now() - startedMs).toBeGreaterThanOrEqual(WAIT_FOR_ROOM_MS - 5);
