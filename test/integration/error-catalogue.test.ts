@@ -130,6 +130,10 @@ describe("the error catalogue against the routes' answers", () => {
       body: { name: "renamed" },
       headers: { "content-type": "application/merge-patch+json" },
     });
+
+    const suspended = await createTenantWithKey("catalogue-suspended");
+    expect((await api("POST", `/v1/tenants/${suspended.tenantId}/suspend`)).status).toBe(200);
+    await expectCode("tenant_suspended", "POST", "/v1/jobs", { token: suspended.key, body: jobBody() });
   });
 
   it("leaves no code both unmet and unaccounted for", () => {
