@@ -67,10 +67,7 @@ export function completeRun(
     effects,
     random,
   );
-  const state =
-    decision.ok && decision.state !== "RUNNING" && decision.state !== "SCHEDULED"
-      ? decision.state
-      : "RETRYING";
+  const state = decision.ok && decision.state !== "RUNNING" ? decision.state : "RETRYING";
   return { ok: true, runId: run.run_id, attempt: run.attempt, state };
 }
 

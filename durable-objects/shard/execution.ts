@@ -19,8 +19,6 @@ import { countInFlight, getRuns, moveRun, noteRun, patchRun, RUN_COLUMNS, type R
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
 export const RUNNING_LEASE_GRACE_MS = 15_000;
-/** A deferred run is sent again no sooner than this (its tenant's calls hang meanwhile). */
-const DEFERRED_RUN_WAIT_MS = 1_000;
 
 /** Runs and jobs a consumer batch names, read in two statements instead of two per run. */
 export interface BatchRows {
@@ -157,21 +155,7 @@ function reportOutcome(
     }
     return { ok: true, runId: run.run_id, state: "SUCCEEDED" };
   }
-  if (outcome.kind === "deferred") return deferRun(sql, run, outcome.reason, nowMs);
   return applyFailure(sql, job, run, outcome, nowMs, effects, random);
-}
-
-/**
- * A claimed run the consumer did not call (no room for its tenant's calls): back to SCHEDULED, its
- * attempt unspent, to wait in this shard as its tenant's backlog. A fresh dispatch count: it was
- * claimed, so it is no poison message.
- */
-function deferRun(sql: SqlStorage, run: RunRow, reason: string, nowMs: number): OutcomeResult {
-  moveRun(sql, run, "SCHEDULED", `deferred by the consumer: ${reason}`, nowMs, {
-    due_at_ms: nowMs + DEFERRED_RUN_WAIT_MS,
-    dispatch_count: 0,
-  });
-  return { ok: true, runId: run.run_id, state: "SCHEDULED" };
 }
 
 function successReason(outcome: Extract<TargetOutcome, { kind: "success" }>): string {

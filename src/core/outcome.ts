@@ -22,18 +22,6 @@ export type TargetOutcome =
     }
   | { kind: "permanent"; status: number | null; error: string; durationMs: number };
 
-/**
- * A run not called: the consumer had no room for its tenant's calls (they hang). It goes back to
- * its shard to wait, its attempt unspent (src/queue/tenant-call-room.ts).
- */
-export interface DeferredOutcome {
-  kind: "deferred";
-  reason: string;
-}
-
-/** What a consumer reports for a claimed run. */
-export type ReportedOutcome = TargetOutcome | DeferredOutcome;
-
 /** An attempt that failed: what the retry policy decides on. */
 export type FailedOutcome = Extract<TargetOutcome, { kind: "retryable" | "permanent" }>;
 

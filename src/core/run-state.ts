@@ -27,9 +27,8 @@ const TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
   ACQUIRED: ["DISPATCHED", "RUNNING", "SCHEDULED", "CANCELLED", "DEAD_LETTERED"],
   // Claimed by a consumer (RUNNING); lease expired unclaimed (back to the wheel); poison message.
   DISPATCHED: ["RUNNING", "SCHEDULED", "CANCELLED", "DEAD_LETTERED"],
-  // One attempt ended. A lease expiry without an outcome is a FAILED attempt. SCHEDULED: the
-  // consumer deferred the call (no room for the tenant's calls), the attempt not started.
-  RUNNING: ["SUCCEEDED", "FAILED", "SCHEDULED"],
+  // One attempt ended. A lease expiry without an outcome is a FAILED attempt.
+  RUNNING: ["SUCCEEDED", "FAILED"],
   // Attempts remain and the failure is retryable (RETRYING), else dead-letter; or manual retry.
   FAILED: ["RETRYING", "DEAD_LETTERED", "SCHEDULED"],
   // The backoff timer re-enters the wheel as a new SCHEDULED timer.

@@ -27,7 +27,6 @@ import { OutcomeReporter } from "./outcome-reports";
 import { runPool, semaphore } from "./pool";
 import { callTargetWithCallback } from "./qstash-callbacks";
 import { type Claimed, claimAtShard } from "./shard-batches";
-import { TenantCallRoom } from "./tenant-call-room";
 import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
@@ -51,14 +50,10 @@ const MESSAGES_IN_FLIGHT = 8;
 export const HANDOFF_AFTER_MS = 100;
 /**
  * Handed-off calls per isolate, at most: each still holds a connection. Past this a slow call
- * keeps its slot and its batch waits for it, as before the hand-off existed; the room per tenant
- * (./tenant-call-room.ts, 64) keeps any one tenant's hanging calls from getting there. At 128, one
- * tenant hanging and a flood whose calls passed 100 ms on a loaded machine filled it together,
- * and every batch waited for the hanging calls' timeout.
+ * keeps its slot and its batch waits for it, as before the hand-off existed.
  */
-const MAX_HANDED_OFF_CALLS = 256;
+const MAX_HANDED_OFF_CALLS = 128;
 let handedOffCalls = 0;
-const tenantRoom = new TenantCallRoom();
 
 type AnyDispatchMessage = DispatchMessage | SingleRunDispatchMessage;
 
@@ -163,12 +158,6 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   const { reporter, env, ctx } = context;
   const { deliveries } = progress;
   const lastOfMessage = () => --progress.undone === 0;
-  if (!(await tenantRoom.take(run.tenantId))) {
-    const reason = "no room for the tenant's calls (too many of them are still running)";
-    logEvent("run.deferred", { ...idsOf(run), attempt: run.attempt, reason });
-    await reporter.report(run, { kind: "deferred", reason }, { lastOfMessage: lastOfMessage() });
-    return;
-  }
   const release = await context.slots.acquire();
   let call: Promise<TargetOutcome>;
   try {
@@ -177,15 +166,10 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     call = callRun(run, setup, context.env);
   } catch (error) {
     release();
-    tenantRoom.give(run.tenantId);
     reporter.release(run.shard, lastOfMessage());
     throw error;
   }
   void call.then(release, release);
-  const startedAtMs = Date.now();
-  let handedOff: ReturnType<TenantCallRoom["handedOff"]> | undefined;
-  const giveRoom = () => tenantRoom.give(run.tenantId, handedOff);
-  void call.then(giveRoom, giveRoom);
   let outcome: TargetOutcome | typeof HANDED_OFF;
   try {
     outcome = await handOffUnlessFull(call, context.handOffs);
@@ -194,7 +178,6 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     throw error;
   }
   if (outcome === HANDED_OFF) {
-    handedOff = tenantRoom.handedOff(run.tenantId, startedAtMs);
     // Under the emulated connection cap a handed-off call keeps its connection until it ends.
     if (!context.capped) release();
     reporter.release(run.shard, lastOfMessage());

@@ -12,7 +12,6 @@ export function doneKey(jobId: string, scheduledAtMs: number): string {
 }
 
 export function afterReport(report: Reported, deliveries: number, env: Env, ctx: ExecutionContext): void {
-  if (report.outcome.kind === "deferred") return;
   recordOutcome(env.ANALYTICS, { ...pointOf(report.run), outcome: report.outcome });
   logOutcome(report);
   if (report.outcome.kind === "success" && worthAHint(report.run, deliveries)) {
@@ -48,7 +47,6 @@ function worthAHint(run: Claimed, deliveries: number): boolean {
 }
 
 function logOutcome({ run, outcome, decision }: Reported): void {
-  if (outcome.kind === "deferred") return;
   const ids = idsOf(run);
   logEvent("run.outcome", {
     ...ids,

@@ -1,6 +1,6 @@
 // Claims and outcomes travel to a shard in one RPC per dispatch message (a message holds runs of
 // one shard).
-import type { ReportedOutcome } from "../core/outcome";
+import type { TargetOutcome } from "../core/outcome";
 import { logEvent } from "../log";
 import { claimRuns, reportOutcomes } from "../shard/client";
 import type { ClaimResult, DispatchRun, OutcomeReport, OutcomeResult } from "../shard/protocol";
@@ -56,7 +56,7 @@ export async function claimAtShard(
 
 export interface Reported {
   run: Claimed;
-  outcome: ReportedOutcome;
+  outcome: TargetOutcome;
   /** The shard's decision, or null when the report could not be delivered. */
   decision: OutcomeResult | null;
 }
@@ -69,7 +69,7 @@ export interface Reported {
 export async function reportAtShard(
   env: Env,
   shard: number,
-  reports: { run: Claimed; outcome: ReportedOutcome }[],
+  reports: { run: Claimed; outcome: TargetOutcome }[],
 ): Promise<Reported[]> {
   const payload: OutcomeReport[] = reports.map(({ run, outcome }) => ({
     runId: run.runId,

@@ -2,7 +2,7 @@
 // Object. Plain data only: these values cross the RPC boundary.
 import type { JobSpec } from "../core/job-spec";
 import type { CompletionMode } from "../core/long-running";
-import type { ReportedOutcome } from "../core/outcome";
+import type { TargetOutcome } from "../core/outcome";
 import type { QstashRunContext } from "../core/qstash-delivery";
 import type { JobStatus } from "../core/run-state";
 
@@ -150,7 +150,7 @@ export type ClaimResult =
 export interface OutcomeReport {
   runId: string;
   fence: number;
-  outcome: ReportedOutcome;
+  outcome: TargetOutcome;
   /** The run's job, as the claim said: lets the shard record a plain success without reading the run first. */
   jobId?: string;
 }
@@ -160,7 +160,7 @@ export type OutcomeResult =
       ok: true;
       runId: string;
       /** RUNNING: a long-running target accepted the work and reports back later. */
-      state: "SUCCEEDED" | "RETRYING" | "DEAD_LETTERED" | "RUNNING" | "SCHEDULED";
+      state: "SUCCEEDED" | "RETRYING" | "DEAD_LETTERED" | "RUNNING";
       nextAttemptAtMs?: number;
     }
   | { ok: false; runId: string; code: "unknown_run" | "stale_fence" | "not_running" };

@@ -5,7 +5,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { INITIAL_WINDOW_SIZE } from "../../src/core/dispatch-window";
-import { pushJobs, reportOutcomes, shardOfJob } from "../../src/shard/client";
+import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   seedTenant,
@@ -249,36 +249,5 @@ describe("the dispatch window", () => {
     expect(sent.length).toBeLessThanOrEqual(INITIAL_WINDOW_SIZE);
     expect(sent.filter((jobId) => urgent.has(jobId))).toHaveLength(50);
     await cleanUp(ids[0] as string);
-  });
-
-  it("puts a run the consumer deferred back in the shard, waiting, its attempt unspent", async () => {
-    const { ids, quietJob } = await placeJobs("window-deferred", 1);
-    const floodJob = ids[0] as string;
-    await insertRuns(quietJob, floodJob, FLOODER, "RUNNING", 1, Date.now() + 60_000);
-    const [run] = await runInDurableObject(stubFor(quietJob), (_instance, state) =>
-      state.storage.sql
-        .exec<{ run_id: string; fence: number }>("SELECT run_id, fence FROM runs WHERE job_id = ?", floodJob)
-        .toArray(),
-    );
-    const beforeMs = Date.now();
-    const [result] = await reportOutcomes(env, shardOfJob(env, floodJob), [
-      {
-        runId: run?.run_id as string,
-        fence: run?.fence as number,
-        outcome: { kind: "deferred", reason: "no room" },
-      },
-    ]);
-    expect(result).toEqual({ ok: true, runId: run?.run_id, state: "SCHEDULED" });
-    const [after] = await runInDurableObject(stubFor(quietJob), (_instance, state) =>
-      state.storage.sql
-        .exec<{ state: string; attempt: number; dispatch_count: number; due_at_ms: number }>(
-          "SELECT state, attempt, dispatch_count, due_at_ms FROM runs WHERE run_id = ?",
-          run?.run_id,
-        )
-        .toArray(),
-    );
-    expect(after).toMatchObject({ state: "SCHEDULED", attempt: 1, dispatch_count: 0 });
-    expect(after?.due_at_ms).toBeGreaterThanOrEqual(beforeMs + 1_000);
-    await cleanUp(quietJob);
   });
 });

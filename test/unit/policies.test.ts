@@ -192,8 +192,6 @@ describe("run state machine", () => {
     ["DISPATCHED", "DEAD_LETTERED"],
     ["RUNNING", "SUCCEEDED"],
     ["RUNNING", "FAILED"],
-    // Deferred by the consumer (no room for the tenant's calls): the attempt never started.
-    ["RUNNING", "SCHEDULED"],
     ["FAILED", "RETRYING"],
     ["FAILED", "DEAD_LETTERED"],
     ["FAILED", "SCHEDULED"],

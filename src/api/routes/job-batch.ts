@@ -56,7 +56,13 @@ defineRoute(
     request: { headers: createHeaders, body: jsonBody(jobBatchDocSchema) },
     responses: {
       200: json(batchResultSchema, "One result per item, in the request's order"),
-      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict", "tenant_limit_exceeded", "tenant_suspended"),
+      ...problems(
+        ...TENANT_ERRORS,
+        ...BODY_ERRORS,
+        "idempotency_conflict",
+        "tenant_limit_exceeded",
+        "tenant_suspended",
+      ),
     },
   }),
   async (c) => {

@@ -59,7 +59,13 @@ defineRoute(
         jobSchema,
         "The new job (ETag: its version; Location: its URL); a replay under the same Idempotency-Key answers the same",
       ),
-      ...problems(...TENANT_ERRORS, ...BODY_ERRORS, "idempotency_conflict", "tenant_limit_exceeded", "tenant_suspended"),
+      ...problems(
+        ...TENANT_ERRORS,
+        ...BODY_ERRORS,
+        "idempotency_conflict",
+        "tenant_limit_exceeded",
+        "tenant_suspended",
+      ),
     },
   }),
   async (c) => {
