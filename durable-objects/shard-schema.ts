@@ -226,6 +226,15 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN flow_gate TEXT;
   CREATE INDEX runs_flow_gate ON runs(flow_gate, due_at_ms) WHERE flow_gate IS NOT NULL;
   `,
+  // A run's job may hold it past its fire time (an overlap buffer, a flow gate): how long, and
+  // which, so its lateness splits into the scheduler's own and what the job asked for
+  // (src/core/run-waits.ts). Set only until the first claim; copied into the history record.
+  `
+  ALTER TABLE runs ADD COLUMN held_ms INTEGER;
+  ALTER TABLE runs ADD COLUMN held_by TEXT;
+  ALTER TABLE run_history ADD COLUMN held_ms INTEGER;
+  ALTER TABLE run_history ADD COLUMN held_by TEXT;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */
