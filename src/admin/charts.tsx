@@ -137,6 +137,8 @@ function percentileRows(summary: PercentileSummary, prefix: string) {
   ];
 }
 
+const runCount = (count: number) => `${count} run${count === 1 ? "" : "s"}`;
+
 /** What each policy's part is called on the overview. */
 const POLICY_LABELS: Record<HoldCause, string> = {
   overlap: "overlap buffer",
@@ -157,7 +159,7 @@ export function LatenessChart({ lateness }: { lateness: LatenessSummary }) {
   return (
     <div class="lateness-split">
       <div data-lateness="own">
-        <h3>The scheduler's own ({lateness.scheduler.count} runs)</h3>
+        <h3>The scheduler's own ({runCount(lateness.scheduler.count)})</h3>
         <BarList
           id="lateness"
           title={`The scheduler's part of the lateness of ${lateness.scheduler.count} runs`}
@@ -166,7 +168,7 @@ export function LatenessChart({ lateness }: { lateness: LatenessSummary }) {
         />
       </div>
       <div data-lateness="deliberate">
-        <h3>Asked for by the jobs ({lateness.policy.count} runs)</h3>
+        <h3>Asked for by the jobs ({runCount(lateness.policy.count)})</h3>
         <BarList
           id="lateness-deliberate"
           title={`The jobs' own waits over ${lateness.policy.count} runs`}
@@ -178,7 +180,7 @@ export function LatenessChart({ lateness }: { lateness: LatenessSummary }) {
             const summary = lateness.byPolicy[cause];
             return (
               <li data-cause={cause}>
-                {POLICY_LABELS[cause]}: {summary?.count ?? 0} runs, p99 {formatMs(summary?.p99 ?? null)}
+                {POLICY_LABELS[cause]}: {runCount(summary?.count ?? 0)}, p99 {formatMs(summary?.p99 ?? null)}
               </li>
             );
           })}

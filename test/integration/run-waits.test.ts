@@ -104,7 +104,7 @@ describe("a run held by its flow-control key", () => {
     expect(stats.body.policy_wait_ms.by_cause.flow_control?.count).toBe(1);
     expect(stats.body.policy_wait_ms.by_cause.flow_control?.p99).toBe(done.lateness?.policy_ms);
     const overview = await consolePage(t, "/console");
-    expect(overview).toMatch(/<li data-cause="flow_control">flow control key: 1 runs, p99 \d/);
+    expect(overview).toMatch(/<li data-cause="flow_control">flow control key: 1 run, p99 \d/);
   });
 });
 
