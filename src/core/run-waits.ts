@@ -37,10 +37,13 @@ export function overlapReleaseReason(policy: string): string {
   return `overlap ${policy}: the previous run ended, sent now`;
 }
 
-function limitsText(limits: FlowLimits, rateUnit: string, parallelUnit: string): string {
+const counted = (count: number, unit: string) => `${count} ${unit}${count === 1 ? "" : "s"}`;
+
+function limitsText(limits: FlowLimits, rateUnit: string, parallel: (count: number) => string): string {
   const parts: string[] = [];
-  if (limits.rate !== null) parts.push(`${limits.rate} ${rateUnit} per ${formatDuration(limits.periodMs)}`);
-  if (limits.parallelism !== null) parts.push(`${limits.parallelism} ${parallelUnit}`);
+  if (limits.rate !== null)
+    parts.push(`${counted(limits.rate, rateUnit)} per ${formatDuration(limits.periodMs)}`);
+  if (limits.parallelism !== null) parts.push(parallel(limits.parallelism));
   return parts.join(", ");
 }
 
@@ -51,8 +54,8 @@ function limitsText(limits: FlowLimits, rateUnit: string, parallelUnit: string):
  */
 export function flowWaitReason(key: string | null, limits: FlowLimits): string {
   return key === null
-    ? `tenant limits: waiting for a permit (${limitsText(limits, "triggers", "concurrent calls")})`
-    : `flow control key ${JSON.stringify(key)}: waiting for a permit (${limitsText(limits, "starts", "in flight")})`;
+    ? `tenant limits: waiting for a permit (${limitsText(limits, "trigger", (n) => counted(n, "concurrent call"))})`
+    : `flow control key ${JSON.stringify(key)}: waiting for a permit (${limitsText(limits, "start", (n) => `${n} in flight`)})`;
 }
 
 /** The run as its history records it: what `waitingOf` reads. */

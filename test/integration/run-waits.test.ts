@@ -139,3 +139,31 @@ describe("a run held by its job's overlap buffer", () => {
     expect(await consolePage(t, `/console/runs/${held.id}`)).toMatch(/ours \d+ ms · overlap buffer \d/);
   });
 });
+
+describe("a run held by its tenant's limits", () => {
+  it("says it waits for a permit of the tenant's concurrent calls, and its lateness is theirs", async () => {
+    const t = await createTenantWithKey("waits-tenant");
+    await api("PUT", `/v1/tenants/${t.tenantId}/limits`, { body: { concurrent_calls: 1 } });
+    const at = new Date(Date.now() + 2_000).toISOString();
+    const created = await api<{ results: { job: { id: string } }[] }>("POST", "/v1/jobs/batch", {
+      token: t.key,
+      body: {
+        jobs: [0, 1].map((index) => ({
+          name: `tenant-held-${index}`,
+          schedule: { type: "once", at },
+          target: { url: targetUrl(`/slow/2500/waits-tenant-${t.tenantId}/${index}`) },
+        })),
+      },
+    });
+    const held = await waitingRun(
+      t,
+      created.body.results.map((result) => result.job.id),
+      "tenant_limits",
+    );
+    expect(held.waiting?.reason).toBe("tenant limits: waiting for a permit (1 concurrent call)");
+    const done = await succeeded(t, held.id);
+    expect(done.lateness?.policy).toBe("tenant_limits");
+    expect(done.lateness?.policy_ms).toBeGreaterThanOrEqual(1_500);
+    expect(done.lateness?.scheduler_ms).toBeLessThan(1_000);
+  });
+});
