@@ -249,6 +249,15 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE parked_timers (job_id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, next_fire_ms INTEGER NOT NULL);
   CREATE INDEX parked_timers_tenant ON parked_timers(tenant_id);
   `,
+  // v17: a run's job may hold it past its fire time (an overlap buffer, a flow gate): how long, and
+  // which, so its lateness splits into the scheduler's own and what the job asked for
+  // (src/core/run-waits.ts). Set only until the first claim; copied into the history record.
+  `
+  ALTER TABLE runs ADD COLUMN held_ms INTEGER;
+  ALTER TABLE runs ADD COLUMN held_by TEXT;
+  ALTER TABLE run_history ADD COLUMN held_ms INTEGER;
+  ALTER TABLE run_history ADD COLUMN held_by TEXT;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

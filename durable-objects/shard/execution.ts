@@ -5,6 +5,7 @@ import type { JobSpec } from "../../src/core/job-spec";
 import { longRunningSettingsOf } from "../../src/core/long-running";
 import type { FailedOutcome, TargetOutcome } from "../../src/core/outcome";
 import { retryDelayFromExpressionMs } from "../../src/core/retry-delay-expression";
+import { overlapReleaseReason } from "../../src/core/run-waits";
 import type { OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
 import { getJobHeads, type JobHead, specOf } from "./job-store";
 import { cancelPendingRuns } from "./job-sync";
@@ -15,7 +16,7 @@ import {
   succeedRunningRuns,
   succeedRuns,
 } from "./run-batches";
-import { countInFlight, getRuns, moveRun, noteRun, patchRun, RUN_COLUMNS, type RunRow } from "./run-store";
+import { countInFlight, getRuns, moveRun, noteRun, RUN_COLUMNS, type RunRow } from "./run-store";
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
 export const RUNNING_LEASE_GRACE_MS = 15_000;
@@ -309,5 +310,14 @@ export function releaseBuffered(sql: SqlStorage, job: JobHead | null, jobId: str
       jobId,
     )
     .toArray()[0];
-  if (next) patchRun(sql, next, nowMs, { waiting: null, due_at_ms: nowMs });
+  if (!next) return;
+  const policy = job === null ? "buffer" : specOf(job).overlap;
+  noteRun(sql, next, overlapReleaseReason(policy), nowMs, { waiting: null, due_at_ms: nowMs });
+  // How long the buffer held it past its fire time: its job's part of its lateness.
+  sql.exec(
+    `UPDATE runs SET held_ms = MAX(COALESCE(held_ms, 0), ? - fire_at_ms), held_by = 'overlap'
+     WHERE run_id = ? AND lateness_ms IS NULL`,
+    nowMs,
+    next.run_id,
+  );
 }

@@ -6,6 +6,7 @@ import { MAX_BUFFERED_RUNS } from "../../src/core/job-spec";
 import { type JobFire, upcomingFires } from "../../src/core/job-timeline";
 import { misfireDecision, splitLateInstants } from "../../src/core/misfire";
 import { overlapDecision } from "../../src/core/overlap";
+import { overlapWaitReason } from "../../src/core/run-waits";
 import { exclusionsOf, type ShardJobRow, specOf } from "./job-store";
 import { countInFlight, insertRun, type RunKind } from "./run-store";
 
@@ -154,7 +155,7 @@ export function startRun(
       decision === "skip"
         ? `overlap ${spec.overlap}: previous run still in flight`
         : decision === "buffer"
-          ? `overlap ${spec.overlap}: waiting for the previous run`
+          ? overlapWaitReason(spec.overlap)
           : reason,
     nowMs,
   });

@@ -5,9 +5,11 @@
 // none early). Permits are returned when the shard records the run's outcome (flow-permits.ts).
 import { durationMs } from "../../src/core/duration";
 import { type FlowLimits, flowLimitsOf } from "../../src/core/flow-control";
+import { flowWaitReason } from "../../src/core/run-waits";
 import { acquirePermits, flowKeyGate, releasePermits, tenantGate } from "../../src/gate/client";
 import { logEvent } from "../../src/log";
 import { RUNNING_LEASE_GRACE_MS } from "./execution";
+import { recordWaitingHistory } from "./history-store";
 import { type ShardJobRow, specOf } from "./job-store";
 import { getRuns, type RunRow } from "./run-store";
 import { tenantGateLimits } from "./tenant-gates";
@@ -156,7 +158,7 @@ async function askGates(
       granted.set(group.gate, result.granted);
       const waiting = group.runs.filter((run) => !grantedIds.has(run.run_id));
       for (const run of waiting) refused.add(run.run_id);
-      deferRuns(sql, waiting, group, result.retryAtMs ?? nowMs + 1);
+      deferRuns(sql, waiting, group, result.retryAtMs ?? nowMs + 1, nowMs);
     }),
   );
   return granted;
@@ -173,22 +175,43 @@ function permitLeaseMs(admission: FlowAdmission, jobs: Map<string, ShardJobRow |
  * Moves refused runs to their next ask, noting the gate they wait on (so the gate can wake them).
  * Under a rate, the k-th waiting run asks one period later per `rate` runs ahead of it: a long
  * wait list comes back a window at a time instead of all at once on every tick (the gate still
- * decides; this only saves asking).
+ * decides; this only saves asking). A run that starts waiting on this gate gets the wait in its
+ * history (once, not per ask), and how long the gate holds it past its fire time (its lateness
+ * split, src/core/run-waits.ts).
  */
-function deferRuns(sql: SqlStorage, runs: readonly RunRow[], group: GateGroup, retryAtMs: number): void {
+function deferRuns(
+  sql: SqlStorage,
+  runs: readonly RunRow[],
+  group: GateGroup,
+  retryAtMs: number,
+  nowMs: number,
+): void {
   const { limits } = group;
+  const reason = flowWaitReason(group.tenantId === null ? null : group.key, limits);
+  const heldBy = group.tenantId === null ? "tenant_limits" : "flow_control";
   runs.forEach((run, index) => {
     const windowsAhead = limits.rate === null ? 0 : Math.floor(index / limits.rate);
     const dueAtMs = retryAtMs + windowsAhead * limits.periodMs;
     run.due_at_ms = dueAtMs;
-    sql.exec(
-      "UPDATE runs SET due_at_ms = ?, flow_gate = ? WHERE run_id = ? AND state = 'SCHEDULED'",
-      dueAtMs,
-      group.gate,
-      run.run_id,
-    );
+    sql.exec(DEFER_SQL, dueAtMs, group.gate, run.run_id, reason, heldBy, nowMs);
   });
+  recordWaitingHistory(
+    sql,
+    runs.map((run) => run.run_id),
+    nowMs,
+  );
 }
+
+/** One refused run: its next ask, its gate, its hold; a first wait on the gate is a history event. */
+const DEFER_SQL = `UPDATE runs SET due_at_ms = ?1, flow_gate = ?2,
+    held_ms = CASE WHEN lateness_ms IS NULL THEN MAX(COALESCE(held_ms, 0), ?1 - fire_at_ms) ELSE held_ms END,
+    held_by = CASE WHEN lateness_ms IS NULL AND ?1 - fire_at_ms > COALESCE(held_ms, 0) THEN ?5 ELSE held_by END,
+    events_json = CASE WHEN flow_gate IS ?2 THEN events_json ELSE
+      substr(events_json, 1, length(events_json) - 1) || CASE WHEN length(events_json) > 2 THEN ',' ELSE '' END
+        || json_object('state', state, 'at_ms', ?6, 'reason', ?4, 'attempt', attempt) || ']' END,
+    dirty = CASE WHEN flow_gate IS ?2 THEN dirty ELSE 1 END,
+    rev = rev + 1
+  WHERE run_id = ?3 AND state = 'SCHEDULED'`;
 
 async function returnUnused(
   env: Env,

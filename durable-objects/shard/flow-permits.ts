@@ -114,12 +114,14 @@ export async function renewHeld(
 /** The gate has permits again: up to `count` of the runs waiting on it ask at the next tick. */
 export function pullForwardWaiting(sql: SqlStorage, gate: string, count: number, nowMs: number): number {
   return sql.exec(
-    `UPDATE runs SET due_at_ms = ? WHERE run_id IN (
-       SELECT run_id FROM runs WHERE flow_gate = ? AND state = 'SCHEDULED' AND due_at_ms > ?
-       ORDER BY due_at_ms LIMIT ?)`,
+    // The hold ends now, sooner than its planned ask: the run's lateness split counts it so.
+    `UPDATE runs SET due_at_ms = ?1,
+       held_ms = CASE WHEN lateness_ms IS NULL THEN MAX(0, ?1 - fire_at_ms) ELSE held_ms END
+     WHERE run_id IN (
+       SELECT run_id FROM runs WHERE flow_gate = ?2 AND state = 'SCHEDULED' AND due_at_ms > ?1
+       ORDER BY due_at_ms LIMIT ?3)`,
     nowMs,
     gate,
-    nowMs,
     count,
   ).rowsWritten;
 }

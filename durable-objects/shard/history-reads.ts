@@ -2,6 +2,7 @@
 // a tenant's runs (the Worker merges the shards' pages), and the aggregates behind the stats.
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
 import { sqlInList, UNCLAIMED_STATES } from "../../src/core/run-state";
+import { latenessSplit } from "../../src/core/run-waits";
 import type {
   FiredSinceQuery,
   HistoryCursor,
@@ -9,6 +10,7 @@ import type {
   HistoryStats,
   HistoryStatsQuery,
   JobHistoryQuery,
+  LatenessSample,
   TenantHistoryQuery,
 } from "../../src/shard/history-protocol";
 import { runIdFor } from "./run-store";
@@ -99,8 +101,31 @@ export function tenantHistory(sql: SqlStorage, shard: number, query: TenantHisto
     .map((row) => recordOf(row, shard));
 }
 
+/** A fire the shard recorded as a misfire (its first reason says so). */
+const MISFIRE_SQL = `(json_extract(events_json, '$[0].reason') LIKE 'misfire%')`;
 /** Late on purpose: a backfill or catch-up run, or a fire the shard recorded as a misfire. */
-const DELIBERATE_SQL = `(kind IN ('backfill', 'catch_up') OR json_extract(events_json, '$[0].reason') LIKE 'misfire%')`;
+const DELIBERATE_SQL = `(kind IN ('backfill', 'catch_up') OR ${MISFIRE_SQL})`;
+
+type LatenessRow = {
+  createdAtMs: number;
+  latenessMs: number;
+  deliberate: number;
+  misfire: number;
+  kind: string;
+  heldMs: number | null;
+  heldBy: string | null;
+  scheduledAtMs: number;
+};
+
+function latenessSample(row: LatenessRow): LatenessSample {
+  const split = latenessSplit({ ...row, misfire: row.misfire === 1 });
+  return {
+    createdAtMs: row.createdAtMs,
+    latenessMs: row.latenessMs,
+    deliberate: row.deliberate === 1,
+    ...split,
+  };
+}
 
 export function historyStats(sql: SqlStorage, query: HistoryStatsQuery): HistoryStats {
   const tenant = query.tenantId === null ? "" : "tenant_id = ? AND";
@@ -120,8 +145,9 @@ export function historyStats(sql: SqlStorage, query: HistoryStatsQuery): History
     )
     .toArray();
   const lateness = sql
-    .exec<{ createdAtMs: number; latenessMs: number; deliberate: number }>(
-      `SELECT created_at_ms AS createdAtMs, lateness_ms AS latenessMs, ${DELIBERATE_SQL} AS deliberate
+    .exec<LatenessRow>(
+      `SELECT created_at_ms AS createdAtMs, lateness_ms AS latenessMs, ${DELIBERATE_SQL} AS deliberate,
+         ${MISFIRE_SQL} AS misfire, kind, held_ms AS heldMs, held_by AS heldBy, scheduled_at_ms AS scheduledAtMs
        FROM run_history WHERE ${tenant} created_at_ms >= ? AND lateness_ms IS NOT NULL
        ORDER BY created_at_ms DESC LIMIT ?`,
       ...tenantValues,
@@ -129,7 +155,7 @@ export function historyStats(sql: SqlStorage, query: HistoryStatsQuery): History
       query.latenessLimit,
     )
     .toArray()
-    .map((row) => ({ ...row, deliberate: row.deliberate === 1 }));
+    .map(latenessSample);
   return { byState, minutes, lateness };
 }
 

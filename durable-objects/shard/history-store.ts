@@ -25,6 +25,8 @@ const HISTORY_COLUMNS = [
   "accepted_at_ms",
   "heartbeat_at_ms",
   "result_json",
+  "held_ms",
+  "held_by",
 ] as const;
 
 const KEY_COLUMNS = new Set<string>(["job_id", "scheduled_at_ms", "tenant_id", "kind", "created_at_ms"]);
@@ -47,6 +49,30 @@ WHERE excluded.updated_at_ms >= run_history.updated_at_ms`;
 export function recordHistory(sql: SqlStorage, runIds: readonly string[]): number {
   if (runIds.length === 0) return 0;
   return sql.exec(COPY_RUNS_SQL, JSON.stringify(runIds)).rowsWritten;
+}
+
+/**
+ * A run that starts waiting in the wheel (SCHEDULED, a flow gate refused it) is written at once,
+ * so its history shows why it waits: the flush writes a SCHEDULED run only when it moves on. A
+ * run whose instant is still to come (sent ahead, ./ahead.ts) stays unwritten until it is due.
+ */
+export function recordWaitingHistory(sql: SqlStorage, runIds: readonly string[], nowMs: number): void {
+  if (runIds.length === 0) return;
+  const waiting = sql
+    .exec<{ run_id: string }>(
+      `SELECT run_id FROM runs WHERE run_id IN (SELECT value FROM json_each(?))
+       AND dirty = 1 AND state = 'SCHEDULED' AND fire_at_ms <= ?`,
+      JSON.stringify(runIds),
+      nowMs,
+    )
+    .toArray()
+    .map((row) => row.run_id);
+  if (waiting.length === 0) return;
+  recordHistory(sql, waiting);
+  sql.exec(
+    "UPDATE runs SET dirty = 0 WHERE run_id IN (SELECT value FROM json_each(?))",
+    JSON.stringify(waiting),
+  );
 }
 
 const IMPORT_SQL = `

@@ -2,7 +2,9 @@
 // (preserveAspectRatio="none") while every number and label is real HTML text, so charts stay
 // legible at 390 px and screen readers get the same figures.
 
+import type { LatenessSummary } from "../api/run-stats";
 import type { PercentileSummary } from "../core/percentiles";
+import { HOLD_CAUSES, type HoldCause } from "../core/run-waits";
 import { formatMs, formatUtcMinute } from "./format";
 import type { Stats } from "./types";
 
@@ -127,13 +129,6 @@ export function BarList({
   );
 }
 
-export interface LatenessByCause {
-  /** Runs that were due and fired: any lateness is ours. */
-  own: PercentileSummary;
-  /** Backfills, catch-ups and misfires (after downtime past the grace, or on resume): late by request. */
-  deliberate: PercentileSummary;
-}
-
 function percentileRows(summary: PercentileSummary, prefix: string) {
   return [
     { label: `${prefix}p50`, value: summary.p50, tone: "good" },
@@ -142,31 +137,54 @@ function percentileRows(summary: PercentileSummary, prefix: string) {
   ];
 }
 
+const runCount = (count: number) => `${count} run${count === 1 ? "" : "s"}`;
+
+/** What each policy's part is called on the overview. */
+const POLICY_LABELS: Record<HoldCause, string> = {
+  overlap: "overlap buffer",
+  flow_control: "flow control key",
+  tenant_limits: "tenant limits",
+  backfill: "backfill",
+  catch_up: "catch-up",
+  misfire: "misfire (late fire, resume)",
+};
+
 /**
- * Our own lateness (runs that were due and fired) beside deliberate late fires (backfills,
- * misfire catch-up, a paused job's missed instants fired on resume): the second says nothing
- * about how well we keep time, so it is never mixed into the first.
+ * The scheduler's own lateness (from when each run could go out to its claim) beside what the jobs
+ * asked for (overlap buffers, flow control, tenant limits, backfills, catch-up and misfire fires):
+ * the second says nothing about how well we keep time, so it is never mixed into the first.
  */
-export function LatenessChart({ lateness }: { lateness: LatenessByCause }) {
+export function LatenessChart({ lateness }: { lateness: LatenessSummary }) {
+  const causes = HOLD_CAUSES.filter((cause) => lateness.byPolicy[cause] !== undefined);
   return (
     <div class="lateness-split">
       <div data-lateness="own">
-        <h3>Ours: due runs ({lateness.own.count})</h3>
+        <h3>The scheduler's own ({runCount(lateness.scheduler.count)})</h3>
         <BarList
           id="lateness"
-          title={`Lateness percentiles over ${lateness.own.count} due runs`}
+          title={`The scheduler's part of the lateness of ${lateness.scheduler.count} runs`}
           format={formatMs}
-          rows={percentileRows(lateness.own, "")}
+          rows={percentileRows(lateness.scheduler, "")}
         />
       </div>
       <div data-lateness="deliberate">
-        <h3>Late on purpose ({lateness.deliberate.count})</h3>
+        <h3>Asked for by the jobs ({runCount(lateness.policy.count)})</h3>
         <BarList
           id="lateness-deliberate"
-          title={`Lateness percentiles over ${lateness.deliberate.count} deliberately late runs`}
+          title={`The jobs' own waits over ${lateness.policy.count} runs`}
           format={formatMs}
-          rows={percentileRows(lateness.deliberate, "")}
+          rows={percentileRows(lateness.policy, "")}
         />
+        <ul class="policy-causes" data-chart="lateness-causes">
+          {causes.map((cause) => {
+            const summary = lateness.byPolicy[cause];
+            return (
+              <li data-cause={cause}>
+                {POLICY_LABELS[cause]}: {runCount(summary?.count ?? 0)}, p99 {formatMs(summary?.p99 ?? null)}
+              </li>
+            );
+          })}
+        </ul>
       </div>
     </div>
   );

@@ -103,6 +103,10 @@ export interface Run {
   target_status: number | null;
   error: string | null;
   lateness_ms: number | null;
+  /** lateness_ms split: the scheduler's own part, and what the job asked for (and which policy). */
+  lateness?: { scheduler_ms: number; policy_ms: number; policy: string | null } | null;
+  /** Why a run that has not gone out waits. */
+  waiting?: { cause: string; reason: string; since: string | null } | null;
   duration_ms: number | null;
   next_attempt_at: string | null;
   events?: RunEvent[];

@@ -8,6 +8,7 @@ import { calendarCreateSchema, calendarReplaceSchema, exclusionSetSchema } from 
 import { FLOW_KEY_MESSAGE, FLOW_KEY_PATTERN } from "../core/flow-control";
 import { jobCalendarsSchema, jobCreateSchema, scheduleSchema, schedulesSchema } from "../core/job-spec";
 import { JOB_STATUSES, RUN_STATES } from "../core/run-state";
+import { HOLD_CAUSES, WAIT_CAUSES } from "../core/run-waits";
 import { tenantLimitsPutSchema as tenantLimitsPut } from "../core/tenant-limits";
 
 export { MAX_BACKFILL_INSTANTS } from "../core/backfill";
@@ -250,6 +251,24 @@ export const runSchema = z.object({
   target_status: z.number().int().nullable(),
   error: z.string().nullable(),
   lateness_ms: z.number().int().nullable(),
+  lateness: z
+    .object({
+      scheduler_ms: z.number().int(),
+      policy_ms: z.number().int(),
+      policy: z.enum(HOLD_CAUSES).nullable(),
+    })
+    .nullable()
+    .meta({
+      description:
+        "lateness_ms split: the scheduler's own part (from when the run could go out to its claim) and what its job asked for (policy: overlap, flow_control, tenant_limits, backfill, catch_up, misfire); null before the claim",
+    }),
+  waiting: z
+    .object({ cause: z.enum(WAIT_CAUSES), reason: z.string(), since: nullableTime })
+    .nullable()
+    .meta({
+      description:
+        "Why a run that has not gone out waits (cause: instant, overlap, flow_control, tenant_limits, tenant_share, retry_backoff, dispatch), in words and since when; null once it went out",
+    }),
   duration_ms: z.number().int().nullable(),
   next_attempt_at: nullableTime,
   events: z.array(runEventSchema),
@@ -303,16 +322,35 @@ export const alertSchema = z.object({
   }),
 });
 
+const percentiles = z.object({
+  p50: z.number().nullable(),
+  p90: z.number().nullable(),
+  p99: z.number().nullable(),
+  count,
+});
+
 export const statsSchema = z.object({
   jobs_by_status: z.partialRecord(jobStatusSchema, count),
   runs_by_state: z.partialRecord(runStateSchema, count),
   per_minute: z.array(z.object({ minute: time, triggers: count, failures: count })),
-  lateness_ms: z.object({
-    p50: z.number().nullable(),
-    p90: z.number().nullable(),
-    p99: z.number().nullable(),
-    count,
+  lateness_ms: percentiles.meta({
+    description: "From each run's fire time to its claim: the scheduler's part and its job's together",
   }),
+  scheduler_lateness_ms: percentiles.meta({
+    description:
+      "The scheduler's own part of each run's lateness: from when the run could go out (its fire time, or the end of what its job asked for) to its claim",
+  }),
+  policy_wait_ms: percentiles
+    .extend({
+      by_cause: z.partialRecord(z.enum(HOLD_CAUSES), percentiles).meta({
+        description:
+          "overlap (buffer_one/buffer_all), flow_control (the job's key), tenant_limits, backfill, catch_up, misfire",
+      }),
+    })
+    .meta({
+      description:
+        "What the jobs asked for, over the runs it made late: an overlap buffer, flow control or tenant limits holding the run, or a backfill, catch-up or misfire fired late on purpose",
+    }),
 });
 
 export const batchResultSchema = z.object({

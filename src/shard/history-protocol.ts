@@ -1,6 +1,7 @@
 // Run history as the shards serve it (durable-objects/shard/history-store.ts): plain data that
 // crosses the RPC boundary. Every run's history lives in the shard that owns the run.
 import type { RunState } from "../core/run-state";
+import type { HoldCause } from "../core/run-waits";
 
 /** One run as its history records it: the columns the API's run resource is built from. */
 export interface HistoryRecord {
@@ -27,6 +28,9 @@ export interface HistoryRecord {
   accepted_at_ms: number | null;
   heartbeat_at_ms: number | null;
   result_json: string | null;
+  /** How long past its fire time its job's overlap buffer or a flow gate held it, and which. */
+  held_ms: number | null;
+  held_by: string | null;
 }
 
 /** Rows strictly after `(ms, id)` in a list ordered by that time DESC, then id DESC. */
@@ -66,6 +70,10 @@ export interface LatenessSample {
   latenessMs: number;
   /** Late on purpose (backfill, catch-up, a recorded misfire), not the scheduler's own lateness. */
   deliberate: boolean;
+  /** The lateness split (src/core/run-waits.ts): the scheduler's own, and what the job asked for. */
+  schedulerMs: number;
+  policyMs: number;
+  policy: HoldCause | null;
 }
 
 export interface HistoryStats {

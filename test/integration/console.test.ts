@@ -449,14 +449,21 @@ describe("console run history, job names and dead-letter detail", () => {
 
   it("counts catch-up and resume fires apart from the scheduler's own lateness", async () => {
     const res = await client.get("/console");
-    const own = /<div data-lateness="own"><h3>[^<]*\((\d+)\)<\/h3>/.exec(res.text);
-    const deliberate = /<div data-lateness="deliberate"><h3>[^<]*\((\d+)\)<\/h3>([\s\S]*?)<\/ul>/.exec(
+    const own = /<div data-lateness="own"><h3>[^<]*\((\d+) runs?\)<\/h3>([\s\S]*?)<\/ul>/.exec(res.text);
+    const deliberate = /<div data-lateness="deliberate"><h3>[^<]*\((\d+) runs?\)<\/h3>([\s\S]*?)<\/ul>/.exec(
       res.text,
     );
-    // The dead-lettered run (40 ms) and the due run (30 ms) are ours; the catch-up and resume are not.
-    expect(Number(own?.[1])).toBe(2);
+    // Every run has a part that is ours: the dead-lettered run's 40 ms and the due run's 30 ms are
+    // all ours; the catch-up and the resume were created late on purpose, so none of theirs is.
+    expect(Number(own?.[1])).toBe(4);
+    expect(own?.[2]).toContain("40 ms");
+    expect(own?.[2]).not.toContain(" s<");
     expect(Number(deliberate?.[1])).toBe(2);
     expect(deliberate?.[2]).toContain("7200.00 s");
+    expect(res.text).toMatch(/<li data-cause="catch_up">catch-up: 1 run, p99 3600.00 s<\/li>/);
+    expect(res.text).toMatch(
+      /<li data-cause="misfire">misfire \(late fire, resume\): 1 run, p99 7200.00 s<\/li>/,
+    );
   });
 });
 

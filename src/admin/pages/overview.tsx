@@ -1,4 +1,5 @@
-import { BarList, type LatenessByCause, LatenessChart, PerMinuteChart } from "../charts";
+import type { LatenessSummary } from "../../api/run-stats";
+import { BarList, LatenessChart, PerMinuteChart } from "../charts";
 import { Badge, Empty, JobRef, ProblemBox, RunLink, TableWrap } from "../components";
 
 import { BASE } from "../env";
@@ -37,7 +38,7 @@ function countRows(
 
 export function OverviewPage(props: {
   stats: Stats | Problem;
-  lateness: LatenessByCause;
+  lateness: LatenessSummary;
   failures: Run[];
   alerts: Alert[];
   jobNames: ReadonlyMap<string, string>;
@@ -74,8 +75,10 @@ export function OverviewPage(props: {
           <section class="card wide" aria-labelledby="lateness">
             <h2 id="lateness">Lateness percentiles, last hour</h2>
             <p class="muted">
-              From scheduled instant to dispatch. Late on purpose (backfills, misfire catch-up, the instants a
-              paused job missed, fired on resume) is counted apart from our own.
+              From scheduled instant to dispatch, split: the scheduler's own part runs from when a run could
+              go out (its instant, or the end of what its job asked for) to its dispatch; the jobs' own waits
+              (overlap buffers, flow control, tenant limits, backfills, catch-up, the instants a paused job
+              missed, fired on resume) are counted apart.
             </p>
             <LatenessChart lateness={props.lateness} />
           </section>

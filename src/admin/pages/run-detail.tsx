@@ -2,6 +2,7 @@
 import { ActionForm, Badge, JobRef } from "../components";
 import { BASE } from "../env";
 import { formatMs, Time } from "../format";
+import { LatenessCell } from "../run-waits";
 import type { Run, RunEvent } from "../types";
 
 const RETRYABLE = new Set(["FAILED", "DEAD_LETTERED"]);
@@ -79,8 +80,24 @@ export function RunDetailPage({
               </dd>
             </>
           ) : null}
+          {run.waiting ? (
+            <>
+              <dt>Waiting for</dt>
+              <dd data-waiting={run.waiting.cause}>
+                {run.waiting.reason}
+                {run.waiting.since ? (
+                  <>
+                    {" "}
+                    (since <Time iso={run.waiting.since} />)
+                  </>
+                ) : null}
+              </dd>
+            </>
+          ) : null}
           <dt>Lateness</dt>
-          <dd>{formatMs(run.lateness_ms)}</dd>
+          <dd>
+            <LatenessCell run={run} />
+          </dd>
           <dt>Duration</dt>
           <dd>{formatMs(run.duration_ms)}</dd>
           <dt>Target status</dt>

@@ -10,7 +10,8 @@ import {
   TableWrap,
 } from "../components";
 import { BASE } from "../env";
-import { formatMs, Time } from "../format";
+import { Time } from "../format";
+import { LatenessCell, WaitingNote } from "../run-waits";
 import { type Problem, RUN_STATES, type Run } from "../types";
 
 const RETRYABLE = new Set(["FAILED", "DEAD_LETTERED"]);
@@ -62,6 +63,7 @@ export function RunsTable({
               <td>
                 <Badge value={run.state} />
                 {run.state === "RUNNING" && run.accepted_at ? <div class="muted">awaiting target</div> : null}
+                <WaitingNote run={run} />
                 {run.next_attempt_at ? (
                   <div class="muted">
                     next attempt <Time iso={run.next_attempt_at} />
@@ -71,7 +73,9 @@ export function RunsTable({
               <td>
                 {run.attempt}/{run.max_attempts}
               </td>
-              <td>{formatMs(run.lateness_ms)}</td>
+              <td>
+                <LatenessCell run={run} />
+              </td>
               <td>{run.target_status ?? "—"}</td>
               <td class="error-text">{run.error ?? "—"}</td>
               <td>

@@ -1,11 +1,9 @@
 // What the console reads beside the API: job names for the ids on a page. Scoped to the tenant
 // the session acts as, exactly as the API scopes the list it decorates.
 
-import { runStats } from "../../api/run-stats";
-import { summarizePercentiles } from "../../core/percentiles";
+import { type LatenessSummary, runStats, summarizeLateness } from "../../api/run-stats";
 import { jobStores } from "../../db/databases";
 import { jobNamesByIds } from "../../db/job-lookups";
-import type { LatenessByCause } from "../charts";
 import type { ConsoleContext } from "../env";
 
 /** The tenant whose data the session sees: its own, or the one the admin switched to (else null). */
@@ -26,7 +24,6 @@ export async function jobNamesFor(
 }
 
 /** The overview's lateness, over the same window and sample as the API's stats. */
-export async function latenessByCause(c: ConsoleContext, nowMs: number): Promise<LatenessByCause> {
-  const { ownLatenessMs, deliberateLatenessMs } = await runStats(c.env, sessionTenant(c), nowMs);
-  return { own: summarizePercentiles(ownLatenessMs), deliberate: summarizePercentiles(deliberateLatenessMs) };
+export async function latenessByCause(c: ConsoleContext, nowMs: number): Promise<LatenessSummary> {
+  return summarizeLateness((await runStats(c.env, sessionTenant(c), nowMs)).lateness);
 }

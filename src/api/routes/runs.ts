@@ -32,7 +32,7 @@ function runNotFound(id?: string): EdgecronError {
 
 function runsPage(rows: HistoryRecord[], limit: number, sortKey: (row: HistoryRecord) => number) {
   const { page, nextCursor } = pageOf(rows, limit, (row) => encodeCursor([sortKey(row), row.id]));
-  return { data: page.map(runResource), next_cursor: nextCursor };
+  return { data: page.map((row) => runResource(row)), next_cursor: nextCursor };
 }
 
 export const runs = apiRouter();

@@ -1,11 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
-import { summarizePercentiles } from "../../core/percentiles";
 import { jobStores } from "../../db/databases";
 import { jobsByStatus } from "../../db/job-lookups";
 import { tenantScope } from "../middleware/auth";
 import { statsSchema } from "../openapi/components";
 import { apiRouter, defineRoute, json, problems, TENANT_ERRORS, tenantHeaders } from "../openapi/define";
-import { runStats } from "../run-stats";
+import { type LatenessSummary, runStats, summarizeLateness } from "../run-stats";
 import { callShard } from "../shard-calls";
 
 export const stats = apiRouter();
@@ -42,7 +41,16 @@ defineRoute(
       jobs_by_status: jobs,
       runs_by_state: runs.runsByState,
       per_minute: runs.perMinute,
-      lateness_ms: summarizePercentiles([...runs.ownLatenessMs, ...runs.deliberateLatenessMs]),
+      ...latenessFields(summarizeLateness(runs.lateness)),
     });
   },
 );
+
+/** The stats' lateness: whole (as before), the scheduler's own part, and what the jobs asked for. */
+function latenessFields(summary: LatenessSummary) {
+  return {
+    lateness_ms: summary.whole,
+    scheduler_lateness_ms: summary.scheduler,
+    policy_wait_ms: { ...summary.policy, by_cause: summary.byPolicy },
+  };
+}
