@@ -54,6 +54,9 @@ export async function callApi<T>(
   headers.set("accept", "application/json");
   if (options.token) headers.set("authorization", `Bearer ${options.token}`);
   if (tenant) headers.set("edgecron-tenant", tenant);
+  // Sign-in checks a token through the API: its failures count against the visitor's address.
+  const address = c.req.header("cf-connecting-ip");
+  if (address) headers.set("cf-connecting-ip", address);
   if (options.body !== undefined) headers.set("content-type", "application/json");
   const request = new Request(new URL(path, c.req.url), {
     method,

@@ -62,6 +62,10 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, description: "Send the body as application/json" },
   // Same Idempotency-Key, different request body (draft-ietf-httpapi-idempotency-key-header: 422).
   idempotency_conflict: { status: 422, description: "The Idempotency-Key was used with another body" },
+  auth_throttled: {
+    status: 429,
+    description: "Too many failed authentications from this address or key prefix; retry after `Retry-After`",
+  },
   tenant_limit_exceeded: {
     status: 429,
     description: "Over a tenant limit (`errors[]` names it); retry after `Retry-After` seconds",

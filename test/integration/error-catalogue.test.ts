@@ -22,6 +22,8 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   already_redriven: "a dead letter run again: test/integration/api-history.test.ts, console-alerts.test.ts",
   not_created_by_original_request:
     "a per-item result of a batch replay, never a route's answer (src/api/routes/job-batch.ts); not provoked by any test yet",
+  auth_throttled:
+    "20 failed authentications from one address or key prefix: test/integration/auth-throttle.test.ts",
   tenant_limit_exceeded: "a tenant over its limits: test/integration/tenant-limits.test.ts",
 };
 

@@ -4,6 +4,7 @@ import { findTenant } from "../../db/tenants";
 import { secretsEqual, sha256Hex } from "../crypto";
 import { EdgecronError } from "../problem";
 import type { AppEnv, Caller } from "../types";
+import { authThrottled, clientAddressOf, isAddressThrottled, recordAuthFailure } from "./auth-throttle";
 import { inProcessCallerOf } from "./in-process-caller";
 
 const API_KEY = /^ek_[0-9a-f]{64}$/;
@@ -19,18 +20,31 @@ function bearerToken(header: string | undefined): string | null {
 
 /**
  * Resolves the caller from the bearer token. Fails closed: with no admin secret configured every
- * request is refused, tenant keys included (the deployment is not set up).
+ * request is refused, tenant keys included (the deployment is not set up). Failures are counted
+ * and throttled (./auth-throttle.ts); a missing token is not a guess and is not counted.
  */
-async function resolveCaller(env: Env, token: string | null): Promise<Caller> {
+async function resolveCaller(env: Env, token: string | null, address: string | null): Promise<Caller> {
   const adminToken = env.EDGECRON_ADMIN_TOKEN;
   if (typeof adminToken !== "string" || adminToken === "") {
     throw unauthorized("The API is not configured: set the EDGECRON_ADMIN_TOKEN secret");
   }
   if (token === null) throw unauthorized();
-  const tenantCaller = API_KEY.test(token) ? await callerOfApiKey(env.DB, token) : null;
-  if (tenantCaller !== null) return tenantCaller;
-  if (await secretsEqual(token, adminToken)) return { role: "admin", tenantId: null, keyId: null };
-  throw unauthorized();
+  const nowMs = Date.now();
+  const isApiKey = API_KEY.test(token);
+  if (!isApiKey && isAddressThrottled(address, nowMs)) throw authThrottled();
+  const keyPrefix = isApiKey ? token.slice(0, 11) : null;
+  let failure: EdgecronError;
+  try {
+    const tenantCaller = isApiKey ? await callerOfApiKey(env.DB, token) : null;
+    if (tenantCaller !== null) return tenantCaller;
+    if (await secretsEqual(token, adminToken)) return { role: "admin", tenantId: null, keyId: null };
+    failure = unauthorized();
+  } catch (error) {
+    if (!(error instanceof EdgecronError) || error.code !== "unauthorized") throw error;
+    failure = error;
+  }
+  if (await recordAuthFailure(env.AUTH_FAILURES, { address, keyPrefix }, nowMs)) throw authThrottled();
+  throw failure;
 }
 
 /** Looks the key up by its SHA-256, then compares the hashes in constant time. Null when unknown. */
@@ -44,7 +58,8 @@ async function callerOfApiKey(db: D1Database, token: string): Promise<Caller | n
 
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const caller =
-    inProcessCallerOf(c.req.raw) ?? (await resolveCaller(c.env, bearerToken(c.req.header("authorization"))));
+    inProcessCallerOf(c.req.raw) ??
+    (await resolveCaller(c.env, bearerToken(c.req.header("authorization")), clientAddressOf(c.req.raw)));
   c.set("caller", caller);
   await next();
 });

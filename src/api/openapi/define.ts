@@ -52,7 +52,11 @@ export const jsonBody = <S extends z.ZodType>(schema: S) => ({
 });
 
 /** Codes every authenticated route can answer, and those of routes that read a body. */
-export const AUTH_ERRORS = ["unauthorized", "internal_error"] as const satisfies ErrorCode[];
+export const AUTH_ERRORS = [
+  "unauthorized",
+  "auth_throttled",
+  "internal_error",
+] as const satisfies ErrorCode[];
 export const TENANT_ERRORS = [...AUTH_ERRORS, "tenant_required", "tenant_not_found"] as const;
 export const ADMIN_ERRORS = [...AUTH_ERRORS, "forbidden"] as const;
 export const BODY_ERRORS = [
