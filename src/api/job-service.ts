@@ -7,7 +7,7 @@ import {
   validJobFields,
   validTargetUrl,
 } from "../core/job-spec";
-import { jobSpecIssues, normalizeJobSpec } from "../core/normalize";
+import { jobSpecIssues, normalizeJobSpec, scheduleElementIssues } from "../core/normalize";
 import { previewFireTimes, previewUnionFireTimes } from "../core/preview";
 import type { SearchAllowance } from "../core/schedule-check";
 import { schedulesOf } from "../core/schedule-set";
@@ -87,6 +87,10 @@ export function checkJobInput(
     return { ok: false, errors: prefixed(normalized.issues, prefix) };
   }
   errors.push(...prefixed(jobSpecIssues(fields, nowMs, options), prefix));
+  if (fields.schedules === undefined && typeof input === "object" && input !== null) {
+    const raw = (input as Record<string, unknown>).schedules;
+    errors.push(...prefixed(scheduleElementIssues(raw, fields.misfire, nowMs, options), prefix));
+  }
   return { ok: false, errors };
 }
 

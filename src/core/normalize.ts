@@ -1,7 +1,7 @@
 import { durationMs } from "./duration";
 import type { ExclusionSet } from "./exclusions";
 import { fireWindowIssue } from "./fire-window";
-import type { JobSpec, Schedule } from "./job-spec";
+import { type JobSpec, type Schedule, scheduleSchema } from "./job-spec";
 import { checkedFireTimes, type SearchAllowance, type SpecIssue } from "./schedule-check";
 import { exclusionIssues, scheduleChoiceIssues } from "./schedule-set-check";
 
@@ -109,6 +109,27 @@ function scheduleIssues(
     issues.push(...reach.issues.map((issue) => ({ ...issue, path: issue.path.replace(/^schedule/, path) })));
   }
   return issues;
+}
+
+/**
+ * The reach checks (can never fire, too costly) of each element of a `schedules` list that is
+ * valid on its own, for a body whose list as a whole did not parse: otherwise one spec's syntax
+ * error would hide that another can never fire, and the caller would fix one at a time.
+ *
+ * @example scheduleElementIssues([{ type: "cron", expr: "0 0 30 2 *" }, gapOnlyCron], misfire, now)
+ * // [{ path: "schedules.1.expr", message: "expression can never fire in Europe/London: ..." }]
+ */
+export function scheduleElementIssues(
+  rawSchedules: unknown,
+  misfire: JobSpec["misfire"] | undefined,
+  nowMs: number,
+  options: NormalizeOptions = {},
+): SpecIssue[] {
+  if (!Array.isArray(rawSchedules)) return [];
+  return rawSchedules.flatMap((raw, index) => {
+    const parsed = scheduleSchema.safeParse(raw);
+    return parsed.success ? scheduleIssues(parsed.data, `schedules.${index}`, misfire, nowMs, options) : [];
+  });
 }
 
 /**

@@ -111,31 +111,35 @@ const jsonOf = (body: Json | undefined) => (body === undefined ? undefined : JSO
 
 /** Missing and malformed credentials, on every route, with a body the route would accept. */
 function authCases(f: Fixtures, all: Route[], random: () => number): BadRequest[] {
-  const junk = Array.from({ length: 64 }, () => "0123456789abcdef"[Math.floor(random() * 16)]).join("");
-  const authorizations: [string, string | null][] = [
-    ["no header", null],
-    ["bare Bearer", "Bearer"],
-    ["Basic", "Basic x"],
-    ["wrong admin token", bearer(`${f.adminToken}x`)],
-    ["made-up key", bearer(`ek_${junk}`)],
-    ["whitespace inside the token", bearer(`${f.key.slice(0, 20)} ${f.key.slice(20)}`)],
-    ["tab separator", `Bearer\t${f.key}`],
-    ["revoked key", bearer(f.revokedKey)],
-    ["two tokens", `${bearer(f.key)}, ${bearer(f.key)}`],
-    ["10 KB token", bearer(`ek_${"a".repeat(10 * 1024)}`)],
-    ["lowercase scheme, made-up key", `bearer ek_${junk.split("").reverse().join("")}`],
-    ["key without its prefix", bearer(f.key.slice(3))],
-  ];
-  return all.flatMap((route) =>
-    authorizations.map(([label, authorization]) => ({
+  // A made-up key per route: one key guessed on every route would fill its prefix's failure count
+  // (failed authentication is throttled: test/integration/auth-throttle.test.ts).
+  const madeUpKey = () =>
+    Array.from({ length: 64 }, () => "0123456789abcdef"[Math.floor(random() * 16)]).join("");
+  return all.flatMap((route) => {
+    const junk = madeUpKey();
+    const authorizations: [string, string | null][] = [
+      ["no header", null],
+      ["bare Bearer", "Bearer"],
+      ["Basic", "Basic x"],
+      ["wrong admin token", bearer(`${f.adminToken}x`)],
+      ["made-up key", bearer(`ek_${junk}`)],
+      ["whitespace inside the token", bearer(`${f.key.slice(0, 20)} ${f.key.slice(20)}`)],
+      ["tab separator", `Bearer\t${f.key}`],
+      ["revoked key", bearer(f.revokedKey)],
+      ["two tokens", `${bearer(f.key)}, ${bearer(f.key)}`],
+      ["10 KB token", bearer(`ek_${"a".repeat(10 * 1024)}`)],
+      ["lowercase scheme, made-up key", `bearer ek_${madeUpKey()}`],
+      ["key without its prefix", bearer(f.key.slice(3))],
+    ];
+    return authorizations.map(([label, authorization]) => ({
       label: `${route.method} ${route.template}: ${label}`,
       method: route.method,
       path: pathOf(route),
       authorization,
       body: jsonOf(route.body),
       expectStatus: 401,
-    })),
-  );
+    }));
+  });
 }
 
 /** The wrong role or tenant: a key on admin routes, the admin without (or with a bad) tenant. */

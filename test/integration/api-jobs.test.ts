@@ -707,6 +707,31 @@ describe("schedules that can never fire, or cost too much to evaluate", () => {
     expect(await jobCount(t.tenantId)).toBe(0);
   });
 
+  it("names each spec of schedules that can never fire, whichever check refuses it", async () => {
+    const t = await createTenantWithKey();
+    // One is refused by its syntax (no date matches), one only by the reach search (DST gap), and
+    // the one between them fires: the answer names both refused ones and nothing else.
+    const schedules = [
+      { ...gapOnly, expr: "0 0 30 2 *" },
+      { type: "cron", expr: "0 9 * * *", timezone: "UTC" },
+      gapOnly,
+      { ...gapOnly, expr: "30 1 * 3 7L" },
+    ];
+    const preview = await api<ProblemBody>("POST", "/v1/schedules/preview", {
+      token: t.key,
+      body: { schedules, count: 3 },
+    });
+    const created = await api<ProblemBody>("POST", "/v1/jobs", {
+      token: t.key,
+      body: jobBody({ schedule: undefined, schedules }),
+    });
+    for (const res of [preview, created]) {
+      expect(res.status).toBe(400);
+      expect(paths(res.body)).toEqual(["schedules.0.expr", "schedules.2.expr", "schedules.3.expr"]);
+    }
+    expect(await jobCount(t.tenantId)).toBe(0);
+  });
+
   it("accepts the same expression with gap: shift, firing just after the gap", async () => {
     const t = await createTenantWithKey();
     const res = await api<{ fire_times: string[] }>("POST", "/v1/schedules/preview", {

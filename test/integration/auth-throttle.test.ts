@@ -81,6 +81,17 @@ describe("failed authentication is throttled", () => {
     expect(res.headers.get("retry-after")).toBe("60");
   });
 
+  it("keeps answering a revoked key 401: it is a known key, not a guess", async () => {
+    const { key, keyId } = await createTenantWithKey("throttle-revoked");
+    expect((await api("DELETE", `/v1/api-keys/${keyId}`)).status).toBeLessThan(300);
+    const address = freshAddress();
+    for (let attempt = 0; attempt < MOST_ATTEMPTS; attempt++) {
+      const res = await api("GET", "/v1/jobs", { token: key, headers: { "cf-connecting-ip": address } });
+      expect(res.status).toBe(401);
+      expect(res.body.detail).toContain("revoked");
+    }
+  });
+
   it("does not count a request that sends no token", async () => {
     const address = freshAddress();
     for (let attempt = 0; attempt < MOST_ATTEMPTS; attempt++) {

@@ -33,18 +33,13 @@ async function resolveCaller(env: Env, token: string | null, address: string | n
   const isApiKey = API_KEY.test(token);
   if (!isApiKey && isAddressThrottled(address, nowMs)) throw authThrottled();
   const keyPrefix = isApiKey ? token.slice(0, 11) : null;
-  let failure: EdgecronError;
-  try {
-    const tenantCaller = isApiKey ? await callerOfApiKey(env.DB, token) : null;
-    if (tenantCaller !== null) return tenantCaller;
-    if (await secretsEqual(token, adminToken)) return { role: "admin", tenantId: null, keyId: null };
-    failure = unauthorized();
-  } catch (error) {
-    if (!(error instanceof EdgecronError) || error.code !== "unauthorized") throw error;
-    failure = error;
-  }
+  // A revoked key throws here uncounted: it is a known key, not a guess, and its client must keep
+  // hearing that it was revoked rather than to retry later.
+  const tenantCaller = isApiKey ? await callerOfApiKey(env.DB, token) : null;
+  if (tenantCaller !== null) return tenantCaller;
+  if (await secretsEqual(token, adminToken)) return { role: "admin", tenantId: null, keyId: null };
   if (await recordAuthFailure(env.AUTH_FAILURES, { address, keyPrefix }, nowMs)) throw authThrottled();
-  throw failure;
+  throw unauthorized();
 }
 
 /** Looks the key up by its SHA-256, then compares the hashes in constant time. Null when unknown. */

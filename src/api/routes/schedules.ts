@@ -1,8 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ExclusionSet } from "../../core/exclusions";
+import { scheduleElementIssues } from "../../core/normalize";
 import { calendarSetsOf } from "../../db/calendars";
-import { readBody } from "../body";
+import { readJsonBody } from "../body";
 import { previewUnionTimes } from "../job-service";
 import { tenantScope } from "../middleware/auth";
 import { previewRequestSchema, previewResultSchema } from "../openapi/components";
@@ -15,7 +16,7 @@ import {
   jsonBody,
   problems,
 } from "../openapi/define";
-import { validationError } from "../problem";
+import { fieldErrorsOf, validationError } from "../problem";
 import type { AppEnv } from "../types";
 
 export const schedules = apiRouter();
@@ -40,7 +41,7 @@ defineRoute(
     },
   }),
   async (c) => {
-    const body = await readBody(c, previewRequestSchema);
+    const body = await readPreviewBody(c);
     const known = body.calendars.length === 0 ? new Map() : await tenantCalendars(c);
     const unknown = body.calendars.flatMap((name, index) =>
       known.has(name) ? [] : [{ path: `calendars.${index}`, message: `no calendar named ${name}` }],
@@ -59,6 +60,18 @@ defineRoute(
     return c.json(previewUnionTimes(specs, sets, nowMs, fromMs, body.count, path, given));
   },
 );
+
+/** The body, or a 400 naming every bad field: each spec of `schedules` is checked on its own too. */
+async function readPreviewBody(c: Context<AppEnv>) {
+  const raw = await readJsonBody(c);
+  const parsed = previewRequestSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const errors = fieldErrorsOf(parsed.error.issues, []);
+  const schedules =
+    typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).schedules : undefined;
+  errors.push(...scheduleElementIssues(schedules, undefined, Date.now()));
+  throw validationError(errors);
+}
 
 /** Calendars are per tenant: a preview naming one needs the caller's tenant (admin: Edgecron-Tenant). */
 async function tenantCalendars(c: Context<AppEnv>): Promise<Map<string, ExclusionSet>> {
