@@ -1,3 +1,9 @@
+// The console in a real browser against `wrangler dev` and a local HTTP target: sign in, create a
+// job through the form (after a validation error), watch it fire, pause and resume it, dead-letter
+// a failing job and redrive it, and see the runs on the overview charts. Screenshots of every page
+// at 1366 and 390 px land in test/browser/artifacts/.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -8,6 +14,7 @@ import {
   startScheduler,
   startTarget,
   type TargetServer,
+  waitUntil,
 } from "../e2e/harness";
 import {
   clickAndConfirm,
@@ -295,6 +302,68 @@ describe("admin console in Chromium", () => {
     expect(wrap).toEqual({ scrolls: true, overflowX: "auto" });
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await setWidth(page, 1366);
+  });
+
+  it("says why a run waits (its flow-control key) and splits its lateness from the scheduler's", async () => {
+    // Two jobs of one key with one call at a time, and a target that holds each call 4 s: one run
+    // waits for the other's permit.
+    const slow = createServer((_request, response) => {
+      setTimeout(() => response.end("ok"), 4_000);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    const port = (slow.address() as AddressInfo).port;
+    try {
+      const tenantApi = apiClient(server.baseUrl, tenantKey);
+      const at = new Date(Date.now() + 2_000).toISOString();
+      const jobIds: string[] = [];
+      for (const name of ["browser-held-a", "browser-held-b"]) {
+        const job = await tenantApi<{ id: string }>("POST", "/v1/jobs", {
+          name,
+          schedule: { type: "once", at },
+          target: { url: `http://127.0.0.1:${port}/${name}` },
+          flow_control: { key: "browser-key", parallelism: 1 },
+        });
+        expect(job.status).toBe(201);
+        jobIds.push(job.body.id);
+      }
+      let heldJob = "";
+      await waitUntil(
+        async () => {
+          for (const id of jobIds) {
+            const runs = await tenantApi<{ data: { waiting: { cause: string } | null }[] }>(
+              "GET",
+              `/v1/jobs/${id}/runs`,
+            );
+            if (runs.body.data.some((run) => run.waiting?.cause === "flow_control")) heldJob = id;
+          }
+          return heldJob !== "";
+        },
+        { timeoutMs: 30_000, intervalMs: 250, what: "a run waiting for its flow-control key" },
+      );
+      await page.goto(`${server.baseUrl}/console/jobs/${encodeURIComponent(heldJob)}`);
+      // Whatever the state the held run shows (waiting in the shard, or sent and refused a permit at
+      // its claim), its row says why it waits.
+      const waiting = page.locator('[data-waiting="flow_control"]');
+      expect(await waiting.textContent()).toBe(
+        'flow control key "browser-key": waiting for a permit (1 in flight)',
+      );
+      await shoot(page, "job-detail-run-waiting");
+      await reloadUntil(
+        page,
+        "the held run SUCCEEDED",
+        async () => (await page.locator('tr[data-state="SUCCEEDED"]').count()) > 0,
+      );
+      const split = await page.locator('tr[data-state="SUCCEEDED"] [data-lateness-split]').textContent();
+      expect(split).toMatch(/^ours \d+ ms · flow control \d+\.\d\d s$/);
+      await page.goto(`${server.baseUrl}/console`);
+      expect(await page.locator('[data-cause="flow_control"]').textContent()).toMatch(
+        /^flow control key: 1 run, p99 \d+\.\d\d s$/,
+      );
+      await shoot(page, "overview-lateness-split");
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
+    }
   });
 
   it("shows the runs on the overview charts", async () => {
