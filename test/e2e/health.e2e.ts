@@ -32,9 +32,9 @@ describe("wrangler dev as a process", () => {
       if (res.status === 429) throttled = res;
       else await res.body?.cancel();
     }
-    expect(throttled, `statuses: ${statuses.join(",")}`).not.toBeNull();
-    expect(throttled?.headers.get("retry-after")).toBe("60");
-    expect(((await throttled?.json()) as { code: string }).code).toBe("auth_throttled");
+    if (throttled === null) throw new Error(`no 429 among: ${statuses.join(",")}`);
+    expect(throttled.headers.get("retry-after")).toBe("60");
+    expect(((await throttled.json()) as { code: string }).code).toBe("auth_throttled");
     expect(statuses.slice(0, -1).every((status) => status === 401)).toBe(true);
     const own = await apiClient(server.baseUrl, key.body.key)("GET", "/v1/jobs");
     expect(own.status).toBe(200);
