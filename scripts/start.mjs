@@ -103,6 +103,8 @@ const serverArgs = [
 // Opt in to Cloudflare's 6 outbound connections per invocation and per Durable Object, which the
 // local runtime does not enforce (src/queue/connection-cap.ts).
 if (process.env.EMULATE_CONNECTION_CAP === "true") serverArgs.push("--var", "EMULATE_CONNECTION_CAP:true");
+// The dispatcher pool lane instead of the queues alone (src/queue/dispatch-lane.ts).
+if (process.env.DISPATCH_LANE === "pool") serverArgs.push("--var", "DISPATCH_LANE:pool");
 // The server is wrangler's dev server without its DevTools inspector: scripts/dev-server.mjs says
 // why (under a flood of target calls the inspector exhausted file descriptors and memory). With
 // --targets, the example Worker runs beside it, which only the `wrangler dev -c a -c b` command

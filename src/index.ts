@@ -15,6 +15,7 @@ import {
 } from "./queue/side-deliveries";
 import type { DeadLetterMessage, DispatchMessage } from "./shard/protocol";
 
+export { Dispatcher } from "../durable-objects/dispatcher";
 export { FlowGate } from "../durable-objects/flow-gate";
 export { Maintenance } from "../durable-objects/maintenance";
 export { ShardScheduler } from "../durable-objects/shard-scheduler";

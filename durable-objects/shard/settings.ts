@@ -1,9 +1,8 @@
 // What one pass of the timing wheel needs to know, read from the environment once per pass. Its
 // own module so the tick and dispatch (which both read it) do not import each other.
-import { dispatchQueueOf } from "../../src/queue/dispatch-queues";
+import { type DispatchSender, dispatchSenderOf } from "../../src/queue/dispatch-lane";
 import { runTokenSecret } from "../../src/run-tokens";
 import { shardCount } from "../../src/shard/client";
-import type { DispatchMessage } from "../../src/shard/protocol";
 import { windowLimits } from "./budget";
 import type { FlowAdmission } from "./flow-admission";
 
@@ -40,10 +39,8 @@ export function runsPerMessage(setting: string | undefined): number {
   return Number.isInteger(value) && value >= 1 ? Math.min(value, MAX_RUNS_PER_MESSAGE) : RUNS_PER_MESSAGE;
 }
 
-/** The one thing a pass does with the dispatch queue. */
-export interface DispatchSender {
-  sendBatch(messages: Iterable<MessageSendRequest<DispatchMessage>>): Promise<unknown>;
-}
+/** The one thing a pass does with the dispatch lane (its queue, or its dispatcher pool). */
+export type { DispatchSender } from "../../src/queue/dispatch-lane";
 
 export interface TickSettings {
   shard: number;
@@ -82,7 +79,7 @@ export function tickSettings(env: Env, shard: number): TickSettings {
     leadMs: dispatchLeadMs(env.DISPATCH_LEAD_MS),
     runsPerMessage: runsPerMessage(env.DISPATCH_RUNS_PER_MESSAGE),
     window: windowLimits(shardCount(env)).maxSize,
-    queue: dispatchQueueOf(env, shard),
+    queue: dispatchSenderOf(env, shard),
     runTokenSecret: () => runTokenSecret(env),
     admission: { env, holder: shard, leaseMs: Number(env.DISPATCH_LEASE_MS) || DEFAULT_LEASE_MS },
   };
