@@ -86,7 +86,12 @@ const leadMs = Number(process.env.BENCH_LEAD_MS ?? wranglerVars().DISPATCH_LEAD_
 // without (the local runtime's own ceiling), for the comparison in docs/BENCHMARKS.md.
 const connectionCap = process.env.BENCH_UNCAPPED === "1" ? "false" : "true";
 const runtime = await startScheduler({
-  varsOverride: { DISPATCH_LEAD_MS: String(leadMs), EMULATE_CONNECTION_CAP: connectionCap },
+  varsOverride: {
+    DISPATCH_LEAD_MS: String(leadMs),
+    EMULATE_CONNECTION_CAP: connectionCap,
+    // BENCH_LANE=pool measures the dispatcher pool lane (src/queue/dispatch-lane.ts) instead of the queues.
+    DISPATCH_LANE: process.env.BENCH_LANE === "pool" ? "pool" : "queue",
+  },
   scriptPath: join(import.meta.dirname, "..", "dist", "index.js"),
   targetConcurrency,
   verbose: values.verbose,

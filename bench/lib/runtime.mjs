@@ -172,7 +172,9 @@ export async function startScheduler({
           SHARD_SCHEDULER: { className: "ShardScheduler", useSQLite: true },
           MAINTENANCE: { className: "Maintenance", useSQLite: true },
           FLOW_GATE: { className: "FlowGate", useSQLite: true },
+          DISPATCHER: { className: "Dispatcher", useSQLite: true },
         },
+        ratelimits: { AUTH_FAILURES: { simple: { limit: 20, period: 60 } } },
         queueProducers: { DISPATCH_QUEUE, DISPATCH_QUEUE_1, DEAD_LETTER_QUEUE, SIDE_DELIVERY_QUEUE },
         queueConsumers: {
           [DISPATCH_QUEUE]: {
