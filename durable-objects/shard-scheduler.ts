@@ -17,7 +17,9 @@ import { importHistory } from "./shard/history-store";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { dispatchLeadMs, tickSettings } from "./shard/settings";
+import { forgetTenantLimits } from "./shard/tenant-gates";
 import { reparkSuspended, setTenantSuspended } from "./shard/tenant-suspension";
+import { setTenantWeight } from "./shard/tenant-weights";
 import type { ShardFaults, ShardTestCommand } from "./shard/test-faults";
 import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./shard/test-seam";
 import { tzdataProgress } from "./shard/tzdata";
@@ -75,6 +77,14 @@ export class ShardScheduler extends DurableObject<Env> {
   async setTenantSuspended(shard: number, tenantId: string, suspended: boolean): Promise<number> {
     return this.act(shard, (nowMs) => setTenantSuspended(this.sql, tenantId, suspended, nowMs), {
       faultable: true,
+    });
+  }
+
+  /** The tenant's weight in this shard's fair share (./shard/tenant-weights.ts). */
+  async setTenantWeight(shard: number, tenantId: string, weight: number): Promise<void> {
+    return this.act(shard, (nowMs) => {
+      forgetTenantLimits(tenantId);
+      setTenantWeight(this.sql, tenantId, weight, nowMs);
     });
   }
 

@@ -129,6 +129,12 @@ export type TenantCreate = z.input<typeof api.tenantCreateSchema>;
 
 export type TenantUpdate = z.input<typeof api.tenantPatchSchema>;
 
+/** A tenant's limits and fair-share weight as they apply now (its overrides over the defaults). */
+export type TenantLimits = z.output<typeof api.tenantLimitsSchema>;
+
+/** PUT replaces the overrides: a positive integer, null for no limit, absent for the default. */
+export type TenantLimitsPut = z.input<typeof api.tenantLimitsPutSchema>;
+
 export type ApiKeyCreate = z.input<typeof api.apiKeyCreateSchema>;
 
 /** A new key: `key` (the secret) is shown once, at creation. */

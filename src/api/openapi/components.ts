@@ -79,7 +79,13 @@ export const flowControlPageSchema = schemas.flowControlPageSchema.meta({ id: "F
 export const tenantLimitsSchema = schemas.tenantLimitsSchema.meta({ id: "TenantLimits" });
 export const tenantLimitsPutSchema = schemas.tenantLimitsPutSchema.meta({
   id: "TenantLimitsPut",
-  example: { active_jobs: 500, creates_per_second: 20, triggers_per_second: 50, concurrent_calls: null },
+  example: {
+    active_jobs: 500,
+    creates_per_second: 20,
+    triggers_per_second: 50,
+    concurrent_calls: null,
+    weight: 2,
+  },
 });
 export const apiKeyCreateSchema = schemas.apiKeyCreateSchema.meta({ id: "ApiKeyCreate" });
 export const apiKeySchema = schemas.apiKeySchema.meta({ id: "ApiKey" });
