@@ -17,6 +17,7 @@ import { importHistory } from "./shard/history-store";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { dispatchLeadMs, tickSettings } from "./shard/settings";
+import { shareWaitOf } from "./shard/share-wait";
 import { forgetTenantLimits } from "./shard/tenant-gates";
 import { reparkSuspended, setTenantSuspended } from "./shard/tenant-suspension";
 import { setTenantWeight } from "./shard/tenant-weights";
@@ -212,7 +213,10 @@ export class ShardScheduler extends DurableObject<Env> {
   }
 
   async historyStats(shard: number, query: History.HistoryStatsQuery): Promise<History.HistoryStats> {
-    return this.read(shard, () => historyStats(this.sql, query));
+    return this.read(shard, () => ({
+      ...historyStats(this.sql, query),
+      shareWait: shareWaitOf(this.sql, query.tenantId, Date.now()),
+    }));
   }
 
   async firedSince(shard: number, queries: History.FiredSinceQuery[]): Promise<number[]> {

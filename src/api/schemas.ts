@@ -356,6 +356,17 @@ export const statsSchema = z.object({
       description:
         "What the jobs asked for, over the runs it made late: an overlap buffer, flow control or tenant limits holding the run, or a backfill, catch-up or misfire fired late on purpose",
     }),
+  share_wait: z
+    .object({
+      throttled: z.boolean(),
+      waiting_runs: count,
+      waiting_since: nullableTime,
+      shards: count,
+    })
+    .meta({
+      description:
+        "Runs due now and waiting in their shards for the tenant's share of a full dispatch window (other tenants' work holds the rest): `throttled` while any waits past a second, since `waiting_since` (the oldest's due instant), on `shards` shards. Not counted: runs a flow-control key or the tenant's own limits hold",
+    }),
 });
 
 export const batchResultSchema = z.object({
