@@ -36,6 +36,7 @@ export const jobBulkSchema = bulk.jobBulkSchema.meta({
   example: { action: "pause", filter: { name_prefix: "report-" } },
 });
 export const jobBulkResultSchema = bulk.jobBulkResultSchema.meta({ id: "JobBulkResult" });
+export const jobBulkOperationSchema = bulk.jobBulkOperationSchema.meta({ id: "JobBulkOperation" });
 export const jobSchema = schemas.jobSchema.meta({ id: "Job" });
 export const jobPageSchema = schemas.jobPageSchema.meta({ id: "JobPage" });
 export const backfillRequestSchema = schemas.backfillRequestSchema.meta({
