@@ -13,8 +13,11 @@ import { applyBulkJobs, type BulkPlan, planBulk } from "./job-bulk";
 import type { JobBulk } from "./job-bulk-schema";
 import type { PushOptions } from "./job-service";
 
-/** Up to this many jobs to change, the call answers when they are done (200). */
-export const SYNC_BULK_MAX_JOBS = 1_000;
+/**
+ * Up to this many jobs to change, the call answers when they are done (200), so a runaway tenant's
+ * jobs are stopped when it answers; it was the most one call took before the 202 form.
+ */
+export const SYNC_BULK_MAX_JOBS = 5_000;
 /** Jobs written and pushed per step of a background operation (one progress write each). */
 const BULK_CHUNK_JOBS = 500;
 /** A running operation not moved for this long was stopped with its worker: call again to finish. */

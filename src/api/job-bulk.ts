@@ -12,8 +12,11 @@ import type { JobBulk } from "./job-bulk-schema";
 import type { PushOptions } from "./job-service";
 import { validationError } from "./problem";
 
-/** Jobs one call changes at most; `done < matched` then says to call again. */
-export const MAX_BULK_JOBS = 5_000;
+/**
+ * Jobs one call takes at most (the first this many that match); `done < matched` then says to call
+ * again. Up to SYNC_BULK_MAX_JOBS of them are done before the answer (./job-bulk-async.ts).
+ */
+export const MAX_BULK_JOBS = 50_000;
 
 type BulkFilter = JobBulk["filter"];
 

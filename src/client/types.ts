@@ -71,7 +71,7 @@ export type JobBulk = z.input<typeof bulk.jobBulkSchema>;
 
 export type JobBulkResult = z.output<typeof bulk.jobBulkResultSchema>;
 
-/** A bulk call answered 202 (more than 1,000 jobs to change): its progress, from `jobs.bulkOperation`. */
+/** A bulk call answered 202 (more than 5,000 jobs to change): its progress, from `jobs.bulkOperation`. */
 export type JobBulkOperation = z.output<typeof bulk.jobBulkOperationSchema>;
 
 export type TriggerResult = z.output<typeof api.triggerResultSchema>;

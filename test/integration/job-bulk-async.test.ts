@@ -1,4 +1,4 @@
-// The large form of POST /v1/jobs/bulk (src/api/job-bulk-async.ts): more than 1,000 jobs to change
+// The large form of POST /v1/jobs/bulk (src/api/job-bulk-async.ts): more than 5,000 jobs to change
 // answers 202 with an operation whose progress GET /v1/jobs/bulk/{id} reads until every job is in
 // the action's state; another tenant cannot read it.
 import { describe, expect, it, vi } from "vitest";
@@ -36,18 +36,20 @@ async function createJobs(key: string, count: number): Promise<string[]> {
   return ids;
 }
 
-describe("POST /v1/jobs/bulk over 1,000 jobs", () => {
+describe("POST /v1/jobs/bulk over 5,000 jobs", () => {
   it("answers 202 with an operation whose progress reaches every job", async () => {
     const tenant = await createTenantWithKey("bulk-big");
     const other = await createTenantWithKey("bulk-big-other");
-    const ids = await createJobs(tenant.key, 1_001);
+    // 5,001 creates in a few seconds: past the default creates_per_second.
+    await api("PUT", `/v1/tenants/${tenant.tenantId}/limits`, { body: { creates_per_second: null } });
+    const ids = await createJobs(tenant.key, 5_001);
 
     const started = await api<Operation>("POST", "/v1/jobs/bulk", {
       token: tenant.key,
       body: { action: "pause", filter: { name_prefix: "big-" } },
     });
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ action: "pause", matched: 1_001 });
+    expect(started.body).toMatchObject({ action: "pause", matched: 5_001 });
     expect(started.body.id).toMatch(/^bop_/);
     expect(started.headers.get("location")).toBe(`/v1/jobs/bulk/${started.body.id}`);
     expect(started.body.status_url).toBe(`/v1/jobs/bulk/${started.body.id}`);
@@ -61,8 +63,8 @@ describe("POST /v1/jobs/bulk over 1,000 jobs", () => {
       },
       { timeout: 30_000, interval: 250 },
     );
-    expect(finished).toMatchObject({ matched: 1_001, done: 1_001 });
-    for (const id of [ids[0], ids[1_000]]) {
+    expect(finished).toMatchObject({ matched: 5_001, done: 5_001 });
+    for (const id of [ids[0], ids[5_000]]) {
       const job = await api<{ status: string }>("GET", `/v1/jobs/${id}`, { token: tenant.key });
       expect(job.body.status).toBe("PAUSED");
     }
@@ -71,7 +73,7 @@ describe("POST /v1/jobs/bulk over 1,000 jobs", () => {
       token: tenant.key,
       body: { action: "pause", filter: { name_prefix: "big-" } },
     });
-    expect(again).toMatchObject({ status: 200, body: { matched: 1_001, done: 1_001 } });
+    expect(again).toMatchObject({ status: 200, body: { matched: 5_001, done: 5_001 } });
 
     const foreign = await api<{ code: string }>("GET", started.body.status_url, { token: other.key });
     expect(foreign.status).toBe(404);

@@ -27,14 +27,14 @@ defineRoute(
     path: "/",
     operationId: "bulkJobs",
     summary:
-      "Pause, resume or delete the caller's jobs that match a filter (at most 5,000 per call; over 1,000 to change, 202 and progress to read)",
+      "Pause, resume or delete the caller's jobs that match a filter (at most 50,000 per call; over 5,000 to change, 202 and progress to read)",
     tags: ["jobs"],
     request: { headers: tenantHeaders, body: jsonBody(jobBulkSchema) },
     responses: {
       200: json(jobBulkResultSchema, "How many jobs matched, and how many are now in the action's state"),
       202: json(
         jobBulkOperationSchema,
-        "More than 1,000 jobs to change: the call goes on after this answer; GET `status_url` for its progress",
+        "More than 5,000 jobs to change: the call goes on after this answer; GET `status_url` for its progress",
       ),
       ...problems(...TENANT_ERRORS, ...BODY_ERRORS),
     },

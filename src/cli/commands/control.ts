@@ -65,7 +65,7 @@ const jobsBulk: Command = {
 const jobsBulkStatus: Command = {
   path: ["jobs", "bulk-status"],
   args: "<operation-id>",
-  summary: "the progress of a bulk call that went on in the background (over 1,000 jobs)",
+  summary: "the progress of a bulk call that went on in the background (over 5,000 jobs)",
   options: {},
   positionals: [1, 1],
   async run(ctx) {

@@ -73,7 +73,7 @@ export class JobsResource {
   /**
    * Pauses, resumes or deletes the caller's jobs that match `filter` (an empty filter needs
    * `all: true`); answers how many matched and how many are now in the action's state. With more
-   * than 1,000 jobs to change the API answers 202 with an operation (`id`, `state`): read its
+   * than 5,000 jobs to change the API answers 202 with an operation (`id`, `state`): read its
    * progress with `bulkOperation(id)`.
    */
   bulk(body: JobBulk, options: CallOptions = {}): Promise<JobBulkResult | JobBulkOperation> {
