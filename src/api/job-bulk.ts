@@ -16,7 +16,7 @@ import { validationError } from "./problem";
  * Jobs one call takes at most (the first this many that match); `done < matched` then says to call
  * again. Up to SYNC_BULK_MAX_JOBS of them are done before the answer (./job-bulk-async.ts).
  */
-export const MAX_BULK_JOBS = 50_000;
+export const MAX_BULK_JOBS = 20_000;
 
 type BulkFilter = JobBulk["filter"];
 

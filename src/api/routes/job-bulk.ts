@@ -27,7 +27,7 @@ defineRoute(
     path: "/",
     operationId: "bulkJobs",
     summary:
-      "Pause, resume or delete the caller's jobs that match a filter (at most 50,000 per call; over 5,000 to change, 202 and progress to read)",
+      "Pause, resume or delete the caller's jobs that match a filter (at most 20,000 per call; over 5,000 to change, 202 and progress to read)",
     tags: ["jobs"],
     request: { headers: tenantHeaders, body: jsonBody(jobBulkSchema) },
     responses: {
