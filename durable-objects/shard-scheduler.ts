@@ -17,7 +17,10 @@ import { importHistory } from "./shard/history-store";
 import { applyJobSnapshots } from "./shard/job-sync";
 import { backfill, retryRunNow, triggerNow } from "./shard/operations";
 import { dispatchLeadMs, tickSettings } from "./shard/settings";
+import { shareWaitOf } from "./shard/share-wait";
+import { forgetTenantLimits } from "./shard/tenant-gates";
 import { reparkSuspended, setTenantSuspended } from "./shard/tenant-suspension";
+import { setTenantWeight } from "./shard/tenant-weights";
 import type { ShardFaults, ShardTestCommand } from "./shard/test-faults";
 import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./shard/test-seam";
 import { tzdataProgress } from "./shard/tzdata";
@@ -75,6 +78,14 @@ export class ShardScheduler extends DurableObject<Env> {
   async setTenantSuspended(shard: number, tenantId: string, suspended: boolean): Promise<number> {
     return this.act(shard, (nowMs) => setTenantSuspended(this.sql, tenantId, suspended, nowMs), {
       faultable: true,
+    });
+  }
+
+  /** The tenant's weight in this shard's fair share (./shard/tenant-weights.ts). */
+  async setTenantWeight(shard: number, tenantId: string, weight: number): Promise<void> {
+    return this.act(shard, (nowMs) => {
+      forgetTenantLimits(tenantId);
+      setTenantWeight(this.sql, tenantId, weight, nowMs);
     });
   }
 
@@ -202,7 +213,10 @@ export class ShardScheduler extends DurableObject<Env> {
   }
 
   async historyStats(shard: number, query: History.HistoryStatsQuery): Promise<History.HistoryStats> {
-    return this.read(shard, () => historyStats(this.sql, query));
+    return this.read(shard, () => ({
+      ...historyStats(this.sql, query),
+      shareWait: shareWaitOf(this.sql, query.tenantId, Date.now()),
+    }));
   }
 
   async firedSince(shard: number, queries: History.FiredSinceQuery[]): Promise<number[]> {

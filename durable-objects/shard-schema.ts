@@ -258,6 +258,12 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE run_history ADD COLUMN held_ms INTEGER;
   ALTER TABLE run_history ADD COLUMN held_by TEXT;
   `,
+  // v18: tenant weights in the dispatch window's fair share (./shard/tenant-weights.ts): what the
+  // admin set (pushed to the shard, refreshed from D1 with the tenant limits). A tenant without a
+  // row has the default weight, 1.
+  `
+  CREATE TABLE tenant_weights (tenant_id TEXT PRIMARY KEY, weight INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

@@ -5,10 +5,12 @@
 // flood runs: how long the DELETEs take, and how many of its calls still reach the target after
 // they answered. /healthz is polled throughout. Not in the default set: a full run takes minutes.
 // Last, the control actions on fresh flooding tenants: the DELETEs again, a bulk delete and a
-// tenant suspend (./flood-control-actions.mjs).
+// tenant suspend (./flood-control-actions.mjs). The result ends with the targets checked
+// (./flood-targets.mjs).
 
 import { floodControlActions } from "./flood-control-actions.mjs";
 import { hangWindow, watchHealth } from "./flood-lateness.mjs";
+import { floodTargets } from "./flood-targets.mjs";
 import { percentiles } from "./report.mjs";
 import { ADMIN_TOKEN, workerdMemory } from "./runtime.mjs";
 import { apiClient, createJobs } from "./scenarios.mjs";
@@ -46,7 +48,7 @@ export async function flood(ctx, { jobs, seconds, hang_calls: hangCalls = 0 }) {
   }));
   const flooded = await victimWindow(ctx, victim, "flood-victim", seconds, created);
   const deletes = await deleteAll(ctx, flooder, created.ids.filter(Boolean));
-  return {
+  const result = {
     jobs,
     seconds,
     create_failed: created.failed,
@@ -61,6 +63,7 @@ export async function flood(ctx, { jobs, seconds, hang_calls: hangCalls = 0 }) {
     healthz: await stopHealth(),
     workerd: workerdMemory(),
   };
+  return { ...result, targets: floodTargets(result) };
 }
 
 /**

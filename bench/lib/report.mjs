@@ -1,8 +1,9 @@
 // Percentiles, the lateness plot (hand-written SVG: a CDF per scenario) and the markdown summary.
 
-/** p50/p90/p99/max (and min, mean, count) of a list of numbers; nulls when empty. */
+/** p50/p90/p95/p99/max (and min, mean, count) of a list of numbers; nulls when empty. */
 export function percentiles(values) {
-  if (values.length === 0) return { p50: null, p90: null, p99: null, max: null, min: null, count: 0 };
+  if (values.length === 0)
+    return { p50: null, p90: null, p95: null, p99: null, max: null, min: null, count: 0 };
   const sorted = Float64Array.from(values).sort();
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
   let sum = 0;
@@ -10,6 +11,7 @@ export function percentiles(values) {
   return {
     p50: at(0.5),
     p90: at(0.9),
+    p95: at(0.95),
     p99: at(0.99),
     max: sorted[sorted.length - 1],
     min: sorted[0],

@@ -7,6 +7,7 @@ import type { BacklogPacer } from "./backlog";
 import { windowLimits } from "./budget";
 import { flushToD1 } from "./history";
 import { tickSettings } from "./settings";
+import { tenantWeightReader } from "./tenant-weights";
 import type { ShardTestSeam } from "./test-seam";
 import { runTick } from "./tick";
 
@@ -25,6 +26,7 @@ export async function runAlarmPass(context: AlarmPassContext): Promise<boolean> 
   try {
     const settings = tickSettings(env, shard);
     settings.window = backlog.windowSize(windowLimits(shardCount(env)));
+    settings.tenantWeight = tenantWeightReader(sql);
     const summary = await runTick(sql, testSeam.tickSettings(settings), Date.now());
     busy = summary.more;
     backlog.afterTick(summary, Date.now());

@@ -13,6 +13,7 @@ import { recordWaitingHistory } from "./history-store";
 import { type ShardJobRow, specOf } from "./job-store";
 import { getRuns, type RunRow } from "./run-store";
 import { tenantGateLimits } from "./tenant-gates";
+import { rememberTenantWeights } from "./tenant-weights";
 
 /** A gate that cannot be reached: its runs ask again this much later. */
 const GATE_UNREACHABLE_RETRY_MS = 1_000;
@@ -43,11 +44,16 @@ export async function admitFlowControlled(
   nowMs: number,
 ): Promise<RunRow[]> {
   if (runs.length === 0) return runs;
-  const { limits: tenantLimits, readD1 } = await tenantGateLimits(
+  const {
+    limits: tenantLimits,
+    readD1,
+    weights,
+  } = await tenantGateLimits(
     admission.env,
     runs.map((run) => run.tenant_id),
     nowMs,
   );
+  rememberTenantWeights(sql, weights, nowMs);
   const byKey = groupByGate(runs, (run) => {
     const flow = flowControlOf(jobs.get(run.job_id) ?? null);
     return flow === null

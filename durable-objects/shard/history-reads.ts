@@ -13,6 +13,7 @@ import type {
   LatenessSample,
   TenantHistoryQuery,
 } from "../../src/shard/history-protocol";
+import { HISTORY_COLUMN_LIST } from "./history-store";
 import { runIdFor } from "./run-store";
 
 type StoredRecord = Omit<HistoryRecord, "id" | "shard" | "idempotency_key">;
@@ -45,22 +46,56 @@ export function historyRun(
       tenantId,
     )
     .toArray()[0];
-  return row === undefined ? null : recordOf(row, shard);
+  const live = sql
+    .exec<StoredRecord>(
+      `SELECT ${HISTORY_COLUMN_LIST} FROM runs WHERE job_id = ? AND scheduled_at_ms = ? AND tenant_id = ?`,
+      jobId,
+      scheduledAtMs,
+      tenantId,
+    )
+    .toArray()[0];
+  const newest = newerOf(row, live);
+  return newest === undefined ? null : recordOf(newest, shard);
+}
+
+/**
+ * The newer of a run's history record and its live row. The history is written when a run settles
+ * or moves on, so a run waiting in the wheel (a re-send after its lease expired, a catch-up after a
+ * crash, one held back by the window) may have no record yet, or an older one: its live row is
+ * what it is now, never a 404 nor a state it has left.
+ */
+function newerOf(record: StoredRecord | undefined, live: StoredRecord | undefined): StoredRecord | undefined {
+  if (record === undefined) return live;
+  if (live === undefined) return record;
+  return live.updated_at_ms > record.updated_at_ms ? live : record;
 }
 
 /** A job's runs, newest instant first. Within a job the instant is unique, so it alone orders. */
 export function jobHistory(sql: SqlStorage, shard: number, query: JobHistoryQuery): HistoryRecord[] {
   const beforeMs = query.cursor?.ms ?? Number.MAX_SAFE_INTEGER;
-  return sql
-    .exec<StoredRecord>(
-      `SELECT * FROM run_history WHERE job_id = ? AND tenant_id = ? AND scheduled_at_ms < ?
-       ORDER BY scheduled_at_ms DESC LIMIT ?`,
-      query.jobId,
-      query.tenantId,
-      beforeMs,
-      query.limit,
-    )
-    .toArray()
+  const read = (table: string, columns: string) =>
+    sql
+      .exec<StoredRecord>(
+        `SELECT ${columns} FROM ${table} WHERE job_id = ? AND tenant_id = ? AND scheduled_at_ms < ?
+         ORDER BY scheduled_at_ms DESC LIMIT ?`,
+        query.jobId,
+        query.tenantId,
+        beforeMs,
+        query.limit,
+      )
+      .toArray();
+  // The job's live runs too (a handful: those not yet settled), each the newer of it and its record.
+  const byInstant = new Map(read("run_history", "*").map((row) => [row.scheduled_at_ms, row]));
+  // A run sent ahead of its instant is not shown before the instant, as its record is not written.
+  const nowMs = Date.now();
+  for (const live of read("runs", HISTORY_COLUMN_LIST)) {
+    if (live.scheduled_at_ms > nowMs) continue;
+    const newest = newerOf(byInstant.get(live.scheduled_at_ms), live);
+    if (newest !== undefined) byInstant.set(live.scheduled_at_ms, newest);
+  }
+  return [...byInstant.values()]
+    .sort((a, b) => b.scheduled_at_ms - a.scheduled_at_ms)
+    .slice(0, query.limit)
     .map((row) => recordOf(row, shard));
 }
 

@@ -29,6 +29,9 @@ const HISTORY_COLUMNS = [
   "held_by",
 ] as const;
 
+/** The history columns as a select list: `runs` has every one of them (the copy below reads them). */
+export const HISTORY_COLUMN_LIST = HISTORY_COLUMNS.join(", ");
+
 const KEY_COLUMNS = new Set<string>(["job_id", "scheduled_at_ms", "tenant_id", "kind", "created_at_ms"]);
 
 /** Everything but the key and what never changes is taken from the newer write. */

@@ -154,6 +154,8 @@ export interface Stats {
   runs_by_state: Record<string, number>;
   per_minute: { minute: string; triggers: number; failures: number }[];
   lateness_ms: { p50: number | null; p90: number | null; p99: number | null; count: number };
+  /** Runs due and waiting for the tenant's share of full dispatch windows (GET /v1/stats). */
+  share_wait?: { throttled: boolean; waiting_runs: number; waiting_since: string | null; shards: number };
 }
 
 export { JOB_STATUSES, RUN_STATES } from "../core/run-state";

@@ -30,4 +30,23 @@ export const jobBulkResultSchema = z.object({
   }),
 });
 
+/** A bulk call that matched more than it does before answering (202), and its progress. */
+export const jobBulkOperationSchema = z.object({
+  id: z.string().meta({ example: "bop_5f0c2d8e9a1b4c7d8e9f0a1b2c3d4e5f" }),
+  action: z.enum(["pause", "resume", "delete"]),
+  matched: z.number().int().min(0).meta({ description: "Jobs the filter selected" }),
+  done: z
+    .number()
+    .int()
+    .min(0)
+    .meta({ description: "Of those, the jobs now in the action's state on their shard" }),
+  state: z.enum(["running", "succeeded", "failed", "interrupted"]).meta({
+    description: "interrupted: it stopped moving (its worker ended); repeat the call to finish it",
+  }),
+  error: z.string().nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+  status_url: z.string().meta({ description: "Where to read its progress: GET it" }),
+});
+
 export type JobBulk = z.output<typeof jobBulkSchema>;

@@ -2,7 +2,8 @@
 // filter, for the runaway case. Every filter field is checked (an unknown one is refused, never
 // ignored: a typo must not widen what is deleted), and an empty filter is refused unless the
 // body says `"all": true`. The changes are written in one D1 batch per database and pushed as
-// control actions (./control-push.ts): when it answers, the shards refuse every claim of them.
+// control actions (./control-push.ts): when it answers, the shards refuse every claim of them. A
+// large match goes on after a 202 (./job-bulk-async.ts).
 import { jobStores } from "../db/databases";
 import { listTenantJobs, updateStoredJobVersions } from "../db/job-bulk";
 import type { StoredJob } from "../db/jobs";
@@ -11,8 +12,11 @@ import type { JobBulk } from "./job-bulk-schema";
 import type { PushOptions } from "./job-service";
 import { validationError } from "./problem";
 
-/** Jobs one call changes at most; `done < matched` then says to call again. */
-export const MAX_BULK_JOBS = 5_000;
+/**
+ * Jobs one call takes at most (the first this many that match); `done < matched` then says to call
+ * again. Up to SYNC_BULK_MAX_JOBS of them are done before the answer (./job-bulk-async.ts).
+ */
+export const MAX_BULK_JOBS = 20_000;
 
 type BulkFilter = JobBulk["filter"];
 
@@ -38,14 +42,19 @@ export function checkBulkScope(body: JobBulk): void {
   ]);
 }
 
-/** Applies the action to the tenant's matching jobs; see the module comment. */
-export async function applyBulk(
-  env: Env,
-  tenantId: string,
-  body: JobBulk,
-  nowMs: number,
-  options: PushOptions,
-): Promise<{ matched: number; done: number }> {
+/** What a bulk call will change: the matching jobs, split by what each needs. */
+export interface BulkPlan {
+  matched: number;
+  /** Jobs to move into the action's state (their next version). */
+  toChange: StoredJob[];
+  /** Jobs already in the action's state whose shard never confirmed it: pushed again. */
+  unconfirmed: StoredJob[];
+  /** Jobs already in the action's state on their shard. */
+  confirmedBefore: number;
+}
+
+/** The tenant's jobs that match, and what the action does to each. */
+export async function planBulk(env: Env, tenantId: string, body: JobBulk, nowMs: number): Promise<BulkPlan> {
   const listed = await listTenantJobs(
     jobStores(env),
     tenantId,
@@ -57,19 +66,30 @@ export async function applyBulk(
   );
   const matched = listed.filter((job) => matchesFilter(job, body.filter));
   const target = TARGET[body.action];
-  const next = matched
-    .filter((job) => FROM[body.action].includes(job.status))
-    .map((job) => ({ ...job, status: target, version: job.version + 1, updatedAtMs: nowMs }));
-  const written = await updateStoredJobVersions(jobStores(env), next);
-  // Jobs already in the action's state whose shard never confirmed it are pushed again: that is
-  // how repeating the call finishes one whose shards were unreachable.
-  const unconfirmed = matched.filter((job) => job.status === target && job.syncedVersion < job.version);
-  const pushed = [...next.filter((job) => written.has(job.id)), ...unconfirmed];
+  return {
+    matched: matched.length,
+    toChange: matched
+      .filter((job) => FROM[body.action].includes(job.status))
+      .map((job) => ({ ...job, status: target, version: job.version + 1, updatedAtMs: nowMs })),
+    // Repeating the call is how one whose shards were unreachable finishes.
+    unconfirmed: matched.filter((job) => job.status === target && job.syncedVersion < job.version),
+    confirmedBefore: matched.filter((job) => job.status === target && job.syncedVersion >= job.version)
+      .length,
+  };
+}
+
+/** Writes and pushes some of a plan's jobs; returns how many their shards confirmed. */
+export async function applyBulkJobs(
+  env: Env,
+  toChange: StoredJob[],
+  unconfirmed: StoredJob[],
+  options: PushOptions,
+): Promise<number> {
+  const written = await updateStoredJobVersions(jobStores(env), toChange);
+  const pushed = [...toChange.filter((job) => written.has(job.id)), ...unconfirmed];
   await pushControlAction(env, pushed, "stop", options);
   // Done means the shard has it, so every claim of the job's runs is refused from now on.
-  const confirmedBefore = matched.filter((job) => job.status === target && job.syncedVersion >= job.version);
-  const confirmedNow = pushed.filter((job) => job.syncedVersion >= job.version);
-  return { matched: matched.length, done: confirmedBefore.length + confirmedNow.length };
+  return pushed.filter((job) => job.syncedVersion >= job.version).length;
 }
 
 function matchesFilter(job: StoredJob, filter: BulkFilter): boolean {

@@ -15,6 +15,8 @@ export interface RunStats {
   perMinute: { minute: string; triggers: number; failures: number }[];
   /** Lateness of the window's most recent runs, whole and split (src/core/run-waits.ts). */
   lateness: LatenessSplitSample[];
+  /** Runs due now and waiting for the tenant's share of its shards' dispatch windows. */
+  shareWait: { waitingRuns: number; oldestDueMs: number | null; shards: number };
 }
 
 /** One run's lateness: whole, the scheduler's own part, and what its job asked for (and why). */
@@ -73,6 +75,11 @@ export async function runStats(env: Env, tenantId: string | null, nowMs: number)
       stats.byState.map((row) => ({ key: row.state, n: row.n })),
     ),
     perMinute,
+    shareWait: {
+      waitingRuns: stats.shareWait?.waitingRuns ?? 0,
+      oldestDueMs: stats.shareWait?.oldestDueMs ?? null,
+      shards: stats.shareWait?.shards ?? 0,
+    },
     lateness: stats.lateness.map(({ latenessMs, schedulerMs, policyMs, policy }) => ({
       latenessMs,
       schedulerMs,

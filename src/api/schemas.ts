@@ -176,13 +176,18 @@ export const tenantLimitsSchema = z.object({
   creates_per_second: limitValue,
   triggers_per_second: limitValue,
   concurrent_calls: limitValue,
-  /** The limits this tenant overrides; the rest are the deployment's defaults. */
+  weight: z.number().int().min(1).meta({
+    description:
+      "The tenant's weight in the fair share of a saturated dispatch window (default 1): a weight-2 tenant is sent about twice a weight-1 tenant's runs",
+  }),
+  /** The limits this tenant overrides (and `weight` when set); the rest are the deployment's defaults. */
   overridden: z.array(z.string()),
   defaults: z.object({
     active_jobs: limitValue,
     creates_per_second: limitValue,
     triggers_per_second: limitValue,
     concurrent_calls: limitValue,
+    weight: z.number().int().min(1),
   }),
   /** The tenant's dispatch gate now (null when it has no trigger or call limit). */
   dispatch: z.object({ waiting: count, in_flight: count, triggers_in_window: count }).nullable().meta({
@@ -350,6 +355,17 @@ export const statsSchema = z.object({
     .meta({
       description:
         "What the jobs asked for, over the runs it made late: an overlap buffer, flow control or tenant limits holding the run, or a backfill, catch-up or misfire fired late on purpose",
+    }),
+  share_wait: z
+    .object({
+      throttled: z.boolean(),
+      waiting_runs: count,
+      waiting_since: nullableTime,
+      shards: count,
+    })
+    .meta({
+      description:
+        "Runs due now and waiting in their shards for the tenant's share of a full dispatch window (other tenants' work holds the rest): `throttled` while any waits past a second, since `waiting_since` (the oldest's due instant), on `shards` shards. Not counted: runs a flow-control key or the tenant's own limits hold",
     }),
 });
 

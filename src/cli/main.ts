@@ -10,6 +10,7 @@ import { jobCommands } from "./commands/jobs";
 import { previewCommand } from "./commands/preview";
 import { runCallbackCommands } from "./commands/run-callbacks";
 import { runCommands } from "./commands/runs";
+import { tenantLimitCommands } from "./commands/tenant-limits";
 import { type Command, GLOBAL_OPTIONS, type Io, makeClientFactory, UsageError } from "./context";
 import { renderProblem } from "./render";
 
@@ -22,6 +23,7 @@ export const COMMANDS: Command[] = [
   importCommand,
   ...adminCommands,
   ...controlCommands,
+  ...tenantLimitCommands,
 ];
 
 const GLOBAL_HELP = [

@@ -71,6 +71,9 @@ export type JobBulk = z.input<typeof bulk.jobBulkSchema>;
 
 export type JobBulkResult = z.output<typeof bulk.jobBulkResultSchema>;
 
+/** A bulk call answered 202 (more than 5,000 jobs to change): its progress, from `jobs.bulkOperation`. */
+export type JobBulkOperation = z.output<typeof bulk.jobBulkOperationSchema>;
+
 export type TriggerResult = z.output<typeof api.triggerResultSchema>;
 
 export type BackfillResult = z.output<typeof api.backfillResultSchema>;
@@ -128,6 +131,12 @@ export type Tenant = z.output<typeof api.tenantSchema>;
 export type TenantCreate = z.input<typeof api.tenantCreateSchema>;
 
 export type TenantUpdate = z.input<typeof api.tenantPatchSchema>;
+
+/** A tenant's limits and fair-share weight as they apply now (its overrides over the defaults). */
+export type TenantLimits = z.output<typeof api.tenantLimitsSchema>;
+
+/** PUT replaces the overrides: a positive integer, null for no limit, absent for the default. */
+export type TenantLimitsPut = z.input<typeof api.tenantLimitsPutSchema>;
 
 export type ApiKeyCreate = z.input<typeof api.apiKeyCreateSchema>;
 

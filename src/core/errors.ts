@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   dead_letter_not_found: { status: 404, description: "No such dead letter in this tenant" },
   alert_not_found: { status: 404, description: "No such alert in this tenant" },
   calendar_not_found: { status: 404, description: "No such calendar in this tenant" },
+  bulk_operation_not_found: { status: 404, description: "No such bulk operation in this tenant" },
   version_conflict: {
     status: 409,
     description: "The job changed since you read it: read it again and retry",

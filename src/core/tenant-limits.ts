@@ -35,11 +35,23 @@ export const MAX_LIMIT_VALUE = 1_000_000_000;
 /** One limit in a PUT body: a positive integer, or null for no limit; absent: the default. */
 const limitValueSchema = z.number().int().min(1).max(MAX_LIMIT_VALUE).nullable().optional();
 
+/** Every tenant's weight unless the admin sets another: equal shares. */
+export const DEFAULT_TENANT_WEIGHT = 1;
+/** A weight above this would let one tenant's share round every other tenant's down to one slot. */
+export const MAX_TENANT_WEIGHT = 100;
+
+/**
+ * A tenant's weight in the fair share of a saturated dispatch window: a whole number in
+ * 1..MAX_TENANT_WEIGHT; absent, the default.
+ */
+const weightSchema = z.number().int().min(1).max(MAX_TENANT_WEIGHT).optional();
+
 export const tenantLimitsPutSchema = z.strictObject({
   active_jobs: limitValueSchema,
   creates_per_second: limitValueSchema,
   triggers_per_second: limitValueSchema,
   concurrent_calls: limitValueSchema,
+  weight: weightSchema,
 });
 export type TenantLimitsPut = z.infer<typeof tenantLimitsPutSchema>;
 
@@ -81,4 +93,15 @@ export function effectiveLimits(
     limits[name] = value === 0 ? null : value;
   }
   return limits;
+}
+
+/**
+ * A tenant's weight as stored: NULL (or anything out of range) is the default.
+ *
+ * @example effectiveWeight(null) === 1
+ */
+export function effectiveWeight(stored: number | null | undefined): number {
+  return typeof stored === "number" && Number.isInteger(stored) && stored >= 1 && stored <= MAX_TENANT_WEIGHT
+    ? stored
+    : DEFAULT_TENANT_WEIGHT;
 }

@@ -2,6 +2,7 @@
 // window the create path counts into. Columns: NULL takes the deployment default, 0 is no limit.
 import {
   effectiveLimits,
+  effectiveWeight,
   TENANT_LIMIT_NAMES,
   type TenantLimitName,
   type TenantLimits,
@@ -9,8 +10,13 @@ import {
 } from "../core/tenant-limits";
 import { allJobSources, type JobStores } from "./databases";
 
-type StoredLimits = Partial<Record<TenantLimitName, number | null>>;
-type LimitsRow = Record<TenantLimitName, number | null> & { tenant_id: string; updated_at_ms: number };
+export type StoredLimits = Partial<Record<TenantLimitName, number | null>> & { weight?: number | null };
+type LimitsRow = Record<TenantLimitName, number | null> & {
+  tenant_id: string;
+  /** Migration 0045: the tenant's fair-share weight, NULL for the default. */
+  weight: number | null;
+  updated_at_ms: number;
+};
 
 /** The stored overrides of these tenants (one query); a tenant with none is absent. */
 export async function findTenantLimits(
@@ -30,13 +36,22 @@ export async function loadTenantLimits(
   db: D1Database,
   tenantId: string,
   defaults: TenantLimits,
-): Promise<{ limits: TenantLimits; overridden: TenantLimitName[] }> {
+): Promise<{ limits: TenantLimits; overridden: TenantLimitName[]; weight: number; weightSet: boolean }> {
   const stored = (await findTenantLimits(db, [tenantId])).get(tenantId) ?? {};
   const overridden = TENANT_LIMIT_NAMES.filter((name) => stored[name] !== null && stored[name] !== undefined);
-  return { limits: effectiveLimits(defaults, stored), overridden };
+  const weightSet = stored.weight !== null && stored.weight !== undefined;
+  return {
+    limits: effectiveLimits(defaults, stored),
+    overridden,
+    weight: effectiveWeight(stored.weight),
+    weightSet,
+  };
 }
 
-/** Replaces a tenant's overrides: an absent field goes back to the default, null is no limit. */
+/**
+ * Replaces a tenant's overrides: an absent field goes back to the default, null is no limit (the
+ * weight: absent is the default weight).
+ */
 export async function putTenantLimits(
   db: D1Database,
   tenantId: string,
@@ -50,11 +65,12 @@ export async function putTenantLimits(
   await db
     .prepare(
       `INSERT INTO tenant_limits (tenant_id, active_jobs, creates_per_second, triggers_per_second,
-         concurrent_calls, updated_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?)
+         concurrent_calls, weight, updated_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (tenant_id) DO UPDATE SET active_jobs = excluded.active_jobs,
          creates_per_second = excluded.creates_per_second, triggers_per_second = excluded.triggers_per_second,
-         concurrent_calls = excluded.concurrent_calls, updated_at_ms = excluded.updated_at_ms`,
+         concurrent_calls = excluded.concurrent_calls, weight = excluded.weight,
+         updated_at_ms = excluded.updated_at_ms`,
     )
     .bind(
       tenantId,
@@ -62,6 +78,7 @@ export async function putTenantLimits(
       column("creates_per_second"),
       column("triggers_per_second"),
       column("concurrent_calls"),
+      put.weight ?? null,
       nowMs,
     )
     .run();

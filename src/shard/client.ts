@@ -111,6 +111,30 @@ export async function setTenantSuspendedOnShards(
   return failed;
 }
 
+/**
+ * Tells these shards the tenant's fair-share weight, in parallel. Never throws: returns the shards
+ * that did not confirm (they learn the weight from D1 with the tenant limits, within seconds).
+ */
+export async function setTenantWeightOnShards(
+  env: Env,
+  tenantId: string,
+  weight: number,
+  shards: readonly number[],
+): Promise<number[]> {
+  const failed: number[] = [];
+  await Promise.all(
+    shards.map(async (shard) => {
+      try {
+        await shardStub(env, shard).setTenantWeight(shard, tenantId, weight);
+      } catch (error) {
+        logEvent("shard.weight_push_failed", { shard, tenant_id: tenantId, error });
+        failed.push(shard);
+      }
+    }),
+  );
+  return failed;
+}
+
 /** Runs the job now, outside its schedule (its own idempotency key: the trigger instant). */
 export async function triggerJob(env: Env, shard: number, jobId: string): Promise<TriggerResult> {
   return shardStub(env, shard).trigger(shard, jobId);

@@ -81,6 +81,17 @@ export interface HistoryStats {
   minutes: { minuteMs: number; triggers: number; failures: number }[];
   /** Newest first. */
   lateness: LatenessSample[];
+  /** Runs due and waiting for their tenant's share of the dispatch window (absent: an older shard). */
+  shareWait?: ShareWait;
+}
+
+/** Runs due and waiting in a shard for room in its dispatch window. */
+export interface ShareWait {
+  waitingRuns: number;
+  /** The oldest waiting run's due instant; null when none waits. */
+  oldestDueMs: number | null;
+  /** Shards with a waiting run (in a sum over shards; 1 or 0 from one shard). */
+  shards?: number;
 }
 
 /** Did the job fire (a dispatched run of its schedule) at or after `sinceMs`? (missed_run alerts) */

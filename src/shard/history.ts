@@ -22,6 +22,7 @@ import type {
   HistoryStats,
   HistoryStatsQuery,
   LatenessSample,
+  ShareWait,
 } from "./history-protocol";
 
 import { askShards, shardsOfTenant, sharedRead } from "./tenant-fanout";
@@ -148,5 +149,21 @@ function sumStats(parts: HistoryStats[], query: HistoryStatsQuery): HistoryStats
     byState: [...byState].map(([state, n]) => ({ state, n })),
     minutes: [...minutes.values()],
     lateness: lateness.slice(0, query.latenessLimit),
+    shareWait: sumShareWaits(parts),
   };
+}
+
+/** The shards' share waits together: runs summed, the oldest due instant, shards with a wait. */
+function sumShareWaits(parts: readonly HistoryStats[]): ShareWait {
+  const sum: ShareWait = { waitingRuns: 0, oldestDueMs: null, shards: 0 };
+  for (const part of parts) {
+    const wait = part.shareWait;
+    if (wait === undefined || wait.waitingRuns === 0) continue;
+    sum.waitingRuns += wait.waitingRuns;
+    sum.shards = (sum.shards ?? 0) + 1;
+    if (wait.oldestDueMs !== null && (sum.oldestDueMs === null || wait.oldestDueMs < sum.oldestDueMs)) {
+      sum.oldestDueMs = wait.oldestDueMs;
+    }
+  }
+  return sum;
 }

@@ -32,6 +32,16 @@ describe("console limits", () => {
     expect(rowOf(page.text, "active_jobs")).toContain("deployment default");
     expect(rowOf(page.text, "triggers_per_second")).toContain("no limit");
     expect(page.text).toMatch(/data-field="tenant-dispatch">Now: 0 runs waiting for these limits, 0/);
+    expect(rowOf(page.text, "weight")).toContain("<td>1</td>");
+    expect(rowOf(page.text, "weight")).toContain("deployment default");
+  });
+
+  it("shows the tenant's fair-share weight the admin set", async () => {
+    await api("PUT", `/v1/tenants/${tenant.tenantId}/limits`, { body: { weight: 3 } });
+    const page = await client.get("/console/limits");
+    expect(rowOf(page.text, "weight")).toContain("<td>3</td>");
+    expect(rowOf(page.text, "weight")).toContain("set for this tenant");
+    await api("PUT", `/v1/tenants/${tenant.tenantId}/limits`, { body: {} });
   });
 
   it("shows a flow-control key's waiting runs, calls in flight and limits", async () => {

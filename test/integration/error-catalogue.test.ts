@@ -84,6 +84,7 @@ describe("the error catalogue against the routes' answers", () => {
     await expectCode("dead_letter_not_found", "POST", "/v1/dead-letters/dl_nope/redrive", asTenant);
     await expectCode("alert_not_found", "POST", "/v1/alerts/alert_nope/ack", asTenant);
     await expectCode("calendar_not_found", "GET", "/v1/calendars/nope", asTenant);
+    await expectCode("bulk_operation_not_found", "GET", "/v1/jobs/bulk/bulk_nope", asTenant);
     await expectCode("no_next_signing_secret", "POST", `/v1/tenants/${tenantId}/signing-secret/promote`);
     await expectCode("unsupported_media_type", "POST", "/v1/jobs", {
       token,

@@ -212,4 +212,40 @@ describe("edgecron CLI commands", () => {
       "DELETE /v1/api-keys/key_1",
     ]);
   });
+
+  it("sets a tenant's weight and keeps the limits it overrides", async () => {
+    const limits = (weight: number) => ({
+      tenant_id: "ten_1",
+      active_jobs: 50,
+      creates_per_second: 2000,
+      triggers_per_second: null,
+      concurrent_calls: null,
+      weight,
+      overridden:
+        weight === 1
+          ? ["active_jobs", "triggers_per_second"]
+          : ["active_jobs", "triggers_per_second", "weight"],
+      defaults: {
+        active_jobs: 100000,
+        creates_per_second: 2000,
+        triggers_per_second: null,
+        concurrent_calls: null,
+        weight: 1,
+      },
+      dispatch: null,
+    });
+    stub.reply((request) => ({ status: 200, body: limits(request.method === "GET" ? 1 : 3) }));
+    const bad = await api(["tenants", "weight", "--tenant-id", "ten_1", "--weight", "0"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--weight must be an integer from 1 to 100");
+    const set = await api(["tenants", "weight", "--tenant-id", "ten_1", "--weight", "3"]);
+    expect(set.code).toBe(0);
+    expect(set.stdout).toMatch(/weight\s+3\n/);
+    expect(set.stdout).toMatch(/creates_per_second\s+2000 \(default\)/);
+    expect(stub.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "GET /v1/tenants/ten_1/limits",
+      "PUT /v1/tenants/ten_1/limits",
+    ]);
+    expect(stub.requests[1]?.json()).toEqual({ weight: 3, active_jobs: 50, triggers_per_second: null });
+  });
 });

@@ -9,6 +9,8 @@ export interface TenantLimitsView {
   creates_per_second: number | null;
   triggers_per_second: number | null;
   concurrent_calls: number | null;
+  /** The tenant's weight in a saturated dispatch window's fair share (default 1). */
+  weight: number;
   overridden: string[];
   dispatch: { waiting: number; in_flight: number; triggers_in_window: number } | null;
 }
@@ -53,6 +55,12 @@ function LimitsTable({ limits }: { limits: TenantLimitsView }) {
               <td class="muted">{effect}</td>
             </tr>
           ))}
+          <tr data-limit="weight">
+            <th scope="row">Fair-share weight</th>
+            <td>{limits.weight}</td>
+            <td>{limits.overridden.includes("weight") ? "set for this tenant" : "deployment default"}</td>
+            <td class="muted">its share of a full dispatch window, against other tenants' weights</td>
+          </tr>
         </tbody>
       </table>
     </TableWrap>

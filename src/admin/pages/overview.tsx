@@ -36,6 +36,28 @@ function countRows(
   return keys.map((key) => ({ label: key, value: counts[key] ?? 0, tone: tones[key] }));
 }
 
+/**
+ * The tenant learns why its runs are late while it floods: they wait in the shards for its share
+ * of the dispatch window, which other tenants' work holds the rest of.
+ */
+function ShareWaitNotice({ wait }: { wait: Stats["share_wait"] }) {
+  if (wait === undefined || !wait.throttled) return null;
+  return (
+    <section class="card wide" role="status" aria-labelledby="share-wait" data-field="share-wait">
+      <h2 id="share-wait">Throttled by the tenant's share</h2>
+      <p>
+        {wait.waiting_runs.toLocaleString("en-US")} due {wait.waiting_runs === 1 ? "run waits" : "runs wait"}{" "}
+        on {wait.shards} {wait.shards === 1 ? "shard" : "shards"} for this tenant's share of the dispatch
+        window
+        {wait.waiting_since === null ? "" : ", the oldest since "}
+        {wait.waiting_since === null ? null : <Time iso={wait.waiting_since} />}. More due work than the
+        scheduler can start is shared between the tenants with work due; an admin can raise this tenant's
+        weight.
+      </p>
+    </section>
+  );
+}
+
 export function OverviewPage(props: {
   stats: Stats | Problem;
   lateness: LatenessSummary;
@@ -48,6 +70,7 @@ export function OverviewPage(props: {
   const { stats } = props;
   return (
     <>
+      {"title" in stats ? null : <ShareWaitNotice wait={stats.share_wait} />}
       {"title" in stats ? (
         <ProblemBox problem={stats} />
       ) : (

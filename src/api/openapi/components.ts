@@ -36,6 +36,7 @@ export const jobBulkSchema = bulk.jobBulkSchema.meta({
   example: { action: "pause", filter: { name_prefix: "report-" } },
 });
 export const jobBulkResultSchema = bulk.jobBulkResultSchema.meta({ id: "JobBulkResult" });
+export const jobBulkOperationSchema = bulk.jobBulkOperationSchema.meta({ id: "JobBulkOperation" });
 export const jobSchema = schemas.jobSchema.meta({ id: "Job" });
 export const jobPageSchema = schemas.jobPageSchema.meta({ id: "JobPage" });
 export const backfillRequestSchema = schemas.backfillRequestSchema.meta({
@@ -79,7 +80,13 @@ export const flowControlPageSchema = schemas.flowControlPageSchema.meta({ id: "F
 export const tenantLimitsSchema = schemas.tenantLimitsSchema.meta({ id: "TenantLimits" });
 export const tenantLimitsPutSchema = schemas.tenantLimitsPutSchema.meta({
   id: "TenantLimitsPut",
-  example: { active_jobs: 500, creates_per_second: 20, triggers_per_second: 50, concurrent_calls: null },
+  example: {
+    active_jobs: 500,
+    creates_per_second: 20,
+    triggers_per_second: 50,
+    concurrent_calls: null,
+    weight: 2,
+  },
 });
 export const apiKeyCreateSchema = schemas.apiKeyCreateSchema.meta({ id: "ApiKeyCreate" });
 export const apiKeySchema = schemas.apiKeySchema.meta({ id: "ApiKey" });

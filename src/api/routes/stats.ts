@@ -42,6 +42,13 @@ defineRoute(
       runs_by_state: runs.runsByState,
       per_minute: runs.perMinute,
       ...latenessFields(summarizeLateness(runs.lateness)),
+      share_wait: {
+        throttled: runs.shareWait.waitingRuns > 0,
+        waiting_runs: runs.shareWait.waitingRuns,
+        waiting_since:
+          runs.shareWait.oldestDueMs === null ? null : new Date(runs.shareWait.oldestDueMs).toISOString(),
+        shards: runs.shareWait.shards,
+      },
     });
   },
 );

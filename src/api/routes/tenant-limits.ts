@@ -1,9 +1,16 @@
 // A tenant's limits (admission control): the admin sets them, the tenant reads its own.
 import { createRoute } from "@hono/zod-openapi";
-import { TENANT_LIMIT_NAMES, type TenantLimitName, type TenantLimits } from "../../core/tenant-limits";
+import {
+  DEFAULT_TENANT_WEIGHT,
+  TENANT_LIMIT_NAMES,
+  type TenantLimitName,
+  type TenantLimits,
+} from "../../core/tenant-limits";
 import { loadTenantLimits, putTenantLimits } from "../../db/tenant-limits";
 import { findTenant } from "../../db/tenants";
 import { gateState, tenantGate } from "../../gate/client";
+import { setTenantWeightOnShards } from "../../shard/client";
+import { shardsOfTenant } from "../../shard/tenant-fanout";
 import { tenantLimitDefaults } from "../admission";
 import { readBody } from "../body";
 import { requireOwnId } from "../ids";
@@ -52,7 +59,8 @@ defineRoute(
     method: "put",
     path: "/{id}/limits",
     operationId: "putTenantLimits",
-    summary: "Replace a tenant's limits (admin): absent fields take the defaults, null is no limit",
+    summary:
+      "Replace a tenant's limits and fair-share weight (admin): absent fields take the defaults, null is no limit",
     tags,
     middleware: [requireAdmin],
     request: { params, body: jsonBody(tenantLimitsPutSchema) },
@@ -62,20 +70,25 @@ defineRoute(
     const id = await loadTenantId(c.env.DB, c.req.param("id"));
     const body = await readBody(c, tenantLimitsPutSchema);
     await putTenantLimits(c.env.DB, id, body, Date.now());
+    // The shards split their windows by the new weight at once; one the push misses reads it from
+    // D1 with the limits within seconds.
+    const shards = await shardsOfTenant(c.env, id);
+    await setTenantWeightOnShards(c.env, id, body.weight ?? DEFAULT_TENANT_WEIGHT, shards);
     return c.json(await limitsResource(c.env, id));
   },
 );
 
 async function limitsResource(env: Env, tenantId: string) {
   const defaults = tenantLimitDefaults(env);
-  const { limits, overridden } = await loadTenantLimits(env.DB, tenantId, defaults);
+  const { limits, overridden, weight, weightSet } = await loadTenantLimits(env.DB, tenantId, defaults);
   const gated = limits.triggers_per_second !== null || limits.concurrent_calls !== null;
   const state = gated ? await gateState(env, tenantGate(tenantId)) : null;
   return {
     tenant_id: tenantId,
     ...pick(limits),
-    overridden,
-    defaults: pick(defaults),
+    weight,
+    overridden: weightSet ? [...overridden, "weight"] : overridden,
+    defaults: { ...pick(defaults), weight: DEFAULT_TENANT_WEIGHT },
     dispatch:
       state === null
         ? null

@@ -53,7 +53,36 @@ const jobsBulk: Command = {
     if (!ACTIONS.includes(action)) throw new UsageError("the action is pause, resume or delete");
     const result = await ctx.client().jobs.bulk(bulkBody(ctx.values, action));
     if (ctx.json) printJson(ctx.io, result);
+    else if ("id" in result)
+      ctx.io.stdout.write(
+        `matched ${result.matched}, ${action} going on (${result.done} done): edgecron jobs bulk-status ${result.id}\n`,
+      );
     else ctx.io.stdout.write(`matched ${result.matched}, ${action} done for ${result.done}\n`);
+    return 0;
+  },
+};
+
+const jobsBulkStatus: Command = {
+  path: ["jobs", "bulk-status"],
+  args: "<operation-id>",
+  summary: "the progress of a bulk call that went on in the background (over 5,000 jobs)",
+  options: {},
+  positionals: [1, 1],
+  async run(ctx) {
+    const operation = await ctx.client().jobs.bulkOperation(ctx.positionals[0] as string);
+    if (ctx.json) printJson(ctx.io, operation);
+    else
+      ctx.io.stdout.write(
+        renderKeyValues([
+          ["id", operation.id],
+          ["action", operation.action],
+          ["state", operation.state],
+          ["matched", operation.matched],
+          ["done", operation.done],
+          ["error", operation.error ?? "-"],
+          ["updated", operation.updated_at],
+        ]),
+      );
     return 0;
   },
 };
@@ -80,6 +109,7 @@ function bulkBody(values: Parameters<typeof stringFlag>[0], action: JobBulk["act
 
 export const controlCommands: Command[] = [
   jobsBulk,
+  jobsBulkStatus,
   suspensionCommand("suspend"),
   suspensionCommand("unsuspend"),
 ];

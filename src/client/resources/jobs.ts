@@ -5,6 +5,7 @@ import type {
   BatchResult,
   Job,
   JobBulk,
+  JobBulkOperation,
   JobBulkResult,
   JobCreate,
   JobUpdate,
@@ -71,13 +72,25 @@ export class JobsResource {
 
   /**
    * Pauses, resumes or deletes the caller's jobs that match `filter` (an empty filter needs
-   * `all: true`); answers how many matched and how many are now in the action's state.
+   * `all: true`); answers how many matched and how many are now in the action's state. With more
+   * than 5,000 jobs to change the API answers 202 with an operation (`id`, `state`): read its
+   * progress with `bulkOperation(id)`.
    */
-  bulk(body: JobBulk, options: CallOptions = {}): Promise<JobBulkResult> {
+  bulk(body: JobBulk, options: CallOptions = {}): Promise<JobBulkResult | JobBulkOperation> {
     return this.#transport.call({
       method: "POST",
       path: "/v1/jobs/bulk",
       body,
+      idempotent: true,
+      ...options,
+    });
+  }
+
+  /** The progress of a bulk call answered 202 (its `id`): `state` is `succeeded` when all is done. */
+  bulkOperation(id: string, options: CallOptions = {}): Promise<JobBulkOperation> {
+    return this.#transport.call({
+      method: "GET",
+      path: `/v1/jobs/bulk/${encodeURIComponent(id)}`,
       idempotent: true,
       ...options,
     });

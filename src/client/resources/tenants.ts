@@ -6,6 +6,8 @@ import type {
   ApiKeySummary,
   Tenant,
   TenantCreate,
+  TenantLimits,
+  TenantLimitsPut,
   TenantUpdate,
 } from "../types";
 
@@ -62,6 +64,27 @@ export class TenantsResource {
       method: "POST",
       path: `${tenantPath(id)}/signing-secret/promote`,
       idempotent: false,
+      ...options,
+    });
+  }
+
+  /** The tenant's limits and fair-share weight (admin, or that tenant's key). */
+  limits(id: string, options: CallOptions = {}): Promise<TenantLimits> {
+    return this.#transport.call({
+      method: "GET",
+      path: `${tenantPath(id)}/limits`,
+      idempotent: true,
+      ...options,
+    });
+  }
+
+  /** Replaces the tenant's limits and weight (admin): an absent field takes the default. */
+  setLimits(id: string, limits: TenantLimitsPut, options: CallOptions = {}): Promise<TenantLimits> {
+    return this.#transport.call({
+      method: "PUT",
+      path: `${tenantPath(id)}/limits`,
+      body: limits,
+      idempotent: true,
       ...options,
     });
   }

@@ -1,0 +1,84 @@
+// A run waiting in its shard for room in the dispatch window (held back under a flood, re-sent
+// after its lease expired, caught up after a crash) has no history record until it moves on: it
+// is read from its live row, so GET /v1/runs/{id} never answers 404 for it and its job's runs list
+// shows it waiting, not a state it has left.
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { HISTORY_COLUMN_LIST } from "../../durable-objects/shard/history-store";
+import { disarmShardsAfterEach } from "../helpers/alarms";
+import { api, createTenantWithKey, jobBody } from "../helpers/api";
+import { holdBudgetFull } from "../helpers/backlog";
+import { makeJobDue, stubFor, targetUrl } from "../helpers/scheduling";
+
+disarmShardsAfterEach();
+
+interface RunView {
+  id: string;
+  state: string;
+}
+
+async function liveRun(jobId: string): Promise<{ runId: string; inHistory: number }> {
+  return runInDurableObject(stubFor(jobId), (_instance, state) => {
+    const rows = state.storage.sql
+      .exec<{ run_id: string; state: string }>("SELECT run_id, state FROM runs WHERE job_id = ?", jobId)
+      .toArray();
+    const run = rows[0] as { run_id: string };
+    const inHistory = state.storage.sql
+      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM run_history WHERE job_id = ?", jobId)
+      .one().n;
+    return { runId: run.run_id, inHistory };
+  });
+}
+
+describe("a run waiting for the dispatch window", () => {
+  it("is read as it is now: GET /v1/runs/{id} and the job's runs show it SCHEDULED", async () => {
+    const tenant = await createTenantWithKey("waiting-reads");
+    const created = await api<{ id: string }>("POST", "/v1/jobs", {
+      token: tenant.key,
+      body: jobBody({
+        schedule: { type: "interval", every: "1h" },
+        target: { url: targetUrl("/ok/waiting") },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const jobId = created.body.id;
+    const release = await holdBudgetFull(jobId, tenant.tenantId);
+    await makeJobDue(jobId, Date.now() - 2_000);
+    await runDurableObjectAlarm(stubFor(jobId));
+    const { runId, inHistory } = await liveRun(jobId);
+    // The premise: the run waits and its record is not written yet.
+    expect(inHistory).toBe(0);
+
+    const run = await api<RunView>("GET", `/v1/runs/${runId}`, { token: tenant.key });
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ id: runId, state: "SCHEDULED" });
+    const runs = await api<{ data: RunView[] }>("GET", `/v1/jobs/${jobId}/runs`, { token: tenant.key });
+    // Every run of the job waits (the instant made due, and the interval's first one).
+    expect(runs.body.data.map((item) => item.id)).toContain(runId);
+    expect(new Set(runs.body.data.map((item) => item.state))).toEqual(new Set(["SCHEDULED"]));
+
+    // Its record says DISPATCHED (written while it was sent); its lease expired and it waits again.
+    await runInDurableObject(stubFor(jobId), (_instance, state) => {
+      const sql = state.storage.sql;
+      const nowMs = Date.now();
+      sql.exec(
+        "UPDATE runs SET state = 'DISPATCHED', updated_at_ms = ? WHERE run_id = ?",
+        nowMs - 1_000,
+        runId,
+      );
+      sql.exec(
+        `INSERT INTO run_history (${HISTORY_COLUMN_LIST}) SELECT ${HISTORY_COLUMN_LIST} FROM runs WHERE run_id = ?`,
+        runId,
+      );
+      sql.exec("UPDATE runs SET state = 'SCHEDULED', updated_at_ms = ? WHERE run_id = ?", nowMs, runId);
+    });
+    const resent = await api<RunView>("GET", `/v1/runs/${runId}`, { token: tenant.key });
+    expect(resent.body.state).toBe("SCHEDULED");
+    const listed = await api<{ data: RunView[] }>("GET", `/v1/jobs/${jobId}/runs`, { token: tenant.key });
+    expect(listed.body.data.find((item) => item.id === runId)?.state).toBe("SCHEDULED");
+    await release();
+    await runInDurableObject(stubFor(jobId), (_instance, state) => {
+      state.storage.sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
+    });
+  });
+});
