@@ -15,6 +15,7 @@ import { messages } from "./messages";
 import { publish } from "./publish";
 import { queues } from "./queues";
 import { qstashSchedules } from "./schedules";
+import { listWorkflowDlq, workflowDlq } from "./workflow-dlq";
 import { workflowEvents } from "./workflow-events";
 import { workflows } from "./workflows";
 
@@ -29,9 +30,14 @@ v2.route("/schedules", qstashSchedules);
 v2.route("/queues", queues);
 v2.route("/flowControl", flowControl);
 v2.route("/globalParallelism", globalParallelism);
+// The Workflow SDK lists its DLQ at /v2/dlq with `source=workflow`; any other list is the DLQ's.
+v2.get("/dlq", async (c, next) =>
+  new URL(c.req.url).searchParams.get("source") === "workflow" ? listWorkflowDlq(c) : next(),
+);
 v2.route("/dlq", dlq);
 v2.route("/events", events);
 v2.route("/logs", events);
+v2.route("/workflows/dlq", workflowDlq);
 v2.route("/workflows", workflows);
 v2.route("/", workflowEvents);
 
@@ -40,7 +46,6 @@ const NOT_SERVED: [prefix: string, why: string][] = [
   ["/topics", "URL groups (topics) are not served: publish to each URL"],
   ["/flowControl", "only GET /v2/flowControl/{key} is served (no list, pause, resume, pin or reset)"],
   ["/llm", "LLM APIs are not served"],
-  ["/workflows/dlq", "the workflow DLQ is not served: a failed run's message is in /v2/dlq"],
 ];
 
 // Keep this last: routes registered after it would never be reached.
