@@ -222,6 +222,9 @@ describe("@upstash/qstash against wrangler dev", () => {
     expect(runNow.status).toBe(404);
     expect(await runNow.text()).toContain("not served");
     const group = await qstash.urlGroups.get("group").catch((error: unknown) => error);
-    expect(group).toMatchObject({ status: 404, message: expect.stringContaining("not served") });
+    expect(group).toMatchObject({
+      status: 404,
+      message: expect.stringContaining("url group group not found"),
+    });
   });
 });

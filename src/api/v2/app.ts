@@ -15,6 +15,7 @@ import { messages } from "./messages";
 import { publish } from "./publish";
 import { queues } from "./queues";
 import { qstashSchedules } from "./schedules";
+import { urlGroups } from "./url-groups";
 import { listWorkflowDlq, workflowDlq } from "./workflow-dlq";
 import { workflowEvents } from "./workflow-events";
 import { workflows } from "./workflows";
@@ -28,6 +29,7 @@ v2.route("/messages", messages);
 v2.route("/keys", keys);
 v2.route("/schedules", qstashSchedules);
 v2.route("/queues", queues);
+v2.route("/topics", urlGroups);
 v2.route("/flowControl", flowControl);
 v2.route("/globalParallelism", globalParallelism);
 // The Workflow SDK lists its DLQ at /v2/dlq with `source=workflow`; any other list is the DLQ's.
@@ -43,7 +45,6 @@ v2.route("/", workflowEvents);
 
 /** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
 const NOT_SERVED: [prefix: string, why: string][] = [
-  ["/topics", "URL groups (topics) are not served: publish to each URL"],
   ["/flowControl", "only GET /v2/flowControl/{key} is served (no list, pause, resume, pin or reset)"],
   ["/llm", "LLM APIs are not served"],
 ];
