@@ -220,7 +220,7 @@ describe("@upstash/qstash against wrangler dev", () => {
       headers: { authorization: `Bearer ${tenantKey}` },
     });
     expect(runNow.status).toBe(404);
-    expect(await runNow.text()).toContain("not served");
+    expect(await runNow.text()).toContain("message job_x not found");
     const group = await qstash.urlGroups.get("group").catch((error: unknown) => error);
     expect(group).toMatchObject({
       status: 404,
