@@ -54,6 +54,13 @@ describe("@upstash/qstash URL groups against the dev server", () => {
       .addEndpoints({ name: "edits", endpoints: [{ url: "ftp://nowhere" }] })
       .catch((error: unknown) => error);
     expect(badUrl).toMatchObject({ status: 400, message: expect.stringContaining("endpoints[0].url") });
+    const scheduled = await qstash.schedules
+      .create({ destination: "edits", cron: "* * * * *" })
+      .catch((error: unknown) => error);
+    expect(scheduled).toMatchObject({
+      status: 400,
+      message: expect.stringContaining("URL group is not served"),
+    });
     await qstash.urlGroups.delete("edits");
     expect(await qstash.urlGroups.list()).toEqual([]);
     const gone = await qstash.publish({ urlGroup: "edits", body: "x" }).catch((error: unknown) => error);
