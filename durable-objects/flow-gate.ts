@@ -106,6 +106,18 @@ export class FlowGate extends DurableObject<Env> {
     }
   }
 
+  /**
+   * Ends the rate window now (QStash's `resetRate`): the grants counted in it are forgotten, so
+   * the next window starts now, and the runs told to wait for it are woken to ask again.
+   * Parallelism permits in flight are not touched: those calls are still running.
+   */
+  async resetRate(): Promise<number> {
+    const cleared = this.sql.exec("DELETE FROM rate_grants").rowsWritten;
+    const rate = this.meta()?.rate ?? null;
+    if (cleared > 0) this.wakeWaiting(rate ?? cleared);
+    return cleared;
+  }
+
   async state(): Promise<GateState> {
     const nowMs = Date.now();
     const meta = this.meta();

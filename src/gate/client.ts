@@ -44,6 +44,11 @@ export async function gateState(env: Env, gate: string): Promise<GateState> {
   return gateStub(env, gate).state();
 }
 
+/** Ends the rate window of a tenant's flow-control key now; answers the grants it forgot. */
+export async function resetFlowControlRate(env: Env, tenantId: string, key: string): Promise<number> {
+  return gateStub(env, flowKeyGate(tenantId, key)).resetRate();
+}
+
 /** The state of a tenant's flow-control key (`GET /v1/flow-control/{key}`). */
 export async function flowControlState(env: Env, tenantId: string, key: string): Promise<GateState> {
   return gateState(env, flowKeyGate(tenantId, key));

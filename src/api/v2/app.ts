@@ -45,7 +45,10 @@ v2.route("/", workflowEvents);
 
 /** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
 const NOT_SERVED: [prefix: string, why: string][] = [
-  ["/flowControl", "only GET /v2/flowControl/{key} is served (no list, pause, resume, pin or reset)"],
+  [
+    "/flowControl",
+    "pause, resume, pin, unpin and the key list are not served (GET /v2/flowControl/{key} and POST /v2/flowControl/{key}/resetRate are)",
+  ],
   ["/llm", "LLM APIs are not served"],
 ];
 
