@@ -47,7 +47,7 @@ v2.route("/", workflowEvents);
 const NOT_SERVED: [prefix: string, why: string][] = [
   [
     "/flowControl",
-    "pause, resume, pin, unpin and the key list are not served (GET /v2/flowControl/{key} and POST /v2/flowControl/{key}/resetRate are)",
+    "pin, unpin and the key list are not served (GET /v2/flowControl/{key}, pause, resume and resetRate are)",
   ],
   ["/llm", "LLM APIs are not served"],
 ];
