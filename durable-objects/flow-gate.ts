@@ -12,6 +12,11 @@ import { logEvent } from "../src/log";
 import { wakeFlowWaiters } from "../src/shard/client";
 import { migrateGateSchema } from "./flow-gate/schema";
 
+/** How soon a run refused by a paused key asks again, beside the wake its resume sends. */
+const PAUSED_ASK_AGAIN_MS = 60_000;
+/** Resuming wakes every holder that reported waiting runs (each wakes at most its own). */
+const WAKE_ALL = 1_000_000;
+
 /** A holder's report of waiting runs counts until a little after it was told to ask again. */
 const WAITING_REPORT_SLACK_MS = 5_000;
 
@@ -55,7 +60,9 @@ export class FlowGate extends DurableObject<Env> {
         .toArray()
         .map((row) => row.run_id),
     );
-    let available = permitsAvailable(limits, this.grantsInWindow(), this.inFlight());
+    // A paused key grants no new permit; a run already holding one keeps it (above).
+    const paused = this.isPaused();
+    let available = paused ? 0 : permitsAvailable(limits, this.grantsInWindow(), this.inFlight());
     const granted: string[] = [];
     for (const run of request.runs) {
       // A re-send of a run that still holds its permit (its dispatch lease expired) takes no new one.
@@ -78,7 +85,8 @@ export class FlowGate extends DurableObject<Env> {
       }
     }
     const refused = request.runs.length - granted.length;
-    const retryAtMs = refused === 0 ? null : this.retryAt(limits, nowMs);
+    const retryAtMs =
+      refused === 0 ? null : paused ? nowMs + PAUSED_ASK_AGAIN_MS : this.retryAt(limits, nowMs);
     this.reportWaiting(request.holder, refused, retryAtMs, nowMs);
     return { granted, retryAtMs };
   }
@@ -106,6 +114,34 @@ export class FlowGate extends DurableObject<Env> {
     }
   }
 
+  /**
+   * Ends the rate window now (QStash's `resetRate`): the grants counted in it are forgotten, so
+   * the next window starts now, and the runs told to wait for it are woken to ask again.
+   * Parallelism permits in flight are not touched: those calls are still running.
+   */
+  async resetRate(): Promise<number> {
+    const cleared = this.sql.exec("DELETE FROM rate_grants").rowsWritten;
+    const rate = this.meta()?.rate ?? null;
+    if (cleared > 0) this.wakeWaiting(rate ?? cleared);
+    return cleared;
+  }
+
+  /**
+   * Pauses or resumes the key: while paused no run gets a new permit (each waits at its shard,
+   * where pause, delete and fair share still apply); a resume wakes the waiting runs.
+   */
+  async setPaused(paused: boolean): Promise<void> {
+    if (paused) {
+      this.sql.exec("INSERT OR IGNORE INTO gate_pause (id, paused_at_ms) VALUES (1, ?)", Date.now());
+      return;
+    }
+    if (this.sql.exec("DELETE FROM gate_pause").rowsWritten > 0) this.wakeWaiting(WAKE_ALL);
+  }
+
+  private isPaused(): boolean {
+    return this.sql.exec("SELECT 1 FROM gate_pause").toArray().length > 0;
+  }
+
   async state(): Promise<GateState> {
     const nowMs = Date.now();
     const meta = this.meta();
@@ -122,6 +158,7 @@ export class FlowGate extends DurableObject<Env> {
       ratePeriodStartMs: this.oldestGrantMs() ?? nowMs,
       limits,
       updatedAtMs: meta?.updated_at_ms ?? null,
+      paused: this.isPaused(),
     };
   }
 

@@ -11,6 +11,7 @@ import { completeRun, heartbeatRun } from "./shard/callbacks";
 import { claimRuns } from "./shard/claims";
 import { readDueTimes } from "./shard/due-times";
 import { type OutcomeEffects, reportOutcomes } from "./shard/execution";
+import { fireJobNow } from "./shard/fire-now";
 import { pullForwardWaiting, releaseFinished, renewHeld } from "./shard/flow-permits";
 import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./shard/history-reads";
 import { importHistory } from "./shard/history-store";
@@ -100,6 +101,10 @@ export class ShardScheduler extends DurableObject<Env> {
     toMs: number,
   ): Promise<Protocol.BackfillResult> {
     return this.act(shard, (nowMs) => backfill(this.sql, jobId, fromMs, toMs, nowMs));
+  }
+
+  async fireNow(shard: number, jobId: string): Promise<Protocol.FireNowResult> {
+    return this.act(shard, (nowMs) => fireJobNow(this.sql, jobId, nowMs));
   }
 
   async retryRun(shard: number, runId: string): Promise<Protocol.RetryResult> {

@@ -21,6 +21,10 @@ const MIGRATIONS: readonly string[] = [
   -- Each shard's last report of runs told to wait (the key's wait list).
   CREATE TABLE waiting (holder INTEGER PRIMARY KEY, runs INTEGER NOT NULL, counts_until_ms INTEGER NOT NULL);
   `,
+  `
+  -- Present while the key is paused (QStash's flowControl.pause, a queue's pause): no new permit.
+  CREATE TABLE gate_pause (id INTEGER PRIMARY KEY CHECK (id = 1), paused_at_ms INTEGER NOT NULL);
+  `,
 ];
 
 export function migrateGateSchema(sql: SqlStorage): void {

@@ -18,6 +18,10 @@ export const qstashJobSchema = qstashMessageSchema.extend({
   schedule_id: z.string().min(1).max(MAX_SCHEDULE_ID_LENGTH).nullable().optional(),
   /** The address the /v2 request came from (`Upstash-Caller-IP`, the callbacks' `callerIP`). */
   caller_ip: z.string().max(64).nullable().optional(),
+  /** Set on the messages of a publish to a URL group: sent as `Upstash-Topic-Name`. */
+  topic_name: z.string().min(1).max(94).nullable().optional(),
+  /** The group endpoint's own name, when it has one (the `Message`'s `endpointName`). */
+  endpoint_name: z.string().min(1).max(200).nullable().optional(),
 });
 
 export type QstashDelivery = z.output<typeof qstashJobSchema>;
@@ -52,6 +56,7 @@ export function qstashHeaders(
   };
   if (delivery.schedule_id) headers["upstash-schedule-id"] = delivery.schedule_id;
   if (delivery.caller_ip) headers["upstash-caller-ip"] = delivery.caller_ip;
+  if (delivery.topic_name) headers["upstash-topic-name"] = delivery.topic_name;
   return headers;
 }
 

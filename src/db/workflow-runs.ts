@@ -158,3 +158,20 @@ export async function listWaitDeadlines(
     .all<{ timeout_message_id: string; deadline_ms: number }>();
   return new Map(results.map((row) => [row.timeout_message_id, row.deadline_ms]));
 }
+
+/** Starts a failed run again (a resume from its DLQ entry); false when it had not failed. */
+export async function reopenFailedWorkflowRun(
+  db: D1Database,
+  tenantId: string,
+  runId: string,
+  nowMs: number,
+): Promise<boolean> {
+  const outcome = await db
+    .prepare(
+      `UPDATE workflow_runs SET state = 'RUN_STARTED', result = NULL, updated_at_ms = ?3
+       WHERE tenant_id = ?1 AND run_id = ?2 AND state = 'RUN_FAILED'`,
+    )
+    .bind(tenantId, runId, nowMs)
+    .run();
+  return outcome.meta.changes > 0;
+}

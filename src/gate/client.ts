@@ -44,6 +44,21 @@ export async function gateState(env: Env, gate: string): Promise<GateState> {
   return gateStub(env, gate).state();
 }
 
+/** Ends the rate window of a tenant's flow-control key now; answers the grants it forgot. */
+export async function resetFlowControlRate(env: Env, tenantId: string, key: string): Promise<number> {
+  return gateStub(env, flowKeyGate(tenantId, key)).resetRate();
+}
+
+/** Pauses or resumes a tenant's flow-control key at its gate. */
+export async function setFlowControlPaused(
+  env: Env,
+  tenantId: string,
+  key: string,
+  paused: boolean,
+): Promise<void> {
+  await gateStub(env, flowKeyGate(tenantId, key)).setPaused(paused);
+}
+
 /** The state of a tenant's flow-control key (`GET /v1/flow-control/{key}`). */
 export async function flowControlState(env: Env, tenantId: string, key: string): Promise<GateState> {
   return gateState(env, flowKeyGate(tenantId, key));
@@ -89,7 +104,7 @@ export function qstashFlowControlInfo(key: string, state: GateState): QStashFlow
     rateCount: state.rateCount,
     ratePeriod: Math.round(limits.periodMs / 1000),
     ratePeriodStart: state.ratePeriodStartMs,
-    isPaused: false,
+    isPaused: state.paused === true,
     isPinnedParallelism: false,
     isPinnedRate: false,
   };

@@ -59,4 +59,6 @@ export interface GateState {
   ratePeriodStartMs: number;
   limits: FlowLimits | null;
   updatedAtMs: number | null;
+  /** The key is paused: no run gets a new permit until it is resumed. */
+  paused?: boolean;
 }

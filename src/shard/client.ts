@@ -20,6 +20,7 @@ import type {
   ClaimRequest,
   ClaimResult,
   CompleteRunResult,
+  FireNowResult,
   HeartbeatResult,
   OutcomeReport,
   OutcomeResult,
@@ -149,6 +150,11 @@ export async function backfillJob(
   toMs: number,
 ): Promise<BackfillResult> {
   return shardStub(env, shard).backfill(shard, jobId, fromMs, toMs);
+}
+
+/** Runs the job's waiting delivery now (a retry in backoff, or its next instant), as the same run. */
+export async function fireJobNow(env: Env, shard: number, jobId: string): Promise<FireNowResult> {
+  return shardStub(env, shard).fireNow(shard, jobId);
 }
 
 /** Manual retry or redrive of a FAILED / DEAD_LETTERED run: a new attempt, same idempotency key. */

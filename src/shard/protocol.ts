@@ -179,6 +179,11 @@ export type BackfillResult =
   | { ok: true; created: number; skipped: number; runIds: string[] }
   | { ok: false; code: "job_not_found" | "job_not_active" | "too_many_instants" };
 
+/** A job's waiting delivery made due now: the runs it concerns (see durable-objects/shard/fire-now.ts). */
+export type FireNowResult =
+  | { ok: true; runIds: string[] }
+  | { ok: false; code: "job_not_found" | "job_not_active" | "nothing_waiting" };
+
 export type RetryResult =
   | { ok: true; runId: string; attempt: number }
   | { ok: false; code: "run_not_found" | "run_not_retryable" | "job_deleted" };

@@ -220,8 +220,11 @@ describe("@upstash/qstash against wrangler dev", () => {
       headers: { authorization: `Bearer ${tenantKey}` },
     });
     expect(runNow.status).toBe(404);
-    expect(await runNow.text()).toContain("not served");
+    expect(await runNow.text()).toContain("message job_x not found");
     const group = await qstash.urlGroups.get("group").catch((error: unknown) => error);
-    expect(group).toMatchObject({ status: 404, message: expect.stringContaining("not served") });
+    expect(group).toMatchObject({
+      status: 404,
+      message: expect.stringContaining("url group group not found"),
+    });
   });
 });

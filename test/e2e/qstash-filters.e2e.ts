@@ -125,7 +125,8 @@ describe("@upstash/qstash filters against the dev server", () => {
     expect(await list({ filter: { toDate: letter("a").createdAt, label: "label-a" } })).toEqual([
       letter("a").dlqId,
     ]);
-    await refusedWith(qstash.dlq.listMessages({ filter: { urlGroup: "group" } }), "topicName");
+    // No entry here was published to a URL group (qstash-url-groups.e2e.ts selects by one).
+    expect(await list({ filter: { urlGroup: "group" } })).toEqual([]);
     await refusedWith(qstash.dlq.listMessages({ filter: { callerIp: "127.0.0.1" } }), "callerIp");
   });
 
@@ -147,11 +148,11 @@ describe("@upstash/qstash filters against the dev server", () => {
     expect(byPath.every((log) => log.messageId === letter("b").messageId)).toBe(true);
     const failedOfC = (await qstash.logs({ filter: { url: `${target.url}/fail/c`, state: "FAILED" } })).logs;
     expect(failedOfC.map((log) => [log.messageId, log.state])).toEqual([[letter("c").messageId, "FAILED"]]);
-    await refusedWith(qstash.logs({ filter: { urlGroup: "group" } }), "topicName");
+    expect((await qstash.logs({ filter: { urlGroup: "group" } })).logs).toEqual([]);
   });
 
   it("deletes from the DLQ exactly what the filter selects, and refuses what it cannot select", async () => {
-    await refusedWith(qstash.dlq.delete({ filter: { urlGroup: "group" } }), "topicName");
+    expect(await qstash.dlq.delete({ filter: { urlGroup: "group" } })).toMatchObject({ deleted: 0 });
     await refusedWith(qstash.dlq.delete({ filter: { callerIp: "127.0.0.1" } }), "callerIp");
     expect(await qstash.dlq.delete({ filter: { messageId: "job_nonexistent" } })).toMatchObject({
       deleted: 0,
@@ -164,7 +165,7 @@ describe("@upstash/qstash filters against the dev server", () => {
   });
 
   it("retries from the DLQ only the entries the filter selects", async () => {
-    await refusedWith(qstash.dlq.retry({ filter: { urlGroup: "group" } }), "topicName");
+    expect((await qstash.dlq.retry({ filter: { urlGroup: "group" } })).responses).toEqual([]);
     expect((await qstash.dlq.retry({ filter: { messageId: "job_nonexistent" } })).responses).toEqual([]);
     const b = letter("b");
     const callsBefore = {
@@ -202,7 +203,7 @@ describe("@upstash/qstash filters against the dev server", () => {
         () => true,
         () => false,
       );
-    await refusedWith(qstash.messages.cancel({ filter: { urlGroup: "group" } }), "topicName");
+    expect(await qstash.messages.cancel({ filter: { urlGroup: "group" } })).toEqual({ cancelled: 0 });
     expect(await qstash.messages.cancel({ filter: { scheduleId: "filters-schedule" } })).toEqual({
       cancelled: 0,
     });

@@ -1,8 +1,6 @@
 // The official @upstash/workflow SDK, unchanged, served from a plain Node endpoint with the SDK's
 // own `serve`, pointed at a real `wrangler dev` by its env (QSTASH_URL, token and signing keys):
 // every step runs once, in order, with the results passed along; sleeps wait; parallel steps.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Client as QstashClient } from "@upstash/qstash";
 import { Client, serve } from "@upstash/workflow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,8 +12,8 @@ import {
   startScheduler,
   waitUntil,
 } from "./harness";
+import { startEndpoint } from "./workflow-endpoint";
 
-type Handler = (request: Request) => Promise<Response>;
 const thirdPartyCalls: { headers: Headers; body: string }[] = [];
 
 /** What the workflows' steps did, in the order they did it, per run. */
@@ -24,45 +22,6 @@ function executed(runId: string, step: string, value: unknown): void {
   executions.set(runId, [...(executions.get(runId) ?? []), { step, value, atMs: Date.now() }]);
 }
 const stepsOf = (runId: string) => (executions.get(runId) ?? []).map((entry) => entry.step);
-
-async function requestOf(req: IncomingMessage, baseUrl: string): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === "string") headers.set(name, value);
-    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-  }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  return new Request(`${baseUrl}${req.url ?? "/"}`, {
-    method: req.method,
-    headers,
-    body: hasBody ? Buffer.concat(chunks) : undefined,
-  });
-}
-
-async function startEndpoint(
-  routes: Record<string, Handler>,
-): Promise<{ url: string; close: () => Promise<void> }> {
-  let baseUrl = "";
-  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const handler = routes[(req.url ?? "").split("?")[0] ?? ""];
-    if (handler === undefined) {
-      res.writeHead(404).end();
-      return;
-    }
-    const response = await handler(await requestOf(req, baseUrl));
-    const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    res.writeHead(response.status, headers);
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url: baseUrl, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
 
 describe("@upstash/workflow against wrangler dev", () => {
   let server: SchedulerProcess;

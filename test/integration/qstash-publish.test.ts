@@ -186,11 +186,14 @@ describe("POST /v2/publish/{destination}", () => {
     expect(target.headers).toEqual({ "x-kept": "yes" });
   });
 
-  it("refuses a destination that is no URL, and addresses the SSRF policy refuses", async () => {
+  it("refuses a destination that is no URL nor URL group, and addresses the SSRF policy refuses", async () => {
     const t = await createTenantWithKey("qstash");
     const group = await v2("POST", "/v2/publish/my-url-group", t.key);
-    expect(group.status).toBe(400);
-    expect(group.body.error).toContain("URL groups");
+    expect(group.status).toBe(404);
+    expect(group.body.error).toContain("url group my-url-group not found");
+    const neither = await v2("POST", "/v2/publish/not a url", t.key);
+    expect(neither.status).toBe(400);
+    expect(neither.body.error).toContain("neither an http(s) URL nor a URL group name");
     const missing = await v2("POST", "/v2/publish/", t.key);
     expect(missing.status).toBe(400);
     // The SSRF policy runs on the destination and both callbacks (credentials are always refused).
@@ -215,9 +218,9 @@ describe("POST /v2/publish/{destination}", () => {
     const t = await createTenantWithKey("qstash");
     const unknown = await v2("GET", "/v2/messages/job_nope", t.key);
     expect(unknown).toMatchObject({ status: 404, body: { error: expect.stringContaining("job_nope") } });
-    const topics = await v2("GET", "/v2/topics", t.key);
-    expect(topics.status).toBe(404);
-    expect(topics.body.error).toContain("not served");
+    const llm = await v2("POST", "/v2/llm/chat", t.key);
+    expect(llm.status).toBe(404);
+    expect(llm.body.error).toContain("not served");
   });
 });
 

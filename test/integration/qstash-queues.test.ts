@@ -42,19 +42,29 @@ describe("/v2/queues", () => {
     expect((await v2("GET", "/v2/queues/emails", t.key)).status).toBe(404);
   });
 
-  it("names every bad field, and refuses pausing (not served)", async () => {
+  it("names every bad field, storing nothing, and pauses only a queue that exists", async () => {
     const t = await createTenantWithKey("qstash-queues");
     const bad = await v2(
       "POST",
       "/v2/queues",
       t.key,
       json,
-      JSON.stringify({ queueName: "no spaces", parallelism: 0, paused: true }),
+      JSON.stringify({ queueName: "no spaces", parallelism: 0, paused: "yes" }),
     );
     expect(bad.status).toBe(400);
     for (const field of ["queueName", "parallelism", "paused"]) expect(bad.body.error).toContain(field);
-    expect((await v2("POST", "/v2/queues/x/pause", t.key)).status).toBe(400);
+    expect((await v2("POST", "/v2/queues/x/pause", t.key)).status).toBe(404);
     expect((await v2("GET", "/v2/queues", t.key)).body).toEqual([]);
+    const created = await v2(
+      "POST",
+      "/v2/queues",
+      t.key,
+      json,
+      JSON.stringify({ queueName: "held", paused: true }),
+    );
+    expect(created.body).toMatchObject({ name: "held", paused: true });
+    expect((await v2("POST", "/v2/queues/held/resume", t.key)).body).toMatchObject({ paused: false });
+    expect((await v2("GET", "/v2/queues/held", t.key)).body).toMatchObject({ paused: false });
   });
 });
 

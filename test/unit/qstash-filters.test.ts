@@ -62,14 +62,22 @@ describe("bulk route filters", () => {
     expect(matches(facts({ messageId: "msg_b", queueName: null }))).toBe(false);
   });
 
+  it("selects by URL group, never an entry outside one", () => {
+    const { matches } = parse("topicName=g");
+    expect(matches(facts({ topicName: "g" }))).toBe(true);
+    expect(matches(facts({ topicName: "h" }))).toBe(false);
+    expect(matches(facts({ topicName: null }))).toBe(false);
+  });
+
   it("refuses unknown names, unserved filters and empty values, naming each", () => {
-    const error = refusal("messageid=msg_a&topicName=g&callerIp=1.2.3.4&label=&api=x");
+    const error = refusal("messageid=msg_a&topicName=&callerIp=1.2.3.4&label=&api=x");
     expect(error.status).toBe(400);
     expect(error.errors?.map((field) => field.path).sort()).toEqual(
       ["api", "callerIp", "label", "messageid", "topicName"].sort(),
     );
     expect(error.detail).toContain("messageid: unknown filter");
-    expect(error.detail).toContain("topicName: filter not served");
+    expect(error.detail).toContain("callerIp: filter not served");
+    expect(error.detail).toContain("topicName: must not be empty");
   });
 
   it("serves on each route only the filters the client offers there", () => {

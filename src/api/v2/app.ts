@@ -15,6 +15,8 @@ import { messages } from "./messages";
 import { publish } from "./publish";
 import { queues } from "./queues";
 import { qstashSchedules } from "./schedules";
+import { urlGroups } from "./url-groups";
+import { listWorkflowDlq, workflowDlq } from "./workflow-dlq";
 import { workflowEvents } from "./workflow-events";
 import { workflows } from "./workflows";
 
@@ -27,20 +29,27 @@ v2.route("/messages", messages);
 v2.route("/keys", keys);
 v2.route("/schedules", qstashSchedules);
 v2.route("/queues", queues);
+v2.route("/topics", urlGroups);
 v2.route("/flowControl", flowControl);
 v2.route("/globalParallelism", globalParallelism);
+// The Workflow SDK lists its DLQ at /v2/dlq with `source=workflow`; any other list is the DLQ's.
+v2.get("/dlq", async (c, next) =>
+  new URL(c.req.url).searchParams.get("source") === "workflow" ? listWorkflowDlq(c) : next(),
+);
 v2.route("/dlq", dlq);
 v2.route("/events", events);
 v2.route("/logs", events);
+v2.route("/workflows/dlq", workflowDlq);
 v2.route("/workflows", workflows);
 v2.route("/", workflowEvents);
 
 /** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
 const NOT_SERVED: [prefix: string, why: string][] = [
-  ["/topics", "URL groups (topics) are not served: publish to each URL"],
-  ["/flowControl", "only GET /v2/flowControl/{key} is served (no list, pause, resume, pin or reset)"],
+  [
+    "/flowControl",
+    "pin, unpin and the key list are not served (GET /v2/flowControl/{key}, pause, resume and resetRate are)",
+  ],
   ["/llm", "LLM APIs are not served"],
-  ["/workflows/dlq", "the workflow DLQ is not served: a failed run's message is in /v2/dlq"],
 ];
 
 // Keep this last: routes registered after it would never be reached.

@@ -28,7 +28,7 @@ export function checkDestination(destination: string): Destination {
   if (!URL.canParse(repaired) || !["http:", "https:"].includes(new URL(repaired).protocol)) {
     return {
       ok: false,
-      error: `destination: ${JSON.stringify(destination.slice(0, 200))} is not an http(s) URL (URL groups and API names are not served)`,
+      error: `destination: ${JSON.stringify(destination.slice(0, 200))} is neither an http(s) URL nor a URL group name (API names are not served)`,
     };
   }
   return { ok: true, url: repaired };

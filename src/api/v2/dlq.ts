@@ -15,7 +15,7 @@ import { headerLists, messageFactsOf, messageView } from "./message-view";
 
 export const dlq = new Hono<AppEnv>();
 
-interface DlqEntry {
+export interface DlqEntry {
   letter: DeadLetterRow;
   job: StoredJob;
 }
@@ -28,7 +28,7 @@ interface LetterPayload {
 }
 
 /** A dead letter as the client's `DlqMessage`: the message, plus the failed response. */
-function dlqMessageView({ letter, job }: DlqEntry) {
+export function dlqMessageView({ letter, job }: DlqEntry) {
   const payload = parsePayload(letter.payload_json);
   const scheduleId = job.spec.qstash?.schedule_id;
   return {
@@ -46,7 +46,7 @@ function dlqMessageView({ letter, job }: DlqEntry) {
   };
 }
 
-function messageIdOf({ letter, job }: DlqEntry): string {
+export function messageIdOf({ letter, job }: DlqEntry): string {
   return qstashMessageId(job.spec.qstash ?? {}, { jobId: job.id, runId: letter.run_id });
 }
 
@@ -74,7 +74,7 @@ async function entriesOf(env: Env, tenantId: string, letters: readonly DeadLette
 }
 
 /** One page of the DLQ for a bulk query: by ids, or filtered, from the cursor. */
-async function dlqPage(
+export async function dlqPage(
   env: Env,
   tenantId: string,
   query: BulkQuery,

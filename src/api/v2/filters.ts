@@ -12,6 +12,7 @@ export interface MessageFacts {
   flowControlKey: string | null;
   queueName: string | null;
   scheduleId: string | null;
+  topicName?: string | null;
   createdAtMs: number;
   responseStatus?: number | null;
   state?: string;
@@ -33,6 +34,7 @@ type FilterName =
   | "url"
   | "scheduleId"
   | "queueName"
+  | "topicName"
   | "responseStatus"
   | "host"
   | "path"
@@ -48,7 +50,7 @@ export interface BulkRoute {
 }
 
 const SHARED: readonly FilterName[] = ["fromDate", "toDate", "label", "flowControlKey", "url"];
-const OWNED_BY: readonly FilterName[] = ["scheduleId", "queueName"];
+const OWNED_BY: readonly FilterName[] = ["scheduleId", "queueName", "topicName"];
 
 /** GET/DELETE /v2/dlq and POST /v2/dlq/retry: the client's DLQFilterFields. */
 export const DLQ_ROUTE: BulkRoute = {
@@ -79,7 +81,6 @@ export const EVENTS_ROUTE: BulkRoute = {
 
 /** Filters the client offers that we hold no data for: refused, saying why. */
 const NOT_SERVED: Readonly<Record<string, string>> = {
-  topicName: "URL groups are not served, so no entry belongs to one",
   callerIp: "the publisher's IP is not recorded, so no entry can be selected by it",
 };
 
@@ -135,6 +136,7 @@ export function bulkQueryOf(url: URL, route: BulkRoute): BulkQuery {
     messageIds: all("messageId"),
     scheduleIds: all("scheduleId"),
     queueNames: all("queueName"),
+    topicNames: all("topicName"),
     hosts: all("host"),
     paths: all("path"),
     statuses,
@@ -152,6 +154,7 @@ interface Selection {
   messageIds: string[];
   scheduleIds: string[];
   queueNames: string[];
+  topicNames: string[];
   hosts: string[];
   paths: string[];
   statuses: number[];
@@ -176,6 +179,7 @@ function matcherOf(selection: Selection): (facts: MessageFacts) => boolean {
       oneOf(selection.messageIds, facts.messageId) &&
       oneOf(selection.scheduleIds, facts.scheduleId) &&
       oneOf(selection.queueNames, facts.queueName) &&
+      oneOf(selection.topicNames, facts.topicName) &&
       oneOf(selection.hosts, target?.host) &&
       oneOf(selection.paths, target?.pathname) &&
       oneOf(selection.statuses, facts.responseStatus) &&

@@ -43,6 +43,8 @@ export interface MessageParts {
   errorPrefix?: string;
   /** Enqueued: the queue's limit becomes the message's flow control. */
   queue?: { name: string; parallelism: number };
+  /** One endpoint's message of a publish to a URL group. */
+  urlGroup?: { name: string; endpointName: string | null };
 }
 
 /** Checks one message and finds its duplicate; throws a 400 naming every bad header or field. */
@@ -73,7 +75,12 @@ export async function prepareMessage(original: MessageParts): Promise<PreparedMe
   if (!parsed.ok || !destination.ok || body === null || errors.length > 0)
     throw prefixed(errors, parts.errorPrefix);
 
-  const dedupKey = await deduplicationKey(parsed.headers, destination.url, body);
+  const dedupKey = await deduplicationKey(
+    parsed.headers,
+    destination.url,
+    body,
+    parts.urlGroup !== undefined,
+  );
   if (dedupKey !== null) {
     const existing = await findJobByIdempotencyKeyAcross(jobStores(parts.env), parts.tenantId, dedupKey);
     if (existing !== null && existing.createdAtMs > parts.nowMs - DEDUPLICATION_WINDOW_MS) {
@@ -94,6 +101,12 @@ export async function prepareMessage(original: MessageParts): Promise<PreparedMe
     body,
     nowMs: parts.nowMs,
   });
+  if (parts.urlGroup !== undefined && input.qstash !== undefined)
+    input.qstash = {
+      ...input.qstash,
+      topic_name: parts.urlGroup.name,
+      ...(parts.urlGroup.endpointName === null ? {} : { endpoint_name: parts.urlGroup.endpointName }),
+    };
   const check = checkJobInput(input, parts.nowMs, [], {
     allowPrivate: allowsPrivateTargets(parts.env),
     targets: targetBindingAccess(parts.env, parts.tenantId),
@@ -144,8 +157,11 @@ async function deduplicationKey(
   },
   destination: string,
   body: string,
+  perEndpoint: boolean,
 ): Promise<string | null> {
-  if (headers.deduplicationId !== null) return `\nqstash-dedup:${headers.deduplicationId}`;
+  // A URL group's endpoints share the publish's id, yet each is a message of its own.
+  if (headers.deduplicationId !== null)
+    return `\nqstash-dedup:${headers.deduplicationId}${perEndpoint ? `\n${destination}` : ""}`;
   if (!headers.contentBasedDeduplication) return null;
   const forwarded = Object.entries(headers.forwardHeaders).sort(([a], [b]) => (a < b ? -1 : 1));
   const content = JSON.stringify([destination, headers.method, forwarded, body]);

@@ -30,6 +30,7 @@ export function messageFactsOf(job: StoredJob): MessageFacts {
       ? flowControlKey.slice(QUEUE_KEY_PREFIX.length)
       : null,
     scheduleId: job.spec.qstash?.schedule_id || null,
+    topicName: job.spec.qstash?.topic_name || null,
     createdAtMs: job.createdAtMs,
   };
 }
@@ -45,6 +46,8 @@ export function messageView(job: StoredJob) {
   return {
     messageId: job.id,
     url: targetUrlOf(spec),
+    ...(qstash?.topic_name ? { topicName: qstash.topic_name } : {}),
+    ...(qstash?.endpoint_name ? { endpointName: qstash.endpoint_name } : {}),
     method: target?.method ?? "POST",
     header: headerLists(target?.headers ?? {}),
     body:

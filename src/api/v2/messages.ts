@@ -4,9 +4,13 @@ import { Hono } from "hono";
 import { jobStores } from "../../db/databases";
 import { findStoredJob, listJobsAcross } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
+import { fireJobNow } from "../../shard/client";
+import { shardOfStoredJob } from "../../shard/history";
 import { saveJobVersion } from "../job-service";
+import { EdgecronError } from "../problem";
+import { callShard } from "../shard-calls";
 import type { AppEnv } from "../types";
-import { notFound } from "./errors";
+import { badRequest, notFound } from "./errors";
 import { bulkQueryOf, CANCEL_ROUTE } from "./filters";
 import { MESSAGE_JOB_PREFIX } from "./message-job";
 import { isMessageJob, messageFactsOf, messageView } from "./message-view";
@@ -35,12 +39,27 @@ messages.delete("/:id", async (c) => {
   return c.json({ cancelled: 1 });
 });
 
-// A delay is its job's one instant and an edit reschedules strictly after the shard applies it,
-// so "now" could leave no instant at all; refused rather than risk losing the delivery.
-messages.post("/:id/retry", (c) => {
-  throw notFound(
-    `POST /v2/messages/${c.req.param("id")}/retry: running a waiting message now is not served (see docs/QSTASH.md)`,
-  );
+// Runs a waiting message now: its delay's instant, or a retry waiting out its backoff. The shard
+// moves when the same run fires (its idempotency key unchanged), so nothing is delivered twice.
+messages.post("/:id/retry", async (c) => {
+  const tenantId = c.get("tenantId");
+  const id = c.req.param("id");
+  const job = await loadMessage(c.env, tenantId, id);
+  if (job === null) throw notFound(`message ${id} not found`);
+  const nothingWaiting = badRequest([
+    {
+      header: "messageId",
+      message: `message ${id} has no waiting delivery (delivered, in flight or dead-lettered)`,
+    },
+  ]);
+  const shard = await shardOfStoredJob(c.env, tenantId, job.id);
+  const result = await callShard("run the message now", () => fireJobNow(c.env, shard, job.id));
+  if (!result.ok && result.code === "job_not_found")
+    throw new EdgecronError("shard_unavailable", `message ${id} is not on its shard yet: try again`);
+  if (!result.ok && result.code === "job_not_active")
+    throw badRequest([{ header: "messageId", message: `message ${id} is paused: resume it first` }]);
+  if (!result.ok) throw nothingWaiting;
+  return c.json({ messageId: job.id });
 });
 
 messages.delete("/", async (c) => {

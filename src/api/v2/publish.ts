@@ -11,32 +11,30 @@ import { pushAndMarkSynced } from "../job-service";
 import { EdgecronError } from "../problem";
 import type { AppEnv } from "../types";
 import { type BatchItem, batchItemsOf, readBatchBody } from "./batch-items";
-import { rawDestinationOf } from "./destination";
+import { checkDestination, rawDestinationOf } from "./destination";
 import { badRequest } from "./errors";
 import type { HeaderError } from "./headers";
-import {
-  duplicateAnswer,
-  type PreparedMessage,
-  type PublishedMessage,
-  prepareMessage,
-} from "./message-service";
+import { duplicateAnswer, type PreparedMessage, type PublishedMessage } from "./message-service";
 import { checkQueueName } from "./queues";
+import { isUrlGroupName, prepareDestinationMessages } from "./url-group-publish";
 import { recordWorkflowMessages, type WorkflowRecord } from "./workflow-message";
 
 export const publish = new Hono<AppEnv>();
 
 publish.post("/publish/*", async (c) => {
   const nowMs = Date.now();
-  const prepared = await prepareMessage({
+  const destination = rawDestinationOf(c.req.url, "/v2/publish/");
+  const prepared = await prepareDestinationMessages({
     env: c.env,
     tenantId: c.get("tenantId"),
-    destination: rawDestinationOf(c.req.url, "/v2/publish/"),
+    destination,
     headers: c.req.raw.headers,
     body: new Uint8Array(await c.req.arrayBuffer()),
     nowMs,
   });
-  const [answer] = await storeMessages(c.env, [prepared], { tenantId: c.get("tenantId"), nowMs });
-  return c.json(answer, 201);
+  const answers = await storeMessages(c.env, prepared, { tenantId: c.get("tenantId"), nowMs });
+  // A URL group answers one entry per endpoint, as QStash does.
+  return c.json(isGroupPublish(destination) ? answers : answers[0], 201);
 });
 
 // The queue name is the first segment after /v2/enqueue/; the destination is the rest, raw.
@@ -45,17 +43,18 @@ publish.post("/enqueue/:queue/*", async (c) => {
   const tenantId = c.get("tenantId");
   const name = checkQueueName(c.req.param("queue"), "queue");
   const parallelism = (await findQueue(c.env.DB, tenantId, name))?.parallelism ?? 1;
-  const prepared = await prepareMessage({
+  const destination = rawDestinationOf(c.req.url, `/v2/enqueue/${name}/`);
+  const prepared = await prepareDestinationMessages({
     env: c.env,
     tenantId,
-    destination: rawDestinationOf(c.req.url, `/v2/enqueue/${name}/`),
+    destination,
     headers: c.req.raw.headers,
     body: new Uint8Array(await c.req.arrayBuffer()),
     nowMs,
     queue: { name, parallelism },
   });
-  const [answer] = await storeMessages(c.env, [prepared], { tenantId, nowMs, queueNames: [name] });
-  return c.json(answer, 201);
+  const answers = await storeMessages(c.env, prepared, { tenantId, nowMs, queueNames: [name] });
+  return c.json(isGroupPublish(destination) ? answers : answers[0], 201);
 });
 
 publish.post("/batch", async (c) => {
@@ -63,14 +62,21 @@ publish.post("/batch", async (c) => {
   const tenantId = c.get("tenantId");
   const items = batchItemsOf(await readBatchBody(c.req.raw));
   const queues = await queueLimits(c.env.DB, tenantId, items);
-  const prepared: PreparedMessage[] = [];
+  const prepared: PreparedMessage[][] = [];
   const errors: HeaderError[] = [];
   for (const [index, { queueName, ...item }] of items.entries()) {
     const queue =
       queueName === null ? undefined : { name: queueName, parallelism: queues.get(queueName) ?? 1 };
     try {
       prepared.push(
-        await prepareMessage({ env: c.env, tenantId, ...item, nowMs, errorPrefix: `[${index}] `, queue }),
+        await prepareDestinationMessages({
+          env: c.env,
+          tenantId,
+          ...item,
+          nowMs,
+          errorPrefix: `[${index}] `,
+          queue,
+        }),
       );
     } catch (error) {
       if (!(error instanceof EdgecronError) || error.errors === undefined) throw error;
@@ -78,11 +84,27 @@ publish.post("/batch", async (c) => {
     }
   }
   if (errors.length > 0) throw badRequest(errors);
+  const answers = await storeMessages(c.env, prepared.flat(), {
+    tenantId,
+    nowMs,
+    queueNames: [...queues.keys()],
+  });
+  // One answer per item, in order: a URL group's item is the list of its endpoints' answers.
+  let next = 0;
   return c.json(
-    await storeMessages(c.env, prepared, { tenantId, nowMs, queueNames: [...queues.keys()] }),
+    items.map((item, index) => {
+      const own = answers.slice(next, next + (prepared[index]?.length ?? 0));
+      next += own.length;
+      return isGroupPublish(item.destination) ? own : own[0];
+    }),
     201,
   );
 });
+
+/** The destination names a URL group (prepareDestinationMessages found it), not a URL. */
+function isGroupPublish(destination: string): boolean {
+  return !checkDestination(destination).ok && isUrlGroupName(destination);
+}
 
 /** The parallelism of every queue the items name (1 for one that does not exist yet). */
 async function queueLimits(

@@ -3,7 +3,7 @@
 // order within a queue is not kept (the flow gate limits concurrency, it does not serialise).
 import { Hono } from "hono";
 import { deleteQueue, findQueue, listQueues, type QueueRow, upsertQueue } from "../../db/qstash-queues";
-import { EdgecronError } from "../problem";
+import { flowControlState, setFlowControlPaused } from "../../gate/client";
 import type { AppEnv } from "../types";
 import { badRequest, notFound } from "./errors";
 import { QUEUE_KEY_PREFIX } from "./message-job";
@@ -27,15 +27,20 @@ export function checkQueueName(name: string, field = "queueName"): string {
   return name;
 }
 
-export function queueView(row: QueueRow) {
+export function queueView(row: QueueRow, paused: boolean) {
   return {
     createdAt: row.created_at_ms,
     updatedAt: row.updated_at_ms,
     name: row.name,
     parallelism: row.parallelism,
     lag: 0,
-    paused: false,
+    paused,
   };
+}
+
+/** Whether the queue's flow-control key is paused at its gate. */
+async function isQueuePaused(env: Env, tenantId: string, name: string): Promise<boolean> {
+  return (await flowControlState(env, tenantId, queueFlowKey(name))).paused === true;
 }
 
 export const queues = new Hono<AppEnv>();
@@ -61,25 +66,37 @@ queues.post("/", async (c) => {
   ) {
     errors.push({ header: "parallelism", message: `must be an integer from 1 to ${MAX_QUEUE_PARALLELISM}` });
   }
-  if (fields.paused === true)
-    errors.push({ header: "paused", message: "pausing a queue is not served by edgecron" });
+  if (fields.paused !== undefined && typeof fields.paused !== "boolean")
+    errors.push({ header: "paused", message: "must be true or false" });
   if (errors.length > 0) throw badRequest(errors);
+  const tenantId = c.get("tenantId");
   const row = await upsertQueue(
     c.env.DB,
-    c.get("tenantId"),
+    tenantId,
     fields.queueName as string,
     parallelism as number,
     Date.now(),
   );
-  return c.json(queueView(row));
+  if (typeof fields.paused === "boolean")
+    await setFlowControlPaused(c.env, tenantId, queueFlowKey(row.name), fields.paused);
+  return c.json(queueView(row, await isQueuePaused(c.env, tenantId, row.name)));
 });
 
-queues.get("/", async (c) => c.json((await listQueues(c.env.DB, c.get("tenantId"))).map(queueView)));
+queues.get("/", async (c) => {
+  const tenantId = c.get("tenantId");
+  const rows = await listQueues(c.env.DB, tenantId);
+  return c.json(
+    await Promise.all(
+      rows.map(async (row) => queueView(row, await isQueuePaused(c.env, tenantId, row.name))),
+    ),
+  );
+});
 
 queues.get("/:name", async (c) => {
-  const row = await findQueue(c.env.DB, c.get("tenantId"), c.req.param("name"));
+  const tenantId = c.get("tenantId");
+  const row = await findQueue(c.env.DB, tenantId, c.req.param("name"));
   if (row === null) throw notFound(`queue ${c.req.param("name")} not found`);
-  return c.json(queueView(row));
+  return c.json(queueView(row, await isQueuePaused(c.env, tenantId, row.name)));
 });
 
 queues.delete("/:name", async (c) => {
@@ -89,12 +106,17 @@ queues.delete("/:name", async (c) => {
   return c.json({ deleted: 1 });
 });
 
-queues.post("/:name/pause", () => {
-  throw new EdgecronError("validation_failed", "pausing a queue is not served by edgecron");
-});
-
-queues.post("/:name/resume", async (c) => {
-  const row = await findQueue(c.env.DB, c.get("tenantId"), c.req.param("name"));
-  if (row === null) throw notFound(`queue ${c.req.param("name")} not found`);
-  return c.json(queueView(row));
-});
+// A queue is its flow-control key: pausing holds its messages at their shards (none is lost or
+// cancelled, a call in flight finishes), resuming lets them go.
+for (const [action, paused] of [
+  ["pause", true],
+  ["resume", false],
+] as const) {
+  queues.post(`/:name/${action}`, async (c) => {
+    const tenantId = c.get("tenantId");
+    const row = await findQueue(c.env.DB, tenantId, c.req.param("name"));
+    if (row === null) throw notFound(`queue ${c.req.param("name")} not found`);
+    await setFlowControlPaused(c.env, tenantId, queueFlowKey(row.name), paused);
+    return c.json(queueView(row, paused));
+  });
+}

@@ -34,6 +34,7 @@ import { headerErrorsOf } from "./message-job";
 import { bodyText } from "./message-service";
 import { queueFlowKey } from "./queues";
 import { readScheduleHeaders, scheduleJobInput, scheduleResource, upsertedSpec } from "./schedule-job";
+import { isUrlGroupName } from "./url-group-publish";
 
 export const qstashSchedules = new Hono<AppEnv>();
 
@@ -82,7 +83,17 @@ for (const method of ["patch", "post"] as const) {
 qstashSchedules.post("/*", async (c) => {
   const nowMs = Date.now();
   const tenantId = c.get("tenantId");
-  const destination = checkDestination(rawDestinationOf(c.req.url, ROUTE_PREFIX));
+  const rawDestination = rawDestinationOf(c.req.url, ROUTE_PREFIX);
+  const checked = checkDestination(rawDestination);
+  // A schedule's fires are runs of one job with one target; fanning each fire out to a group's
+  // endpoints would need a job per endpoint, so a group is refused rather than half served.
+  const destination =
+    !checked.ok && isUrlGroupName(rawDestination)
+      ? {
+          ok: false as const,
+          error: "a schedule to a URL group is not served: create one schedule per endpoint URL",
+        }
+      : checked;
   const parsed = parseMessageHeaders(c.req.raw.headers, nowMs);
   const schedule = readScheduleHeaders(c.req.raw.headers, newId("scd", nowMs));
   const errors: HeaderError[] = [

@@ -1,0 +1,167 @@
+// The workflow DLQ with the official @upstash/workflow SDK, unchanged, against a real
+// `wrangler dev`: a run whose step fails its last retry lands in `client.dlq`, and the SDK's
+// resume, restart, failure-callback retry and delete act on exactly the entries they name.
+import { Client, serve } from "@upstash/workflow";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ADMIN_TOKEN,
+  apiClient,
+  removeState,
+  type SchedulerProcess,
+  startScheduler,
+  waitUntil,
+} from "./harness";
+import { startEndpoint } from "./workflow-endpoint";
+
+/** What the workflows' steps did, in order, per run; `broken` runs fail their second step. */
+const executions = new Map<string, { step: string; value: unknown }[]>();
+const broken = new Set<string>();
+function executed(runId: string, step: string, value: unknown): void {
+  executions.set(runId, [...(executions.get(runId) ?? []), { step, value }]);
+}
+const stepsOf = (runId: string) => (executions.get(runId) ?? []).map((entry) => entry.step);
+
+describe("the workflow DLQ through @upstash/workflow's client", () => {
+  let server: SchedulerProcess;
+  let endpoint: { url: string; close: () => Promise<void> };
+  let client: Client;
+
+  beforeAll(async () => {
+    server = await startScheduler();
+    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
+    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "workflow-dlq-e2e" });
+    const token = (await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id })).body
+      .key;
+    const keysRes = await fetch(`${server.baseUrl}/v2/keys`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const keys = (await keysRes.json()) as { current: string; next: string };
+    const env = {
+      QSTASH_URL: server.baseUrl,
+      QSTASH_TOKEN: token,
+      QSTASH_CURRENT_SIGNING_KEY: keys.current,
+      QSTASH_NEXT_SIGNING_KEY: keys.next,
+    };
+    const flaky = serve<{ tag: string }>(
+      async (context) => {
+        const first = await context.run("first", () => {
+          executed(context.workflowRunId, "first", context.requestPayload.tag);
+          return `${context.requestPayload.tag}!`;
+        });
+        await context.run("second", () => {
+          if (broken.has(context.requestPayload.tag)) throw new Error(`second broke for ${first}`);
+          executed(context.workflowRunId, "second", first);
+        });
+      },
+      {
+        env,
+        failureFunction: async ({ context }) => {
+          executed(context.workflowRunId, "failure-function", context.requestPayload);
+        },
+      },
+    );
+    client = new Client({ baseUrl: server.baseUrl, token });
+    endpoint = await startEndpoint({ "/flaky": flaky.handler });
+  });
+  afterAll(async () => {
+    await Promise.all([server?.stop(), endpoint?.close()]);
+    if (server) removeState(server.stateDir);
+  });
+
+  /** Starts a run that fails its second step with no retry, and waits for its DLQ entry. */
+  async function failedRun(tag: string): Promise<{ runId: string; dlqId: string }> {
+    broken.add(tag);
+    const { workflowRunId: runId } = await client.trigger({
+      url: `${endpoint.url}/flaky`,
+      body: { tag },
+      retries: 0,
+    });
+    const dlqId = await waitUntil(
+      async () => (await client.dlq.list({ filter: { workflowRunId: runId } })).messages[0]?.dlqId,
+      { timeoutMs: 60_000, what: `the DLQ entry of ${tag}` },
+    );
+    return { runId, dlqId };
+  }
+
+  const runStateOf = async (runId: string) =>
+    (await client.logs({ filter: { workflowRunId: runId } })).runs[0]?.workflowState;
+
+  it("lists a failed run's entry with its run, and only the entries its filters select", async () => {
+    const { runId, dlqId } = await failedRun("listed");
+    const { messages } = await client.dlq.list({ filter: { workflowRunId: runId } });
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({
+      dlqId,
+      workflowRunId: runId,
+      workflowUrl: `${endpoint.url}/flaky`,
+      failureCallback: expect.any(String),
+    });
+    expect(await runStateOf(runId)).toBe("RUN_FAILED");
+    expect((await client.dlq.list({ filter: { workflowRunId: "wfr_none" } })).messages).toEqual([]);
+    expect(
+      (await client.dlq.list({ filter: { workflowUrl: `${endpoint.url}/elsewhere` } })).messages,
+    ).toEqual([]);
+    // A filter edgecron cannot select by is refused, naming it, never ignored.
+    await expect(client.dlq.list({ filter: { failureFunctionState: "CALLBACK_FAIL" } })).rejects.toThrow(
+      /failureFunctionState/,
+    );
+  });
+
+  it("resumes a failed run from its failed step, keeping the steps it had done", async () => {
+    const { runId, dlqId } = await failedRun("resumed");
+    broken.delete("resumed");
+    const resumed = await client.dlq.resume(dlqId);
+    expect(resumed.workflowRuns).toEqual([{ workflowRunId: runId, workflowCreatedAt: expect.any(Number) }]);
+    await waitUntil(() => stepsOf(runId).includes("second"), { timeoutMs: 60_000, what: "the resumed step" });
+    // "first" ran once, before the failure: the resumed run read its result back.
+    expect(executions.get(runId)?.filter(({ step }) => step !== "failure-function")).toEqual([
+      { step: "first", value: "resumed" },
+      { step: "second", value: "resumed!" },
+    ]);
+    await waitUntil(async () => (await runStateOf(runId)) === "RUN_SUCCESS", {
+      timeoutMs: 30_000,
+      what: "the resumed run to end",
+    });
+    expect((await client.dlq.list({ filter: { workflowRunId: runId } })).messages).toEqual([]);
+  });
+
+  it("restarts a failed run from its first step as a new run with the same payload", async () => {
+    const { runId, dlqId } = await failedRun("restarted");
+    broken.delete("restarted");
+    const { workflowRuns } = await client.dlq.restart([dlqId]);
+    const newRunId = workflowRuns[0]?.workflowRunId ?? "";
+    expect(newRunId).not.toBe(runId);
+    await waitUntil(() => stepsOf(newRunId).includes("second"), { timeoutMs: 60_000, what: "the new run" });
+    expect(executions.get(newRunId)).toEqual([
+      { step: "first", value: "restarted" },
+      { step: "second", value: "restarted!" },
+    ]);
+    expect(await runStateOf(runId)).toBe("RUN_FAILED");
+    expect((await client.dlq.list({ filter: { workflowRunId: runId } })).messages).toEqual([]);
+  });
+
+  it("runs the failure function again on a failure-callback retry", async () => {
+    const { runId, dlqId } = await failedRun("called-back");
+    await waitUntil(() => stepsOf(runId).includes("failure-function"), {
+      timeoutMs: 60_000,
+      what: "the failure function",
+    });
+    const answer = await client.dlq.retryFailureFunction({ dlqId });
+    expect(answer).toMatchObject({ workflowRunId: runId });
+    await waitUntil(() => stepsOf(runId).filter((step) => step === "failure-function").length === 2, {
+      timeoutMs: 60_000,
+      what: "the failure function again",
+    });
+    expect(stepsOf(runId)).toEqual(["first", "failure-function", "failure-function"]);
+  });
+
+  it("deletes only the entries its filter selects", async () => {
+    const kept = await failedRun("kept");
+    const gone = await failedRun("gone");
+    expect(await client.dlq.delete({ filter: { workflowRunId: gone.runId } })).toMatchObject({ deleted: 1 });
+    expect((await client.dlq.list({ filter: { workflowRunId: gone.runId } })).messages).toEqual([]);
+    expect((await client.dlq.list({ filter: { workflowRunId: kept.runId } })).messages).toHaveLength(1);
+    expect(await client.dlq.delete([kept.dlqId])).toMatchObject({ deleted: 1 });
+    expect((await client.dlq.list({ filter: { workflowRunId: kept.runId } })).messages).toEqual([]);
+  });
+});
