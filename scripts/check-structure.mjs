@@ -11,7 +11,8 @@
 //      stay apart: Worker code never imports them, except src/client/verify.ts (the signature
 //      format, one definition for the sender and every receiver); the client imports nothing of
 //      the Worker but types (`import type`, erased from its bundle); the CLI only itself, the
-//      client, the pure core and types;
+//      client, the pure core and types; the console (src/admin) takes the API's shapes from the
+//      client's types (`import type` of src/client/types.ts), so they are written once;
 //   6. migrations are append-only: D1 migration files and Durable Object schema entries match the
 //      hashes in scripts/schema-lock.json, and a new one sorts after every locked one
 //      (scripts/lib/schema-lock.mjs).
@@ -42,6 +43,9 @@ const CLIENT_DIR = "src/client";
 const CLI_DIR = "src/cli";
 /** The one client module the Worker may import: the signature format it signs with. */
 const CLIENT_SHARED_WITH_WORKER = "src/client/verify.ts";
+/** The client's types, which the console reads the API with (type-only imports). */
+const CLIENT_TYPES = "src/client/types.ts";
+const CONSOLE_DIR = "src/admin";
 
 /** Repository-relative, forward slashes, whatever the platform. */
 const toPosix = (path) => path.split(sep).join("/");
@@ -155,6 +159,7 @@ function findProgramCrossings(root, files) {
         : node.isTypeOnly === true;
       const allowed =
         (from === "worker" && `${target}.ts` === CLIENT_SHARED_WITH_WORKER) ||
+        (isUnder(file, CONSOLE_DIR) && typeOnly && `${target}.ts` === CLIENT_TYPES) ||
         (from === "client" && typeOnly) ||
         (from === "cli" && (to === "client" || isUnder(target, CORE_DIR) || typeOnly));
       if (!allowed) violations.push({ file, line: lineOf(node), specifier, from, to });

@@ -6,8 +6,9 @@
 // SESSION_TTL_SECONDS; the maintenance pass deletes rows that have ended. CSRF tokens are HMACs of
 // the session id under a key derived from the admin token, so they cannot be forged and die with
 // the session.
-import { sha256Hex } from "../api/crypto";
+
 import type { Caller } from "../api/types";
+import { base64UrlOf, bytesOfBase64Url, sha256Hex } from "../core/encoding";
 import { findApiKeyByHash } from "../db/api-keys";
 import {
   type ConsoleSessionWithKey,
@@ -68,7 +69,7 @@ export function adminCredentialHash(adminToken: string): Promise<string> {
         salt: encoder.encode("edgecron-console-admin-v1"),
         iterations: 100_000,
       };
-      return toBase64Url(new Uint8Array(await crypto.subtle.deriveBits(params, base, 256)));
+      return base64UrlOf(new Uint8Array(await crypto.subtle.deriveBits(params, base, 256)));
     })();
     adminHashCache.set(adminToken, hash);
   }
@@ -152,24 +153,8 @@ export async function sweepConsoleSessions(env: Env, nowMs: number): Promise<num
   return deleteEndedConsoleSessions(env.DB, nowMs, adminHash, SWEEP_BATCH);
 }
 
-export function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    return Uint8Array.from(binary, (char) => char.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
-
 export function randomId(bytes = 18): string {
-  return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
+  return base64UrlOf(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 const macKeyCache = new Map<string, Promise<CryptoKey>>();
@@ -195,7 +180,7 @@ function csrfKey(secret: string): Promise<CryptoKey> {
 /** CSRF token for a purpose-qualified subject (`session:<id>` or `login:<nonce>`). */
 export async function csrfToken(secret: string, subject: string): Promise<string> {
   const mac = await csrfKey(secret);
-  return toBase64Url(new Uint8Array(await crypto.subtle.sign("HMAC", mac, encoder.encode(subject))));
+  return base64UrlOf(new Uint8Array(await crypto.subtle.sign("HMAC", mac, encoder.encode(subject))));
 }
 
 /** Constant-time check (HMAC verify) of a submitted CSRF token. */
@@ -205,7 +190,7 @@ export async function verifyCsrf(
   token: string | undefined,
 ): Promise<boolean> {
   if (!token) return false;
-  const signature = fromBase64Url(token);
+  const signature = bytesOfBase64Url(token);
   if (signature?.length !== 32) return false;
   return crypto.subtle.verify("HMAC", await csrfKey(secret), signature, encoder.encode(subject));
 }

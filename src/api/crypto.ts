@@ -1,13 +1,6 @@
+import { sha256Hex, toHex } from "../core/encoding";
+
 const encoder = new TextEncoder();
-
-export function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return toHex(new Uint8Array(digest));
-}
 
 export function randomHex(byteCount: number): string {
   return toHex(crypto.getRandomValues(new Uint8Array(byteCount)));

@@ -1,12 +1,9 @@
+import { base64UrlOf } from "../core/encoding";
 import { EdgecronError } from "./problem";
 
 /** Opaque page cursor: base64url of the last item's sort key parts joined by "|" (just the id for jobs). */
 export function encodeCursor(parts: readonly (string | number)[]): string {
-  const bytes = new TextEncoder().encode(parts.join("|"));
-  return btoa(String.fromCharCode(...bytes))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
+  return base64UrlOf(new TextEncoder().encode(parts.join("|")));
 }
 
 function invalidCursor(): EdgecronError {

@@ -25,11 +25,6 @@ import { bindingTargetErrors, type TargetBindingAccess } from "./target-bindings
 
 export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: FieldError[] };
 
-/** `ALLOW_PRIVATE_TARGETS` is a local-development switch: anything but "true" is production. */
-export function allowsPrivateTargets(env: Env): boolean {
-  return env.ALLOW_PRIVATE_TARGETS === "true";
-}
-
 /**
  * The SSRF policy (src/core/ssrf.ts) on every URL a job makes us call, so a job the consumer
  * would refuse at call time is refused at create instead, where the user can fix it. Runs on

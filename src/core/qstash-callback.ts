@@ -1,6 +1,7 @@
 // The body QStash posts to `Upstash-Callback` after each delivery attempt and to
 // `Upstash-Failure-Callback` once a message ends in the dead-letter queue (upstash/docs
 // qstash/features/callbacks.mdx): the target's answer plus the source message, bodies base64.
+import { base64OfText } from "./encoding";
 import type { QstashRunContext } from "./qstash-delivery";
 import { qstashMessageId } from "./qstash-delivery";
 
@@ -23,17 +24,6 @@ export interface CallbackSource {
   method: string;
   headers: Record<string, string>;
   body: string;
-}
-
-/** base64 of the UTF-8 bytes of `text`. */
-export function base64OfText(text: string): string {
-  return base64OfBytes(new TextEncoder().encode(text));
-}
-
-export function base64OfBytes(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }
 
 /**

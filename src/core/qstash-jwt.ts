@@ -25,14 +25,9 @@ export interface QstashClaims {
   body: string;
 }
 
-const encoder = new TextEncoder();
+import { base64UrlOf } from "./encoding";
 
-/** RFC 4648 section 5 base64url without padding. */
-export function base64UrlOf(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
+const encoder = new TextEncoder();
 
 /**
  * The claims of one delivery: issued at `nowMs` (whole seconds), valid for five minutes.

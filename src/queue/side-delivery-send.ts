@@ -3,6 +3,7 @@
 
 import { qstashSignature } from "../core/qstash-jwt";
 import { resolvedTargetProblem } from "../core/ssrf";
+import { allowsPrivateTargets } from "../service/private-targets";
 import { resolverFromEnv } from "./dns-resolver";
 import type { SideDelivery, SideDeliveryResult } from "./side-delivery-types";
 import { signatureHeader, USER_AGENT } from "./target-call";
@@ -14,7 +15,7 @@ export async function sendSideDelivery(
   nowMs: number,
 ): Promise<SideDeliveryResult> {
   const problem = await resolvedTargetProblem(delivery.url, {
-    allowPrivate: env.ALLOW_PRIVATE_TARGETS === "true",
+    allowPrivate: allowsPrivateTargets(env),
     resolveHost: resolverFromEnv(env),
   });
   if (problem !== null) {

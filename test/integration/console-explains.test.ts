@@ -69,7 +69,7 @@ describe("the job page", () => {
 
   it("offers no Pause, Trigger or Backfill for a COMPLETED job, and all of them for an active one", async () => {
     const { job } = await tenantWithJob("explains-actions", {});
-    const render = async (status: string) =>
+    const render = async (status: typeof job.status) =>
       String(await JobDetailPage({ job: { ...job, status }, runs: [], nextCursor: null, csrf: "t" }));
     const active = await render("ACTIVE");
     for (const action of ["/pause", "/trigger", "/backfill", "/edit", "/delete"])

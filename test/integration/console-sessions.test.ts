@@ -4,7 +4,7 @@ import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConsoleSession, sweepConsoleSessions, tenantSignIn } from "../../src/admin/session";
 import { app } from "../../src/api/app";
-import { sha256Hex } from "../../src/api/crypto";
+import { sha256Hex } from "../../src/core/encoding";
 import { ConsoleClient } from "../helpers/console-client";
 
 const ADMIN_TOKEN = env.EDGECRON_ADMIN_TOKEN;

@@ -1,7 +1,8 @@
 import { createMiddleware } from "hono/factory";
+import { sha256Hex } from "../../core/encoding";
 import { findApiKeyByHash } from "../../db/api-keys";
 import { findTenant } from "../../db/tenants";
-import { secretsEqual, sha256Hex } from "../crypto";
+import { secretsEqual } from "../crypto";
 import { EdgecronError } from "../problem";
 import type { AppEnv, Caller } from "../types";
 import { inProcessCallerOf } from "./in-process-caller";

@@ -1,8 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
+import { sha256Hex } from "../../core/encoding";
 import { apiKeyResource, findApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../../db/api-keys";
 import { findTenant } from "../../db/tenants";
 import { readBody } from "../body";
-import { randomHex, sha256Hex } from "../crypto";
+import { randomHex } from "../crypto";
 import { newId, requireOwnId } from "../ids";
 import { requireAdmin } from "../middleware/auth";
 import {

@@ -7,16 +7,11 @@ import { calendarSetsFor } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
 import { findJobsByIdempotencyKeysAcross, insertStoredJobs } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
+import { allowsPrivateTargets } from "../../service/private-targets";
 import { admitJobCreates } from "../admission";
 import { readBody } from "../body";
 import { batchItemKey, type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
-import {
-  allowsPrivateTargets,
-  checkJobInput,
-  databaseForCreate,
-  newStoredJob,
-  pushAndMarkSynced,
-} from "../job-service";
+import { checkJobInput, databaseForCreate, newStoredJob, pushAndMarkSynced } from "../job-service";
 import { jobResource } from "../job-view";
 import { batchResultSchema, jobBatchDocSchema, jobBatchSchema } from "../openapi/components";
 import {

@@ -3,12 +3,13 @@ import type { Context } from "hono";
 import { schedulesOf } from "../../core/schedule-set";
 import { calendarSetsFor } from "../../db/calendars";
 import type { StoredJob } from "../../db/jobs";
+import { allowsPrivateTargets } from "../../service/private-targets";
 import { backfillJob, triggerJob } from "../../shard/client";
 import { readBody, readJsonBody } from "../body";
 import { pushControlAction, pushOptionsOf, saveControlAction } from "../control-push";
 import { loadJob } from "../job-loader";
 import { expectedVersionOf, mergeJobPatch } from "../job-patch";
-import { allowsPrivateTargets, checkBackfillRange, checkJobInput, pushAndMarkSynced } from "../job-service";
+import { checkBackfillRange, checkJobInput, pushAndMarkSynced } from "../job-service";
 import { jobResponse } from "../job-view";
 import {
   backfillRequestSchema,

@@ -4,12 +4,13 @@ import { calendarSetsFor } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
 import { findJobByIdempotencyKeyAcross, insertStoredJobs, listJobsAcross } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
+import { allowsPrivateTargets } from "../../service/private-targets";
 import { admitJobCreates } from "../admission";
 import { readJsonBody } from "../body";
 import { decodeCursor, encodeCursor, pageOf } from "../cursor";
 import { type Idempotency, idempotencyConflict, readIdempotency } from "../idempotency";
 import { loadJob } from "../job-loader";
-import { allowsPrivateTargets, checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
+import { checkJobInput, newStoredJob, pushAndMarkSynced } from "../job-service";
 import { jobResource, jobResponse } from "../job-view";
 import { tenantScope } from "../middleware/auth";
 import {

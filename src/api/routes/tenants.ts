@@ -10,10 +10,10 @@ import {
   updateTenant,
 } from "../../db/tenants";
 import { forgetTenantSecrets } from "../../queue/tenant-secrets";
+import { allowsPrivateTargets } from "../../service/private-targets";
 import { readBody } from "../body";
 import { randomHex } from "../crypto";
 import { newId, requireOwnId } from "../ids";
-import { allowsPrivateTargets } from "../job-service";
 import { requireAdmin } from "../middleware/auth";
 import { tenantCreateSchema, tenantListSchema, tenantPatchSchema, tenantSchema } from "../openapi/components";
 import {

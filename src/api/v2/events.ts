@@ -3,6 +3,7 @@
 // first. Asked by message id, one shard request per message; tenant-wide, every shard is asked
 // and the pages merged (src/shard/history.ts).
 import { Hono } from "hono";
+import { base64OfText } from "../../core/encoding";
 import { jobStores } from "../../db/databases";
 import type { StoredJob } from "../../db/jobs";
 import { findJobsByIds } from "../../db/qstash";
@@ -32,10 +33,6 @@ interface RunEvent {
   at_ms?: unknown;
   reason?: unknown;
   attempt?: unknown;
-}
-
-function base64Of(text: string): string {
-  return btoa(String.fromCharCode(...new TextEncoder().encode(text)));
 }
 
 /** Every recorded transition of a run as a Log, newest first. */
@@ -73,7 +70,7 @@ function baseLog(job: StoredJob, timeMs: number, state: string) {
     messageId: job.id,
     url: targetUrlOf(job.spec),
     header: headerLists(target?.headers ?? {}),
-    body: base64Of(typeof target?.body === "string" ? target.body : ""),
+    body: base64OfText(typeof target?.body === "string" ? target.body : ""),
     ...(labels.length === 0 ? {} : { label: labels.join(","), labels }),
   };
 }

@@ -2,13 +2,15 @@
 // destination checked, deduplicated within QStash's 90-day window, validated as a /v1 job (the
 // same schema, SSRF policy and limits). Storing and pushing are the routes' part, so a batch
 // writes all its jobs in one D1 batch.
+
+import { sha256Hex } from "../../core/encoding";
 import { MAX_TARGET_BODY_BYTES } from "../../core/job-spec";
 import { jobStores } from "../../db/databases";
 import { findJobByIdempotencyKeyAcross } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { releaseIdempotencyKey } from "../../db/qstash";
-import { sha256Hex } from "../crypto";
-import { allowsPrivateTargets, checkJobInput, newStoredJob } from "../job-service";
+import { allowsPrivateTargets } from "../../service/private-targets";
+import { checkJobInput, newStoredJob } from "../job-service";
 import type { EdgecronError } from "../problem";
 import { targetBindingAccess } from "../target-bindings";
 import { checkDestination } from "./destination";

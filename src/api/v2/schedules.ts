@@ -2,6 +2,7 @@
 // `Upstash-Schedule-Id`; get, list, delete, pause and resume (PATCH as the client sends, POST as
 // the docs say). Mounted by the /v2 app after its authentication; errors are thrown as
 // EdgecronError and answered in QStash's shape by the app's error handler.
+
 import { Hono } from "hono";
 import { jobStores } from "../../db/databases";
 import { insertStoredJobs } from "../../db/job-store";
@@ -13,16 +14,11 @@ import {
   listScheduleJobs,
   scheduleDatabaseIndex,
 } from "../../db/qstash-schedules";
+import { allowsPrivateTargets } from "../../service/private-targets";
 import { listJobRunRecords } from "../../shard/history";
 import { admitJobCreates } from "../admission";
 import { newId } from "../ids";
-import {
-  allowsPrivateTargets,
-  checkJobInput,
-  newStoredJob,
-  pushAndMarkSynced,
-  saveJobVersion,
-} from "../job-service";
+import { checkJobInput, newStoredJob, pushAndMarkSynced, saveJobVersion } from "../job-service";
 import { nextFireTimesOf } from "../job-view";
 import { EdgecronError } from "../problem";
 import { targetBindingAccess } from "../target-bindings";

@@ -3,7 +3,7 @@
 // its deadline: GET /v2/workflows/runs); POST /v2/notify/[{runId}/]{eventId} wakes every waiter
 // with a step message carrying the event's data and deletes its timeout message.
 import { Hono } from "hono";
-import { base64OfText } from "../../core/qstash-callback";
+import { base64OfText } from "../../core/encoding";
 import { jobStores } from "../../db/databases";
 import { findStoredJob } from "../../db/job-store";
 import { deleteWorkflowStep } from "../../db/workflow-runs";
