@@ -2,10 +2,10 @@
 // `ShardTestSeam`; unless the EDGECRON_TEST_HOOKS binding is "1" that seam is INERT_SEAM, which
 // reads nothing, stores nothing and injects nothing.
 
+import type { ShardFaults, ShardTestCommand } from "../../src/shard/fault-switches";
 import { setTzdataOverride } from "../../src/tzdata";
-import type { ArmedAlarm } from "./armed-alarm";
-import type { TickSettings } from "./settings";
-import type { ShardFaults, ShardTestCommand } from "./test-faults";
+import type { ArmedAlarm } from "./wheel/armed-alarm";
+import type { TickSettings } from "./wheel/pass-settings";
 
 export interface ShardTestSeam {
   /** Before an RPC that can be made to fail: throws while an injected failure is pending. */

@@ -3,7 +3,7 @@
 // holds no secret to send as a bearer token: the Request is marked with the session's caller
 // instead (src/api/middleware/in-process-caller.ts). Nothing here talks to D1 or a shard directly.
 import { app as apiApp } from "../api/app";
-import { asInProcessCaller } from "../api/middleware/in-process-caller";
+import { asInProcessCaller } from "../api/http/in-process-caller";
 import type { ConsoleContext } from "./env";
 import { callerOfSession } from "./session";
 import type { ApiResult, Problem } from "./types";

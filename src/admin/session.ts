@@ -7,7 +7,7 @@
 // the session id under a key derived from the admin token, so they cannot be forged and die with
 // the session.
 
-import type { Caller } from "../api/types";
+import type { Caller } from "../api/http/app-env";
 import { base64UrlOf, bytesOfBase64Url, sha256Hex } from "../core/encoding";
 import { findApiKeyByHash } from "../db/api-keys";
 import {

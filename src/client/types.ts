@@ -2,8 +2,8 @@
 // and documents (src/api/schemas.ts), taken as type-only imports so zod never enters a client
 // bundle; only the query parameters are written here (the client sends numbers, the wire strings).
 import type { z } from "zod";
-import type * as bulk from "../api/job-bulk-schema";
-import type * as api from "../api/schemas";
+import type * as bulk from "../api/v1/job-bulk-schema";
+import type * as api from "../api/v1/schemas";
 import type { ErrorCode, FieldError, Problem as ServerProblem } from "../core/errors";
 import type { JobCreate, JobSpec, JobTarget, Schedule } from "../core/job-spec";
 

@@ -5,9 +5,9 @@
 import { base64OfBytes, base64OfText } from "../core/encoding";
 import { serializeTargetBody } from "../core/job-spec";
 import type { TargetOutcome } from "../core/outcome";
-import { type CallbackSource, qstashCallbackBody, type TargetAnswer } from "../core/qstash-callback";
-import type { QstashRunContext } from "../core/qstash-delivery";
-import { QSTASH_USER_AGENT } from "../core/qstash-delivery";
+import { type CallbackSource, qstashCallbackBody, type TargetAnswer } from "../core/qstash/callback";
+import type { QstashRunContext } from "../core/qstash/delivery";
+import { QSTASH_USER_AGENT } from "../core/qstash/delivery";
 import { logEvent } from "../log";
 import type { DeadLetterMessage } from "../shard/protocol";
 import { enqueueSideDeliveries, type SideDelivery } from "./side-deliveries";

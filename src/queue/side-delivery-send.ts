@@ -1,7 +1,7 @@
 // One attempt of a side delivery: the address checked like a target's, the request signed in the
 // delivery's signing style, sent with its timeout, and the answer classified. Never throws.
 
-import { qstashSignature } from "../core/qstash-jwt";
+import { qstashSignature } from "../core/qstash/jwt";
 import { resolvedTargetProblem } from "../core/ssrf";
 import { allowsPrivateTargets } from "../service/private-targets";
 import { resolverFromEnv } from "./dns-resolver";

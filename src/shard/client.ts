@@ -2,11 +2,12 @@
 // here. Functions take the env first and return plain results (types in ./protocol.ts); expected
 // failures are values, not exceptions. A job's calls always go to its stored shard (`ShardJob.shard`,
 // D1 `jobs.shard`), never to a re-hash of its id: SHARD_COUNT may have changed since it was placed.
-import type { ShardFaults } from "../../durable-objects/shard/test-faults";
+
 import { shardForJob } from "../core/jitter";
 import { attachCalendars } from "../db/calendars";
 import { logEvent } from "../log";
 import type { TzdataOverride } from "../tzdata";
+import type { ShardFaults } from "./fault-switches";
 import type {
   FiredSinceQuery,
   HistoryRecord,

@@ -3,7 +3,7 @@
 import type { JobSpec } from "../core/job-spec";
 import type { CompletionMode } from "../core/long-running";
 import type { TargetOutcome } from "../core/outcome";
-import type { QstashRunContext } from "../core/qstash-delivery";
+import type { QstashRunContext } from "../core/qstash/delivery";
 import type { JobStatus } from "../core/run-state";
 
 export type { JobStatus };

@@ -1,11 +1,11 @@
 // Helpers for workers-pool tests that drive shards directly (below the HTTP API).
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { inject } from "vitest";
-import type { ShardFaults } from "../../durable-objects/shard/test-faults";
 import type { Secrets } from "../../src/client/verify";
 import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
 import { runIdFor } from "../../src/core/run-id";
 import { pushJobs, setShardFaults, shardName, shardOfJob } from "../../src/shard/client";
+import type { ShardFaults } from "../../src/shard/fault-switches";
 import type { ShardJob } from "../../src/shard/protocol";
 import { deliveryVerifies } from "./signature";
 

@@ -2,9 +2,9 @@
 // pages merged across shards with a stable cursor, aggregates kept by the shard, retention.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { flushToD1 } from "../../durable-objects/shard/history";
-import { historyStats } from "../../durable-objects/shard/history-reads";
-import { pruneHistory, recordHistory } from "../../durable-objects/shard/history-store";
+import { historyStats } from "../../durable-objects/shard/history/reads";
+import { pruneHistory, recordHistory } from "../../durable-objects/shard/history/records";
+import { flushToD1 } from "../../durable-objects/shard/write-behind";
 import { runIdFor } from "../../src/core/run-id";
 import { shardName, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";

@@ -4,9 +4,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
-import { pushAndMarkSynced } from "../../src/api/job-service";
 import { shardForJob } from "../../src/core/jitter";
 import { findJob } from "../../src/db/jobs";
+import { pushAndMarkSynced } from "../../src/service/job-writes";
 import { shardOfJob } from "../../src/shard/client";
 import { jobsDb } from "../helpers/job-databases";
 import {

@@ -105,7 +105,7 @@ describe("check-structure", () => {
       "migrations/0001_init.sql": "CREATE TABLE a (id TEXT);\n",
       "migrations/0003_more.sql": "CREATE TABLE b (id TEXT);\n",
       "migrations-jobs/0001_jobs.sql": "CREATE TABLE jobs (id TEXT);\n",
-      "durable-objects/shard-schema.ts": SCHEMA([
+      "durable-objects/shard/schema.ts": SCHEMA([
         "CREATE TABLE runs (id TEXT)",
         "CREATE INDEX r ON runs(id)",
       ]),
@@ -136,14 +136,14 @@ describe("check-structure", () => {
       writeFileSync(join(root, "migrations/0001_init.sql"), "DROP TABLE IF EXISTS a;\n");
       rmSync(join(root, "migrations-jobs/0001_jobs.sql"));
       writeFileSync(
-        join(root, "durable-objects/shard-schema.ts"),
+        join(root, "durable-objects/shard/schema.ts"),
         SCHEMA(["CREATE TABLE runs (id TEXT)", "CREATE INDEX r ON runs(id, id)"]),
       );
       const { status, output } = runCheck(root);
       expect(status).toBe(1);
       expect(output).toContain("locked migration edited: migrations/0001_init.sql");
       expect(output).toContain("locked migration removed: migrations-jobs/0001_jobs.sql");
-      expect(output).toContain("locked migration edited: durable-objects/shard-schema.ts#2");
+      expect(output).toContain("locked migration edited: durable-objects/shard/schema.ts#2");
       expect(output).not.toContain("shard-schema.ts#1");
     });
 

@@ -1,0 +1,55 @@
+// The QStash-compatible /v2 API: what @upstash/qstash calls, served beside /v1 by the same
+// Worker. The QStash token is a tenant API key (or the admin token with Edgecron-Tenant); every
+// error is QStash's `{"error": "..."}` body (src/api/v2/errors.ts).
+import { Hono } from "hono";
+import type { AppEnv } from "../http/app-env";
+import { authenticate, tenantScope } from "../http/auth";
+import { EdgecronError } from "../http/problem";
+import { dlq } from "./dlq";
+import { qstashErrorResponse } from "./errors";
+import { events } from "./events";
+import { flowControl } from "./flow-control";
+import { globalParallelism } from "./global-parallelism";
+import { keys } from "./keys";
+import { messages } from "./messages";
+import { publish } from "./publish";
+import { queues } from "./queues";
+import { qstashSchedules } from "./schedules";
+import { workflowEvents } from "./workflow-events";
+import { workflows } from "./workflows";
+
+export const v2 = new Hono<AppEnv>();
+
+v2.onError(qstashErrorResponse);
+v2.use("*", authenticate, tenantScope);
+v2.route("/", publish);
+v2.route("/messages", messages);
+v2.route("/keys", keys);
+v2.route("/schedules", qstashSchedules);
+v2.route("/queues", queues);
+v2.route("/flowControl", flowControl);
+v2.route("/globalParallelism", globalParallelism);
+v2.route("/dlq", dlq);
+v2.route("/events", events);
+v2.route("/logs", events);
+v2.route("/workflows", workflows);
+v2.route("/", workflowEvents);
+
+/** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
+const NOT_SERVED: [prefix: string, why: string][] = [
+  ["/topics", "URL groups (topics) are not served: publish to each URL"],
+  ["/flowControl", "only GET /v2/flowControl/{key} is served (no list, pause, resume, pin or reset)"],
+  ["/llm", "LLM APIs are not served"],
+  ["/workflows/dlq", "the workflow DLQ is not served: a failed run's message is in /v2/dlq"],
+];
+
+// Keep this last: routes registered after it would never be reached.
+v2.all("*", (c) => {
+  const path = new URL(c.req.url).pathname.replace(/^\/v2/, "");
+  const known = NOT_SERVED.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`));
+  const why = known?.[1] ?? "no such route";
+  throw new EdgecronError(
+    "not_found",
+    `${c.req.method} /v2${path}: ${why} (see README "Coming from QStash")`,
+  );
+});
