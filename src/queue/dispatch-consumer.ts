@@ -18,6 +18,7 @@ import { issueRunToken } from "../core/run-token";
 import { logEvent } from "../log";
 import { runTokenSecret } from "../run-tokens";
 import { allowsPrivateTargets } from "../service/private-targets";
+import { tenantSecrets } from "../service/tenant-secrets";
 import { type DispatchMessage, runsOfMessage, type SingleRunDispatchMessage } from "../shard/protocol";
 import { CLOUDFLARE_CONNECTIONS, connectionCapOn } from "./connection-cap";
 import { afterReport, dropKnownDone, idsOf, pointOf } from "./dispatch-outcomes";
@@ -29,7 +30,6 @@ import { OutcomeReporter } from "./outcome-reports";
 import { runPool, semaphore } from "./pool";
 import { callTargetWithCallback } from "./qstash-callbacks";
 import { type Claimed, claimAtShard } from "./shard-batches";
-import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
 export { doneKey } from "./dispatch-outcomes";

@@ -4,10 +4,10 @@
 import { qstashSignature } from "../core/qstash/jwt";
 import { resolvedTargetProblem } from "../core/ssrf";
 import { allowsPrivateTargets } from "../service/private-targets";
+import { tenantSecrets } from "../service/tenant-secrets";
 import { resolverFromEnv } from "./dns-resolver";
 import type { SideDelivery, SideDeliveryResult } from "./side-delivery-types";
 import { signatureHeader, USER_AGENT } from "./target-call";
-import { tenantSecrets } from "./tenant-secrets";
 
 export async function sendSideDelivery(
   env: Env,

@@ -2,20 +2,12 @@
 // shard knows, because the shard's claim is what refuses every run not yet started; so the push
 // is retried at once inside the request, and the D1 bookkeeping that follows it (marking the
 // version synced, which only spares the outbox sweep a re-send) is left out of the answer path.
-import type { Context } from "hono";
-import type { AppEnv } from "../api/http/app-env";
 import { jobStores } from "../db/databases";
 import { markJobsSyncedAcross } from "../db/job-store";
 import type { StoredJob } from "../db/jobs";
 import { logEvent } from "../log";
-import { pushJobs } from "../shard/client";
-import {
-  type JobChange,
-  type PushOptions,
-  pushAndMarkSynced,
-  toShardJob,
-  writeJobVersion,
-} from "./job-writes";
+import { pushStoredJobs } from "./job-push";
+import { type JobChange, type PushOptions, pushAndMarkSynced, writeJobVersion } from "./job-writes";
 
 /**
  * "stop" (pause, resume, delete) answers as soon as the shard confirmed; "edit" also waits for
@@ -56,7 +48,7 @@ export async function pushControlAction(
   for (const delayMs of IN_REQUEST_RETRY_DELAYS_MS) {
     if (left.length === 0) break;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const synced = await pushJobs(env, left.map(toShardJob));
+    const synced = await pushStoredJobs(env, left);
     for (const job of left) if (synced.has(job.id)) confirmed.push(job);
     left = left.filter((job) => !synced.has(job.id));
   }
@@ -89,14 +81,4 @@ async function finishInBackground(
     logEvent("job.mark_synced_failed", { jobs: confirmed.length, error, note: "the sweep re-sends them" });
   }
   if (unconfirmed.length > 0) await pushAndMarkSynced(env, unconfirmed, options);
-}
-
-/** The request's waitUntil, when it has one (an in-process console call may not). */
-export function pushOptionsOf(c: Context<AppEnv>): PushOptions {
-  try {
-    const ctx = c.executionCtx;
-    return { waitUntil: (promise) => ctx.waitUntil(promise) };
-  } catch {
-    return {};
-  }
 }

@@ -1,4 +1,4 @@
-import type { EdgecronError } from "../api/http/problem";
+import type { EdgecronError } from "../core/errors";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 

@@ -1,12 +1,7 @@
-import {
-  EdgecronError,
-  type FieldError,
-  fieldErrorsOf,
-  joinPath,
-  validationError,
-} from "../api/http/problem";
 import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../core/backfill";
+import { EdgecronError, type FieldError } from "../core/errors";
 import type { ExclusionSet } from "../core/exclusions";
+import { fieldErrorsOf, joinPath, validationError } from "../core/field-errors";
 import {
   type JobSpec,
   jobCreateSchema,
@@ -21,12 +16,12 @@ import { schedulesOf } from "../core/schedule-set";
 import { missingScheduleIssues } from "../core/schedule-set-check";
 import { targetAddressProblem } from "../core/ssrf";
 import { jobDatabaseIndex, jobStores } from "../db/databases";
-import { markJobsSyncedAcross, updateStoredJobVersion } from "../db/job-store";
-import { type StoredJob, specJsonOf } from "../db/jobs";
+import { updateStoredJobVersion } from "../db/job-store";
+import type { StoredJob } from "../db/jobs";
 import { logEvent } from "../log";
-import { pushJobs, shardOfJob } from "../shard/client";
-import type { ShardJob } from "../shard/protocol";
+import { shardOfJob } from "../shard/client";
 import { newId } from "./ids";
+import { pushAndMarkConfirmed } from "./job-push";
 import { bindingTargetErrors, type TargetBindingAccess } from "./target-bindings";
 
 export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: FieldError[] };
@@ -172,18 +167,6 @@ export function newStoredJob(
   };
 }
 
-export function toShardJob(job: StoredJob): ShardJob {
-  return {
-    jobId: job.id,
-    tenantId: job.tenantId,
-    shard: job.shard,
-    version: job.version,
-    status: job.status,
-    specJson: specJsonOf(job.spec),
-    createdAtMs: job.createdAtMs,
-  };
-}
-
 /**
  * Background re-sends of jobs a shard did not confirm, before the outbox sweep's turn (15 s
  * locally, the Cron Trigger in production): an overloaded shard refuses or times out an RPC now
@@ -233,10 +216,7 @@ export async function pushAndMarkSynced(
 /** One push; returns the jobs no shard confirmed. */
 async function pushOnce(env: Env, jobs: readonly StoredJob[]): Promise<StoredJob[]> {
   try {
-    const confirmed = await pushJobs(env, jobs.map(toShardJob));
-    const synced = jobs.filter((job) => confirmed.has(job.id));
-    await markJobsSyncedAcross(jobStores(env), synced);
-    for (const job of synced) job.syncedVersion = job.version;
+    await pushAndMarkConfirmed(env, jobs);
   } catch (error) {
     logEvent("job.push_failed", {
       jobs: jobs.length,

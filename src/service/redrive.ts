@@ -1,7 +1,7 @@
 // A redrive: one new attempt of a dead-lettered run. Shared by POST /v1/dead-letters/{id}/redrive
 // and the QStash-compatible POST /v2/dlq/retry.
 
-import { EdgecronError } from "../api/http/problem";
+import { EdgecronError } from "../core/errors";
 import { claimRedrive, type DeadLetterRow, releaseRedrive } from "../db/dead-letters";
 import { retryRun } from "../shard/client";
 import { shardOfStoredJob } from "./run-history";

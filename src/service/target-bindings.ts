@@ -1,7 +1,8 @@
 // Which Cloudflare bindings a tenant may name as a job's target: those TARGET_BINDINGS lists
 // (of the kind it lists, for the tenants it lists) and that this deployment really has.
 
-import { type FieldError, joinPath } from "../api/http/problem";
+import type { FieldError } from "../core/errors";
+import { joinPath } from "../core/field-errors";
 import {
   type AllowedBinding,
   BINDING_TARGET_KINDS,

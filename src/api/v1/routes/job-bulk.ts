@@ -1,7 +1,7 @@
 // POST /v1/jobs/bulk: see ../job-bulk.ts.
 import { createRoute } from "@hono/zod-openapi";
-import { pushOptionsOf } from "../../../service/control-push";
 import { readBody } from "../../http/body";
+import { pushOptionsOf } from "../../http/push-options";
 import { applyBulk, checkBulkScope } from "../bulk-control";
 import { jobBulkResultSchema, jobBulkSchema } from "../openapi/components";
 import {

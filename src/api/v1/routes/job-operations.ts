@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { schedulesOf } from "../../../core/schedule-set";
 import { calendarSetsFor } from "../../../db/calendars";
 import type { StoredJob } from "../../../db/jobs";
-import { pushControlAction, pushOptionsOf, saveControlAction } from "../../../service/control-push";
+import { pushControlAction, saveControlAction } from "../../../service/control-push";
 import { checkBackfillRange, checkJobInput, pushAndMarkSynced } from "../../../service/job-writes";
 import { allowsPrivateTargets } from "../../../service/private-targets";
 import { callShard, type ShardRefusalCode, shardRefusal } from "../../../service/shard-calls";
@@ -12,6 +12,7 @@ import { backfillJob, triggerJob } from "../../../shard/client";
 import type { AppEnv } from "../../http/app-env";
 import { readBody, readJsonBody } from "../../http/body";
 import { EdgecronError, validationError } from "../../http/problem";
+import { pushOptionsOf } from "../../http/push-options";
 import { loadJob } from "../job-loader";
 import { expectedVersionOf, mergeJobPatch } from "../job-patch";
 import {

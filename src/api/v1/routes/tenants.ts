@@ -9,9 +9,9 @@ import {
   tenantResource,
   updateTenant,
 } from "../../../db/tenants";
-import { forgetTenantSecrets } from "../../../queue/tenant-secrets";
 import { newId, requireOwnId } from "../../../service/ids";
 import { allowsPrivateTargets } from "../../../service/private-targets";
+import { forgetTenantSecrets } from "../../../service/tenant-secrets";
 import { requireAdmin } from "../../http/auth";
 import { readBody } from "../../http/body";
 import { EdgecronError, validationError } from "../../http/problem";
