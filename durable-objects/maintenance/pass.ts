@@ -1,12 +1,13 @@
 // The maintenance pass. The Maintenance DO's alarm runs it every MAINTENANCE_INTERVAL_MS (Cron
 // Triggers never fire locally) and the Cron Trigger runs it in production as the backstop: the
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
-import { sweepConsoleSessions } from "../../src/admin/session";
+
 import { jobStores } from "../../src/db/databases";
 import { LAYOUT_MOVE_BATCH, moveLegacyJobs } from "../../src/db/job-layout";
 import { listUnsyncedJobsAcross } from "../../src/db/job-store";
 import { logEvent } from "../../src/log";
 import { raiseAlerts, resendPendingAlerts } from "../../src/queue/alerts";
+import { sweepConsoleSessions } from "../../src/service/console-sessions";
 import { pushAndMarkConfirmed } from "../../src/service/job-push";
 import { shardCount, watchShard } from "../../src/shard/client";
 import { moveLegacyHistory } from "./legacy-history";

@@ -2,9 +2,10 @@
 // cookie worthless, and the cookie never carries (or lets anyone derive) the key or the token.
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openConsoleSession, sweepConsoleSessions, tenantSignIn } from "../../src/admin/session";
+import { openConsoleSession, tenantSignIn } from "../../src/admin/session";
 import { app } from "../../src/api/app";
 import { sha256Hex } from "../../src/core/encoding";
+import { sweepConsoleSessions } from "../../src/service/console-sessions";
 import { ConsoleClient } from "../helpers/console-client";
 
 const ADMIN_TOKEN = env.EDGECRON_ADMIN_TOKEN;
