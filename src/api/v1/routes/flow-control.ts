@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { flowControlState, flowControlStates } from "../../../gate/client";
+import { flowControlState } from "../../../gate/client";
+import { flowControlStates } from "../../../service/flow-control-keys";
 import { tenantScope } from "../../http/auth";
 import { decodeCursor, encodeCursor, pageOf } from "../../http/cursor";
 import {
