@@ -17,12 +17,12 @@ import {
 import { admitJobCreates } from "../../service/admission";
 import { newId } from "../../service/ids";
 import { checkJobInput, newStoredJob, pushAndMarkSynced, saveJobVersion } from "../../service/job-writes";
+import { nextFireTimesOf } from "../../service/next-fires";
 import { allowsPrivateTargets } from "../../service/private-targets";
 import { listJobRunRecords } from "../../service/run-history";
 import { targetBindingAccess } from "../../service/target-bindings";
 import type { AppEnv } from "../http/app-env";
 import { EdgecronError } from "../http/problem";
-import { nextFireTimesOf } from "../v1/views/job-view";
 import { checkDestination, rawDestinationOf } from "./destination";
 import { badRequest, notFound } from "./errors";
 import { type HeaderError, parseMessageHeaders } from "./headers";

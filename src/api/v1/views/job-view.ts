@@ -1,44 +1,13 @@
 import type { Context } from "hono";
-import { compileExclusions, type ExclusionSet } from "../../../core/exclusions";
-import { upcomingRunFires } from "../../../core/job-timeline";
-import { exclusionSetsOf } from "../../../core/schedule-set-check";
+import type { ExclusionSet } from "../../../core/exclusions";
 import type { StoredJob } from "../../../db/jobs";
 import { logEvent } from "../../../log";
+import { nextFireTimesOf } from "../../../service/next-fires";
 import type { AppEnv } from "../../http/app-env";
 
 export { MAX_NEXT_FIRES } from "../schemas";
 
 export const DEFAULT_NEXT_FIRES = 5;
-
-/** Log an engine failure once per isolate, not once per job of a 1,000-job batch. */
-let warnedEngineFailure = false;
-
-/**
- * The next fire instants (after jitter) of an ACTIVE job, the union of its specs without the
- * instants its calendars (`calendars`, the tenant's calendars by name) or `exclude` cover; empty
- * for any other status. The row is already durable when this runs, so a schedule engine failure
- * degrades to an empty list rather than failing the request.
- */
-export function nextFireTimesOf(
-  job: StoredJob,
-  nowMs: number,
-  count: number,
-  calendars: ReadonlyMap<string, ExclusionSet> = new Map(),
-): string[] {
-  if (job.status !== "ACTIVE" || count <= 0) return [];
-  try {
-    const exclusions = compileExclusions(exclusionSetsOf(job.spec, calendars));
-    return upcomingRunFires(job.spec, job.id, nowMs, count, exclusions).map((fire) =>
-      new Date(fire.fireAtMs).toISOString(),
-    );
-  } catch (error) {
-    if (!warnedEngineFailure) {
-      warnedEngineFailure = true;
-      logEvent("api.next_fire_times_unavailable", { error });
-    }
-    return [];
-  }
-}
 
 /** The job resource of docs/API.md. */
 export function jobResource(
