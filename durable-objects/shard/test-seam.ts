@@ -12,7 +12,7 @@ export interface ShardTestSeam {
   beforeRpc(): Promise<void>;
   /** The pass's settings with the send faults and the mid-pass crash wired in. */
   tickSettings(settings: TickSettings): TickSettings;
-  /** Before history is written to D1: throws while D1 is made to fail. */
+  /** Before the write-behind (history, job statuses, dead letters): throws while D1 is made to fail. */
   beforeFlush(): void;
   /** True while a simulated alarm loss must stay unrepaired. */
   alarmHeld(nowMs: number): boolean;
@@ -74,7 +74,7 @@ class LiveTestSeam implements ShardTestSeam {
   }
 
   beforeFlush(): void {
-    if (this.faults.failHistoryFlush) throw new Error("fault injected: D1 write fails");
+    if (this.faults.failWriteBehind) throw new Error("fault injected: D1 write fails");
   }
 
   alarmHeld(nowMs: number): boolean {

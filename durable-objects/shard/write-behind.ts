@@ -1,6 +1,6 @@
 // Writes what changed in a shard in batches, off the dispatch path: run history into the shard's
-// own history records (./history-store.ts), statuses the shard decided (COMPLETED, PAUSED after
-// failures) to D1, and dead letters to the dead-letter queue (./dead-letters.ts).
+// own history records (./history/records.ts), statuses the shard decided (COMPLETED, PAUSED after
+// failures) to D1, and dead letters to the dead-letter queue (./runs/dead-letter-sends.ts).
 // Everything stays marked in the shard's SQLite until written, so a failure only delays it.
 import { type JobStores, jobStores } from "../../src/db/databases";
 import { applyShardJobStatusesAcross } from "../../src/db/job-store";
@@ -18,15 +18,16 @@ const JOBS_PER_FLUSH = 2_000;
  */
 export const IN_FLIGHT_FLUSH_AFTER_MS = 1_000;
 
-export interface FlushSummary {
+export interface WriteBehindSummary {
   runs: number;
   jobs: number;
   deadLetters: number;
   pausedJobs: { jobId: string; tenantId: string; version: number; reason: string }[];
 }
 
-export async function flushToD1(sql: SqlStorage, env: Env, shard: number): Promise<FlushSummary> {
-  const summary: FlushSummary = { runs: 0, jobs: 0, deadLetters: 0, pausedJobs: [] };
+/** One write-behind pass: history into the shard's records, job statuses to D1, dead letters out. */
+export async function writeBehind(sql: SqlStorage, env: Env, shard: number): Promise<WriteBehindSummary> {
+  const summary: WriteBehindSummary = { runs: 0, jobs: 0, deadLetters: 0, pausedJobs: [] };
   summary.runs = flushRuns(sql);
   const jobs = await flushJobStatuses(sql, jobStores(env));
   summary.jobs = jobs.length;
@@ -44,7 +45,7 @@ export async function flushToD1(sql: SqlStorage, env: Env, shard: number): Promi
 }
 
 /**
- * Copies the runs that changed into the shard's own history (./history-store.ts): synchronous and
+ * Copies the runs that changed into the shard's own history (./history/records.ts): synchronous and
  * local, so nothing can interleave between the copy and clearing the marks.
  */
 function flushRuns(sql: SqlStorage): number {

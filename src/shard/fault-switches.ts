@@ -12,8 +12,8 @@ export interface ShardFaults {
   dropDispatches?: boolean;
   /** The next N claim / outcome / upsert RPCs fail (the shard unreachable). */
   failClaims?: number;
-  /** Writing history to D1 fails (D1 unavailable). */
-  failHistoryFlush?: boolean;
+  /** The write-behind fails (D1 unavailable): history, job statuses and dead letters stay marked. */
+  failWriteBehind?: boolean;
   /** Jobs re-derived per alarm after a tz database change (small, to see several batches). */
   rederiveBatchJobs?: number;
 }

@@ -1,6 +1,6 @@
 // How a shard paces itself while runs wait for room in its dispatch window: how large the window
 // is (adapted to the queue delay it observes, src/core/dispatch-window.ts), when its timers may
-// ring again, and how often it writes history to D1 meanwhile.
+// ring again, and how often it runs the write-behind (history, job statuses) meanwhile.
 import {
   adaptWindow,
   initialWindow,
@@ -11,7 +11,7 @@ import type { TickSummary } from "../wheel/tick";
 import { countInFlight } from "./budget";
 
 /**
- * While runs wait for the dispatch window, history goes to D1 at most this often: a backlogged
+ * While runs wait for the dispatch window, the write-behind runs at most this often: a backlogged
  * shard spends its single thread on dispatch, and D1 takes fewer, larger writes. Longer is worse
  * under sustained load: at 5 s, one deferred flush per shard (16 × 2,000 rows) stalled a steady
  * 1,000 triggers/s for seconds and fed the backlog that deferred it.
@@ -84,7 +84,7 @@ export class BacklogPacer {
     if (countInFlight(sql, nowMs) <= size - Math.max(1, Math.floor(size / 4))) this.backpressureUntilMs = 0;
   }
 
-  /** Whether this pass writes history to D1 (then it counts as the last flush). */
+  /** Whether this pass runs the write-behind (then it counts as the last flush). */
   flushNow(summary: TickSummary, nowMs: number): boolean {
     const backlogged = summary.backpressured || summary.more;
     // A backlog that just began defers the flush (it started with the burst) for the interval.

@@ -1,5 +1,5 @@
 // A shard's runs: every state change goes through moveRun, which checks the transition table,
-// appends the event to the run's history and marks the run for the next D1 history flush.
+// appends the event to the run's history and marks the run for the next write-behind into its history record.
 
 import { DEFAULT_JOB_PRIORITY } from "../../../src/core/job-spec";
 import { runIdFor } from "../../../src/core/run-id";

@@ -1,4 +1,5 @@
-// What one alarm does: a pass of the timing wheel, then (paced while backlogged) the history to D1.
+// What one alarm does: a pass of the timing wheel, then (paced while backlogged) the write-behind
+// of what changed (../write-behind.ts: history records, job statuses to D1, dead letters).
 
 import { logEvent } from "../../../src/log";
 import { raisePauseAlerts } from "../../../src/queue/alerts";
@@ -6,7 +7,7 @@ import { shardCount } from "../../../src/shard/client";
 import type { BacklogPacer } from "../dispatch/backlog";
 import { windowLimits } from "../dispatch/budget";
 import type { ShardTestSeam } from "../test-seam";
-import { flushToD1 } from "../write-behind";
+import { writeBehind } from "../write-behind";
 import { tickSettings } from "./pass-settings";
 import { runTick } from "./tick";
 
@@ -30,7 +31,7 @@ export async function runAlarmPass(context: AlarmPassContext): Promise<boolean> 
     backlog.afterTick(summary, Date.now());
     testSeam.beforeFlush();
     if (backlog.flushNow(summary, Date.now())) {
-      const flushed = await flushToD1(sql, env, shard);
+      const flushed = await writeBehind(sql, env, shard);
       if (flushed.pausedJobs.length > 0) await raisePauseAlerts(env, flushed.pausedJobs);
     }
   } catch (error) {

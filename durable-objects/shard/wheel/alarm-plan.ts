@@ -1,7 +1,7 @@
 // When a shard's alarm should ring, decided from plain values: no storage, no clock, no
 // Cloudflare imports, so every case is a unit test (test/unit/alarm-plan.test.ts).
 
-/** How soon unwritten history reaches D1 after a change. */
+/** How soon the write-behind takes a change (history into the shard's records, statuses to D1). */
 export const FLUSH_DELAY_MS = 250;
 /** A pass that left work behind (bounded batches) comes back this soon. */
 export const BUSY_RETRY_MS = 50;
