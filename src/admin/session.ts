@@ -108,7 +108,7 @@ async function stillStands(env: Env, row: ConsoleSessionWithKey, nowMs: number):
   return adminToken !== null && (await adminCredentialHash(adminToken)) === row.credential_hash;
 }
 
-/** The API caller a session acts as (see src/api/middleware/in-process-caller.ts). */
+/** The API caller a session acts as (see src/api/http/in-process-caller.ts). */
 export function callerOfSession(session: Session): Caller {
   return { role: session.role, tenantId: session.tenantId, keyId: session.apiKeyId };
 }

@@ -1,5 +1,5 @@
 // Resource shapes the console reads: the typed client's, which derive them from the API's own
-// schemas (src/api/schemas.ts), so a field the API renames breaks the console's build.
+// schemas (src/api/v1/schemas.ts), so a field the API renames breaks the console's build.
 import type { CalendarDetail, Calendar as CalendarResource } from "../client/types";
 import type { Problem as ServerProblem } from "../core/errors";
 

@@ -75,7 +75,7 @@ app.route("/v1/tzdata", tzdata);
 app.route("/v1/calendars", calendars);
 app.route("/v1/admin/job-layout", jobLayout);
 app.route("/v1/flow-control", flowControl);
-// The QStash-compatible API: its own auth chain and `{"error"}` bodies (src/api/v2/app.ts).
+// The QStash-compatible API: its own auth chain and `{"error"}` bodies (src/api/qstash/app.ts).
 app.route("/v2", v2);
 
 app.notFound(notFoundFor(app));

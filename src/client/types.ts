@@ -1,5 +1,5 @@
 // Types of the v1 API. Responses and request bodies are the zod schemas the API validates with
-// and documents (src/api/schemas.ts), taken as type-only imports so zod never enters a client
+// and documents (src/api/v1/schemas.ts), taken as type-only imports so zod never enters a client
 // bundle; only the query parameters are written here (the client sends numbers, the wire strings).
 import type { z } from "zod";
 import type * as bulk from "../api/v1/job-bulk-schema";

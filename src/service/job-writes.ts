@@ -65,7 +65,7 @@ export function checkJobInput(
     searchAllowance?: SearchAllowance;
     /** The tenant's calendars: names in `calendars` must exist (see calendarSetsFor). */
     calendars?: ReadonlyMap<string, ExclusionSet>;
-    /** The caller's binding targets (src/api/target-bindings.ts); unset: none allowed. */
+    /** The caller's binding targets (src/service/target-bindings.ts); unset: none allowed. */
     targets?: TargetBindingAccess;
   },
 ): SpecCheck {

@@ -164,7 +164,7 @@ export async function watchShard(
   return shardStub(env, shard).watchdog(shard, retention);
 }
 
-// --- run history: every run's record lives in its shard (see src/shard/history.ts) ---
+// --- run history: every run's record lives in its shard (see src/service/run-history.ts) ---
 
 /** One run's history record, by its job and instant (both in the run id). */
 export async function readHistoryRun(

@@ -208,7 +208,7 @@ export interface WatchdogReport {
   historyPruned: number;
 }
 
-/** One shard's tz database state (admin view): see durable-objects/shard/tzdata.ts. */
+/** One shard's tz database state (admin view): see durable-objects/shard/tzdata/timers-version.ts. */
 export interface TzdataProgress {
   shard: number;
   /** The tz database version the shard's timers were computed with (null: not yet seen). */

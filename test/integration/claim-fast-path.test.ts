@@ -1,5 +1,5 @@
 // Claims and outcomes that name their job take a fast path at the shard: one statement moves the
-// runs it can decide without reading them (durable-objects/shard/claims.ts, execution.ts). Every
+// runs it can decide without reading them (durable-objects/shard/runs/claims.ts, execution.ts). Every
 // run it cannot so decide must get exactly the answer the path that reads the row gives.
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";

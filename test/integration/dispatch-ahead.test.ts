@@ -1,4 +1,4 @@
-// Dispatch ahead of the instant (durable-objects/shard/ahead.ts, src/queue/hold.ts), through the
+// Dispatch ahead of the instant (durable-objects/shard/dispatch/ahead.ts, src/queue/hold.ts), through the
 // real path: shard alarm -> queue (with a delivery delay) -> consumer hold -> claim -> target.
 // wrangler.toml sets DISPATCH_LEAD_MS to 5 s, so a job due in 2-3 s is sent at once.
 import { env, runInDurableObject } from "cloudflare:test";

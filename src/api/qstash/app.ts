@@ -1,6 +1,6 @@
 // The QStash-compatible /v2 API: what @upstash/qstash calls, served beside /v1 by the same
 // Worker. The QStash token is a tenant API key (or the admin token with Edgecron-Tenant); every
-// error is QStash's `{"error": "..."}` body (src/api/v2/errors.ts).
+// error is QStash's `{"error": "..."}` body (src/api/qstash/errors.ts).
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { authenticate, tenantScope } from "../http/auth";

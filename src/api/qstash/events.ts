@@ -1,7 +1,7 @@
 // GET /v2/events (and /v2/logs, the docs' name): a message's life as QStash log events, read from
 // our run history (each run's recorded transitions, kept in the shard that owns the run), newest
 // first. Asked by message id, one shard request per message; tenant-wide, every shard is asked
-// and the pages merged (src/shard/history.ts).
+// and the pages merged (src/service/run-history.ts).
 import { Hono } from "hono";
 import { base64OfText } from "../../core/encoding";
 import { jobStores } from "../../db/databases";
