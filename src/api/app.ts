@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { tzdataVersion } from "../tzdata";
 import { authenticate } from "./http/auth";
 import { errorResponse, notFoundFor } from "./http/error-responses";
-import { v2 } from "./qstash/app";
+import { qstashApi } from "./qstash/app";
 import { healthSchema, openApiDocumentSchema } from "./v1/openapi/components";
 import { apiRouter, defineRoute, json } from "./v1/openapi/define";
 import { documentOf } from "./v1/openapi/document";
@@ -76,7 +76,7 @@ app.route("/v1/calendars", calendars);
 app.route("/v1/admin/job-layout", jobLayout);
 app.route("/v1/flow-control", flowControl);
 // The QStash-compatible API: its own auth chain and `{"error"}` bodies (src/api/qstash/app.ts).
-app.route("/v2", v2);
+app.route("/v2", qstashApi);
 
 app.notFound(notFoundFor(app));
 app.onError(errorResponse);

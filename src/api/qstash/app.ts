@@ -18,22 +18,22 @@ import { qstashSchedules } from "./schedules";
 import { workflowEvents } from "./workflow-events";
 import { workflows } from "./workflows";
 
-export const v2 = new Hono<AppEnv>();
+export const qstashApi = new Hono<AppEnv>();
 
-v2.onError(qstashErrorResponse);
-v2.use("*", authenticate, tenantScope);
-v2.route("/", publish);
-v2.route("/messages", messages);
-v2.route("/keys", keys);
-v2.route("/schedules", qstashSchedules);
-v2.route("/queues", queues);
-v2.route("/flowControl", flowControl);
-v2.route("/globalParallelism", globalParallelism);
-v2.route("/dlq", dlq);
-v2.route("/events", events);
-v2.route("/logs", events);
-v2.route("/workflows", workflows);
-v2.route("/", workflowEvents);
+qstashApi.onError(qstashErrorResponse);
+qstashApi.use("*", authenticate, tenantScope);
+qstashApi.route("/", publish);
+qstashApi.route("/messages", messages);
+qstashApi.route("/keys", keys);
+qstashApi.route("/schedules", qstashSchedules);
+qstashApi.route("/queues", queues);
+qstashApi.route("/flowControl", flowControl);
+qstashApi.route("/globalParallelism", globalParallelism);
+qstashApi.route("/dlq", dlq);
+qstashApi.route("/events", events);
+qstashApi.route("/logs", events);
+qstashApi.route("/workflows", workflows);
+qstashApi.route("/", workflowEvents);
 
 /** What the client can call but edgecron does not serve: a clear 404, never an empty answer. */
 const NOT_SERVED: [prefix: string, why: string][] = [
@@ -44,7 +44,7 @@ const NOT_SERVED: [prefix: string, why: string][] = [
 ];
 
 // Keep this last: routes registered after it would never be reached.
-v2.all("*", (c) => {
+qstashApi.all("*", (c) => {
   const path = new URL(c.req.url).pathname.replace(/^\/v2/, "");
   const known = NOT_SERVED.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`));
   const why = known?.[1] ?? "no such route";
