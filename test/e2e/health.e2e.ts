@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeState, type SchedulerProcess, startScheduler } from "./harness";
+import { describe, expect, it } from "vitest";
+import { useScheduler } from "./scheduler-fixture";
 
 describe("wrangler dev as a process", () => {
-  let server: SchedulerProcess;
-  beforeAll(async () => {
-    server = await startScheduler();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    if (server) removeState(server.stateDir);
-  });
+  const e2e = useScheduler();
 
   it("answers /healthz", async () => {
-    const res = await fetch(`${server.baseUrl}/healthz`);
+    const res = await fetch(`${e2e.server.baseUrl}/healthz`);
     expect(res.status).toBe(200);
   });
 });
