@@ -7,10 +7,6 @@ import { deliveryVerifies } from "../helpers/signature";
 import { waitUntil } from "./harness";
 import { useScheduler } from "./scheduler-fixture";
 
-interface Tenant {
-  id: string;
-  signing_secret: string;
-}
 interface Job {
   id: string;
   next_fire_times: string[];

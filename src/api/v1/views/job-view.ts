@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import type { ExclusionSet } from "../../../core/exclusions";
 import type { StoredJob } from "../../../db/jobs";
-import { logEvent } from "../../../log";
 import { nextFireTimesOf } from "../../../service/next-fires";
 import type { AppEnv } from "../../http/app-env";
 
