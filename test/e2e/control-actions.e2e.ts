@@ -18,7 +18,7 @@ describe("e2e: control actions land during a flood", () => {
     const key = await e2e.admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
     const api = apiClient(e2e.server.baseUrl, key.body.key);
     const endAt = new Date(Date.now() + 120_000).toISOString();
-    const created = await e2e.api<{ results: { job?: { id: string } }[] }>("POST", "/v1/jobs/batch", {
+    const created = await api<{ results: { job?: { id: string } }[] }>("POST", "/v1/jobs/batch", {
       jobs: Array.from({ length: jobs }, (_, i) => ({
         name: `${label}-${i}`,
         schedule: { type: "interval", every: "1s" },
