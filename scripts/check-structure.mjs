@@ -11,8 +11,15 @@
 //      stay apart: Worker code never imports them, except src/client/verify.ts (the signature
 //      format, one definition for the sender and every receiver); the client imports nothing of
 //      the Worker but types (`import type`, erased from its bundle); the CLI only itself, the
-//      client, the pure core and types;
-//   6. migrations are append-only: D1 migration files and Durable Object schema entries match the
+//      client, the pure core and types; the console (src/admin) takes the API's shapes from the
+//      client's types (`import type` of src/client/types.ts), so they are written once;
+//   6. rooms import only the rooms below them (ROOMS): the pure core at the bottom, then the shared
+//      basics, the shard and gate protocols, the D1 layer and the Durable Object clients, then the
+//      application layer (src/service) that every door calls, then the doors (the HTTP plumbing
+//      under the v1 and QStash APIs, the console, the queue consumers, the maintenance pass) and
+//      the Durable Objects themselves. Doors never import each other: what two doors share
+//      belongs in src/service or below. Type-only imports count too;
+//   7. migrations are append-only: D1 migration files and Durable Object schema entries match the
 //      hashes in scripts/schema-lock.json, and a new one sorts after every locked one
 //      (scripts/lib/schema-lock.mjs).
 // Call sites are found in the TypeScript syntax tree, so comments and strings never count.
@@ -42,6 +49,56 @@ const CLIENT_DIR = "src/client";
 const CLI_DIR = "src/cli";
 /** The one client module the Worker may import: the signature format it signs with. */
 const CLIENT_SHARED_WITH_WORKER = "src/client/verify.ts";
+/** The client's types, which the console reads the API with (type-only imports). */
+const CLIENT_TYPES = "src/client/types.ts";
+const CONSOLE_DIR = "src/admin";
+
+/**
+ * Rule 6: every file of src/ and durable-objects/ is in one room (the first whose path matches);
+ * a room may import itself and the rooms in its `may` list, nothing else. The programs for users
+ * (src/client, src/cli) are rule 5's.
+ */
+const LOWER = ["core", "basics"];
+const STORES = [...LOWER, "protocols", "db", "clients"];
+const ROOMS = [
+  { room: "core", paths: ["src/core"], may: [] },
+  {
+    room: "basics",
+    paths: ["src/log.ts", "src/tzdata.ts", "src/run-tokens.ts", "src/env.d.ts"],
+    may: ["core"],
+  },
+  {
+    room: "protocols",
+    paths: [
+      "src/shard/protocol.ts",
+      "src/shard/history-protocol.ts",
+      "src/shard/fault-switches.ts",
+      "src/gate/protocol.ts",
+    ],
+    may: LOWER,
+  },
+  // src/db stores the shard protocol's plain records (a run's history row, a job's calendars).
+  { room: "db", paths: ["src/db"], may: [...LOWER, "protocols"] },
+  { room: "clients", paths: ["src/shard", "src/gate"], may: [...LOWER, "protocols"] },
+  { room: "service", paths: ["src/service"], may: STORES },
+  { room: "http", paths: ["src/api/http"], may: [...STORES, "service"] },
+  { room: "v1", paths: ["src/api/v1"], may: [...STORES, "service", "http"] },
+  // The workflow DLQ re-sends a failure callback as a side delivery, a message whose shape and
+  // queue src/queue owns, as the maintenance pass sends alerts.
+  { room: "qstash-api", paths: ["src/api/qstash"], may: [...STORES, "service", "http", "queue"] },
+  { room: "api", paths: ["src/api/app.ts"], may: [...STORES, "http", "v1", "qstash-api"] },
+  // The console reads and acts through the API itself, in-process (src/admin/api.ts).
+  { room: "console", paths: ["src/admin"], may: [...STORES, "service", "http", "api"] },
+  { room: "queue", paths: ["src/queue"], may: [...STORES, "service"] },
+  // The shard and the maintenance pass put messages on the queues, whose names and message
+  // shapes src/queue owns (the dispatch queues, alerts as side deliveries).
+  { room: "shard", paths: ["durable-objects/shard"], may: [...STORES, "queue"] },
+  { room: "flow-gate", paths: ["durable-objects/flow-gate"], may: STORES },
+  { room: "maintenance", paths: ["durable-objects/maintenance"], may: [...STORES, "service", "queue"] },
+  // The dispatcher pool runs the dispatch consumer's own code for the runs its shard hands it.
+  { room: "dispatcher", paths: ["durable-objects/dispatcher"], may: [...STORES, "queue"] },
+  { room: "entry", paths: ["src/index.ts"], may: "*" },
+];
 
 /** Repository-relative, forward slashes, whatever the platform. */
 const toPosix = (path) => path.split(sep).join("/");
@@ -155,10 +212,35 @@ function findProgramCrossings(root, files) {
         : node.isTypeOnly === true;
       const allowed =
         (from === "worker" && `${target}.ts` === CLIENT_SHARED_WITH_WORKER) ||
+        (isUnder(file, CONSOLE_DIR) && typeOnly && `${target}.ts` === CLIENT_TYPES) ||
         (from === "client" && typeOnly) ||
         (from === "cli" && (to === "client" || isUnder(target, CORE_DIR) || typeOnly));
       if (!allowed) violations.push({ file, line: lineOf(node), specifier, from, to });
     });
+  }
+  return violations;
+}
+
+/** The room of a repository path (with or without its extension), or null outside every room. */
+function roomOf(path) {
+  const matches = (prefix) =>
+    path === prefix || path.startsWith(`${prefix}/`) || `${path}.ts` === prefix || `${path}.tsx` === prefix;
+  return ROOMS.find((candidate) => candidate.paths.some(matches)) ?? null;
+}
+
+/** Imports that run against the rooms' order (rule 6). */
+function findRoomCrossings(root, files) {
+  const violations = [];
+  for (const file of files) {
+    const from = roomOf(file);
+    if (from === null || from.may === "*") continue;
+    const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), "utf8"), true, true);
+    for (const { fileName: specifier } of importedFiles) {
+      if (!specifier.startsWith(".")) continue;
+      const to = roomOf(resolveRelative(file, specifier));
+      if (to === null || to === from || from.may.includes(to.room)) continue;
+      violations.push({ file, specifier, from: from.room, to: to.room });
+    }
   }
   return violations;
 }
@@ -209,6 +291,9 @@ export async function checkStructure(root) {
     problems.push(
       `${CORE_DIR} imports "${specifier}" in ${file} (only ${CORE_PACKAGES.join(", ")} and itself)`,
     );
+  }
+  for (const { file, specifier, from, to } of findRoomCrossings(root, files)) {
+    problems.push(`${from} imports ${to}: ${file} ("${specifier}")`);
   }
   problems.push(...checkMigrations(root));
   return { files: files.length, problems };

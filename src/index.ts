@@ -2,8 +2,8 @@ import { Hono } from "hono";
 import { runMaintenancePass } from "../durable-objects/maintenance/pass";
 import { consoleApp } from "./admin";
 import { app as apiApp } from "./api/app";
-import { errorResponse, notFoundFor } from "./api/errors";
-import { testHooks } from "./api/test-hooks";
+import { errorResponse, notFoundFor } from "./api/http/error-responses";
+import { testHooks } from "./api/v1/test-hooks";
 import { logEvent } from "./log";
 import { handleDeadLetterBatch } from "./queue/dead-letter-consumer";
 import { handleDispatchBatch } from "./queue/dispatch-consumer";
@@ -15,10 +15,10 @@ import {
 } from "./queue/side-deliveries";
 import type { DeadLetterMessage, DispatchMessage } from "./shard/protocol";
 
-export { Dispatcher } from "../durable-objects/dispatcher";
-export { FlowGate } from "../durable-objects/flow-gate";
-export { Maintenance } from "../durable-objects/maintenance";
-export { ShardScheduler } from "../durable-objects/shard-scheduler";
+export { Dispatcher } from "../durable-objects/dispatcher/dispatcher";
+export { FlowGate } from "../durable-objects/flow-gate/flow-gate";
+export { Maintenance } from "../durable-objects/maintenance/maintenance";
+export { ShardScheduler } from "../durable-objects/shard/shard-scheduler";
 
 /**
  * Every HTTP path: the console under /console (it authenticates with its own session cookie and

@@ -1,14 +1,15 @@
 // The maintenance pass. The Maintenance DO's alarm runs it every MAINTENANCE_INTERVAL_MS (Cron
 // Triggers never fire locally) and the Cron Trigger runs it in production as the backstop: the
 // same code either way, and every step is idempotent, so overlapping passes are harmless.
-import { sweepConsoleSessions } from "../../src/admin/session";
+
 import { jobStores } from "../../src/db/databases";
 import { LAYOUT_MOVE_BATCH, moveLegacyJobs } from "../../src/db/job-layout";
-import { listUnsyncedJobsAcross, markJobsSyncedAcross } from "../../src/db/job-store";
-import { toShardJob } from "../../src/db/jobs";
+import { listUnsyncedJobsAcross } from "../../src/db/job-store";
 import { logEvent } from "../../src/log";
 import { raiseAlerts, resendPendingAlerts } from "../../src/queue/alerts";
-import { pushJobs, shardCount, watchShard } from "../../src/shard/client";
+import { sweepConsoleSessions } from "../../src/service/console-sessions";
+import { pushAndMarkConfirmed } from "../../src/service/job-push";
+import { shardCount, watchShard } from "../../src/shard/client";
 import { moveLegacyHistory } from "./legacy-history";
 import { resolveMissedRunAlerts } from "./resolve-alerts";
 
@@ -63,9 +64,7 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
 async function sweepOutbox(env: Env, summary: MaintenanceSummary): Promise<void> {
   const unsynced = await listUnsyncedJobsAcross(jobStores(env), OUTBOX_BATCH);
   if (unsynced.length === 0) return;
-  const confirmed = await pushJobs(env, unsynced.map(toShardJob));
-  const synced = unsynced.filter((job) => confirmed.has(job.id));
-  await markJobsSyncedAcross(jobStores(env), synced);
+  const synced = await pushAndMarkConfirmed(env, unsynced);
   summary.resynced = synced.length;
   summary.unsynced = unsynced.length - synced.length;
 }

@@ -2,17 +2,17 @@
 // `ShardTestSeam`; unless the EDGECRON_TEST_HOOKS binding is "1" that seam is INERT_SEAM, which
 // reads nothing, stores nothing and injects nothing.
 
+import type { ShardFaults, ShardTestCommand } from "../../src/shard/fault-switches";
 import { setTzdataOverride } from "../../src/tzdata";
-import type { ArmedAlarm } from "./armed-alarm";
-import type { TickSettings } from "./settings";
-import type { ShardFaults, ShardTestCommand } from "./test-faults";
+import type { ArmedAlarm } from "./wheel/armed-alarm";
+import type { TickSettings } from "./wheel/pass-settings";
 
 export interface ShardTestSeam {
   /** Before an RPC that can be made to fail: throws while an injected failure is pending. */
   beforeRpc(): Promise<void>;
   /** The pass's settings with the send faults and the mid-pass crash wired in. */
   tickSettings(settings: TickSettings): TickSettings;
-  /** Before history is written to D1: throws while D1 is made to fail. */
+  /** Before the write-behind (history, job statuses, dead letters): throws while D1 is made to fail. */
   beforeFlush(): void;
   /** True while a simulated alarm loss must stay unrepaired. */
   alarmHeld(nowMs: number): boolean;
@@ -74,7 +74,7 @@ class LiveTestSeam implements ShardTestSeam {
   }
 
   beforeFlush(): void {
-    if (this.faults.failHistoryFlush) throw new Error("fault injected: D1 write fails");
+    if (this.faults.failWriteBehind) throw new Error("fault injected: D1 write fails");
   }
 
   alarmHeld(nowMs: number): boolean {

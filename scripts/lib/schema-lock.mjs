@@ -13,7 +13,7 @@ import ts from "typescript";
 
 export const LOCK_FILE = "scripts/schema-lock.json";
 const SQL_DIRS = ["migrations", "migrations-jobs"];
-const OBJECT_SCHEMAS = ["durable-objects/shard-schema.ts", "durable-objects/flow-gate/schema.ts"];
+const OBJECT_SCHEMAS = ["durable-objects/shard/schema.ts", "durable-objects/flow-gate/schema.ts"];
 /** NNNN_words.sql: four digits, then lower-case words joined by underscores. */
 const SQL_NAME = /^\d{4}_[a-z0-9]+(_[a-z0-9]+)*\.sql$/;
 

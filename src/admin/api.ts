@@ -1,9 +1,9 @@
 // The console reads and writes through the API itself, in-process: a Request goes to the API Hono
 // app's `fetch`, so tenant scoping, validation and error shapes are exactly the API's. The session
 // holds no secret to send as a bearer token: the Request is marked with the session's caller
-// instead (src/api/middleware/in-process-caller.ts). Nothing here talks to D1 or a shard directly.
+// instead (src/api/http/in-process-caller.ts). Nothing here talks to D1 or a shard directly.
 import { app as apiApp } from "../api/app";
-import { asInProcessCaller } from "../api/middleware/in-process-caller";
+import { asInProcessCaller } from "../api/http/in-process-caller";
 import type { ConsoleContext } from "./env";
 import { callerOfSession } from "./session";
 import type { ApiResult, Problem } from "./types";

@@ -2,9 +2,9 @@
 // (preserveAspectRatio="none") while every number and label is real HTML text, so charts stay
 // legible at 390 px and screen readers get the same figures.
 
-import type { LatenessSummary } from "../api/run-stats";
 import type { PercentileSummary } from "../core/percentiles";
 import { HOLD_CAUSES, type HoldCause } from "../core/run-waits";
+import type { LatenessSummary } from "../service/run-stats";
 import { formatMs, formatUtcMinute } from "./format";
 import type { Stats } from "./types";
 

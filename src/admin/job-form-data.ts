@@ -205,6 +205,15 @@ export function valuesFromJob(job: Job): FormValues {
   const schedule = primaryScheduleOf(job) as Record<string, unknown>;
   const more = (job.schedules ?? []).slice(1) as Record<string, unknown>[];
   const text = (value: unknown) => (value === undefined || value === null ? "" : String(value));
+  // Every field any target kind has, each optional: the form shows them all.
+  const target: {
+    type?: string;
+    url?: string;
+    binding?: string;
+    path?: string;
+    method?: string;
+    headers?: Record<string, string>;
+  } = job.target;
   const body = job.target.body;
   return {
     name: job.name,
@@ -220,14 +229,12 @@ export function valuesFromJob(job: Job): FormValues {
       .map((spec) => (spec.type === "cron" ? String(spec.expr) : JSON.stringify(spec)))
       .join("\n"),
     calendars: (job.calendars ?? []).join(", "),
-    "target.type": job.target.type ?? "http",
-    "target.url": text(job.target.url),
-    "target.binding": text(job.target.binding),
-    "target.path": text(job.target.path),
-    "target.method": job.target.method ?? "POST",
-    "target.headers": Object.keys(job.target.headers ?? {}).length
-      ? JSON.stringify(job.target.headers, null, 2)
-      : "",
+    "target.type": target.type ?? "http",
+    "target.url": text(target.url),
+    "target.binding": text(target.binding),
+    "target.path": text(target.path),
+    "target.method": target.method ?? "POST",
+    "target.headers": Object.keys(target.headers ?? {}).length ? JSON.stringify(target.headers, null, 2) : "",
     "target.body":
       body === undefined || body === null
         ? ""

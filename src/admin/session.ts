@@ -6,23 +6,23 @@
 // SESSION_TTL_SECONDS; the maintenance pass deletes rows that have ended. CSRF tokens are HMACs of
 // the session id under a key derived from the admin token, so they cannot be forged and die with
 // the session.
-import { sha256Hex } from "../api/crypto";
-import type { Caller } from "../api/types";
+
+import type { Caller } from "../api/http/app-env";
+import { base64UrlOf, bytesOfBase64Url, sha256Hex } from "../core/encoding";
 import { findApiKeyByHash } from "../db/api-keys";
 import {
   type ConsoleSessionWithKey,
   deleteConsoleSession,
-  deleteEndedConsoleSessions,
   findConsoleSession,
   insertConsoleSession,
 } from "../db/sessions";
+import { adminCredentialHash, configuredAdminToken } from "../service/console-sessions";
 
 const encoder = new TextEncoder();
 const SALT = encoder.encode("edgecron-console");
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 /** 32 random bytes, base64url: the only thing the session cookie holds. */
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
-const SWEEP_BATCH = 1_000;
 
 export interface Session {
   /** The cookie's random id (the CSRF token is an HMAC of it); D1 keeps only its hash. */
@@ -42,38 +42,6 @@ export interface Session {
 export type SignIn =
   | { role: "admin"; adminToken: string; actingTenant: string | null }
   | { role: "tenant"; tenantId: string; apiKeyId: string; keyHash: string };
-
-export function configuredAdminToken(env: Env): string | null {
-  const secret = env.EDGECRON_ADMIN_TOKEN;
-  return typeof secret === "string" && secret.length > 0 ? secret : null;
-}
-
-const adminHashCache = new Map<string, Promise<string>>();
-
-/**
- * What an admin session stores of the token it was opened with. PBKDF2 (the most iterations
- * Workers allow), not a bare SHA-256: the admin token may be a chosen word, and a copy of D1 must
- * not make guessing it cheap. Computed once per isolate for the current token.
- */
-export function adminCredentialHash(adminToken: string): Promise<string> {
-  let hash = adminHashCache.get(adminToken);
-  if (!hash) {
-    hash = (async () => {
-      const base = await crypto.subtle.importKey("raw", encoder.encode(adminToken), "PBKDF2", false, [
-        "deriveBits",
-      ]);
-      const params = {
-        name: "PBKDF2",
-        hash: "SHA-256",
-        salt: encoder.encode("edgecron-console-admin-v1"),
-        iterations: 100_000,
-      };
-      return toBase64Url(new Uint8Array(await crypto.subtle.deriveBits(params, base, 256)));
-    })();
-    adminHashCache.set(adminToken, hash);
-  }
-  return hash;
-}
 
 /** The sign-in of a tenant key the API has just accepted: which key it is, by its hash. */
 export async function tenantSignIn(db: D1Database, apiKey: string): Promise<SignIn | null> {
@@ -140,36 +108,13 @@ async function stillStands(env: Env, row: ConsoleSessionWithKey, nowMs: number):
   return adminToken !== null && (await adminCredentialHash(adminToken)) === row.credential_hash;
 }
 
-/** The API caller a session acts as (see src/api/middleware/in-process-caller.ts). */
+/** The API caller a session acts as (see src/api/http/in-process-caller.ts). */
 export function callerOfSession(session: Session): Caller {
   return { role: session.role, tenantId: session.tenantId, keyId: session.apiKeyId };
 }
 
-/** Maintenance: deletes sessions that have ended (expired, key revoked, admin token changed). */
-export async function sweepConsoleSessions(env: Env, nowMs: number): Promise<number> {
-  const adminToken = configuredAdminToken(env);
-  const adminHash = adminToken === null ? null : await adminCredentialHash(adminToken);
-  return deleteEndedConsoleSessions(env.DB, nowMs, adminHash, SWEEP_BATCH);
-}
-
-export function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    return Uint8Array.from(binary, (char) => char.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
-
 export function randomId(bytes = 18): string {
-  return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
+  return base64UrlOf(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 const macKeyCache = new Map<string, Promise<CryptoKey>>();
@@ -195,7 +140,7 @@ function csrfKey(secret: string): Promise<CryptoKey> {
 /** CSRF token for a purpose-qualified subject (`session:<id>` or `login:<nonce>`). */
 export async function csrfToken(secret: string, subject: string): Promise<string> {
   const mac = await csrfKey(secret);
-  return toBase64Url(new Uint8Array(await crypto.subtle.sign("HMAC", mac, encoder.encode(subject))));
+  return base64UrlOf(new Uint8Array(await crypto.subtle.sign("HMAC", mac, encoder.encode(subject))));
 }
 
 /** Constant-time check (HMAC verify) of a submitted CSRF token. */
@@ -205,7 +150,7 @@ export async function verifyCsrf(
   token: string | undefined,
 ): Promise<boolean> {
   if (!token) return false;
-  const signature = fromBase64Url(token);
+  const signature = bytesOfBase64Url(token);
   if (signature?.length !== 32) return false;
   return crypto.subtle.verify("HMAC", await csrfKey(secret), signature, encoder.encode(subject));
 }

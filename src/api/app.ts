@@ -1,27 +1,27 @@
 import { createRoute } from "@hono/zod-openapi";
 import { tzdataVersion } from "../tzdata";
-import { errorResponse, notFoundFor } from "./errors";
-import { authenticate } from "./middleware/auth";
-import { healthSchema, openApiDocumentSchema } from "./openapi/components";
-import { apiRouter, defineRoute, json } from "./openapi/define";
-import { documentOf } from "./openapi/document";
-import { alerts } from "./routes/alerts";
-import { apiKeys } from "./routes/api-keys";
-import { calendars } from "./routes/calendars";
-import { deadLetters } from "./routes/dead-letters";
-import { flowControl } from "./routes/flow-control";
-import { jobLayout } from "./routes/job-layout";
-import { jobs } from "./routes/jobs";
-import { me } from "./routes/me";
-import { runCallbacks } from "./routes/run-callbacks";
-import { runs } from "./routes/runs";
-import { schedules } from "./routes/schedules";
-import { stats } from "./routes/stats";
-import { tenantLimits } from "./routes/tenant-limits";
-import { tenantSuspension } from "./routes/tenant-suspension";
-import { tenants } from "./routes/tenants";
-import { tzdata } from "./routes/tzdata";
-import { v2 } from "./v2/app";
+import { authenticate } from "./http/auth";
+import { errorResponse, notFoundFor } from "./http/error-responses";
+import { qstashApi } from "./qstash/app";
+import { healthSchema, openApiDocumentSchema } from "./v1/openapi/components";
+import { apiRouter, defineRoute, json } from "./v1/openapi/define";
+import { documentOf } from "./v1/openapi/document";
+import { alerts } from "./v1/routes/alerts";
+import { apiKeys } from "./v1/routes/api-keys";
+import { calendars } from "./v1/routes/calendars";
+import { deadLetters } from "./v1/routes/dead-letters";
+import { flowControl } from "./v1/routes/flow-control";
+import { jobLayout } from "./v1/routes/job-layout";
+import { jobs } from "./v1/routes/jobs";
+import { me } from "./v1/routes/me";
+import { runCallbacks } from "./v1/routes/run-callbacks";
+import { runs } from "./v1/routes/runs";
+import { schedules } from "./v1/routes/schedules";
+import { stats } from "./v1/routes/stats";
+import { tenantLimits } from "./v1/routes/tenant-limits";
+import { tenantSuspension } from "./v1/routes/tenant-suspension";
+import { tenants } from "./v1/routes/tenants";
+import { tzdata } from "./v1/routes/tzdata";
 
 /** The v1 API; the entry (src/index.ts) mounts it beside the console. */
 export const app = apiRouter();
@@ -75,8 +75,8 @@ app.route("/v1/tzdata", tzdata);
 app.route("/v1/calendars", calendars);
 app.route("/v1/admin/job-layout", jobLayout);
 app.route("/v1/flow-control", flowControl);
-// The QStash-compatible API: its own auth chain and `{"error"}` bodies (src/api/v2/app.ts).
-app.route("/v2", v2);
+// The QStash-compatible API: its own auth chain and `{"error"}` bodies (src/api/qstash/app.ts).
+app.route("/v2", qstashApi);
 
 app.notFound(notFoundFor(app));
 app.onError(errorResponse);

@@ -1,10 +1,10 @@
 // Types of the v1 API. Responses and request bodies are the zod schemas the API validates with
-// and documents (src/api/schemas.ts), taken as type-only imports so zod never enters a client
+// and documents (src/api/v1/schemas.ts), taken as type-only imports so zod never enters a client
 // bundle; only the query parameters are written here (the client sends numbers, the wire strings).
 import type { z } from "zod";
-import type * as bulk from "../api/job-bulk-schema";
-import type * as api from "../api/schemas";
-import type { ErrorCode } from "../core/errors";
+import type * as bulk from "../api/v1/job-bulk-schema";
+import type * as api from "../api/v1/schemas";
+import type { ErrorCode, FieldError, Problem as ServerProblem } from "../core/errors";
 import type { JobCreate, JobSpec, JobTarget, Schedule } from "../core/job-spec";
 
 /**
@@ -22,19 +22,15 @@ export type Instant = string;
 export type Duration = string | number;
 
 /** One field error of a validation problem; `path` is dotted (`schedule.expr`, `jobs.3.name`). */
-export interface FieldError {
-  path: string;
-  message: string;
-}
+export type { FieldError };
 
-/** An `application/problem+json` body (RFC 9457) as the API sends it. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  code?: ErrorCode;
-  errors?: FieldError[];
+/**
+ * An `application/problem+json` body (RFC 9457): the server's own shape (src/core/errors.ts), with
+ * `detail` and `code` optional because a proxy's or a future server's problem may lack them.
+ */
+export interface Problem
+  extends Pick<ServerProblem, "type" | "title" | "status">,
+    Partial<Pick<ServerProblem, "detail" | "code" | "errors">> {
   [extension: string]: unknown;
 }
 

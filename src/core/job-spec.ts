@@ -4,7 +4,7 @@ import { durationSchema } from "./duration";
 import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB, zoneSchema } from "./exclusions";
 import { flowControlSchema } from "./flow-control";
 import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
-import { qstashJobSchema } from "./qstash-delivery";
+import { qstashJobSchema } from "./qstash/delivery";
 import { parseRetryDelayExpression } from "./retry-delay-expression";
 import { JOB_STATUSES } from "./run-state";
 import { bindingTargetSchemas } from "./targets";

@@ -3,6 +3,8 @@
 // id under a server-side secret, so verifying it needs no storage lookup, and a token of an
 // earlier attempt still verifies but names a superseded fence (the shard refuses it).
 
+import { base64UrlOf, bytesOfBase64Url, hmacKeyCache } from "./encoding";
+
 const PREFIX = "ert1";
 const encoder = new TextEncoder();
 
@@ -17,38 +19,8 @@ function macInput(runId: string, claims: RunTokenClaims): Uint8Array {
   return encoder.encode(`edgecron-run-token:v1:${runId}:${claims.shard}:${claims.attempt}:${claims.fence}`);
 }
 
-/** Imported keys per secret: a token is issued for every target call, and importKey per call cost more than the MAC. */
-const KEY_CACHE_LIMIT = 16;
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
-
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = hmacKeys.get(secret);
-  if (!key) {
-    if (hmacKeys.size >= KEY_CACHE_LIMIT) hmacKeys.clear();
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-      "verify",
-    ]);
-    // A failed import is not cached: the next call tries again.
-    key.catch(() => hmacKeys.delete(secret));
-    hmacKeys.set(secret, key);
-  }
-  return key;
-}
-
-function base64Url(bytes: Uint8Array): string {
-  // A MAC is 32 bytes: one fromCharCode call instead of a string built byte by byte.
-  return btoa(String.fromCharCode(...bytes))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(text)) return null;
-  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
-}
+/** A token is issued for every target call: its key is imported once per secret. */
+const hmacKey = hmacKeyCache(16, ["sign", "verify"]);
 
 /**
  * The token for one attempt of a run: `ert1.<shard>.<attempt>.<fence>.<mac>`.
@@ -58,7 +30,7 @@ function fromBase64Url(text: string): Uint8Array | null {
  */
 export async function issueRunToken(secret: string, runId: string, claims: RunTokenClaims): Promise<string> {
   const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret), macInput(runId, claims));
-  return `${PREFIX}.${claims.shard}.${claims.attempt}.${claims.fence}.${base64Url(new Uint8Array(mac))}`;
+  return `${PREFIX}.${claims.shard}.${claims.attempt}.${claims.fence}.${base64UrlOf(new Uint8Array(mac))}`;
 }
 
 const TOKEN_PATTERN = /^ert1\.(\d{1,6})\.(\d{1,6})\.(\d{1,15})\.([A-Za-z0-9_-]{43})$/;
@@ -77,7 +49,7 @@ export async function verifyRunToken(
   const match = TOKEN_PATTERN.exec(token.trim());
   if (!match) return null;
   const claims = { shard: Number(match[1]), attempt: Number(match[2]), fence: Number(match[3]) };
-  const mac = fromBase64Url(match[4] as string);
+  const mac = bytesOfBase64Url(match[4] as string);
   if (mac === null) return null;
   const valid = await crypto.subtle.verify("HMAC", await hmacKey(secret), mac, macInput(runId, claims));
   return valid ? claims : null;
@@ -95,5 +67,5 @@ export async function runTokenSecretFrom(dedicated: string | undefined, adminTok
     await hmacKey(adminToken),
     encoder.encode("edgecron run tokens v1"),
   );
-  return base64Url(new Uint8Array(mac));
+  return base64UrlOf(new Uint8Array(mac));
 }

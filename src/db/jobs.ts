@@ -1,7 +1,6 @@
 import type { JobSpec } from "../core/job-spec";
 import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../core/queue-limits";
 import type { JobStatus } from "../core/run-state";
-import type { ShardJob } from "../shard/protocol";
 import { parseJsonColumn } from "./time";
 
 export interface JobRow {
@@ -231,18 +230,6 @@ export async function markJobsSynced(db: D1Database, confirmed: readonly { id: s
 }
 
 /** What a shard is sent of a job (its spec as JSON, serialized once per spec object). */
-export function toShardJob(job: StoredJob): ShardJob {
-  return {
-    jobId: job.id,
-    tenantId: job.tenantId,
-    shard: job.shard,
-    version: job.version,
-    status: job.status,
-    specJson: specJsonOf(job.spec),
-    createdAtMs: job.createdAtMs,
-  };
-}
-
 /** The outbox: jobs whose latest version no shard confirmed yet, least recently changed first. */
 export async function listUnsyncedJobs(db: D1Database, limit: number): Promise<StoredJob[]> {
   const { results } = await db

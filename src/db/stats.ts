@@ -1,6 +1,6 @@
 // What GET /v1/stats shares with its parts. Job counts come from the job databases
 // (./job-lookups.ts, jobsByStatus); the run side from the shards' history aggregates
-// (src/api/run-stats.ts).
+// (src/service/run-stats.ts).
 
 export const STATS_WINDOW_MINUTES = 60;
 /** Lateness percentiles come from at most this many of the most recent runs. */

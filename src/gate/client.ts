@@ -1,7 +1,6 @@
 // The only way to a FlowGate: every call goes through a function here (like src/shard/client.ts
 // for shards). A gate is named for its tenant and key, so two tenants' keys never meet.
 import type { FlowLimits } from "../core/flow-control";
-import { listFlowControlKeys } from "../db/flow-control-keys";
 import type { AcquireRequest, AcquireResult, GateState, ReleaseRequest, RenewRequest } from "./protocol";
 
 export type { AcquireRequest, AcquireResult, GateState, ReleaseRequest, RenewRequest } from "./protocol";
@@ -62,19 +61,6 @@ export async function setFlowControlPaused(
 /** The state of a tenant's flow-control key (`GET /v1/flow-control/{key}`). */
 export async function flowControlState(env: Env, tenantId: string, key: string): Promise<GateState> {
   return gateState(env, flowKeyGate(tenantId, key));
-}
-
-/**
- * The tenant's keys (those a run has used), in name order, each with its state: at most `limit`,
- * after `afterKey` when paging. One gate RPC per key listed.
- */
-export async function flowControlStates(
-  env: Env,
-  tenantId: string,
-  options: { limit: number; afterKey?: string },
-): Promise<{ key: string; state: GateState }[]> {
-  const keys = await listFlowControlKeys(env.DB, tenantId, options.limit, options.afterKey);
-  return Promise.all(keys.map(async (key) => ({ key, state: await flowControlState(env, tenantId, key) })));
 }
 
 /** The shape QStash's `GET /v2/flowControl/{key}` answers, for the /v2 API. */

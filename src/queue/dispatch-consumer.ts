@@ -12,10 +12,13 @@
 // previous one has ended: every other tenant's runs waited for it (a job due every second was up
 // to 29 s late). wrangler.toml sets `queue_consumer_no_wait_for_wait_until` so that a batch ends
 // when this handler returns, not when the handed-off calls do.
+
 import type { TargetOutcome } from "../core/outcome";
 import { issueRunToken } from "../core/run-token";
 import { logEvent } from "../log";
 import { runTokenSecret } from "../run-tokens";
+import { allowsPrivateTargets } from "../service/private-targets";
+import { tenantSecrets } from "../service/tenant-secrets";
 import { type DispatchMessage, runsOfMessage, type SingleRunDispatchMessage } from "../shard/protocol";
 import { CLOUDFLARE_CONNECTIONS, connectionCapOn } from "./connection-cap";
 import { afterReport, dropKnownDone, idsOf, pointOf } from "./dispatch-outcomes";
@@ -27,7 +30,6 @@ import { OutcomeReporter } from "./outcome-reports";
 import { runPool, semaphore } from "./pool";
 import { callTargetWithCallback } from "./qstash-callbacks";
 import { type Claimed, claimAtShard } from "./shard-batches";
-import { tenantSecrets } from "./tenant-secrets";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
 export { doneKey } from "./dispatch-outcomes";
@@ -148,7 +150,7 @@ async function callSetup(claimed: Claimed[], env: Env): Promise<CallSetup> {
   return {
     secrets,
     tokenSecret,
-    allowPrivate: env.ALLOW_PRIVATE_TARGETS === "true",
+    allowPrivate: allowsPrivateTargets(env),
     resolveHost: resolverFromEnv(env),
   };
 }

@@ -1,5 +1,5 @@
 // Holding a dispatch message until its runs' instant. A shard sends runs ahead of their instant
-// (durable-objects/shard/ahead.ts) with a delivery delay rounded down to whole seconds, so a
+// (durable-objects/shard/dispatch/ahead.ts) with a delivery delay rounded down to whole seconds, so a
 // message may arrive before its runs are due: the consumer waits here, then claims. Claiming at the
 // instant, not on arrival, is what keeps a pause, edit or delete made meanwhile effective: the
 // shard decides at the claim, and it refuses a run whose instant has not come (`not_due`).

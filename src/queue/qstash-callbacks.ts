@@ -1,17 +1,13 @@
 // QStash callbacks of /v2 jobs, as side deliveries (./side-deliveries.ts) signed the QStash way:
 // `Upstash-Callback` receives every attempt's answer (QStash calls it for each retry too), and
 // `Upstash-Failure-Callback` the last answer of a run that was dead-lettered, with its `dlqId`.
+
+import { base64OfBytes, base64OfText } from "../core/encoding";
 import { serializeTargetBody } from "../core/job-spec";
 import type { TargetOutcome } from "../core/outcome";
-import {
-  base64OfBytes,
-  base64OfText,
-  type CallbackSource,
-  qstashCallbackBody,
-  type TargetAnswer,
-} from "../core/qstash-callback";
-import type { QstashRunContext } from "../core/qstash-delivery";
-import { QSTASH_USER_AGENT } from "../core/qstash-delivery";
+import { type CallbackSource, qstashCallbackBody, type TargetAnswer } from "../core/qstash/callback";
+import type { QstashRunContext } from "../core/qstash/delivery";
+import { QSTASH_USER_AGENT } from "../core/qstash/delivery";
 import { logEvent } from "../log";
 import type { DeadLetterMessage } from "../shard/protocol";
 import { enqueueSideDeliveries, type SideDelivery } from "./side-deliveries";

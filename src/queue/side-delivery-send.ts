@@ -1,12 +1,13 @@
 // One attempt of a side delivery: the address checked like a target's, the request signed in the
 // delivery's signing style, sent with its timeout, and the answer classified. Never throws.
 
-import { qstashSignature } from "../core/qstash-jwt";
+import { qstashSignature } from "../core/qstash/jwt";
 import { resolvedTargetProblem } from "../core/ssrf";
+import { allowsPrivateTargets } from "../service/private-targets";
+import { tenantSecrets } from "../service/tenant-secrets";
 import { resolverFromEnv } from "./dns-resolver";
 import type { SideDelivery, SideDeliveryResult } from "./side-delivery-types";
 import { signatureHeader, USER_AGENT } from "./target-call";
-import { tenantSecrets } from "./tenant-secrets";
 
 export async function sendSideDelivery(
   env: Env,
@@ -14,7 +15,7 @@ export async function sendSideDelivery(
   nowMs: number,
 ): Promise<SideDeliveryResult> {
   const problem = await resolvedTargetProblem(delivery.url, {
-    allowPrivate: env.ALLOW_PRIVATE_TARGETS === "true",
+    allowPrivate: allowsPrivateTargets(env),
     resolveHost: resolverFromEnv(env),
   });
   if (problem !== null) {

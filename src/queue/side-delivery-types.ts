@@ -7,7 +7,7 @@ import type { AlertDeliveryTarget } from "../core/alerts";
  * - `edgecron`: `Edgecron-Signature` v2 with the tenant's current signing secrets (looked up at
  *   send time, so a rotation applies to retries), binding method, URL, idempotency key, run id
  *   and attempt, exactly as on a job's call;
- * - `qstash`: `Upstash-Signature` (QStash's JWT, src/core/qstash-jwt.ts) with the tenant's
+ * - `qstash`: `Upstash-Signature` (QStash's JWT, src/core/qstash/jwt.ts) with the tenant's
  *   current secret, as on a /v2 job's call, so the official Receiver verifies it;
  * - `none`: sent as given (the caller's headers carry any authentication).
  */

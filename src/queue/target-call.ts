@@ -8,10 +8,11 @@ import {
   type SignedRequestParts,
   sha256Hex,
 } from "../client/verify";
+import { hmacKeyCache } from "../core/encoding";
 import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
 import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
-import { qstashHeaders } from "../core/qstash-delivery";
-import { qstashSignature } from "../core/qstash-jwt";
+import { qstashHeaders } from "../core/qstash/delivery";
+import { qstashSignature } from "../core/qstash/jwt";
 import { resolvedTargetProblem } from "../core/ssrf";
 import { callBindingTarget } from "./binding-targets";
 import type { CallTargetInput, HttpCallInput } from "./target-input";
@@ -182,22 +183,7 @@ export async function signPayload(
 
 const encoder = new TextEncoder();
 /** Imported HMAC keys per secret: importKey on every call cost more than the signature itself. */
-const HMAC_KEY_CACHE_LIMIT = 1_000;
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
-
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = hmacKeys.get(secret);
-  if (!key) {
-    if (hmacKeys.size >= HMAC_KEY_CACHE_LIMIT) hmacKeys.clear();
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-    ]);
-    // A failed import is not cached: the next call tries again.
-    key.catch(() => hmacKeys.delete(secret));
-    hmacKeys.set(secret, key);
-  }
-  return key;
-}
+const hmacKey = hmacKeyCache(1_000, ["sign"]);
 
 /**
  * `t=<unix seconds>,v2=<hex>[,v2=<hex>...]`: one v2 per active secret, current first, so during

@@ -2,7 +2,7 @@
 import type { HttpTarget, JobTarget } from "../core/job-spec";
 import type { CompletionMode } from "../core/long-running";
 import type { TargetOutcome } from "../core/outcome";
-import type { QstashDelivery } from "../core/qstash-delivery";
+import type { QstashDelivery } from "../core/qstash/delivery";
 import type { ResolveHost } from "../core/ssrf";
 
 export interface CallTargetInput {

@@ -2,11 +2,11 @@
 // here. Functions take the env first and return plain results (types in ./protocol.ts); expected
 // failures are values, not exceptions. A job's calls always go to its stored shard (`ShardJob.shard`,
 // D1 `jobs.shard`), never to a re-hash of its id: SHARD_COUNT may have changed since it was placed.
-import type { ShardFaults } from "../../durable-objects/shard/test-faults";
+
 import { shardForJob } from "../core/jitter";
-import { attachCalendars } from "../db/calendars";
 import { logEvent } from "../log";
 import type { TzdataOverride } from "../tzdata";
+import type { ShardFaults } from "./fault-switches";
 import type {
   FiredSinceQuery,
   HistoryRecord,
@@ -54,20 +54,11 @@ function shardStub(env: Env, shard: number) {
 }
 
 /**
- * Sends job snapshots to their stored shards (grouped, one RPC per shard). Never throws: returns
- * the `jobId` values whose version the shard confirmed; the rest stay unsynced in D1 for the
- * outbox sweep to re-send.
+ * Sends job snapshots, as given, to their stored shards (grouped, one RPC per shard); the Worker's
+ * pushes come through src/service/job-push.ts, which attaches the calendars first. Never throws:
+ * returns the `jobId` values whose version the shard confirmed.
  */
-export async function pushJobs(env: Env, snapshots: readonly ShardJob[]): Promise<Set<string>> {
-  // Every push (create, edit, the outbox sweep) carries the calendars the jobs name, fresh from D1.
-  let jobs: ShardJob[];
-  try {
-    jobs = await attachCalendars(env.DB, snapshots);
-  } catch (error) {
-    // A job pushed without its calendars would fire on excluded instants: push none of them.
-    logEvent("shard.push_failed", { jobs: snapshots.length, error, note: "calendars unreadable" });
-    return new Set();
-  }
+export async function pushJobs(env: Env, jobs: readonly ShardJob[]): Promise<Set<string>> {
   const byShard = new Map<number, ShardJob[]>();
   for (const job of jobs) {
     const group = byShard.get(job.shard);
@@ -203,7 +194,7 @@ export async function watchShard(
   return shardStub(env, shard).watchdog(shard, retention);
 }
 
-// --- run history: every run's record lives in its shard (see src/shard/history.ts) ---
+// --- run history: every run's record lives in its shard (see src/service/run-history.ts) ---
 
 /** One run's history record, by its job and instant (both in the run id). */
 export async function readHistoryRun(

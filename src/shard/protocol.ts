@@ -3,7 +3,7 @@
 import type { JobSpec } from "../core/job-spec";
 import type { CompletionMode } from "../core/long-running";
 import type { TargetOutcome } from "../core/outcome";
-import type { QstashRunContext } from "../core/qstash-delivery";
+import type { QstashRunContext } from "../core/qstash/delivery";
 import type { JobStatus } from "../core/run-state";
 
 export type { JobStatus };
@@ -213,7 +213,7 @@ export interface WatchdogReport {
   historyPruned: number;
 }
 
-/** One shard's tz database state (admin view): see durable-objects/shard/tzdata.ts. */
+/** One shard's tz database state (admin view): see durable-objects/shard/tzdata/timers-version.ts. */
 export interface TzdataProgress {
   shard: number;
   /** The tz database version the shard's timers were computed with (null: not yet seen). */

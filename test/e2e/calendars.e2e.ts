@@ -2,17 +2,9 @@
 // target: the union's instants fire once each, excluded ones are recorded SKIPPED (reason
 // `excluded`), across a DST change (by backfilling past instants, since a live DST change cannot
 // be waited for), and replacing the calendar re-derives a running job's timer.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  startTarget,
-  type TargetServer,
-  waitUntil,
-} from "./harness";
+import { describe, expect, it } from "vitest";
+import { waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
 interface Run {
   scheduled_at: string;
@@ -23,45 +15,28 @@ interface Run {
 const london = (expr: string) => ({ type: "cron", expr, timezone: "Europe/London" });
 
 describe("e2e: several specs and calendars through wrangler dev", () => {
-  let server: SchedulerProcess;
-  let target: TargetServer;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    target = await startTarget();
-    server = await startScheduler();
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = (await admin<{ id: string }>("POST", "/v1/tenants", { name: "e2e-calendars" })).body;
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.id });
-    api = apiClient(server.baseUrl, key.body.key);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await target?.close();
-    if (server) removeState(server.stateDir);
-  });
+  const e2e = useScheduler({ tenant: "e2e-calendars" });
 
   async function runsOf(jobId: string): Promise<Run[]> {
-    const page = await api<{ data: Run[] }>("GET", `/v1/jobs/${jobId}/runs?limit=200`);
+    const page = await e2e.api<{ data: Run[] }>("GET", `/v1/jobs/${jobId}/runs?limit=200`);
     return page.body.data;
   }
 
   it("runs the union of two specs across the spring-forward change once per instant and skips the holiday", async () => {
-    const calendar = await api("POST", "/v1/calendars", {
+    const calendar = await e2e.api("POST", "/v1/calendars", {
       name: "uk-test",
       timezone: "Europe/London",
       rules: [{ type: "date", date: "2026-03-29" }],
     });
     expect(calendar.status).toBe(201);
-    const job = await api<{ id: string }>("POST", "/v1/jobs", {
+    const job = await e2e.api<{ id: string }>("POST", "/v1/jobs", {
       name: "two-specs",
       schedules: [london("0 9 * * *"), london("0 9,17 * * *")],
       calendars: ["uk-test"],
-      target: { url: `${target.url}/dst` },
+      target: { url: `${e2e.target.url}/dst` },
     });
     expect(job.status).toBe(201);
-    const backfill = await api<{ created: number; skipped: number }>(
+    const backfill = await e2e.api<{ created: number; skipped: number }>(
       "POST",
       `/v1/jobs/${job.body.id}/backfill`,
       {
@@ -71,10 +46,10 @@ describe("e2e: several specs and calendars through wrangler dev", () => {
     );
     expect(backfill.status).toBe(202);
     expect(backfill.body).toMatchObject({ created: 4, skipped: 2 });
-    await waitUntil(() => target.calls.filter((call) => call.path === "/dst").length >= 4, {
+    await waitUntil(() => e2e.target.calls.filter((call) => call.path === "/dst").length >= 4, {
       what: "four calls to the target",
     });
-    const scheduledAt = target.calls
+    const scheduledAt = e2e.target.calls
       .filter((call) => call.path === "/dst")
       .map((call) => String(call.headers["edgecron-scheduled-at"]))
       .sort();
@@ -95,24 +70,24 @@ describe("e2e: several specs and calendars through wrangler dev", () => {
       ["2026-03-29T08:00:00.000Z", "excluded"],
       ["2026-03-29T16:00:00.000Z", "excluded"],
     ]);
-    await api("DELETE", `/v1/jobs/${job.body.id}`);
+    await e2e.api("DELETE", `/v1/jobs/${job.body.id}`);
   });
 
   it("records a live job's instants as excluded until the calendar is replaced, then fires them", async () => {
     const today = new Date().toISOString().slice(0, 10);
-    await api("POST", "/v1/calendars", {
+    await e2e.api("POST", "/v1/calendars", {
       name: "today",
       timezone: "UTC",
       rules: [{ type: "date", date: today }],
     });
-    const job = await api<{ id: string; next_fire_times: string[] }>("POST", "/v1/jobs", {
+    const job = await e2e.api<{ id: string; next_fire_times: string[] }>("POST", "/v1/jobs", {
       name: "live",
       schedules: [
         { type: "cron", expr: "*/2 * * * * *", timezone: "UTC" },
         { type: "cron", expr: "*/3 * * * * *", timezone: "UTC" },
       ],
       calendars: ["today"],
-      target: { url: `${target.url}/live` },
+      target: { url: `${e2e.target.url}/live` },
     });
     expect(job.status).toBe(201);
     // Everything today is excluded: nothing is listed to fire until tomorrow.
@@ -122,26 +97,26 @@ describe("e2e: several specs and calendars through wrangler dev", () => {
         (await runsOf(job.body.id)).filter((run) => run.events[0]?.reason === "excluded").length >= 3,
       { what: "excluded instants recorded", timeoutMs: 20_000 },
     );
-    expect(target.calls.filter((call) => call.path === "/live")).toHaveLength(0);
-    const replaced = await api("PUT", "/v1/calendars/today", {
+    expect(e2e.target.calls.filter((call) => call.path === "/live")).toHaveLength(0);
+    const replaced = await e2e.api("PUT", "/v1/calendars/today", {
       timezone: "UTC",
       rules: [{ type: "date", date: "2001-01-01" }],
     });
     expect(replaced.status).toBe(200);
-    await waitUntil(() => target.calls.filter((call) => call.path === "/live").length >= 6, {
+    await waitUntil(() => e2e.target.calls.filter((call) => call.path === "/live").length >= 6, {
       what: "calls after the calendar edit",
       timeoutMs: 20_000,
     });
-    await api("POST", `/v1/jobs/${job.body.id}/pause`);
-    const keys = target.calls
+    await e2e.api("POST", `/v1/jobs/${job.body.id}/pause`);
+    const keys = e2e.target.calls
       .filter((call) => call.path === "/live")
       .map((call) => String(call.headers["idempotency-key"]));
     // Instants both specs share (every 6 s) arrive once: no idempotency key twice.
     expect(new Set(keys).size).toBe(keys.length);
-    const seconds = target.calls
+    const seconds = e2e.target.calls
       .filter((call) => call.path === "/live")
       .map((call) => new Date(String(call.headers["edgecron-scheduled-at"])).getUTCSeconds());
     expect(seconds.every((second) => second % 2 === 0 || second % 3 === 0)).toBe(true);
-    await api("DELETE", `/v1/jobs/${job.body.id}`);
+    await e2e.api("DELETE", `/v1/jobs/${job.body.id}`);
   });
 });

@@ -1,17 +1,9 @@
 // Control actions during a flood, through the real dev server: a tenant's every-second jobs keep
 // the shards busy; a DELETE, a bulk delete and a tenant suspend that answered 2xx are followed by
 // no call of those jobs starting more than 1 s later (a call already started may still land).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  startTarget,
-  type TargetServer,
-  waitUntil,
-} from "./harness";
+import { describe, expect, it } from "vitest";
+import { apiClient, waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
 /** A modest flood: enough to keep every shard's tick and the consumers busy, short enough for CI. */
 const FLOOD_JOBS = 240;
@@ -19,47 +11,37 @@ const STOP_WITHIN_MS = 1_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("e2e: control actions land during a flood", () => {
-  let server: SchedulerProcess;
-  let target: TargetServer;
-  let admin: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    target = await startTarget();
-    server = await startScheduler();
-    admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await target?.close();
-    if (server) removeState(server.stateDir);
-  });
+  const e2e = useScheduler();
 
   async function floodingTenant(label: string, jobs: number) {
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: label });
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    const api = apiClient(server.baseUrl, key.body.key);
+    const tenant = await e2e.admin<{ id: string }>("POST", "/v1/tenants", { name: label });
+    const key = await e2e.admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
+    const api = apiClient(e2e.server.baseUrl, key.body.key);
     const endAt = new Date(Date.now() + 120_000).toISOString();
     const created = await api<{ results: { job?: { id: string } }[] }>("POST", "/v1/jobs/batch", {
       jobs: Array.from({ length: jobs }, (_, i) => ({
         name: `${label}-${i}`,
         schedule: { type: "interval", every: "1s" },
-        target: { url: `${target.url}/${label}/${i}`, method: "POST" },
+        target: { url: `${e2e.target.url}/${label}/${i}`, method: "POST" },
         end_at: endAt,
       })),
     });
     expect(created.status).toBe(200);
     const ids = created.body.results.map((result) => result.job?.id as string);
-    await waitUntil(() => target.calls.filter((call) => call.path.startsWith(`/${label}/`)).length > jobs, {
-      timeoutMs: 30_000,
-      what: `the ${label} flood to run`,
-    });
+    await waitUntil(
+      () => e2e.target.calls.filter((call) => call.path.startsWith(`/${label}/`)).length > jobs,
+      {
+        timeoutMs: 30_000,
+        what: `the ${label} flood to run`,
+      },
+    );
     return { tenantId: tenant.body.id, api, ids };
   }
 
   /** Calls to paths starting with `prefix` (or exactly `path`) received over 1 s after the answer. */
   const lateCalls = (match: string | ((path: string) => boolean), answeredAtMs: number) => {
     const matches = typeof match === "string" ? (path: string) => path.startsWith(match) : match;
-    return target.calls.filter(
+    return e2e.target.calls.filter(
       (call) => matches(call.path) && call.receivedAtMs > answeredAtMs + STOP_WITHIN_MS,
     );
   };
@@ -87,7 +69,7 @@ describe("e2e: control actions land during a flood", () => {
     });
     expect(bulkRes.body).toEqual({ matched: FLOOD_JOBS / 2, done: FLOOD_JOBS / 2 });
     const bulkAnsweredMs = Date.now();
-    const suspendRes = await admin("POST", `/v1/tenants/${suspended.tenantId}/suspend`);
+    const suspendRes = await e2e.admin("POST", `/v1/tenants/${suspended.tenantId}/suspend`);
     expect(suspendRes.status).toBe(200);
     const suspendAnsweredMs = Date.now();
 
@@ -103,11 +85,11 @@ describe("e2e: control actions land during a flood", () => {
     expect(
       lateCalls((path) => path === `/flood-del/${FLOOD_JOBS - 1}`, suspendAnsweredMs).length,
     ).toBeGreaterThan(0);
-    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${e2e.server.baseUrl}/healthz`)).status).toBe(200);
     const create = await suspended.api<{ code: string }>("POST", "/v1/jobs", {
       name: "after-suspend",
       schedule: { type: "interval", every: "1s" },
-      target: { url: `${target.url}/after` },
+      target: { url: `${e2e.target.url}/after` },
     });
     expect(create).toMatchObject({ status: 403, body: { code: "tenant_suspended" } });
   });

@@ -2,42 +2,19 @@
 // target: shards hand runs due now to their dispatcher objects, which claim and call with the
 // consumer's own code; runs due later, and what no dispatcher has room for, go through the queue.
 // Whatever lane a run takes, each instant arrives once, never early, and a failed call is retried.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  startTarget,
-  type TargetServer,
-  waitUntil,
-} from "./harness";
+import { describe, expect, it } from "vitest";
+import { waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
 const JOBS = 120;
 const INSTANTS = 4;
 
 describe("e2e: the dispatcher pool lane", () => {
-  let server: SchedulerProcess;
-  let target: TargetServer;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    target = await startTarget();
-    server = await startScheduler({ vars: { DISPATCH_LANE: "pool" } });
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "e2e-pool" });
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    api = apiClient(server.baseUrl, key.body.key);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await target?.close();
-    if (server) removeState(server.stateDir);
-  });
+  const e2e = useScheduler({ tenant: "e2e-pool", vars: { DISPATCH_LANE: "pool" } });
 
   it("calls every instant once, never early, and retries a failed call", async () => {
     let failedOnce = false;
+    const { target, api, server } = e2e;
     target.respond((call) => {
       if (call.path === "/flaky" && !failedOnce) {
         failedOnce = true;

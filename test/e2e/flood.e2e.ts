@@ -2,18 +2,9 @@
 // tenant's 800 every-second jobs beside another tenant's single every-second job. The victim's
 // calls stay punctual (its tenant's share of every shard's dispatch window is kept for it), and
 // none of its instants is missed; before the window, its p95 was tens of seconds.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  type ReceivedCall,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  startTarget,
-  type TargetServer,
-  waitUntil,
-} from "./harness";
+import { describe, expect, it } from "vitest";
+import { apiClient, type ReceivedCall, waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
 const FLOOD_JOBS = 800;
 const MEASURED_SECONDS = 12;
@@ -29,25 +20,12 @@ function p95(values: number[]): number {
 }
 
 describe("e2e: another tenant's flood", () => {
-  let server: SchedulerProcess;
-  let target: TargetServer;
-  let admin: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    target = await startTarget();
-    server = await startScheduler();
-    admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await target?.close();
-    if (server) removeState(server.stateDir);
-  });
+  const e2e = useScheduler();
 
   async function tenantApi(name: string) {
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name });
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    return apiClient(server.baseUrl, key.body.key);
+    const tenant = await e2e.admin<{ id: string }>("POST", "/v1/tenants", { name });
+    const key = await e2e.admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
+    return apiClient(e2e.server.baseUrl, key.body.key);
   }
 
   it("keeps the victim's every-second job punctual while the flood waits in the shards", async () => {
@@ -58,20 +36,20 @@ describe("e2e: another tenant's flood", () => {
       const jobs = Array.from({ length: 400 }, (_, i) => ({
         name: `flood-${from + i}`,
         schedule: { type: "interval", every: "1s" },
-        target: { url: `${target.url}/flood/${from + i}` },
+        target: { url: `${e2e.target.url}/flood/${from + i}` },
         end_at: endAt,
       }));
       const created = await flooder<{ created: number }>("POST", "/v1/jobs/batch", { jobs });
       expect(created.body.created).toBe(400);
     }
-    const floodCalls = () => target.calls.filter((call) => call.path.startsWith("/flood/")).length;
+    const floodCalls = () => e2e.target.calls.filter((call) => call.path.startsWith("/flood/")).length;
     await waitUntil(() => floodCalls() >= FLOOD_JOBS, { timeoutMs: 30_000, what: "the flood flowing" });
 
     const startMs = Math.ceil((Date.now() + 2_000) / 1000) * 1000;
     const job = await victim<{ id: string }>("POST", "/v1/jobs", {
       name: "victim",
       schedule: { type: "interval", every: "1s", anchor: new Date(startMs).toISOString() },
-      target: { url: `${target.url}/victim` },
+      target: { url: `${e2e.target.url}/victim` },
       start_at: new Date(startMs).toISOString(),
       end_at: new Date(startMs + MEASURED_SECONDS * 1000 - 500).toISOString(),
     });
@@ -79,7 +57,7 @@ describe("e2e: another tenant's flood", () => {
     const floodBefore = floodCalls();
     await sleep(startMs + MEASURED_SECONDS * 1000 - Date.now());
     const floodDuring = floodCalls() - floodBefore;
-    const victimCalls = () => target.calls.filter((call) => call.path === "/victim");
+    const victimCalls = () => e2e.target.calls.filter((call) => call.path === "/victim");
     // Late calls of the window still count: wait for them (bounded) before reading the lateness.
     await waitUntil(() => victimCalls().length >= MEASURED_SECONDS, {
       timeoutMs: 60_000,

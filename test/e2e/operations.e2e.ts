@@ -1,17 +1,8 @@
 // Operations through a real `wrangler dev`: pause/resume of every-second jobs under each misfire
 // policy, and a shard whose alarm is lost raising a missed-run alert before the watchdog heals it.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  type ReceivedCall,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  startTarget,
-  type TargetServer,
-  waitUntil,
-} from "./harness";
+import { describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, type ReceivedCall, waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
 interface Job {
   id: string;
@@ -27,36 +18,22 @@ interface Run {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("e2e: operations", () => {
-  let server: SchedulerProcess;
-  let target: TargetServer;
-  let api: ReturnType<typeof apiClient>;
-  let admin: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    target = await startTarget();
-    server = await startScheduler({ vars: { EDGECRON_TEST_HOOKS: "1", MAINTENANCE_INTERVAL_MS: "1000" } });
-    admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "e2e-operations" });
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    api = apiClient(server.baseUrl, key.body.key);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await target?.close();
-    if (server) removeState(server.stateDir);
+  const e2e = useScheduler({
+    tenant: "e2e-operations",
+    vars: { EDGECRON_TEST_HOOKS: "1", MAINTENANCE_INTERVAL_MS: "1000" },
   });
 
   const callsOf = (jobId: string): ReceivedCall[] =>
-    target.calls.filter((call) => call.headers["edgecron-job-id"] === jobId);
+    e2e.target.calls.filter((call) => call.headers["edgecron-job-id"] === jobId);
 
   it("an every-second job paused for 5 s fires once more under fire_now, never under skip, each missed second under catch_up", async () => {
     const policies = ["fire_now", "skip", "catch_up"] as const;
     const jobs: Record<string, Job> = {};
     for (const policy of policies) {
-      const res = await api<Job>("POST", "/v1/jobs", {
+      const res = await e2e.api<Job>("POST", "/v1/jobs", {
         name: `pause-${policy}`,
         schedule: { type: "cron", expr: "* * * * * *", timezone: "UTC" },
-        target: { url: `${target.url}/pause/${policy}` },
+        target: { url: `${e2e.target.url}/pause/${policy}` },
         misfire: { policy, grace: "60s", max_catch_up: 10 },
       });
       expect(res.status).toBe(201);
@@ -70,22 +47,22 @@ describe("e2e: operations", () => {
     // (last resume answered - first pause sent). A loaded machine stretches both.
     const pauseSentAtMs = Date.now();
     for (const policy of policies)
-      expect((await api("POST", `/v1/jobs/${jobs[policy]!.id}/pause`)).status).toBe(200);
+      expect((await e2e.api("POST", `/v1/jobs/${jobs[policy]!.id}/pause`)).status).toBe(200);
     const pausedAtMs = Date.now();
     await sleep(5_000);
     const resumeSentAtMs = Date.now();
     for (const policy of policies)
-      expect((await api("POST", `/v1/jobs/${jobs[policy]!.id}/resume`)).status).toBe(200);
+      expect((await e2e.api("POST", `/v1/jobs/${jobs[policy]!.id}/resume`)).status).toBe(200);
     const resumedAtMs = Date.now();
     const fewestMissed = Math.floor((resumeSentAtMs - pausedAtMs) / 1000) - 1;
     const mostMissed = Math.ceil((resumedAtMs - pauseSentAtMs) / 1000) + 1;
     await sleep(2_500);
-    for (const policy of policies) await api("POST", `/v1/jobs/${jobs[policy]!.id}/pause`);
+    for (const policy of policies) await e2e.api("POST", `/v1/jobs/${jobs[policy]!.id}/pause`);
     await sleep(1_000);
 
     // The shard records why each run exists: runs born from the misfire policy say so.
     const misfire = async (policy: string) => {
-      const runs = await api<{ data: (Run & { id: string })[] }>(
+      const runs = await e2e.api<{ data: (Run & { id: string })[] }>(
         "GET",
         `/v1/jobs/${jobs[policy]!.id}/runs?limit=200`,
       );
@@ -122,24 +99,27 @@ describe("e2e: operations", () => {
   });
 
   it("a shard whose alarm is lost raises a missed-run alert, the watchdog recovers the job, and the alert resolves", async () => {
-    const res = await api<Job>("POST", "/v1/jobs", {
+    const res = await e2e.api<Job>("POST", "/v1/jobs", {
       name: "lost-alarm",
       schedule: { type: "cron", expr: "* * * * * *", timezone: "UTC" },
-      target: { url: `${target.url}/lost-alarm` },
+      target: { url: `${e2e.target.url}/lost-alarm` },
       alert_after: "2s",
     });
     expect(res.status).toBe(201);
     const job = res.body;
     await waitUntil(() => callsOf(job.id).length >= 1, { what: "first fire" });
-    const hook = await fetch(`${server.baseUrl}/__test/shards/${job.shard}/delete-alarm?lost_for_ms=5000`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    });
+    const hook = await fetch(
+      `${e2e.server.baseUrl}/__test/shards/${job.shard}/delete-alarm?lost_for_ms=5000`,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      },
+    );
     expect(hook.status).toBe(200);
     const lostAtMs = Date.now();
     const alert = await waitUntil(
       async () => {
-        const alerts = await api<{ data: { kind: string; job_id: string; created_at: string }[] }>(
+        const alerts = await e2e.api<{ data: { kind: string; job_id: string; created_at: string }[] }>(
           "GET",
           "/v1/alerts",
         );
@@ -157,7 +137,7 @@ describe("e2e: operations", () => {
     // Firing again resolves the alert, within a maintenance pass of the run reaching the history.
     const resolved = await waitUntil(
       async () => {
-        const alerts = await api<{ data: { id: string; job_id: string; resolution: string | null }[] }>(
+        const alerts = await e2e.api<{ data: { id: string; job_id: string; resolution: string | null }[] }>(
           "GET",
           "/v1/alerts?state=resolved&kind=missed_run",
         );
@@ -166,6 +146,6 @@ describe("e2e: operations", () => {
       { timeoutMs: 40_000, what: "the missed_run alert to resolve itself" },
     );
     expect(resolved.resolution).toBe("job_fired_again");
-    await api("POST", `/v1/jobs/${job.id}/pause`);
+    await e2e.api("POST", `/v1/jobs/${job.id}/pause`);
   });
 });

@@ -2,23 +2,11 @@
 // each instant arrives once, within a second, signed and with the documented headers. Instants are
 // spread (at most ~25 jobs per instant) because wrangler dev proxies every outbound fetch through
 // its Node process; raw throughput is measured by `npm run bench` under Miniflare instead.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { deliveryVerifies } from "../helpers/signature";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  startTarget,
-  type TargetServer,
-  waitUntil,
-} from "./harness";
+import { waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
-interface Tenant {
-  id: string;
-  signing_secret: string;
-}
 interface Job {
   id: string;
   next_fire_times: string[];
@@ -28,25 +16,7 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 describe("e2e: jobs of every kind fire on time through wrangler dev", () => {
-  let server: SchedulerProcess;
-  let target: TargetServer;
-  let api: ReturnType<typeof apiClient>;
-  let tenant: Tenant;
-
-  beforeAll(async () => {
-    target = await startTarget();
-    server = await startScheduler();
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    tenant = (await admin<Tenant>("POST", "/v1/tenants", { name: "e2e-scheduling" })).body;
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.id });
-    api = apiClient(server.baseUrl, key.body.key);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await target?.close();
-    if (server) removeState(server.stateDir);
-  });
+  const e2e = useScheduler({ tenant: "e2e-scheduling" });
 
   it("fires 300 once/interval/cron jobs at their instants (never early), each instant once", async () => {
     // Lead time covers creating 300 jobs even on a busy machine; creation time is reported.
@@ -56,22 +26,22 @@ describe("e2e: jobs of every kind fire on time through wrangler dev", () => {
       ...Array.from({ length: 100 }, (_, i) => ({
         name: `once-${i}`,
         schedule: { type: "once", at: new Date(startMs + (i % 10) * 500).toISOString() },
-        target: { url: `${target.url}/once/${i}`, body: { i } },
+        target: { url: `${e2e.target.url}/once/${i}`, body: { i } },
       })),
       ...Array.from({ length: 100 }, (_, i) => ({
         name: `interval-${i}`,
         schedule: { type: "interval", every: "3s", anchor: new Date(startMs + (i % 6) * 500).toISOString() },
-        target: { url: `${target.url}/interval/${i}`, method: "PUT", headers: { "x-kind": "interval" } },
+        target: { url: `${e2e.target.url}/interval/${i}`, method: "PUT", headers: { "x-kind": "interval" } },
         max_runs: 2,
       })),
       ...Array.from({ length: 100 }, (_, i) => ({
         name: `cron-${i}`,
         schedule: { type: "cron", expr: `${i % 4}/4 * * * * *`, timezone: "Europe/Berlin" },
-        target: { url: `${target.url}/cron/${i}`, method: "GET" },
+        target: { url: `${e2e.target.url}/cron/${i}`, method: "GET" },
         max_runs: 2,
       })),
     ];
-    const created = await api<{ created: number; results: { status: number; job?: Job }[] }>(
+    const created = await e2e.api<{ created: number; results: { status: number; job?: Job }[] }>(
       "POST",
       "/v1/jobs/batch",
       {
@@ -86,11 +56,11 @@ describe("e2e: jobs of every kind fire on time through wrangler dev", () => {
     expect(Date.now()).toBeLessThan(startMs);
 
     // Every job fires twice except the one-shots: 100 + 200 + 200 instants.
-    await waitUntil(() => target.calls.length >= 500, { timeoutMs: 60_000, what: "500 target calls" });
-    const keys = target.calls.map((call) => call.headers["idempotency-key"]);
+    await waitUntil(() => e2e.target.calls.length >= 500, { timeoutMs: 60_000, what: "500 target calls" });
+    const keys = e2e.target.calls.map((call) => call.headers["idempotency-key"]);
     expect(new Set(keys).size).toBe(keys.length);
 
-    const latenessMs = target.calls
+    const latenessMs = e2e.target.calls
       .map((call) => call.receivedAtMs - Date.parse(String(call.headers["edgecron-scheduled-at"])))
       .sort((a, b) => a - b);
     const summary = {
@@ -107,9 +77,9 @@ describe("e2e: jobs of every kind fire on time through wrangler dev", () => {
     expect(latenessMs[0]).toBeGreaterThanOrEqual(0);
     expect(summary.max).toBeLessThan(15_000);
 
-    for (const call of target.calls) {
-      const delivered = { ...call, url: `${target.url}${call.path}` };
-      expect(await deliveryVerifies(delivered, [tenant.signing_secret])).toBe(true);
+    for (const call of e2e.target.calls) {
+      const delivered = { ...call, url: `${e2e.target.url}${call.path}` };
+      expect(await deliveryVerifies(delivered, [e2e.signingSecret])).toBe(true);
       expect(call.headers["edgecron-job-id"]).toMatch(/^job_/);
       expect(call.headers["edgecron-run-id"]).toMatch(/^run_/);
       expect(call.headers["edgecron-attempt"]).toBe("1");
@@ -117,10 +87,10 @@ describe("e2e: jobs of every kind fire on time through wrangler dev", () => {
         `${call.headers["edgecron-job-id"]}:${call.headers["edgecron-scheduled-at"]}`,
       );
     }
-    const interval = target.calls.find((call) => call.path.startsWith("/interval/"));
+    const interval = e2e.target.calls.find((call) => call.path.startsWith("/interval/"));
     expect(interval?.method).toBe("PUT");
     expect(interval?.headers["x-kind"]).toBe("interval");
-    const once = target.calls.find((call) => call.path === "/once/7");
+    const once = e2e.target.calls.find((call) => call.path === "/once/7");
     expect(JSON.parse(once?.body ?? "{}")).toEqual({ i: 7 });
   });
 });

@@ -34,6 +34,15 @@ export async function api<T = Record<string, unknown>>(
   return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as T };
 }
 
+/** A JSON request that must succeed: the answer's body, or an error naming its status and body. */
+export async function apiOk<T>(method: string, path: string, token: string, body?: unknown): Promise<T> {
+  const res = await api<T>(method, path, { token, body });
+  if (res.status < 200 || res.status >= 300) {
+    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  return res.body;
+}
+
 export interface TenantWithKey {
   tenantId: string;
   key: string;

@@ -1,11 +1,12 @@
 // Helpers for workers-pool tests that drive shards directly (below the HTTP API).
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { inject } from "vitest";
-import type { ShardFaults } from "../../durable-objects/shard/test-faults";
 import type { Secrets } from "../../src/client/verify";
 import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
 import { runIdFor } from "../../src/core/run-id";
+import { attachCalendars } from "../../src/db/calendars";
 import { pushJobs, setShardFaults, shardName, shardOfJob } from "../../src/shard/client";
+import type { ShardFaults } from "../../src/shard/fault-switches";
 import type { ShardJob } from "../../src/shard/protocol";
 import { deliveryVerifies } from "./signature";
 
@@ -54,9 +55,9 @@ export function snapshot(
   };
 }
 
-/** Puts the job on its shard (as the API does after writing D1) and returns the shard. */
+/** Puts the job on its shard with its calendars (as the API does after writing D1) and returns the shard. */
 export async function placeJob(job: ShardJob): Promise<number> {
-  const confirmed = await pushJobs(env, [job]);
+  const confirmed = await pushJobs(env, await attachCalendars(env.DB, [job]));
   if (!confirmed.has(job.jobId)) throw new Error(`shard did not confirm ${job.jobId}`);
   return job.shard;
 }

@@ -1,6 +1,6 @@
 // Every answer matches the route definition it came from: the status is one the definition
 // documents, and the body parses with the schema documented for that status. The handlers
-// return plain Responses (see src/api/openapi/define.ts), so this is what holds them to the
+// return plain Responses (see src/api/v1/openapi/define.ts), so this is what holds them to the
 // document that /v1/openapi.json serves and clients generate from.
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";

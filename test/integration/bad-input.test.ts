@@ -150,7 +150,7 @@ describe("bad input", () => {
       const wrong = await problemsOf(request, res);
       if (wrong.length > 0) failures.push(`${request.label}: ${wrong.join("; ")}`);
     }
-    // Shards write run history to D1 after the response: give a stray accepted request time to land.
+    // Shards write run history behind the response: give a stray accepted request time to land.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const after = await snapshotD1();
     const unchanged = JSON.stringify(after) === JSON.stringify(before);

@@ -2,7 +2,7 @@
 // bindings a tenant may name (TARGET_BINDINGS in vitest.config.ts), and what is stored.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { bindingTargetErrors, targetBindingAccess } from "../../src/api/target-bindings";
+import { bindingTargetErrors, targetBindingAccess } from "../../src/service/target-bindings";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import { ConsoleClient, unlabelledControls } from "../helpers/console-client";

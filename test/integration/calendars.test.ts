@@ -1,10 +1,10 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { pushAndMarkSynced } from "../../src/api/job-service";
 import type { Calendar, Job, Problem } from "../../src/client/types";
 import { insertCalendar, upsertCalendar } from "../../src/db/calendars";
 import { jobStores } from "../../src/db/databases";
 import { insertJobs, type StoredJob } from "../../src/db/jobs";
+import { pushAndMarkSynced } from "../../src/service/job-writes";
 import { shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";

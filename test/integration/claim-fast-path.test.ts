@@ -1,10 +1,10 @@
 // Claims and outcomes that name their job take a fast path at the shard: one statement moves the
-// runs it can decide without reading them (durable-objects/shard/claims.ts, execution.ts). Every
+// runs it can decide without reading them (durable-objects/shard/runs/claims.ts, execution.ts). Every
 // run it cannot so decide must get exactly the answer the path that reads the row gives.
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { RUNNING_LEASE_GRACE_MS } from "../../durable-objects/shard/execution";
-import { getJobHeads, specOf } from "../../durable-objects/shard/job-store";
+import { getJobHeads, specOf } from "../../durable-objects/shard/jobs/held-jobs";
+import { RUNNING_LEASE_GRACE_MS } from "../../durable-objects/shard/runs/attempt-outcomes";
 import type { TargetOutcome } from "../../src/core/outcome";
 import { shardOfJob } from "../../src/shard/client";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";

@@ -1,33 +1,19 @@
-import { createExecutionContext, env } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { disarmShardsAfterEach } from "../helpers/alarms";
+import { apiOk } from "../helpers/api";
 import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
 
 // The job created here stays scheduled on its shard: delete the alarms after each test.
 disarmShardsAfterEach();
 
-async function api<T>(method: string, path: string, token: string, body?: unknown): Promise<T> {
-  const res = await worker.fetch(
-    new Request<unknown, IncomingRequestCfProperties>(`https://edgecron.test${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    env,
-    createExecutionContext(),
-  );
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
 let tenantKey = "";
 beforeAll(async () => {
-  const tenant = await api<{ id: string }>("POST", "/v1/tenants", env.EDGECRON_ADMIN_TOKEN, {
+  const tenant = await apiOk<{ id: string }>("POST", "/v1/tenants", env.EDGECRON_ADMIN_TOKEN, {
     name: "console-cal",
   });
   tenantKey = (
-    await api<{ key: string }>("POST", "/v1/api-keys", env.EDGECRON_ADMIN_TOKEN, { tenant_id: tenant.id })
+    await apiOk<{ key: string }>("POST", "/v1/api-keys", env.EDGECRON_ADMIN_TOKEN, { tenant_id: tenant.id })
   ).key;
 });
 
@@ -64,7 +50,7 @@ describe("console calendars", () => {
     expect(list.text).toContain('data-calendar="uk"');
     expect(list.text).toContain("2026-12-24 to 2026-12-31");
     expect(list.text).toContain("every sat, sun");
-    const calendar = await api<{ rules: unknown[] }>("GET", "/v1/calendars/uk", tenantKey);
+    const calendar = await apiOk<{ rules: unknown[] }>("GET", "/v1/calendars/uk", tenantKey);
     expect(calendar.rules).toEqual([
       { type: "date", date: "2026-12-25" },
       { type: "range", from: "2026-12-24", to: "2026-12-31" },
@@ -74,7 +60,7 @@ describe("console calendars", () => {
 
   it("creates a job with two specs and a calendar from the form and shows them on its page", async () => {
     const client = await signedIn();
-    await api("PUT", "/v1/calendars/office", tenantKey, {
+    await apiOk("PUT", "/v1/calendars/office", tenantKey, {
       timezone: "UTC",
       rules: [{ type: "weekly", days: ["sun"] }],
     });
@@ -97,7 +83,7 @@ describe("console calendars", () => {
     expect(detail.text).toContain("cron 0 17 * * * (Europe/London)");
     expect(detail.text).toContain("office");
     const jobId = /\/console\/jobs\/([^/?]+)/.exec(location)?.[1] ?? "";
-    const job = await api<{ schedules: unknown[]; calendars: string[] }>(
+    const job = await apiOk<{ schedules: unknown[]; calendars: string[] }>(
       "GET",
       `/v1/jobs/${jobId}`,
       tenantKey,
@@ -110,6 +96,6 @@ describe("console calendars", () => {
     });
     expect(refused.status).toBe(409);
     expect(refused.text).toContain(jobId);
-    await api("DELETE", `/v1/jobs/${jobId}`, tenantKey);
+    await apiOk("DELETE", `/v1/jobs/${jobId}`, tenantKey);
   });
 });

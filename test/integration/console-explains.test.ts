@@ -1,35 +1,16 @@
-// The console says what it shows: every field that changes how a run goes out, only the actions
-// that can act, the tenant by name, and what the sign-in cookie holds.
-import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { JobDetailPage } from "../../src/admin/pages/job-detail";
 import type { Job } from "../../src/admin/types";
-import worker from "../../src/index";
 import { disarmShardsAfterEach } from "../helpers/alarms";
+import { ADMIN_TOKEN, apiOk } from "../helpers/api";
 import { ConsoleClient } from "../helpers/console-client";
 
 disarmShardsAfterEach();
 
-const ADMIN_TOKEN = env.EDGECRON_ADMIN_TOKEN;
-
-async function api<T>(method: string, path: string, token: string, body?: unknown): Promise<T> {
-  const res = await worker.fetch(
-    new Request<unknown, IncomingRequestCfProperties>(`https://edgecron.test${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    env,
-    createExecutionContext(),
-  );
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
 async function tenantWithJob(name: string, job: Record<string, unknown>) {
-  const tenant = await api<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name });
-  const key = await api<{ key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, { tenant_id: tenant.id });
-  const created = await api<Job>("POST", "/v1/jobs", key.key, {
+  const tenant = await apiOk<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name });
+  const key = await apiOk<{ key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, { tenant_id: tenant.id });
+  const created = await apiOk<Job>("POST", "/v1/jobs", key.key, {
     name: "explained",
     schedule: { type: "cron", expr: "0 3 * * *", timezone: "Europe/Paris" },
     target: { url: "https://example.com/hook" },
@@ -69,7 +50,7 @@ describe("the job page", () => {
 
   it("offers no Pause, Trigger or Backfill for a COMPLETED job, and all of them for an active one", async () => {
     const { job } = await tenantWithJob("explains-actions", {});
-    const render = async (status: string) =>
+    const render = async (status: typeof job.status) =>
       String(await JobDetailPage({ job: { ...job, status }, runs: [], nextCursor: null, csrf: "t" }));
     const active = await render("ACTIVE");
     for (const action of ["/pause", "/trigger", "/backfill", "/edit", "/delete"])

@@ -1,28 +1,14 @@
 // The console's side of long-running jobs: the job's completion mode and heartbeat timeout in the
 // form and the definition, and an accepted run's acceptance, last heartbeat and reported result.
-import { createExecutionContext, env } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { disarmShardsAfterEach } from "../helpers/alarms";
+import { apiOk } from "../helpers/api";
 import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
 import { seedRun } from "../helpers/seed";
 
 // The fixture job is scheduled on its shard: delete the alarms after each test.
 disarmShardsAfterEach();
-
-async function api<T>(method: string, path: string, token: string, body?: unknown): Promise<T> {
-  const res = await worker.fetch(
-    new Request<unknown, IncomingRequestCfProperties>(`https://edgecron.test${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    env,
-    createExecutionContext(),
-  );
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
 
 let tenantKey = "";
 let jobId = "";
@@ -30,10 +16,10 @@ let client: ConsoleClient;
 
 beforeAll(async () => {
   const admin = env.EDGECRON_ADMIN_TOKEN;
-  const tenant = await api<{ id: string }>("POST", "/v1/tenants", admin, { name: "console-long" });
-  tenantKey = (await api<{ key: string }>("POST", "/v1/api-keys", admin, { tenant_id: tenant.id })).key;
+  const tenant = await apiOk<{ id: string }>("POST", "/v1/tenants", admin, { name: "console-long" });
+  tenantKey = (await apiOk<{ key: string }>("POST", "/v1/api-keys", admin, { tenant_id: tenant.id })).key;
   jobId = (
-    await api<{ id: string }>("POST", "/v1/jobs", tenantKey, {
+    await apiOk<{ id: string }>("POST", "/v1/jobs", tenantKey, {
       name: "export",
       schedule: { type: "cron", expr: "0 3 * * *", timezone: "UTC" },
       target: { url: "http://127.0.0.1:9/export" },

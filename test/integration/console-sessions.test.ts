@@ -2,35 +2,21 @@
 // cookie worthless, and the cookie never carries (or lets anyone derive) the key or the token.
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openConsoleSession, sweepConsoleSessions, tenantSignIn } from "../../src/admin/session";
-import { app } from "../../src/api/app";
-import { sha256Hex } from "../../src/api/crypto";
+import { openConsoleSession, tenantSignIn } from "../../src/admin/session";
+import { sha256Hex } from "../../src/core/encoding";
+import { sweepConsoleSessions } from "../../src/service/console-sessions";
+import { ADMIN_TOKEN, apiOk } from "../helpers/api";
 import { ConsoleClient } from "../helpers/console-client";
 
-const ADMIN_TOKEN = env.EDGECRON_ADMIN_TOKEN;
 const COOKIE = "__Host-edgecron_console";
 const HOUR_MS = 3_600_000;
 
-async function api<T>(method: string, path: string, token: string, body?: unknown): Promise<T> {
-  const res = await app.request(
-    `https://edgecron.test${path}`,
-    {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    },
-    env,
-  );
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
 async function newKey(): Promise<{ id: string; key: string }> {
-  return api("POST", "/v1/api-keys", ADMIN_TOKEN, { tenant_id: tenantId });
+  return apiOk("POST", "/v1/api-keys", ADMIN_TOKEN, { tenant_id: tenantId });
 }
 
 async function jobStatus(): Promise<string> {
-  return (await api<{ status: string }>("GET", `/v1/jobs/${jobId}`, tenantKey)).status;
+  return (await apiOk<{ status: string }>("GET", `/v1/jobs/${jobId}`, tenantKey)).status;
 }
 
 async function sessionRows(): Promise<number> {
@@ -48,11 +34,11 @@ let tenantKey: string;
 let jobId: string;
 
 beforeAll(async () => {
-  tenantId = (await api<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "sessions-test" })).id;
+  tenantId = (await apiOk<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "sessions-test" })).id;
   tenantKey = (await newKey()).key;
   // Far in the future and paused at once: the tests only need a job whose resume is observable.
   jobId = (
-    await api<{ id: string }>("POST", "/v1/jobs", tenantKey, {
+    await apiOk<{ id: string }>("POST", "/v1/jobs", tenantKey, {
       name: "sessions-fixture",
       schedule: { type: "cron", expr: "0 3 1 1 *", timezone: "UTC" },
       target: { url: "http://127.0.0.1:9/hook" },
@@ -61,12 +47,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await api("DELETE", `/v1/jobs/${jobId}`, tenantKey);
+  await apiOk("DELETE", `/v1/jobs/${jobId}`, tenantKey);
 });
 
 describe("console sign-out", () => {
   it("ends the session: the old cookie cannot resume a job afterwards", async () => {
-    await api("POST", `/v1/jobs/${jobId}/pause`, tenantKey);
+    await apiOk("POST", `/v1/jobs/${jobId}/pause`, tenantKey);
     const client = new ConsoleClient();
     await client.signIn(tenantKey);
     const cookie = client.jar.get(COOKIE) ?? "";
@@ -87,14 +73,14 @@ describe("console sign-out", () => {
 
 describe("console key revocation", () => {
   it("ends every session opened with the key, and no other", async () => {
-    await api("POST", `/v1/jobs/${jobId}/pause`, tenantKey);
+    await apiOk("POST", `/v1/jobs/${jobId}/pause`, tenantKey);
     const revoked = await newKey();
     const [first, second, bystander] = [new ConsoleClient(), new ConsoleClient(), new ConsoleClient()];
     await first.signIn(revoked.key);
     await second.signIn(revoked.key);
     await bystander.signIn(tenantKey);
     const csrfs = [await first.csrf(), await second.csrf()];
-    await api("DELETE", `/v1/api-keys/${revoked.id}`, ADMIN_TOKEN);
+    await apiOk("DELETE", `/v1/api-keys/${revoked.id}`, ADMIN_TOKEN);
 
     expect((await replayResume(first, csrfs[0] ?? "")).status).toBe(401);
     expect((await replayResume(second, csrfs[1] ?? "")).status).toBe(401);
@@ -105,7 +91,7 @@ describe("console key revocation", () => {
 
 describe("console admin-token rotation", () => {
   it("ends every admin session, and they stay ended if the old token comes back", async () => {
-    await api("POST", `/v1/jobs/${jobId}/pause`, tenantKey);
+    await apiOk("POST", `/v1/jobs/${jobId}/pause`, tenantKey);
     const admin = new ConsoleClient();
     await admin.signIn(ADMIN_TOKEN);
     const tenantSession = new ConsoleClient();
@@ -167,7 +153,7 @@ describe("console session expiry", () => {
     if (!revokedSignIn) throw new Error("the new key was not accepted");
     await openConsoleSession(env.DB, signIn, Date.now() - 13 * HOUR_MS);
     await openConsoleSession(env.DB, revokedSignIn, Date.now());
-    await api("DELETE", `/v1/api-keys/${revoked.id}`, ADMIN_TOKEN);
+    await apiOk("DELETE", `/v1/api-keys/${revoked.id}`, ADMIN_TOKEN);
     const live = await openConsoleSession(env.DB, signIn, Date.now());
     const before = await sessionRows();
 

@@ -1,34 +1,18 @@
-import { createExecutionContext, env, SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { disarmShardsAfterEach } from "../helpers/alarms";
+import { ADMIN_TOKEN, apiOk } from "../helpers/api";
 import { ConsoleClient, unlabelledControls } from "../helpers/console-client";
 import { seedRun } from "../helpers/seed";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
 
-const ADMIN_TOKEN = env.EDGECRON_ADMIN_TOKEN;
-
-async function api<T>(method: string, path: string, token: string, body?: unknown): Promise<T> {
-  const res = await worker.fetch(
-    new Request<unknown, IncomingRequestCfProperties>(`https://edgecron.test${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    env,
-    createExecutionContext(),
-  );
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
 /** A tenant key and one job of that tenant, created through the real API. */
 async function fixtures(): Promise<{ tenantId: string; tenantKey: string; jobId: string }> {
-  const tenant = await api<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "console-test" });
-  const key = await api<{ key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, { tenant_id: tenant.id });
-  const job = await api<{ id: string }>("POST", "/v1/jobs", key.key, {
+  const tenant = await apiOk<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "console-test" });
+  const key = await apiOk<{ key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, { tenant_id: tenant.id });
+  const job = await apiOk<{ id: string }>("POST", "/v1/jobs", key.key, {
     name: "console-fixture",
     schedule: { type: "cron", expr: "30 2 * * *", timezone: "America/New_York" },
     target: { url: "http://127.0.0.1:9/hook" },
@@ -103,11 +87,11 @@ describe("console sign-in", () => {
 
 /** A key that signs in and is then revoked. */
 async function keyRevokedAfterSignIn(client: ConsoleClient): Promise<void> {
-  const key = await api<{ id: string; key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, {
+  const key = await apiOk<{ id: string; key: string }>("POST", "/v1/api-keys", ADMIN_TOKEN, {
     tenant_id: data.tenantId,
   });
   await client.signIn(key.key);
-  await api("DELETE", `/v1/api-keys/${key.id}`, ADMIN_TOKEN);
+  await apiOk("DELETE", `/v1/api-keys/${key.id}`, ADMIN_TOKEN);
 }
 
 describe("console session end", () => {
@@ -469,8 +453,8 @@ describe("console run history, job names and dead-letter detail", () => {
 
 describe("console tenant picker", () => {
   it("tells same-named tenants apart by a short id", async () => {
-    const first = await api<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "twin" });
-    const second = await api<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "twin" });
+    const first = await apiOk<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "twin" });
+    const second = await apiOk<{ id: string }>("POST", "/v1/tenants", ADMIN_TOKEN, { name: "twin" });
     const admin = new ConsoleClient();
     await admin.signIn(ADMIN_TOKEN);
     const page = (await admin.get("/console/jobs")).text;

@@ -1,4 +1,4 @@
-// Control actions that must stop calls (src/api/control-push.ts): a DELETE or a pause answered
+// Control actions that must stop calls (src/service/control-push.ts): a DELETE or a pause answered
 // 2xx means the shard knows, so the claim of any run already queued or sent ahead is refused,
 // even when the shard refused the first pushes (an overloaded shard does now and then).
 import { env } from "cloudflare:test";

@@ -11,8 +11,8 @@ import {
   runInDurableObject,
 } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { sendDeadLetters } from "../../durable-objects/shard/dead-letters";
-import { dispatchLeadMs } from "../../durable-objects/shard/settings";
+import { sendDeadLetters } from "../../durable-objects/shard/runs/dead-letter-sends";
+import { dispatchLeadMs } from "../../durable-objects/shard/wheel/pass-settings";
 import worker from "../../src/index";
 import type { StoredPayload } from "../../src/queue/dead-letter-payload";
 import { pushJobs, shardOfJob } from "../../src/shard/client";

@@ -1,12 +1,16 @@
-// Dispatch ahead of the instant (durable-objects/shard/ahead.ts, src/queue/hold.ts), through the
+// Dispatch ahead of the instant (durable-objects/shard/dispatch/ahead.ts, src/queue/hold.ts), through the
 // real path: shard alarm -> queue (with a delivery delay) -> consumer hold -> claim -> target.
 // wrangler.toml sets DISPATCH_LEAD_MS to 5 s, so a job due in 2-3 s is sent at once.
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { AHEAD_ELIGIBLE, SENT_AHEAD_TIMER_DELAY_MS } from "../../durable-objects/shard/ahead";
-import { bundleByInstant, dispatchRuns, HOLD_SPREAD_MS } from "../../durable-objects/shard/dispatch";
-import { getRuns, insertRun } from "../../durable-objects/shard/run-store";
-import { dispatchLeadMs, tickSettings } from "../../durable-objects/shard/settings";
+import { AHEAD_ELIGIBLE, SENT_AHEAD_TIMER_DELAY_MS } from "../../durable-objects/shard/dispatch/ahead";
+import {
+  bundleByInstant,
+  dispatchRuns,
+  HOLD_SPREAD_MS,
+} from "../../durable-objects/shard/dispatch/queue-hand-off";
+import { getRuns, insertRun } from "../../durable-objects/shard/runs/run-store";
+import { dispatchLeadMs, tickSettings } from "../../durable-objects/shard/wheel/pass-settings";
 import type { JobCreate } from "../../src/core/job-spec";
 import { verifyRunToken } from "../../src/core/run-token";
 import { holdUntilMs } from "../../src/queue/hold";

@@ -2,9 +2,9 @@
 // jobs in one statement, and a shard defers history while it is backlogged.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { bundle, sendGroups } from "../../durable-objects/shard/dispatch";
-import { flushToD1 } from "../../durable-objects/shard/history";
-import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/settings";
+import { bundle, sendGroups } from "../../durable-objects/shard/dispatch/queue-hand-off";
+import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/wheel/pass-settings";
+import { writeBehind } from "../../durable-objects/shard/write-behind";
 import { runIdFor } from "../../src/core/run-id";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DispatchRun } from "../../src/shard/protocol";
@@ -179,7 +179,7 @@ describe("history writes", () => {
         );
       insert("SCHEDULED", waitingAtMs);
       insert("DISPATCHED", handedAtMs);
-      await flushToD1(sql, env, shard);
+      await writeBehind(sql, env, shard);
     });
     const ids = (await historyOf(jobId)).map((row) => row.id);
     expect(ids).toEqual([runIdFor(jobId, handedAtMs)]);

@@ -12,7 +12,8 @@ disarmShardsAfterEach();
 
 /** Codes a single request cannot meet here, and where a test meets them instead. */
 const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
-  http_error: "a router HTTPException of a status src/api/errors.ts does not map: no route throws one",
+  http_error:
+    "a router HTTPException of a status src/api/http/error-responses.ts does not map: no route throws one",
   internal_error: "the catch-all for a bug: no request is meant to reach it",
   shard_unavailable:
     "a shard that does not answer: test/unit/policies.test.ts, the client's test/node suites",
@@ -21,7 +22,7 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   attempt_superseded: "a late report of a retried attempt: test/integration/long-running.test.ts",
   already_redriven: "a dead letter run again: test/integration/api-history.test.ts, console-alerts.test.ts",
   not_created_by_original_request:
-    "a per-item result of a batch replay, never a route's answer (src/api/routes/job-batch.ts); not provoked by any test yet",
+    "a per-item result of a batch replay, never a route's answer (src/api/v1/routes/job-batch.ts); not provoked by any test yet",
   auth_throttled:
     "20 failed authentications from one address or key prefix: test/integration/auth-throttle.test.ts",
   tenant_limit_exceeded: "a tenant over its limits: test/integration/tenant-limits.test.ts",

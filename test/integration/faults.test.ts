@@ -143,7 +143,7 @@ describe("fault injection", () => {
     const job = farJob("d1fail");
     await placeJob(snapshot(job.jobId, job.jobSpec));
     const stub = stubFor(job.jobId);
-    await setFaultsOf(job.jobId, { failHistoryFlush: true });
+    await setFaultsOf(job.jobId, { failWriteBehind: true });
     faultsInjected += 1;
     await makeJobDue(job.jobId);
     await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));

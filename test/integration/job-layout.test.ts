@@ -4,12 +4,12 @@
 // copy and its delete, and nothing fires twice nor is re-pushed stale. Real D1s and shards.
 import { createExecutionContext, env, runDurableObjectAlarm, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { newId } from "../../src/api/ids";
 import type { Job } from "../../src/client/types";
 import { homeOf, jobStores } from "../../src/db/databases";
 import { copyJobsHome } from "../../src/db/job-layout";
 import { applyShardJobStatuses, insertJobs, type JobRow, type StoredJob } from "../../src/db/jobs";
 import worker from "../../src/index";
+import { newId } from "../../src/service/ids";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import { ADMIN_TOKEN, api, BASE } from "../helpers/api";

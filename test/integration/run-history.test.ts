@@ -2,9 +2,9 @@
 // pages merged across shards with a stable cursor, aggregates kept by the shard, retention.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { flushToD1 } from "../../durable-objects/shard/history";
-import { historyStats } from "../../durable-objects/shard/history-reads";
-import { pruneHistory, recordHistory } from "../../durable-objects/shard/history-store";
+import { historyStats } from "../../durable-objects/shard/history/reads";
+import { pruneHistory, recordHistory } from "../../durable-objects/shard/history/records";
+import { writeBehind } from "../../durable-objects/shard/write-behind";
 import { runIdFor } from "../../src/core/run-id";
 import { shardName, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
@@ -144,7 +144,7 @@ describe("the shard's history store", () => {
       ]);
       // The flush writes what is marked and clears the mark.
       insertRun(sql, { jobId: "job_probe", atMs: nowMs + 1, state: "SUCCEEDED", updatedAtMs: nowMs });
-      await flushToD1(sql, env, 900);
+      await writeBehind(sql, env, 900);
       expect(stats().byState.sort((a, b) => a.state.localeCompare(b.state))).toEqual([
         { state: "FAILED", n: 1 },
         { state: "SUCCEEDED", n: 1 },

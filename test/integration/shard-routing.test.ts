@@ -4,9 +4,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
-import { pushAndMarkSynced } from "../../src/api/job-service";
 import { shardForJob } from "../../src/core/jitter";
 import { findJob } from "../../src/db/jobs";
+import { pushAndMarkSynced } from "../../src/service/job-writes";
 import { shardOfJob } from "../../src/shard/client";
 import { jobsDb } from "../helpers/job-databases";
 import {
@@ -105,7 +105,7 @@ describe("routing by the job's stored shard", () => {
     await vi.waitFor(async () => expect(await targetCalls(`/ok/${jobId}/v3`)).toHaveLength(1), WAIT);
     expect(await targetCalls(`/ok/${jobId}/v`)).toHaveLength(1);
     expect(await shardRunsOf(otherShard, jobId)).toBe(0);
-    // Its history reaches D1, and then neither shard has an alarm left armed.
+    // Its history is written behind, and then neither shard has an alarm left armed.
     for (const shard of [storedShard, otherShard]) {
       await vi.waitFor(async () => {
         const alarmAtMs = await runInDurableObject(shardStub(shard), (_instance, state) =>

@@ -1,4 +1,4 @@
-// Tenant suspension (src/api/routes/tenant-suspension.ts, durable-objects/shard/tenant-suspension.ts):
+// Tenant suspension (src/api/v1/routes/tenant-suspension.ts, durable-objects/shard/jobs/suspension.ts):
 // once the suspend answered, no call of the tenant starts (queued runs cancelled, any claim of it
 // refused, its timers parked), its creates answer 403, and unsuspending loses nothing: instants
 // that passed go through the job's misfire policy.

@@ -3,7 +3,7 @@
 // twice and missing nothing.
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TzdataView } from "../../src/api/tzdata-view";
+import type { TzdataView } from "../../src/api/v1/views/tzdata-view";
 import { nextFireTimes } from "../../src/core/schedule";
 import {
   loseShardAlarm,

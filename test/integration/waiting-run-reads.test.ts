@@ -4,7 +4,7 @@
 // shows it waiting, not a state it has left.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { HISTORY_COLUMN_LIST } from "../../durable-objects/shard/history-store";
+import { HISTORY_COLUMN_LIST } from "../../durable-objects/shard/history/records";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import { holdBudgetFull } from "../helpers/backlog";

@@ -93,7 +93,26 @@ describe("check-structure", () => {
     expect(output).not.toContain("../core/spec");
     expect(output).not.toContain("../core/schedule");
     expect(output).not.toContain("src/api/app.ts");
-    expect(output).toContain("structure check failed: 12 violation(s)");
+    // The core is also the lowest room: the same import breaks the rooms' order.
+    expect(output).toContain('core imports db: src/core/bad.ts ("../db/jobs")');
+    expect(output).toContain("structure check failed: 13 violation(s)");
+  });
+
+  it("refuses an import against the rooms' order: a door importing another door, a lower room a higher one", () => {
+    const root = fixture({
+      ...CLEAN,
+      "src/api/v1/routes/tenants.ts": "export const forget = (id: string) => id;\n",
+      "src/api/http/problem.ts": "export const problem = 1;\n",
+      "src/queue/secrets.ts": `import { forget } from "../api/v1/routes/tenants";\nexport const drop = forget;\n`,
+      "src/service/job-writes.ts": `import type { problem } from "../api/http/problem";\nexport type P = typeof problem;\n`,
+      "src/service/redrive.ts": `import { loadJob } from "../db/jobs";\nexport { loadJob };\n`,
+    });
+    const { status, output } = runCheck(root);
+    expect(output).toContain('queue imports v1: src/queue/secrets.ts ("../api/v1/routes/tenants")');
+    expect(output).toContain('service imports http: src/service/job-writes.ts ("../api/http/problem")');
+    expect(output).not.toContain("src/service/redrive.ts");
+    expect(output).toContain("structure check failed: 2 violation(s)");
+    expect(status).toBe(1);
   });
 
   describe("migrations", () => {
@@ -105,7 +124,7 @@ describe("check-structure", () => {
       "migrations/0001_init.sql": "CREATE TABLE a (id TEXT);\n",
       "migrations/0003_more.sql": "CREATE TABLE b (id TEXT);\n",
       "migrations-jobs/0001_jobs.sql": "CREATE TABLE jobs (id TEXT);\n",
-      "durable-objects/shard-schema.ts": SCHEMA([
+      "durable-objects/shard/schema.ts": SCHEMA([
         "CREATE TABLE runs (id TEXT)",
         "CREATE INDEX r ON runs(id)",
       ]),
@@ -136,14 +155,14 @@ describe("check-structure", () => {
       writeFileSync(join(root, "migrations/0001_init.sql"), "DROP TABLE IF EXISTS a;\n");
       rmSync(join(root, "migrations-jobs/0001_jobs.sql"));
       writeFileSync(
-        join(root, "durable-objects/shard-schema.ts"),
+        join(root, "durable-objects/shard/schema.ts"),
         SCHEMA(["CREATE TABLE runs (id TEXT)", "CREATE INDEX r ON runs(id, id)"]),
       );
       const { status, output } = runCheck(root);
       expect(status).toBe(1);
       expect(output).toContain("locked migration edited: migrations/0001_init.sql");
       expect(output).toContain("locked migration removed: migrations-jobs/0001_jobs.sql");
-      expect(output).toContain("locked migration edited: durable-objects/shard-schema.ts#2");
+      expect(output).toContain("locked migration edited: durable-objects/shard/schema.ts#2");
       expect(output).not.toContain("shard-schema.ts#1");
     });
 

@@ -9,7 +9,7 @@ import {
   FLUSH_DELAY_MS,
   nextAlarmMs,
   planAlarm,
-} from "../../durable-objects/shard/alarm-plan";
+} from "../../durable-objects/shard/wheel/alarm-plan";
 
 const NOW_MS = Date.UTC(2026, 11, 1, 12, 0, 0);
 const NOTHING_DUE: DueTimes = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseQstashCron } from "../../src/core/qstash-cron";
+import { parseQstashCron } from "../../src/core/qstash/cron";
 
 describe("parseQstashCron", () => {
   it.each([

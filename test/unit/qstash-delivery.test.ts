@@ -3,8 +3,8 @@
 import { Receiver } from "@upstash/qstash";
 import { describe, expect, it } from "vitest";
 import type { HttpTarget } from "../../src/core/job-spec";
-import { type QstashDelivery, qstashJobSchema } from "../../src/core/qstash-delivery";
-import { QSTASH_SIGNATURE_TTL_SECONDS, qstashSignature } from "../../src/core/qstash-jwt";
+import { type QstashDelivery, qstashJobSchema } from "../../src/core/qstash/delivery";
+import { QSTASH_SIGNATURE_TTL_SECONDS, qstashSignature } from "../../src/core/qstash/jwt";
 import { buildRequest } from "../../src/queue/target-call";
 import type { HttpCallInput } from "../../src/queue/target-input";
 

@@ -1,14 +1,14 @@
 // The bulk-route query parser: each route serves its own filter names, refuses every other name
 // (and the ones we hold no data for) with a 400 naming it, and matches exactly what it names.
 import { describe, expect, it } from "vitest";
-import { EdgecronError } from "../../src/api/problem";
+import { EdgecronError } from "../../src/api/http/problem";
 import {
   bulkQueryOf,
   CANCEL_ROUTE,
   DLQ_ROUTE,
   EVENTS_ROUTE,
   type MessageFacts,
-} from "../../src/api/v2/filters";
+} from "../../src/api/qstash/filters";
 
 const facts = (over: Partial<MessageFacts> = {}): MessageFacts => ({
   messageId: "msg_a",

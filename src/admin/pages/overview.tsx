@@ -1,4 +1,4 @@
-import type { LatenessSummary } from "../../api/run-stats";
+import type { LatenessSummary } from "../../service/run-stats";
 import { BarList, LatenessChart, PerMinuteChart } from "../charts";
 import { Badge, Empty, JobRef, ProblemBox, RunLink, TableWrap } from "../components";
 

@@ -2,7 +2,7 @@
 import { ActionForm, Badge, JobRef } from "../components";
 import { BASE } from "../env";
 import { formatMs, Time } from "../format";
-import { LatenessCell } from "../run-waits";
+import { LatenessCell } from "../run-wait-cells";
 import type { Run, RunEvent } from "../types";
 
 const RETRYABLE = new Set(["FAILED", "DEAD_LETTERED"]);

@@ -11,7 +11,7 @@ import {
 } from "../components";
 import { BASE } from "../env";
 import { Time } from "../format";
-import { LatenessCell, WaitingNote } from "../run-waits";
+import { LatenessCell, WaitingNote } from "../run-wait-cells";
 import { type Problem, RUN_STATES, type Run } from "../types";
 
 const RETRYABLE = new Set(["FAILED", "DEAD_LETTERED"]);

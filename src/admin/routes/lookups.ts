@@ -1,9 +1,9 @@
 // What the console reads beside the API: job names for the ids on a page. Scoped to the tenant
 // the session acts as, exactly as the API scopes the list it decorates.
 
-import { type LatenessSummary, runStats, summarizeLateness } from "../../api/run-stats";
 import { jobStores } from "../../db/databases";
 import { jobNamesByIds } from "../../db/job-lookups";
+import { type LatenessSummary, runStats, summarizeLateness } from "../../service/run-stats";
 import type { ConsoleContext } from "../env";
 
 /** The tenant whose data the session sees: its own, or the one the admin switched to (else null). */

@@ -1,0 +1,256 @@
+import { DurableObject } from "cloudflare:workers";
+import { type FlowLimits, nextAskAtMs, permitsAvailable } from "../../src/core/flow-control";
+import { recordFlowControlKey } from "../../src/db/flow-control-keys";
+import type {
+  AcquireRequest,
+  AcquireResult,
+  GateState,
+  ReleaseRequest,
+  RenewRequest,
+} from "../../src/gate/protocol";
+import { logEvent } from "../../src/log";
+import { wakeFlowWaiters } from "../../src/shard/client";
+import { migrateGateSchema } from "./schema";
+
+/** How soon a run refused by a paused key asks again, beside the wake its resume sends. */
+const PAUSED_ASK_AGAIN_MS = 60_000;
+/** Resuming wakes every holder that reported waiting runs (each wakes at most its own). */
+const WAKE_ALL = 1_000_000;
+
+/** A holder's report of waiting runs counts until a little after it was told to ask again. */
+const WAITING_REPORT_SLACK_MS = 5_000;
+
+type MetaRow = {
+  gate: string;
+  key: string;
+  rate: number | null;
+  period_ms: number;
+  parallelism: number | null;
+  updated_at_ms: number;
+};
+
+/**
+ * One flow-control key (a tenant's `flow_control.key`, or `tenant:<id>` for the tenant's own
+ * trigger and concurrency limits). The single writer of its permits, so the limits hold whatever
+ * shard or consumer asks: shards ask once per tick for all of a key's due runs (acquire) and
+ * return parallelism permits when a run's outcome is recorded (release); a permit never
+ * returned expires with its lease. Rate is a sliding window of grant instants.
+ */
+export class FlowGate extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    ctx.blockConcurrencyWhile(async () => migrateGateSchema(this.sql));
+  }
+
+  async acquire(request: AcquireRequest): Promise<AcquireResult> {
+    const nowMs = Date.now();
+    if (this.meta() === null) await this.recordKey(request, nowMs);
+    this.setLimits(request, nowMs);
+    const { limits } = request;
+    this.purge(limits, nowMs);
+    const held = new Set(
+      this.sql
+        .exec<{ run_id: string }>(
+          "SELECT run_id FROM leases WHERE run_id IN (SELECT value FROM json_each(?))",
+          JSON.stringify(request.runs.map((run) => run.runId)),
+        )
+        .toArray()
+        .map((row) => row.run_id),
+    );
+    // A paused key grants no new permit; a run already holding one keeps it (above).
+    const paused = this.isPaused();
+    let available = paused ? 0 : permitsAvailable(limits, this.grantsInWindow(), this.inFlight());
+    const granted: string[] = [];
+    for (const run of request.runs) {
+      // A re-send of a run that still holds its permit (its dispatch lease expired) takes no new one.
+      if (held.has(run.runId)) {
+        granted.push(run.runId);
+        continue;
+      }
+      if (available <= 0) continue;
+      available -= 1;
+      granted.push(run.runId);
+      if (limits.rate !== null)
+        this.sql.exec("INSERT INTO rate_grants (run_id, at_ms) VALUES (?, ?)", run.runId, nowMs);
+      if (limits.parallelism !== null) {
+        this.sql.exec(
+          "INSERT OR REPLACE INTO leases (run_id, holder, expires_at_ms) VALUES (?, ?, ?)",
+          run.runId,
+          request.holder,
+          nowMs + run.leaseMs,
+        );
+      }
+    }
+    const refused = request.runs.length - granted.length;
+    const retryAtMs =
+      refused === 0 ? null : paused ? nowMs + PAUSED_ASK_AGAIN_MS : this.retryAt(limits, nowMs);
+    this.reportWaiting(request.holder, refused, retryAtMs, nowMs);
+    return { granted, retryAtMs };
+  }
+
+  async release(request: ReleaseRequest): Promise<void> {
+    const ids = JSON.stringify(request.runIds);
+    const freed = this.sql.exec(
+      "DELETE FROM leases WHERE run_id IN (SELECT value FROM json_each(?))",
+      ids,
+    ).rowsWritten;
+    if (request.returnRate) {
+      this.sql.exec("DELETE FROM rate_grants WHERE run_id IN (SELECT value FROM json_each(?))", ids);
+    }
+    if (freed > 0) this.wakeWaiting(freed);
+  }
+
+  async renew(request: RenewRequest): Promise<void> {
+    const nowMs = Date.now();
+    for (const run of request.runs) {
+      this.sql.exec(
+        "UPDATE leases SET expires_at_ms = MAX(expires_at_ms, ?) WHERE run_id = ?",
+        nowMs + run.leaseMs,
+        run.runId,
+      );
+    }
+  }
+
+  /**
+   * Ends the rate window now (QStash's `resetRate`): the grants counted in it are forgotten, so
+   * the next window starts now, and the runs told to wait for it are woken to ask again.
+   * Parallelism permits in flight are not touched: those calls are still running.
+   */
+  async resetRate(): Promise<number> {
+    const cleared = this.sql.exec("DELETE FROM rate_grants").rowsWritten;
+    const rate = this.meta()?.rate ?? null;
+    if (cleared > 0) this.wakeWaiting(rate ?? cleared);
+    return cleared;
+  }
+
+  /**
+   * Pauses or resumes the key: while paused no run gets a new permit (each waits at its shard,
+   * where pause, delete and fair share still apply); a resume wakes the waiting runs.
+   */
+  async setPaused(paused: boolean): Promise<void> {
+    if (paused) {
+      this.sql.exec("INSERT OR IGNORE INTO gate_pause (id, paused_at_ms) VALUES (1, ?)", Date.now());
+      return;
+    }
+    if (this.sql.exec("DELETE FROM gate_pause").rowsWritten > 0) this.wakeWaiting(WAKE_ALL);
+  }
+
+  private isPaused(): boolean {
+    return this.sql.exec("SELECT 1 FROM gate_pause").toArray().length > 0;
+  }
+
+  async state(): Promise<GateState> {
+    const nowMs = Date.now();
+    const meta = this.meta();
+    const limits = meta === null ? null : limitsOf(meta);
+    if (limits !== null) this.purge(limits, nowMs);
+    const waiting = this.sql
+      .exec<{ n: number | null }>("SELECT SUM(runs) AS n FROM waiting WHERE counts_until_ms > ?", nowMs)
+      .one().n;
+    return {
+      key: meta?.key ?? null,
+      waiting: waiting ?? 0,
+      inFlight: this.inFlight(),
+      rateCount: this.grantsInWindow(),
+      ratePeriodStartMs: this.oldestGrantMs() ?? nowMs,
+      limits,
+      updatedAtMs: meta?.updated_at_ms ?? null,
+      paused: this.isPaused(),
+    };
+  }
+
+  /** First use: the key joins its tenant's list (a failure only delays that to the next first use). */
+  private async recordKey(request: AcquireRequest, nowMs: number): Promise<void> {
+    if (request.tenantId === null) return;
+    try {
+      await recordFlowControlKey(this.env.DB, request.tenantId, request.key, nowMs);
+    } catch (error) {
+      logEvent("flow_gate.key_unrecorded", { gate: request.gate, error });
+    }
+  }
+
+  private setLimits(request: AcquireRequest, nowMs: number): void {
+    const { limits } = request;
+    this.sql.exec(
+      `INSERT OR REPLACE INTO gate_meta (id, gate, key, rate, period_ms, parallelism, updated_at_ms)
+       VALUES (1, ?, ?, ?, ?, ?, ?)`,
+      request.gate,
+      request.key,
+      limits.rate,
+      limits.periodMs,
+      limits.parallelism,
+      nowMs,
+    );
+  }
+
+  /**
+   * Permits came back: wake the shards that have runs waiting here (those waiting longest first,
+   * at most one per permit), so a run starts when a call ends instead of at its next poll. Not
+   * awaited: the release that freed them must not wait on other shards.
+   */
+  private wakeWaiting(freed: number): void {
+    const gate = this.meta()?.gate;
+    if (gate === undefined) return;
+    const holders = this.sql
+      .exec<{ holder: number; runs: number }>(
+        "SELECT holder, runs FROM waiting WHERE counts_until_ms > ? ORDER BY counts_until_ms LIMIT ?",
+        Date.now(),
+        freed,
+      )
+      .toArray();
+    for (const { holder, runs } of holders) {
+      wakeFlowWaiters(this.env, holder, gate, Math.min(runs, freed)).catch((error: unknown) =>
+        logEvent("flow_gate.wake_failed", { gate, shard: holder, error }),
+      );
+    }
+  }
+
+  private meta(): MetaRow | null {
+    return this.sql.exec<MetaRow>("SELECT * FROM gate_meta WHERE id = 1").toArray()[0] ?? null;
+  }
+
+  /** Drops grants that left the rate window and leases that expired (never returned). */
+  private purge(limits: FlowLimits, nowMs: number): void {
+    this.sql.exec("DELETE FROM rate_grants WHERE at_ms <= ?", nowMs - limits.periodMs);
+    this.sql.exec("DELETE FROM leases WHERE expires_at_ms <= ?", nowMs);
+  }
+
+  private grantsInWindow(): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM rate_grants").one().n;
+  }
+
+  private oldestGrantMs(): number | null {
+    return this.sql.exec<{ at: number | null }>("SELECT MIN(at_ms) AS at FROM rate_grants").one().at;
+  }
+
+  private inFlight(): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM leases").one().n;
+  }
+
+  private retryAt(limits: FlowLimits, nowMs: number): number {
+    const rateFull = limits.rate !== null && this.grantsInWindow() >= limits.rate;
+    const parallelismFull = limits.parallelism !== null && this.inFlight() >= limits.parallelism;
+    return nextAskAtMs(limits, { oldestGrantMs: this.oldestGrantMs(), rateFull, parallelismFull }, nowMs);
+  }
+
+  private reportWaiting(holder: number | null, runs: number, retryAtMs: number | null, nowMs: number): void {
+    if (holder === null) return;
+    if (runs === 0) {
+      this.sql.exec("DELETE FROM waiting WHERE holder = ?", holder);
+      return;
+    }
+    this.sql.exec(
+      "INSERT OR REPLACE INTO waiting (holder, runs, counts_until_ms) VALUES (?, ?, ?)",
+      holder,
+      runs,
+      (retryAtMs ?? nowMs) + WAITING_REPORT_SLACK_MS,
+    );
+  }
+}
+
+function limitsOf(meta: MetaRow): FlowLimits {
+  return { rate: meta.rate, periodMs: meta.period_ms, parallelism: meta.parallelism };
+}

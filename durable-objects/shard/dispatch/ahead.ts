@@ -1,0 +1,138 @@
+// Dispatch ahead of the instant. A shard knows its runs long before they are due: a job whose next
+// instant falls within the lead window gets that instant's run created now and sent to the queue
+// now (with a delivery delay), and the consumer holds it to its exact instant (src/queue/hold.ts)
+// before it claims it here. Everything that decides whether the instant runs stays where it was:
+//  - the job's timer is not moved: the pass at the instant fires it as always (misfire, max_runs,
+//    end_at, COMPLETED) and finds the run already there (firing.ts counts it like a new one);
+//  - only jobs with overlap "allow" go ahead: the other policies decide against the runs in
+//    flight at the instant, which are not known earlier;
+//  - a pause, edit, delete or re-derived timer before the instant deletes the run queued ahead
+//    (dropAheadRuns): its message is then refused at the claim (unknown run), and the instant is
+//    decided again by the job's timer, e.g. it still runs if the job is resumed before it;
+//  - the claim refuses a run whose instant has not come (execution.ts, `not_due`).
+// Until its instant a run queued ahead is never written to its run history (it is left clean), so
+// history and the console never show it dispatched early.
+import { isExcluded } from "../../../src/core/exclusions";
+import { exclusionsOf, type ShardJobRow, specOf } from "../jobs/held-jobs";
+import { insertRun } from "../runs/run-store";
+
+/**
+ * The jobs whose next instant may still be queued ahead: active, with a timer, not yet queued for
+ * that instant, overlap "allow". Word for word the WHERE of the jobs_ahead_due index (shard schema
+ * v12), so the planner uses it; change both or neither.
+ */
+export const AHEAD_ELIGIBLE =
+  "status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms AND json_extract(spec_json, '$.overlap') = 'allow'";
+
+/**
+ * How long after its instant the pass that fires a job whose run went ahead may wait (the job's
+ * timer, misfire, max_runs, completion): the run itself is called at the instant, and in a burst
+ * the first claims would otherwise queue behind that pass on the shard's one thread. Short enough
+ * that an every-second job's next instant still goes ahead.
+ */
+export const SENT_AHEAD_TIMER_DELAY_MS = 100;
+
+/** The earliest job timer: a job whose run went ahead rings SENT_AHEAD_TIMER_DELAY_MS late. */
+export function nextJobTimerMs(sql: SqlStorage): number | null {
+  const row = sql
+    .exec<{ direct_ms: number | null; ahead_ms: number | null }>(
+      `SELECT
+         (SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL
+            AND ahead_scheduled_ms IS NOT next_scheduled_ms) AS direct_ms,
+         (SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL
+            AND ahead_scheduled_ms IS next_scheduled_ms) AS ahead_ms`,
+    )
+    .one();
+  const aheadMs = row.ahead_ms === null ? null : row.ahead_ms + SENT_AHEAD_TIMER_DELAY_MS;
+  if (row.direct_ms === null) return aheadMs;
+  return aheadMs === null ? row.direct_ms : Math.min(row.direct_ms, aheadMs);
+}
+
+/** Jobs queued ahead in one pass; the rest wait for the next pass (it comes at once when busy). */
+export const MAX_AHEAD_JOBS_PER_TICK = 5_000;
+
+export const AHEAD_REASON = "due (queued ahead of its instant)";
+
+/** A job handled by queueAheadRuns, with the run it queued (null: its instant is excluded). */
+export type QueuedAhead = ShardJobRow & { runId: string | null };
+
+/**
+ * Creates the runs of the next instants due within (nowMs, nowMs + leadMs] as SCHEDULED and due
+ * now (a crash before the send leaves them to the next pass), for the same pass to send. Returns
+ * the jobs handled.
+ */
+export function queueAheadRuns(
+  sql: SqlStorage,
+  leadMs: number,
+  nowMs: number,
+  limit = MAX_AHEAD_JOBS_PER_TICK,
+): QueuedAhead[] {
+  if (leadMs <= 0) return [];
+  const jobs = sql
+    .exec<ShardJobRow>(
+      `SELECT * FROM jobs WHERE ${AHEAD_ELIGIBLE} AND next_fire_ms > ? AND next_fire_ms <= ? ORDER BY next_fire_ms LIMIT ?`,
+      nowMs,
+      nowMs + leadMs,
+      Math.min(limit, MAX_AHEAD_JOBS_PER_TICK),
+    )
+    .toArray();
+  const queued: QueuedAhead[] = jobs.map((job) => ({ ...job, runId: queueAheadRun(sql, job, nowMs) }));
+  if (jobs.length > 0) {
+    sql.exec(
+      `UPDATE jobs SET ahead_scheduled_ms = next_scheduled_ms
+       WHERE job_id IN (SELECT value FROM json_each(?))`,
+      JSON.stringify(jobs.map((job) => job.job_id)),
+    );
+  }
+  return queued;
+}
+
+function queueAheadRun(sql: SqlStorage, job: ShardJobRow, nowMs: number): string | null {
+  const scheduledAtMs = job.next_scheduled_ms as number;
+  // An excluded instant becomes a SKIPPED run at the instant, as always: nothing to send.
+  if (isExcluded(scheduledAtMs, exclusionsOf(job))) return null;
+  return insertRun(sql, {
+    jobId: job.job_id,
+    tenantId: job.tenant_id,
+    kind: "schedule",
+    scheduledAtMs,
+    fireAtMs: job.next_fire_ms as number,
+    maxAttempts: specOf(job).retry.max_attempts,
+    jobVersion: job.version,
+    state: "SCHEDULED",
+    dueAtMs: nowMs,
+    waiting: null,
+    reason: AHEAD_REASON,
+    nowMs,
+  });
+}
+
+/**
+ * Deletes the run a job queued ahead for an instant that has not come yet (pause, edit, delete,
+ * a moved timer). Deleted, not cancelled: the instant was never fired as far as the job's timer
+ * is concerned, and its deterministic run id must stay free for the instant's own decision.
+ * Returns how many were deleted (0 or 1).
+ */
+export function dropAheadRuns(sql: SqlStorage, jobId: string, nowMs: number): number {
+  const deleted = sql.exec(
+    `DELETE FROM runs WHERE job_id = ?1 AND kind = 'schedule' AND attempt = 1 AND fire_at_ms > ?2
+       AND state IN ('SCHEDULED', 'ACQUIRED', 'DISPATCHED')
+       AND scheduled_at_ms = (SELECT ahead_scheduled_ms FROM jobs WHERE job_id = ?1)`,
+    jobId,
+    nowMs,
+  ).rowsWritten;
+  sql.exec(
+    "UPDATE jobs SET ahead_scheduled_ms = NULL WHERE job_id = ? AND ahead_scheduled_ms IS NOT NULL",
+    jobId,
+  );
+  return deleted;
+}
+
+/** The earliest moment a job's next instant should be queued ahead (null: none eligible). */
+export function nextAheadMs(sql: SqlStorage, leadMs: number): number | null {
+  if (leadMs <= 0) return null;
+  const row = sql
+    .exec<{ ms: number | null }>(`SELECT MIN(next_fire_ms) AS ms FROM jobs WHERE ${AHEAD_ELIGIBLE}`)
+    .one();
+  return row.ms === null ? null : row.ms - leadMs;
+}

@@ -1,0 +1,253 @@
+// Flow control at dispatch: before a tick hands runs to the queue, every run under a limit (its
+// job's flow_control key, its tenant's triggers per second and concurrent calls) gets a permit
+// from that key's gate. One acquire RPC per key per tick, whatever the number of runs; refused
+// runs stay SCHEDULED with their timer moved to when the gate says to ask again (none dropped,
+// none early). Permits are returned when the shard records the run's outcome (flow-permits.ts).
+import { durationMs } from "../../../src/core/duration";
+import { type FlowLimits, flowLimitsOf } from "../../../src/core/flow-control";
+import { flowWaitReason } from "../../../src/core/run-waits";
+import { acquirePermits, flowKeyGate, releasePermits, tenantGate } from "../../../src/gate/client";
+import { logEvent } from "../../../src/log";
+import { recordWaitingHistory } from "../history/records";
+import { type ShardJobRow, specOf } from "../jobs/held-jobs";
+import { RUNNING_LEASE_GRACE_MS } from "../runs/attempt-outcomes";
+import { getRuns, type RunRow } from "../runs/run-store";
+import { tenantGateLimits } from "./tenant-gates";
+import { rememberTenantWeights } from "./tenant-weights";
+
+/** A gate that cannot be reached: its runs ask again this much later. */
+const GATE_UNREACHABLE_RETRY_MS = 1_000;
+
+export interface FlowAdmission {
+  env: Env;
+  /** The shard's number: the holder of its permits at every gate. */
+  holder: number;
+  /** The dispatch lease: a permit is held at most this plus the run's timeout if never returned. */
+  leaseMs: number;
+}
+
+interface GateGroup {
+  gate: string;
+  key: string;
+  /** Set for a job key (the gate lists it under its tenant); null for a tenant's own gate. */
+  tenantId: string | null;
+  limits: FlowLimits;
+  runs: RunRow[];
+}
+
+/** The runs that may be sent now, in the order given; the rest are moved to their next ask. */
+export async function admitFlowControlled(
+  sql: SqlStorage,
+  admission: FlowAdmission,
+  runs: RunRow[],
+  jobs: Map<string, ShardJobRow | null>,
+  nowMs: number,
+): Promise<RunRow[]> {
+  if (runs.length === 0) return runs;
+  const {
+    limits: tenantLimits,
+    readD1,
+    weights,
+  } = await tenantGateLimits(
+    admission.env,
+    runs.map((run) => run.tenant_id),
+    nowMs,
+  );
+  rememberTenantWeights(sql, weights, nowMs);
+  const byKey = groupByGate(runs, (run) => {
+    const flow = flowControlOf(jobs.get(run.job_id) ?? null);
+    return flow === null
+      ? null
+      : {
+          gate: flowKeyGate(run.tenant_id, flow.key),
+          key: flow.key,
+          tenantId: run.tenant_id,
+          limits: flowLimitsOf(flow),
+        };
+  });
+  if (byKey.size === 0 && [...tenantLimits.values()].every((limits) => limits === null)) {
+    // Reading D1 let other requests in (a pause may have cancelled a run): send what still stands.
+    return readD1 ? stillSendable(sql, runs, new Set()) : runs;
+  }
+  const refused = new Set<string>();
+  const grantedByKey = await askGates(sql, admission, byKey, jobs, refused, nowMs);
+  const grantedByTenant = await askTenantGates(sql, admission, runs, tenantLimits, jobs, refused, nowMs);
+  // A key permit of a run its tenant's gate refused was never used: give it back, rate included.
+  await returnUnused(admission.env, grantedByKey, new Set(grantedByTenant.refused));
+  for (const runId of grantedByTenant.refused) refused.add(runId);
+  const sendable = stillSendable(sql, runs, refused);
+  // A run that changed while the gates were asked (cancelled, claimed) is not sent: its permits go back.
+  const kept = new Set(sendable.map((run) => run.run_id));
+  const changed = new Set(
+    runs.filter((run) => !refused.has(run.run_id) && !kept.has(run.run_id)).map((run) => run.run_id),
+  );
+  await returnUnused(admission.env, new Map([...grantedByKey, ...grantedByTenant.granted]), changed);
+  return sendable;
+}
+
+/** The tenant gates (triggers per second, concurrent calls) for the runs their key let through. */
+async function askTenantGates(
+  sql: SqlStorage,
+  admission: FlowAdmission,
+  runs: readonly RunRow[],
+  tenantLimits: Map<string, FlowLimits | null>,
+  jobs: Map<string, ShardJobRow | null>,
+  refusedByKey: ReadonlySet<string>,
+  nowMs: number,
+): Promise<{ granted: Map<string, string[]>; refused: string[] }> {
+  const byTenant = groupByGate(
+    runs.filter((run) => !refusedByKey.has(run.run_id)),
+    (run) => {
+      const limits = tenantLimits.get(run.tenant_id) ?? null;
+      const gate = tenantGate(run.tenant_id);
+      return limits === null ? null : { gate, key: gate, tenantId: null, limits };
+    },
+  );
+  const refused = new Set<string>();
+  const granted = await askGates(sql, admission, byTenant, jobs, refused, nowMs);
+  return { granted, refused: [...refused] };
+}
+
+export function flowControlOf(job: Pick<ShardJobRow, "job_id" | "version" | "spec_json"> | null) {
+  return job === null ? null : (specOf(job).flow_control ?? null);
+}
+
+function groupByGate(
+  runs: readonly RunRow[],
+  gateOf: (run: RunRow) => Omit<GateGroup, "runs"> | null,
+): Map<string, GateGroup> {
+  const groups = new Map<string, GateGroup>();
+  for (const run of runs) {
+    const target = gateOf(run);
+    if (target === null) continue;
+    const group = groups.get(target.gate);
+    // Jobs of one key with different limits: the last run's job sets them (the latest to ask).
+    if (group === undefined) groups.set(target.gate, { ...target, runs: [run] });
+    else {
+      group.limits = target.limits;
+      group.runs.push(run);
+    }
+  }
+  return groups;
+}
+
+/** Asks each gate (in parallel) for its runs; adds the refused to `refused`; returns the grants per gate. */
+async function askGates(
+  sql: SqlStorage,
+  admission: FlowAdmission,
+  groups: Map<string, GateGroup>,
+  jobs: Map<string, ShardJobRow | null>,
+  refused: Set<string>,
+  nowMs: number,
+): Promise<Map<string, string[]>> {
+  const granted = new Map<string, string[]>();
+  await Promise.all(
+    [...groups.values()].map(async (group) => {
+      let result: { granted: string[]; retryAtMs: number | null };
+      try {
+        result = await acquirePermits(admission.env, group.gate, {
+          gate: group.gate,
+          key: group.key,
+          tenantId: group.tenantId,
+          limits: group.limits,
+          holder: admission.holder,
+          runs: group.runs.map((run) => ({
+            runId: run.run_id,
+            leaseMs: permitLeaseMs(admission, jobs, run),
+          })),
+        });
+      } catch (error) {
+        logEvent("shard.flow_gate_unreachable", { gate: group.gate, runs: group.runs.length, error });
+        result = { granted: [], retryAtMs: nowMs + GATE_UNREACHABLE_RETRY_MS };
+      }
+      const grantedIds = new Set(result.granted);
+      granted.set(group.gate, result.granted);
+      const waiting = group.runs.filter((run) => !grantedIds.has(run.run_id));
+      for (const run of waiting) refused.add(run.run_id);
+      deferRuns(sql, waiting, group, result.retryAtMs ?? nowMs + 1, nowMs);
+    }),
+  );
+  return granted;
+}
+
+/** A permit never returned expires after the dispatch lease, the run's timeout and its grace. */
+function permitLeaseMs(admission: FlowAdmission, jobs: Map<string, ShardJobRow | null>, run: RunRow): number {
+  const job = jobs.get(run.job_id) ?? null;
+  const timeoutMs = job === null ? 30_000 : durationMs(specOf(job).timeout);
+  return admission.leaseMs + timeoutMs + RUNNING_LEASE_GRACE_MS;
+}
+
+/**
+ * Moves refused runs to their next ask, noting the gate they wait on (so the gate can wake them).
+ * Under a rate, the k-th waiting run asks one period later per `rate` runs ahead of it: a long
+ * wait list comes back a window at a time instead of all at once on every tick (the gate still
+ * decides; this only saves asking). A run that starts waiting on this gate gets the wait in its
+ * history (once, not per ask), and how long the gate holds it past its fire time (its lateness
+ * split, src/core/run-waits.ts).
+ */
+function deferRuns(
+  sql: SqlStorage,
+  runs: readonly RunRow[],
+  group: GateGroup,
+  retryAtMs: number,
+  nowMs: number,
+): void {
+  const { limits } = group;
+  const reason = flowWaitReason(group.tenantId === null ? null : group.key, limits);
+  const heldBy = group.tenantId === null ? "tenant_limits" : "flow_control";
+  runs.forEach((run, index) => {
+    const windowsAhead = limits.rate === null ? 0 : Math.floor(index / limits.rate);
+    const dueAtMs = retryAtMs + windowsAhead * limits.periodMs;
+    run.due_at_ms = dueAtMs;
+    sql.exec(DEFER_SQL, dueAtMs, group.gate, run.run_id, reason, heldBy, nowMs);
+  });
+  recordWaitingHistory(
+    sql,
+    runs.map((run) => run.run_id),
+    nowMs,
+  );
+}
+
+/** One refused run: its next ask, its gate, its hold; a first wait on the gate is a history event. */
+const DEFER_SQL = `UPDATE runs SET due_at_ms = ?1, flow_gate = ?2,
+    held_ms = CASE WHEN lateness_ms IS NULL THEN MAX(COALESCE(held_ms, 0), ?1 - fire_at_ms) ELSE held_ms END,
+    held_by = CASE WHEN lateness_ms IS NULL AND ?1 - fire_at_ms > COALESCE(held_ms, 0) THEN ?5 ELSE held_by END,
+    events_json = CASE WHEN flow_gate IS ?2 THEN events_json ELSE
+      substr(events_json, 1, length(events_json) - 1) || CASE WHEN length(events_json) > 2 THEN ',' ELSE '' END
+        || json_object('state', state, 'at_ms', ?6, 'reason', ?4, 'attempt', attempt) || ']' END,
+    dirty = CASE WHEN flow_gate IS ?2 THEN dirty ELSE 1 END,
+    rev = rev + 1
+  WHERE run_id = ?3 AND state = 'SCHEDULED'`;
+
+async function returnUnused(
+  env: Env,
+  grantedByKey: Map<string, string[]>,
+  refused: Set<string>,
+): Promise<void> {
+  if (refused.size === 0) return;
+  await Promise.all(
+    [...grantedByKey].map(async ([gate, runIds]) => {
+      const unused = runIds.filter((runId) => refused.has(runId));
+      if (unused.length === 0) return;
+      await releasePermits(env, gate, { runIds: unused, returnRate: true }).catch((error: unknown) =>
+        logEvent("shard.flow_gate_unreachable", { gate, runs: unused.length, error }),
+      );
+    }),
+  );
+}
+
+/**
+ * The admitted runs as they are now: the gates were awaited, so a claim, an edit or a delete may
+ * have changed a row meanwhile. Only rows still SCHEDULED at the same revision are sent.
+ */
+function stillSendable(sql: SqlStorage, runs: readonly RunRow[], refused: Set<string>): RunRow[] {
+  const admitted = runs.filter((run) => !refused.has(run.run_id));
+  const current = getRuns(
+    sql,
+    admitted.map((run) => run.run_id),
+  );
+  return admitted.filter((run) => {
+    const now = current.get(run.run_id);
+    return now !== undefined && now.state === "SCHEDULED" && now.rev === run.rev;
+  });
+}

@@ -1,0 +1,127 @@
+// The other half of flow control on a shard: parallelism permits go back to their gates when the
+// shard records a run's outcome, are renewed while a long-running target works, and a gate that
+// has permits again wakes the runs waiting on it here.
+import { flowKeyGate, releasePermits, renewPermits, tenantGate } from "../../../src/gate/client";
+import { logEvent } from "../../../src/log";
+import { getJobs } from "../jobs/held-jobs";
+import { type PermitRows, RUNNING_LEASE_GRACE_MS } from "../runs/attempt-outcomes";
+import { getRuns, type RunRow } from "../runs/run-store";
+import { flowControlOf } from "./flow-admission";
+
+/** What a permit's return or renewal needs of its run. */
+type PermitRun = Pick<RunRow, "run_id" | "job_id" | "tenant_id" | "due_at_ms">;
+
+import { tenantGateLimits } from "./tenant-gates";
+
+/**
+ * The runs that hold parallelism permits, by gate (the job's key, the tenant's own limits).
+ * `known`: the rows the caller already read for these runs (an outcome batch), read again otherwise.
+ */
+async function parallelismGatesOf(
+  sql: SqlStorage,
+  env: Env,
+  runIds: readonly string[],
+  nowMs: number,
+  known?: PermitRows,
+): Promise<Map<string, PermitRun[]>> {
+  const { runs, jobs } = known === undefined ? readRows(sql, runIds) : pickRows(known, runIds);
+  const { limits: tenantLimits } = await tenantGateLimits(
+    env,
+    runs.map((run) => run.tenant_id),
+    nowMs,
+  );
+  const byGate = new Map<string, PermitRun[]>();
+  const add = (gate: string, run: PermitRun) => byGate.set(gate, [...(byGate.get(gate) ?? []), run]);
+  for (const run of runs) {
+    const flow = flowControlOf(jobs.get(run.job_id) ?? null);
+    if (flow?.parallelism !== undefined) add(flowKeyGate(run.tenant_id, flow.key), run);
+    if (tenantLimits.get(run.tenant_id)?.parallelism != null) add(tenantGate(run.tenant_id), run);
+  }
+  return byGate;
+}
+
+function readRows(sql: SqlStorage, runIds: readonly string[]) {
+  const runs = [...getRuns(sql, runIds).values()];
+  const jobs = getJobs(
+    sql,
+    runs.map((run) => run.job_id),
+  );
+  return { runs, jobs };
+}
+
+function pickRows(known: PermitRows, runIds: readonly string[]) {
+  const runs = runIds.flatMap((runId) => {
+    const run = known.runs.get(runId);
+    return run === undefined ? [] : [run];
+  });
+  return { runs, jobs: known.jobs };
+}
+
+async function eachGate(
+  byGate: Map<string, PermitRun[]>,
+  call: (gate: string, runs: PermitRun[]) => Promise<void>,
+): Promise<void> {
+  await Promise.all(
+    [...byGate].map(([gate, runs]) =>
+      call(gate, runs).catch((error: unknown) =>
+        logEvent("shard.flow_gate_unreachable", { gate, runs: runs.length, error }),
+      ),
+    ),
+  );
+}
+
+/**
+ * Returns the parallelism permits of runs whose outcome the shard just recorded (succeeded,
+ * retrying, dead-lettered): one release RPC per key. Never throws; a permit not returned expires.
+ */
+export async function releaseFinished(
+  sql: SqlStorage,
+  env: Env,
+  runIds: readonly string[],
+  nowMs: number,
+  known?: PermitRows,
+) {
+  if (runIds.length === 0) return;
+  const byGate = await parallelismGatesOf(sql, env, runIds, nowMs, known);
+  await eachGate(byGate, (gate, runs) =>
+    releasePermits(env, gate, { runIds: runs.map((run) => run.run_id), returnRate: false }),
+  );
+}
+
+/**
+ * A long-running target accepted or heartbeated: its permits last as long as its lease on the
+ * shard (plus the grace the shard gives it), so a call that is still working keeps its slot.
+ */
+export async function renewHeld(
+  sql: SqlStorage,
+  env: Env,
+  runIds: readonly string[],
+  nowMs: number,
+  known?: PermitRows,
+) {
+  if (runIds.length === 0) return;
+  const byGate = await parallelismGatesOf(sql, env, runIds, nowMs, known);
+  await eachGate(byGate, (gate, runs) =>
+    renewPermits(env, gate, {
+      runs: runs.map((run) => ({
+        runId: run.run_id,
+        leaseMs: Math.max(0, (run.due_at_ms ?? nowMs) - nowMs) + RUNNING_LEASE_GRACE_MS,
+      })),
+    }),
+  );
+}
+
+/** The gate has permits again: up to `count` of the runs waiting on it ask at the next tick. */
+export function pullForwardWaiting(sql: SqlStorage, gate: string, count: number, nowMs: number): number {
+  return sql.exec(
+    // The hold ends now, sooner than its planned ask: the run's lateness split counts it so.
+    `UPDATE runs SET due_at_ms = ?1,
+       held_ms = CASE WHEN lateness_ms IS NULL THEN MAX(0, ?1 - fire_at_ms) ELSE held_ms END
+     WHERE run_id IN (
+       SELECT run_id FROM runs WHERE flow_gate = ?2 AND state = 'SCHEDULED' AND due_at_ms > ?1
+       ORDER BY due_at_ms LIMIT ?3)`,
+    nowMs,
+    gate,
+    count,
+  ).rowsWritten;
+}

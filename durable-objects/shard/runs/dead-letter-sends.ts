@@ -1,0 +1,170 @@
+// Sends a shard's pending dead letters to the dead-letter queue. One unsplit sendBatch of up to 100
+// letters, each carrying the job's body and headers, once went past the queue's limits: the alarm
+// threw on every pass and the shard recorded no dead letter again, for every tenant on it. Now:
+// - every send is split to the queue's limits (src/core/queue-limits.ts), measured on the JSON;
+// - a letter too large for one message carries a reference instead of the payload: the consumer
+//   reads the job's headers and body from D1 (src/queue/dead-letter-payload.ts);
+// - a failed send is logged, never thrown: its rows stay pending with a backoff, and are re-sent
+//   by reference (after a second failure, each alone), so no batch is ever retried identically.
+
+import type { JobSpec } from "../../../src/core/job-spec";
+import { type QstashRunContext, qstashRunContextOf } from "../../../src/core/qstash/delivery";
+import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../../../src/core/queue-limits";
+import { deadLetterPayload, EMPTY_PAYLOAD } from "../../../src/core/target-payload";
+import { logEvent } from "../../../src/log";
+import type { DeadLetterMessage } from "../../../src/shard/protocol";
+import { getJobs, type ShardJobRow, specOf } from "../jobs/held-jobs";
+import { RUN_COLUMNS, type RunRow } from "./run-store";
+
+const DEAD_LETTERS_PER_PASS = 100;
+/** After this many failed sends in one pass the rest wait: the queue is likely down. */
+const MAX_FAILED_SENDS_PER_PASS = 3;
+/** Backoff after a failed send: 1 s, doubling per failure of the row, at most 5 minutes. */
+const SEND_BACKOFF_BASE_MS = 1_000;
+const SEND_BACKOFF_MAX_MS = 300_000;
+/** A reference message keeps this much of the run's last error (what keeps it small). */
+const REFERENCE_ERROR_CHARS = 2_000;
+
+type PendingRun = RunRow & { dlq_send_failures: number; dlq_retry_at_ms: number | null };
+
+interface Outgoing {
+  run: PendingRun;
+  body: DeadLetterMessage;
+  bytes: number;
+}
+
+export interface DeadLetterSendSummary {
+  sent: number;
+  byReference: number;
+  failed: number;
+}
+
+/** Sends what is pending and due; never throws for a failed send (see the file comment). */
+export async function sendDeadLetters(
+  sql: SqlStorage,
+  queue: Queue,
+  shard: number,
+  nowMs: number,
+): Promise<DeadLetterSendSummary> {
+  const summary: DeadLetterSendSummary = { sent: 0, byReference: 0, failed: 0 };
+  const runs = sql
+    .exec<PendingRun>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE dlq_pending = 1 AND COALESCE(dlq_retry_at_ms, 0) <= ?
+       ORDER BY COALESCE(dlq_retry_at_ms, 0) LIMIT ?`,
+      nowMs,
+      DEAD_LETTERS_PER_PASS,
+    )
+    .toArray();
+  if (runs.length === 0) return summary;
+  const jobs = getJobs(
+    sql,
+    runs.map((run) => run.job_id),
+  );
+  const outgoing = runs.map((run) => outgoingOf(run, jobs.get(run.job_id) ?? null, shard));
+  const batches = [
+    ...splitIntoBatches(
+      outgoing.filter((item) => item.run.dlq_send_failures < 2),
+      (item) => item.bytes,
+    ),
+    ...outgoing.filter((item) => item.run.dlq_send_failures >= 2).map((item) => [item]),
+  ];
+  let failedSends = 0;
+  for (const batch of batches) {
+    if (failedSends >= MAX_FAILED_SENDS_PER_PASS) {
+      deferRuns(sql, batch, nowMs + SEND_BACKOFF_BASE_MS);
+      continue;
+    }
+    try {
+      await queue.sendBatch(batch.map((item) => ({ body: item.body, contentType: "json" as const })));
+      markSent(sql, batch);
+      summary.sent += batch.length;
+      summary.byReference += batch.filter((item) => item.body.payload_ref !== undefined).length;
+    } catch (error) {
+      failedSends += 1;
+      markFailed(sql, batch, nowMs);
+      summary.failed += batch.length;
+      const bytes = batch.reduce((total, item) => total + item.bytes, 0);
+      logEvent("shard.dead_letter_send_failed", { shard, runs: batch.length, bytes, error });
+    }
+  }
+  return summary;
+}
+
+/** The message for a run: the payload inline when it fits and never failed, else by reference. */
+function outgoingOf(run: PendingRun, job: ShardJobRow | null, shard: number): Outgoing {
+  const spec = job ? specOf(job) : null;
+  const target = spec?.target ?? null;
+  const payload = target === null ? EMPTY_PAYLOAD : deadLetterPayload(target);
+  const { method, url } = payload;
+  const inline: DeadLetterMessage = {
+    kind: "dead_letter",
+    run_id: run.run_id,
+    job_id: run.job_id,
+    tenant: run.tenant_id,
+    shard,
+    scheduled_at: run.scheduled_at_ms,
+    attempt: run.attempt,
+    reason: (run.dlq_reason ?? "exhausted") as DeadLetterMessage["reason"],
+    last_error: run.error,
+    target_status: run.target_status,
+    payload,
+    on_failure: spec?.on_failure ?? null,
+    ...qstashLetterField(spec, job),
+  };
+  const inlineBytes = jsonBytes(inline);
+  if (run.dlq_send_failures === 0 && inlineBytes <= QUEUE_SEND_LIMITS.maxMessageBytes) {
+    return { run, body: inline, bytes: inlineBytes };
+  }
+  // Small by construction: ids, a URL and on_failure (each at most 2,048 characters), the error cut.
+  const reference: DeadLetterMessage = {
+    ...inline,
+    last_error: run.error === null ? null : run.error.slice(0, REFERENCE_ERROR_CHARS),
+    payload: { method, url, headers: {}, body: null },
+    payload_ref: { run_id: run.run_id, job_id: run.job_id, shard },
+  };
+  return { run, body: reference, bytes: jsonBytes(reference) };
+}
+
+function qstashLetterField(spec: JobSpec | null, job: ShardJobRow | null): { qstash?: QstashRunContext } {
+  const qstash = spec === null || job === null ? undefined : qstashRunContextOf(spec, job.created_at_ms);
+  return qstash === undefined ? {} : { qstash };
+}
+
+/** Run ids with the attempt sent: a run redriven and dead-lettered again meanwhile stays pending. */
+function sentKeys(batch: readonly Outgoing[]): string {
+  return JSON.stringify(batch.map((item) => [item.run.run_id, item.run.attempt]));
+}
+
+function markSent(sql: SqlStorage, batch: readonly Outgoing[]): void {
+  sql.exec(
+    `UPDATE runs SET dlq_pending = 0, dlq_send_failures = 0, dlq_retry_at_ms = NULL
+     FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS attempt FROM json_each(?)) AS sent
+     WHERE runs.run_id = sent.id AND runs.attempt = sent.attempt`,
+    sentKeys(batch),
+  );
+}
+
+function markFailed(sql: SqlStorage, batch: readonly Outgoing[], nowMs: number): void {
+  for (const { run } of batch) {
+    const failures = run.dlq_send_failures + 1;
+    const backoffMs = Math.min(SEND_BACKOFF_MAX_MS, SEND_BACKOFF_BASE_MS * 2 ** (failures - 1));
+    sql.exec(
+      "UPDATE runs SET dlq_send_failures = ?, dlq_retry_at_ms = ? WHERE run_id = ? AND attempt = ?",
+      failures,
+      nowMs + backoffMs,
+      run.run_id,
+      run.attempt,
+    );
+  }
+}
+
+/** Not tried in this pass (too many sends failed): tried again soon, not counted as a failure. */
+function deferRuns(sql: SqlStorage, batch: readonly Outgoing[], retryAtMs: number): void {
+  sql.exec(
+    `UPDATE runs SET dlq_retry_at_ms = ?
+     FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS attempt FROM json_each(?)) AS sent
+     WHERE runs.run_id = sent.id AND runs.attempt = sent.attempt`,
+    retryAtMs,
+    sentKeys(batch),
+  );
+}

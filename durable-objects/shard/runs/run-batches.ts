@@ -1,0 +1,254 @@
+// State changes of many runs in one statement, for the per-run hot paths (dispatch, claims,
+// outcomes): a per-run moveRun is one UPDATE, one row object and one history string per run, and
+// over a 20,000-run burst those were most of the shard's SQLite time. Each appends to the run's
+// history the same event moveRun would (same keys, same order) and checks the same transition.
+import { type RunState, sqlInList, transition } from "../../../src/core/run-state";
+
+/** One run moved to ACQUIRED: its fence, the job version stamped on it, its lease, why. */
+export interface Acquisition {
+  runId: string;
+  fence: number;
+  jobVersion: number;
+  dueAtMs: number;
+  reason: string;
+}
+
+/**
+ * SCHEDULED -> ACQUIRED for every run given, in one statement; a run no longer SCHEDULED is left
+ * alone. A run whose instant is still to come (sent ahead, ./ahead.ts) stays clean: history learns of
+ * it once it is claimed. Returns the ids moved.
+ */
+export function acquireRuns(sql: SqlStorage, runs: readonly Acquisition[], nowMs: number): string[] {
+  if (runs.length === 0) return [];
+  return batchMove(
+    sql,
+    ["SCHEDULED"],
+    "ACQUIRED",
+    nowMs,
+    `fence = batch.fence, job_version = batch.job_version, due_at_ms = batch.due_at_ms,
+     dispatch_count = dispatch_count + 1`,
+    runs.map((run) => [run.runId, run.reason, run.fence, run.jobVersion, run.dueAtMs]),
+    ["fence", "job_version", "due_at_ms"],
+  );
+}
+
+/** One run a consumer claimed: its RUNNING lease and the lateness of the attempt. */
+export interface ClaimStart {
+  runId: string;
+  dueAtMs: number;
+  latenessMs: number;
+}
+
+export const CLAIM_REASON = "claimed by a consumer";
+
+/**
+ * ACQUIRED or DISPATCHED -> RUNNING for every claimed run, in one statement (a claim may land
+ * before the DISPATCHED bookkeeping). The caller has already decided each claim on the rows it read.
+ */
+export function startClaimedRuns(sql: SqlStorage, runs: readonly ClaimStart[], nowMs: number): string[] {
+  if (runs.length === 0) return [];
+  return batchMove(
+    sql,
+    ["ACQUIRED", "DISPATCHED"],
+    "RUNNING",
+    nowMs,
+    `due_at_ms = batch.due_at_ms, lateness_ms = COALESCE(runs.lateness_ms, batch.lateness_ms),
+     accepted_at_ms = NULL, heartbeat_at_ms = NULL`,
+    runs.map((run) => [run.runId, CLAIM_REASON, run.dueAtMs, run.latenessMs]),
+    ["due_at_ms", "lateness_ms"],
+  );
+}
+
+/**
+ * The answers to a batch of `count` requests in their order: those a fast path decided (by request
+ * index), then the others' answers in the order the rest were decided.
+ */
+export function inRequestOrder<T>(count: number, decided: ReadonlyMap<number, T>, rest: readonly T[]): T[] {
+  let next = 0;
+  return Array.from({ length: count }, (_, index) => decided.get(index) ?? (rest[next++] as T));
+}
+
+/** A claim the shard may grant without reading the run first: its job is active at `jobVersion`. */
+export interface ReadyClaim {
+  runId: string;
+  jobId: string;
+  fence: number;
+  jobVersion: number;
+  /** The RUNNING lease: now plus the job's timeout plus the grace. */
+  dueAtMs: number;
+}
+
+/** What a granted claim needs of its run. */
+export type ClaimedRunRow = {
+  run_id: string;
+  job_id: string;
+  tenant_id: string;
+  attempt: number;
+  scheduled_at_ms: number;
+  fire_at_ms: number;
+};
+
+/**
+ * The claims' fast path: ACQUIRED or DISPATCHED -> RUNNING in one statement, without reading the
+ * runs first, for every run still at the claimed fence and job version whose instant has come.
+ * Any other run is left as it is, for the caller to decide with its row (why it is refused).
+ */
+export function claimReadyRuns(
+  sql: SqlStorage,
+  claims: readonly ReadyClaim[],
+  nowMs: number,
+): ClaimedRunRow[] {
+  if (claims.length === 0) return [];
+  return batchMoveReturning<ClaimedRunRow>(sql, {
+    from: ["ACQUIRED", "DISPATCHED"],
+    to: "RUNNING",
+    nowMs,
+    set: `due_at_ms = batch.due_at_ms, lateness_ms = COALESCE(runs.lateness_ms, MAX(0, ?2 - runs.fire_at_ms)),
+     accepted_at_ms = NULL, heartbeat_at_ms = NULL`,
+    rows: claims.map((claim) => [
+      claim.runId,
+      CLAIM_REASON,
+      claim.fence,
+      claim.jobVersion,
+      claim.dueAtMs,
+      claim.jobId,
+    ]),
+    columns: ["claimed_fence", "job_version", "due_at_ms", "claimed_job_id"],
+    where: `AND runs.fence = batch.claimed_fence AND runs.job_version = batch.job_version
+       AND runs.job_id = batch.claimed_job_id AND runs.fire_at_ms <= ?2`,
+    returning:
+      "runs.run_id, runs.job_id, runs.tenant_id, runs.attempt, runs.scheduled_at_ms, runs.fire_at_ms",
+  });
+}
+
+/** One run whose attempt succeeded, as the target answered. */
+export interface Success {
+  runId: string;
+  reason: string;
+  targetStatus: number | null;
+  durationMs: number | null;
+}
+
+/**
+ * RUNNING -> SUCCEEDED for every run given, in one statement: the same columns and event as
+ * applySuccess (execution.ts) writes for one run, which still handles every run that needs more
+ * than the move (a failure streak to end, buffered runs to release).
+ */
+export function succeedRuns(sql: SqlStorage, runs: readonly Success[], nowMs: number): string[] {
+  if (runs.length === 0) return [];
+  return batchMove(
+    sql,
+    ["RUNNING"],
+    "SUCCEEDED",
+    nowMs,
+    `due_at_ms = NULL, error = NULL, next_attempt_at_ms = NULL, target_status = batch.target_status,
+     duration_ms = batch.duration_ms`,
+    runs.map((run) => [run.runId, run.reason, run.targetStatus, run.durationMs]),
+    ["target_status", "duration_ms"],
+    ", 'target_status', batch.target_status",
+  );
+}
+
+/** A success reported for a run at `fence`, of job `jobId` (as the consumer claimed it). */
+export interface FencedSuccess extends Success {
+  jobId: string;
+  fence: number;
+}
+
+/** What returning a finished run's permits needs of it (flow-permits.ts). */
+export type FinishedRunRow = { run_id: string; job_id: string; tenant_id: string; due_at_ms: number | null };
+
+/**
+ * The outcomes' fast path: RUNNING -> SUCCEEDED in one statement, without reading the runs first,
+ * for every run still RUNNING at the reported fence (the caller has checked that each run's job
+ * needs nothing but the move). Any other run is left as it is, for the caller to decide with its row.
+ */
+export function succeedRunningRuns(
+  sql: SqlStorage,
+  runs: readonly FencedSuccess[],
+  nowMs: number,
+): FinishedRunRow[] {
+  if (runs.length === 0) return [];
+  return batchMoveReturning<FinishedRunRow>(sql, {
+    from: ["RUNNING"],
+    to: "SUCCEEDED",
+    nowMs,
+    set: `due_at_ms = NULL, error = NULL, next_attempt_at_ms = NULL, target_status = batch.target_status,
+     duration_ms = batch.duration_ms`,
+    rows: runs.map((run) => [run.runId, run.reason, run.targetStatus, run.durationMs, run.fence, run.jobId]),
+    columns: ["target_status", "duration_ms", "reported_fence", "reported_job_id"],
+    eventExtra: ", 'target_status', batch.target_status",
+    where: "AND runs.fence = batch.reported_fence AND runs.job_id = batch.reported_job_id",
+    returning: "runs.run_id, runs.job_id, runs.tenant_id, runs.due_at_ms",
+  });
+}
+
+/**
+ * The one UPDATE behind every batch move. `rows` are `[run_id, reason, ...columns]`, read back as
+ * `batch.<column>` in `set`; the event's fence is the run's fence after the move.
+ */
+function batchMove(
+  sql: SqlStorage,
+  from: readonly RunState[],
+  to: RunState,
+  nowMs: number,
+  set: string,
+  rows: readonly (string | number | null)[][],
+  columns: readonly string[],
+  eventExtra = "",
+): string[] {
+  return batchMoveReturning<{ run_id: string }>(sql, { from, to, nowMs, set, rows, columns, eventExtra }).map(
+    (row) => row.run_id,
+  );
+}
+
+interface BatchMoveSpec {
+  from: readonly RunState[];
+  to: RunState;
+  nowMs: number;
+  set: string;
+  rows: readonly (string | number | null)[][];
+  columns: readonly string[];
+  eventExtra?: string;
+  /** More conditions on `runs` and `batch` (a fast path moves only the runs it can decide blind). */
+  where?: string;
+  /** The columns of each moved row to return (run_id at least). */
+  returning?: string;
+}
+
+function batchMoveReturning<Row extends { run_id: string }>(
+  sql: SqlStorage,
+  {
+    from,
+    to,
+    nowMs,
+    set,
+    rows,
+    columns,
+    eventExtra = "",
+    where = "",
+    returning = "runs.run_id",
+  }: BatchMoveSpec,
+): Row[] {
+  for (const state of from) transition(state, to);
+  const extracted = columns.map((column, index) => `json_extract(value, '$[${index + 2}]') AS ${column}`);
+  const fence = columns.includes("fence") ? "batch.fence" : "runs.fence";
+  return sql
+    .exec<Row>(
+      `UPDATE runs SET state = ?1, ${set},
+         events_json = substr(events_json, 1, length(events_json) - 1)
+           || CASE WHEN length(events_json) > 2 THEN ',' ELSE '' END
+           || json_object('state', ?1, 'at_ms', ?2, 'reason', batch.reason, 'attempt', runs.attempt, 'fence', ${fence}${eventExtra})
+           || ']',
+         updated_at_ms = ?2, rev = rev + 1,
+         dirty = CASE WHEN runs.fire_at_ms > ?2 THEN 0 ELSE 1 END
+       FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS reason, ${extracted.join(", ")}
+             FROM json_each(?3)) AS batch
+       WHERE runs.run_id = batch.id AND runs.state IN ${sqlInList(from)} ${where}
+       RETURNING ${returning}`,
+      to,
+      nowMs,
+      JSON.stringify(rows),
+    )
+    .toArray();
+}

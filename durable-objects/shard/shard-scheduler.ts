@@ -1,0 +1,306 @@
+import { DurableObject } from "cloudflare:workers";
+import { shardCount } from "../../src/shard/client";
+import type { ShardFaults, ShardTestCommand } from "../../src/shard/fault-switches";
+import type * as History from "../../src/shard/history-protocol";
+import type * as Protocol from "../../src/shard/protocol";
+import { BacklogPacer } from "./dispatch/backlog";
+import { windowLimits } from "./dispatch/budget";
+import { pullForwardWaiting, releaseFinished, renewHeld } from "./flow/flow-permits";
+import { forgetTenantLimits } from "./flow/tenant-gates";
+import { setTenantWeight } from "./flow/tenant-weights";
+import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./history/reads";
+import { importHistory } from "./history/records";
+import { applyJobSnapshots } from "./jobs/job-sync";
+import { reparkSuspended, setTenantSuspended } from "./jobs/suspension";
+import { type OutcomeEffects, reportOutcomes } from "./runs/attempt-outcomes";
+import { claimRuns } from "./runs/claims";
+import { fireJobNow } from "./runs/fire-now";
+import { completeRun, heartbeatRun } from "./runs/long-running-reports";
+import { backfill, retryRunNow, triggerNow } from "./runs/operator-runs";
+import { shareWaitOf } from "./runs/share-wait";
+import { migrateShardSchema } from "./schema";
+import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./test-seam";
+import { tzdataProgress } from "./tzdata/timers-version";
+import { TzdataWatch } from "./tzdata/watch";
+import { runAlarmPass } from "./wheel/alarm-pass";
+import { alarmWasLost, earliestTimerMs, planAlarm } from "./wheel/alarm-plan";
+import { ArmedAlarm } from "./wheel/armed-alarm";
+import { readDueTimes } from "./wheel/due-times";
+import { dispatchLeadMs, tickSettings } from "./wheel/pass-settings";
+import { deadLetterPoisonRun, type Retention, watchdogScan } from "./wheel/watchdog";
+
+interface ActOptions {
+  /** The test seam may make this RPC fail (the shard unreachable). */
+  faultable?: boolean;
+  /** False: while alarm() runs, leave the re-arm to its own `finally`. */
+  rearmDuringAlarm?: boolean;
+}
+
+/**
+ * One shard's timing wheel: the single writer of its jobs' timers and in-flight runs. Exactly one
+ * instance exists per shard name, so it is the natural fence: only it can claim a run. This class
+ * only routes: every RPC goes through `act` (remember the shard, do it, re-arm the alarm), and the
+ * work lives in ./shard/*.
+ */
+export class ShardScheduler extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  private shard = -1;
+  private readonly armed: ArmedAlarm;
+  private readonly backlog = new BacklogPacer();
+  private readonly tzdata: TzdataWatch;
+  private testSeam: ShardTestSeam = INERT_SEAM;
+  /** While alarm() runs, getAlarm() reports none: the watchdog must not mistake that for a loss. */
+  private alarmRunning = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.armed = new ArmedAlarm(ctx.storage);
+    this.tzdata = new TzdataWatch(this.sql, env);
+    ctx.blockConcurrencyWhile(async () => {
+      migrateShardSchema(this.sql);
+      const row = this.sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'shard'").toArray()[0];
+      this.shard = row?.value ?? -1;
+      this.armed.atMs = await ctx.storage.getAlarm();
+      this.testSeam = await loadTestSeam(env, ctx.storage);
+    });
+  }
+
+  async upsertJobs(shard: number, jobs: Protocol.ShardJob[]): Promise<Protocol.UpsertResult> {
+    const apply = (nowMs: number) => {
+      const confirmed = applyJobSnapshots(this.sql, jobs, nowMs);
+      reparkSuspended(this.sql, jobs, nowMs);
+      return { ok: true as const, confirmed };
+    };
+    return this.act(shard, apply, { faultable: true });
+  }
+
+  /** Suspends or unsuspends a tenant's jobs on this shard (./shard/tenant-suspension.ts). */
+  async setTenantSuspended(shard: number, tenantId: string, suspended: boolean): Promise<number> {
+    return this.act(shard, (nowMs) => setTenantSuspended(this.sql, tenantId, suspended, nowMs), {
+      faultable: true,
+    });
+  }
+
+  /** The tenant's weight in this shard's fair share (./shard/tenant-weights.ts). */
+  async setTenantWeight(shard: number, tenantId: string, weight: number): Promise<void> {
+    return this.act(shard, (nowMs) => {
+      forgetTenantLimits(tenantId);
+      setTenantWeight(this.sql, tenantId, weight, nowMs);
+    });
+  }
+
+  async trigger(shard: number, jobId: string): Promise<Protocol.TriggerResult> {
+    return this.act(shard, (nowMs) => triggerNow(this.sql, jobId, nowMs));
+  }
+
+  async backfill(
+    shard: number,
+    jobId: string,
+    fromMs: number,
+    toMs: number,
+  ): Promise<Protocol.BackfillResult> {
+    return this.act(shard, (nowMs) => backfill(this.sql, jobId, fromMs, toMs, nowMs));
+  }
+
+  async fireNow(shard: number, jobId: string): Promise<Protocol.FireNowResult> {
+    return this.act(shard, (nowMs) => fireJobNow(this.sql, jobId, nowMs));
+  }
+
+  async retryRun(shard: number, runId: string): Promise<Protocol.RetryResult> {
+    return this.act(shard, (nowMs) => retryRunNow(this.sql, runId, nowMs));
+  }
+
+  /** The authoritative dedup: one claim per fence; stale fences, old versions, paused jobs refused. */
+  async claimRuns(shard: number, claims: Protocol.ClaimRequest[]): Promise<Protocol.ClaimResult[]> {
+    return this.act(
+      shard,
+      (nowMs) => {
+        const results = claimRuns(this.sql, claims, nowMs);
+        const claimed = results.flatMap((result) => (result.ok ? [result.runId] : []));
+        this.backlog.afterClaims(this.sql, claimed, windowLimits(shardCount(this.env)), nowMs);
+        return results;
+      },
+      { faultable: true },
+    );
+  }
+
+  async reportOutcomes(shard: number, reports: Protocol.OutcomeReport[]): Promise<Protocol.OutcomeResult[]> {
+    const effects: OutcomeEffects = { pausedJobs: [] };
+    const results = await this.act(
+      shard,
+      (nowMs) => {
+        const reported = reportOutcomes(this.sql, reports, nowMs, effects, Math.random);
+        // Ended runs freed room in the dispatch window: a shard waiting for it may send again.
+        this.backlog.afterOutcomes(this.sql, windowLimits(shardCount(this.env)), nowMs);
+        return reported;
+      },
+      { faultable: true },
+    );
+    // The calls that ended give their flow-control permits back; a long-running one that was
+    // accepted keeps its permits for as long as its lease here.
+    const ended = results.flatMap((result) =>
+      result.ok && result.state !== "RUNNING" ? [result.runId] : [],
+    );
+    const accepted = results.flatMap((result) =>
+      result.ok && result.state === "RUNNING" ? [result.runId] : [],
+    );
+    await releaseFinished(this.sql, this.env, ended, Date.now(), effects.rows);
+    await renewHeld(this.sql, this.env, accepted, Date.now(), effects.rows);
+    return results;
+  }
+
+  /** A long-running target reports its attempt's end (its run token already verified). */
+  async completeRun(shard: number, completion: Protocol.RunCompletion): Promise<Protocol.CompleteRunResult> {
+    const effects: OutcomeEffects = { pausedJobs: [] };
+    const result = await this.act(shard, (nowMs) =>
+      completeRun(this.sql, completion, nowMs, effects, Math.random),
+    );
+    if (result.ok) await releaseFinished(this.sql, this.env, [result.runId], Date.now());
+    return result;
+  }
+
+  /** A long-running target is still working: extend its attempt's lease. */
+  async heartbeatRun(shard: number, runId: string, fence: number): Promise<Protocol.HeartbeatResult> {
+    const result = await this.act(shard, (nowMs) => heartbeatRun(this.sql, runId, fence, nowMs));
+    // Its flow-control permits last as long as the lease the heartbeat extended.
+    if (result.ok) await renewHeld(this.sql, this.env, [runId], Date.now());
+    return result;
+  }
+
+  /** A flow gate has permits again: its waiting runs here ask at once (see flow-permits.ts). */
+  async wakeFlowWaiters(shard: number, gate: string, count: number): Promise<number> {
+    return this.act(shard, (nowMs) => pullForwardWaiting(this.sql, gate, count, nowMs));
+  }
+
+  /** A dispatch message the queue gave up on (the consumer kept failing): dead-letter its run. */
+  async deadLetterPoison(shard: number, runId: string, fence: number, reason: string): Promise<boolean> {
+    return this.act(shard, (nowMs) => deadLetterPoisonRun(this.sql, runId, fence, reason, nowMs));
+  }
+
+  /** Maintenance: re-arm a missing alarm, report overdue jobs, prune old runs and history. */
+  async watchdog(shard: number, retention: Retention): Promise<Protocol.WatchdogReport> {
+    const work = async (nowMs: number) => {
+      const alarmAtMs = await this.ctx.storage.getAlarm();
+      const report = watchdogScan(this.sql, nowMs, retention, alarmAtMs);
+      if (this.alarmRunning) return report;
+      // Storage is the truth: an alarm lost behind this instance's back is re-armed below.
+      this.armed.atMs = alarmAtMs;
+      report.alarmRearmed = alarmWasLost(
+        alarmAtMs,
+        earliestTimerMs(readDueTimes(this.sql, this.leadMs())),
+        nowMs,
+      );
+      return report;
+    };
+    return this.act(shard, work, { rearmDuringAlarm: false });
+  }
+
+  // Run history (./shard/history-reads.ts): reads only, so the alarm is left as it is.
+  async historyRun(shard: number, tenantId: string, jobId: string, scheduledAtMs: number) {
+    return this.read(shard, () => historyRun(this.sql, shard, tenantId, jobId, scheduledAtMs));
+  }
+
+  async jobHistory(shard: number, query: History.JobHistoryQuery): Promise<History.HistoryRecord[]> {
+    return this.read(shard, () => jobHistory(this.sql, shard, query));
+  }
+
+  async tenantHistory(shard: number, query: History.TenantHistoryQuery): Promise<History.HistoryRecord[]> {
+    return this.read(shard, () => tenantHistory(this.sql, shard, query));
+  }
+
+  /** Several pages of a tenant's runs in one request (the failed and dead-lettered lists together). */
+  async tenantHistoryPages(
+    shard: number,
+    queries: History.TenantHistoryQuery[],
+  ): Promise<History.HistoryRecord[][]> {
+    return this.read(shard, () => queries.map((query) => tenantHistory(this.sql, shard, query)));
+  }
+
+  async historyStats(shard: number, query: History.HistoryStatsQuery): Promise<History.HistoryStats> {
+    return this.read(shard, () => ({
+      ...historyStats(this.sql, query),
+      shareWait: shareWaitOf(this.sql, query.tenantId, Date.now()),
+    }));
+  }
+
+  async firedSince(shard: number, queries: History.FiredSinceQuery[]): Promise<number[]> {
+    return this.read(shard, () => firedSince(this.sql, queries));
+  }
+
+  /** History records moved in from elsewhere (the legacy D1 table); newer records win. */
+  async importHistory(shard: number, records: History.HistoryRecord[]): Promise<number> {
+    return this.read(shard, () => importHistory(this.sql, records as unknown as Record<string, unknown>[]));
+  }
+
+  /** Admin view: the tz database version of this shard's timers and any re-derivation. */
+  async tzdataStatus(shard: number): Promise<Protocol.TzdataProgress> {
+    return this.act(shard, () => tzdataProgress(this.sql, shard));
+  }
+
+  override async alarm(): Promise<void> {
+    this.armed.atMs = null;
+    this.alarmRunning = true;
+    let busy = false;
+    try {
+      const { sql, env, shard, backlog, testSeam } = this;
+      // A tz database change first: timers it moves into the past fire in this same pass.
+      const rederiving = this.tzdata.pass(shard, testSeam.rederiveBatchJobs());
+      busy = (await runAlarmPass({ sql, env, shard, backlog, testSeam })) || rederiving;
+    } finally {
+      this.alarmRunning = false;
+      await this.armAlarm(busy);
+    }
+  }
+
+  /** Test hooks only (fault injection, a lost alarm); throws unless EDGECRON_TEST_HOOKS is "1". */
+  async testHook(command: ShardTestCommand): Promise<ShardFaults> {
+    return this.testSeam.run(command, this.armed);
+  }
+
+  /** Every RPC: remember which shard this is, do the work, keep the alarm at what is due next. */
+  private async act<T>(
+    shard: number,
+    work: (nowMs: number) => T | Promise<T>,
+    { faultable = false, rearmDuringAlarm = true }: ActOptions = {},
+  ): Promise<T> {
+    this.rememberShard(shard);
+    if (faultable) await this.testSeam.beforeRpc();
+    const result = await work(Date.now());
+    if (rearmDuringAlarm || !this.alarmRunning) await this.armAlarm();
+    return result;
+  }
+
+  /** A read: the shard is remembered (a fresh instance learns its number) but nothing is armed. */
+  private read<T>(shard: number, work: () => T): T {
+    this.rememberShard(shard);
+    return work();
+  }
+
+  private rememberShard(shard: number): void {
+    this.tzdata.observe();
+    if (this.shard === shard) return;
+    this.shard = shard;
+    this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('shard', ?)", shard);
+  }
+
+  private leadMs(): number {
+    return dispatchLeadMs(this.env.DISPATCH_LEAD_MS);
+  }
+
+  /** Keeps the alarm at the earliest thing due (or soon, after a busy pass). */
+  private async armAlarm(busy = false): Promise<void> {
+    const nowMs = Date.now();
+    if (this.testSeam.alarmHeld(nowMs)) return;
+    const due = readDueTimes(this.sql, this.leadMs());
+    const { backpressureUntilMs } = this.backlog;
+    const plan = planAlarm({
+      due,
+      nowMs,
+      busy: busy || this.tzdata.pending,
+      backpressureUntilMs,
+      armedAtMs: this.armed.atMs,
+    });
+    await this.armed.apply(plan);
+  }
+}

@@ -1,0 +1,91 @@
+// When a shard's alarm should ring, decided from plain values: no storage, no clock, no
+// Cloudflare imports, so every case is a unit test (test/unit/alarm-plan.test.ts).
+
+/** How soon the write-behind takes a change (history into the shard's records, statuses to D1). */
+export const FLUSH_DELAY_MS = 250;
+/** A pass that left work behind (bounded batches) comes back this soon. */
+export const BUSY_RETRY_MS = 50;
+/** An alarm overdue by more than this, with none armed, was lost (not merely about to run). */
+export const ALARM_LOSS_THRESHOLD_MS = 5_000;
+
+/** What the shard's tables say is due next (read by ./due-times.ts). */
+export interface DueTimes {
+  /** The earliest next fire of an active job. */
+  jobFireMs: number | null;
+  /** The earliest run timer: a dispatch, a retry, or an expiring dispatch or running lease. */
+  runDueMs: number | null;
+  /** When the oldest unwritten change of an in-flight run may be written to D1. */
+  inFlightFlushAtMs: number | null;
+  /** History that should reach D1 soon: settled runs, dead letters, job status changes. */
+  flushUrgent: boolean;
+  /** The earliest retry of a dead letter whose send failed (./dead-letters.ts backs it off). */
+  deadLetterRetryMs: number | null;
+}
+
+export interface AlarmInputs {
+  due: DueTimes;
+  nowMs: number;
+  /** The last pass left work behind (its batches were full): come back almost at once. */
+  busy: boolean;
+  /** While the dispatch window is full, timers wait until then (0: no backpressure). */
+  backpressureUntilMs: number;
+  /** The alarm this instance last set (null: none). */
+  armedAtMs: number | null;
+}
+
+export type AlarmPlan = { action: "keep" } | { action: "clear" } | { action: "set"; atMs: number };
+
+/** The earliest timer (a job's fire time or a run's), null when nothing is scheduled. */
+export function earliestTimerMs(due: DueTimes): number | null {
+  return minOf([due.jobFireMs, due.runDueMs]);
+}
+
+/**
+ * When the alarm should ring: at the earliest timer (not before the backpressure pause), the next
+ * history flush, or soon when the last pass was busy; null when nothing is due.
+ */
+export function nextAlarmMs(inputs: AlarmInputs): number | null {
+  const { due, nowMs } = inputs;
+  const timerMs = earliestTimerMs(due);
+  const flushAtMs = minOf([
+    due.flushUrgent ? nowMs + FLUSH_DELAY_MS : null,
+    // An in-flight run's history is written once it has sat unchanged for a while.
+    due.inFlightFlushAtMs === null ? null : Math.max(nowMs + FLUSH_DELAY_MS, due.inFlightFlushAtMs),
+    // A failing queue must not wake the shard every FLUSH_DELAY_MS: wait out the backoff.
+    due.deadLetterRetryMs === null ? null : Math.max(nowMs + FLUSH_DELAY_MS, due.deadLetterRetryMs),
+  ]);
+  return minOf([
+    timerMs === null ? null : Math.max(timerMs, inputs.backpressureUntilMs),
+    flushAtMs,
+    inputs.busy ? nowMs + BUSY_RETRY_MS : null,
+  ]);
+}
+
+/**
+ * What to do with the alarm. An alarm already set earlier (and still in the future) stays: it
+ * re-arms for the rest when it runs, and each setAlarm is a storage write.
+ */
+export function planAlarm(inputs: AlarmInputs): AlarmPlan {
+  const atMs = nextAlarmMs(inputs);
+  const { armedAtMs, nowMs } = inputs;
+  if (atMs === null) return armedAtMs === null ? { action: "keep" } : { action: "clear" };
+  if (armedAtMs === atMs) return { action: "keep" };
+  if (armedAtMs !== null && armedAtMs <= atMs && armedAtMs > nowMs) return { action: "keep" };
+  return { action: "set", atMs };
+}
+
+/**
+ * Whether a shard with no alarm set had really lost it. A due alarm waiting to run also reads as
+ * none: only a timer in the future, or one overdue by more than a few seconds, proves the loss (a
+ * pending flush proves nothing).
+ */
+export function alarmWasLost(alarmAtMs: number | null, timerMs: number | null, nowMs: number): boolean {
+  return (
+    alarmAtMs === null && timerMs !== null && (timerMs > nowMs || timerMs < nowMs - ALARM_LOSS_THRESHOLD_MS)
+  );
+}
+
+function minOf(values: (number | null)[]): number | null {
+  const present = values.filter((value): value is number => value !== null);
+  return present.length === 0 ? null : Math.min(...present);
+}

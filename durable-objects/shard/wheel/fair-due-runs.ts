@@ -1,0 +1,109 @@
+// The due runs a tick reads, in fair order across tenants (src/core/fair-share.ts). The tick acts
+// on them in this order, each tenant's share of the dispatch window (./budget.ts) spent on its
+// first ones: a tenant with one run due has it read, and sent, in the same tick as another
+// tenant's backlog.
+import { fairOrder, roundRobin, sharePerTenant } from "../../../src/core/fair-share";
+import { RUN_COLUMNS, type RunRow } from "../runs/run-store";
+
+/** At most this many tenants get a share of one tick; the rest are read oldest first. */
+const MAX_TENANTS_PER_TICK = 1_000;
+
+/**
+ * Up to `limit` rows due at `nowMs`. When every due row fits, they are reordered round robin by
+ * tenant, each tenant's by job priority. When more are due than fit, each tenant with work due
+ * gets an equal share of the read (its rows by priority, then oldest), interleaved; what the
+ * shares leave unused goes to the oldest rows overall.
+ */
+export function readDueRuns(sql: SqlStorage, nowMs: number, limit: number): RunRow[] {
+  const oldest = sql
+    .exec<PrioritizedRun>(
+      `SELECT ${RUN_COLUMNS}, priority FROM runs WHERE due_at_ms <= ? ORDER BY due_at_ms LIMIT ?`,
+      nowMs,
+      limit,
+    )
+    .toArray();
+  const byTenant = (run: RunRow) => run.tenant_id;
+  if (oldest.length < limit) return fairOrder(byPriority(oldest), byTenant);
+  const tenants = tenantsWithWorkDue(sql, nowMs);
+  if (tenants.length <= 1) return readOneTenant(sql, nowMs, limit, oldest);
+  const share = sharePerTenant(limit, tenants.length);
+  const queues = tenants.map((tenant) =>
+    sql
+      .exec<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM runs WHERE tenant_id = ? AND due_at_ms <= ? ORDER BY priority, due_at_ms LIMIT ?`,
+        tenant.tenantId,
+        nowMs,
+        share,
+      )
+      .toArray(),
+  );
+  const fair = roundRobin(queues).slice(0, limit);
+  const taken = new Set(fair.map((run) => run.run_id));
+  for (const run of oldest) {
+    if (fair.length >= limit) break;
+    if (!taken.has(run.run_id)) fair.push(run);
+  }
+  return fair;
+}
+
+type PrioritizedRun = RunRow & { priority: number };
+
+/** Each tenant's runs by job priority (1 first), the order read kept within one priority. */
+function byPriority(runs: PrioritizedRun[]): RunRow[] {
+  return runs.some((run) => run.priority !== runs[0]?.priority)
+    ? [...runs].sort((a, b) => a.priority - b.priority)
+    : runs;
+}
+
+/**
+ * One tenant with more due than the read takes: its rows by priority, then oldest. Read again only
+ * when priorities differ among the oldest rows or lie beyond them (one seek tells).
+ */
+function readOneTenant(sql: SqlStorage, nowMs: number, limit: number, oldest: PrioritizedRun[]): RunRow[] {
+  const tenantId = oldest[0]?.tenant_id;
+  if (tenantId === undefined) return oldest;
+  const top = sql
+    .exec<{ p: number | null }>(
+      "SELECT MIN(priority) AS p FROM runs WHERE tenant_id = ? AND due_at_ms <= ?",
+      tenantId,
+      nowMs,
+    )
+    .one().p;
+  if (oldest.every((run) => run.priority === top)) return oldest;
+  return sql
+    .exec<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE tenant_id = ? AND due_at_ms <= ? ORDER BY priority, due_at_ms LIMIT ?`,
+      tenantId,
+      nowMs,
+      limit,
+    )
+    .toArray();
+}
+
+/**
+ * Tenants with a run due, the one waiting longest first. Walks the (tenant_id, due_at_ms) index
+ * one tenant at a time (a seek each) instead of grouping every due row: a backlog of 80,000 rows
+ * costs as many seeks as there are tenants with timers on the shard.
+ */
+function tenantsWithWorkDue(sql: SqlStorage, nowMs: number): { tenantId: string; firstDueMs: number }[] {
+  const tenants: { tenantId: string; firstDueMs: number }[] = [];
+  let after = "";
+  for (let seen = 0; seen < MAX_TENANTS_PER_TICK; seen += 1) {
+    const next = sql
+      .exec<{ tenant_id: string }>(
+        "SELECT tenant_id FROM runs WHERE tenant_id > ? AND due_at_ms IS NOT NULL ORDER BY tenant_id LIMIT 1",
+        after,
+      )
+      .toArray()[0];
+    if (next === undefined) break;
+    after = next.tenant_id;
+    const first = sql
+      .exec<{ due: number | null }>(
+        "SELECT MIN(due_at_ms) AS due FROM runs WHERE tenant_id = ? AND due_at_ms IS NOT NULL",
+        after,
+      )
+      .one().due;
+    if (first !== null && first <= nowMs) tenants.push({ tenantId: after, firstDueMs: first });
+  }
+  return tenants.sort((a, b) => a.firstDueMs - b.firstDueMs);
+}

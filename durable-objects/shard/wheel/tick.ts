@@ -1,0 +1,275 @@
+// One pass of the timing wheel: fire due jobs, then act on due runs (dispatch, retry, expired
+// leases), then hand the dispatchable runs to the queue.
+
+import { windowAllowances } from "../../../src/core/fair-share";
+import { MAX_AHEAD_JOBS_PER_TICK, queueAheadRuns } from "../dispatch/ahead";
+import { inFlightByTenant } from "../dispatch/budget";
+import { dispatchRuns, type SentRun } from "../dispatch/queue-hand-off";
+import { admitFlowControlled } from "../flow/flow-admission";
+import { getJob, getJobs, type ShardJobRow } from "../jobs/held-jobs";
+import { applyFailure } from "../runs/attempt-outcomes";
+import { getRuns, heldByPause, moveRun, type RunRow } from "../runs/run-store";
+import { readDueRuns } from "./fair-due-runs";
+import { fireDueJob } from "./firing";
+import type { TickSettings } from "./pass-settings";
+
+const JOBS_PER_QUERY = 500;
+const MAX_JOBS_PER_TICK = 5_000;
+const MAX_RUNS_PER_TICK = 5_000;
+/**
+ * A run re-sent this many times without ever being claimed is dead-lettered (poison). With the
+ * lease doubling on every re-send (capped), that is about 17 minutes at the default 30 s lease.
+ */
+const MAX_DISPATCHES_PER_ATTEMPT = 8;
+
+export interface TickSummary {
+  firedJobs: number;
+  /** Jobs whose next instant's run was created and sent ahead of it (./ahead.ts). */
+  queuedAhead: number;
+  dispatched: number;
+  sendFailures: number;
+  more: boolean;
+  /** Due runs were left waiting: their tenants' shares of the dispatch window were in use. */
+  backpressured: boolean;
+  /** The runs delivered to the queue, with their instants: the window measures their queue delay. */
+  sent: SentRun[];
+}
+
+/** Rows read past the window's room: leases, retries and tenants under their share. */
+const COLLECT_SLACK_ROWS = 100;
+
+export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: number): Promise<TickSummary> {
+  const summary: TickSummary = {
+    firedJobs: 0,
+    queuedAhead: 0,
+    dispatched: 0,
+    sendFailures: 0,
+    more: false,
+    backpressured: false,
+    sent: [],
+  };
+  summary.firedJobs = fireDueJobs(sql, settings, nowMs);
+  if (summary.firedJobs >= MAX_JOBS_PER_TICK) summary.more = true;
+  const { toDispatch, backpressured, roomLeft, jobs } = collectDueRuns(sql, settings, nowMs);
+  if (toDispatch.length >= MAX_RUNS_PER_TICK) summary.more = true;
+  summary.backpressured = backpressured;
+  // After collectDueRuns, so the runs created here are sent once, below, not read again there.
+  // Inside the window: only as many as it has room for once the due runs are sent; the other
+  // jobs' instants fire at the instant, as without dispatch ahead.
+  const ahead = queueAhead(sql, settings, nowMs, jobs, roomLeft);
+  summary.queuedAhead = ahead.jobs;
+  if (ahead.jobs >= MAX_AHEAD_JOBS_PER_TICK) summary.more = true;
+  const toSend = toDispatch.concat(ahead.runs);
+  // Flow control: runs over a key's or their tenant's limits wait (flow-admission.ts). A run sent
+  // ahead takes its permits when it is sent: conservative, never over a limit.
+  const admitted = settings.admission
+    ? await admitFlowControlled(sql, settings.admission, toSend, jobs, nowMs)
+    : toSend;
+  const sent = await dispatchRuns(sql, settings, admitted, jobs, nowMs);
+  summary.dispatched = sent.dispatched;
+  summary.sent = sent.sent;
+  summary.sendFailures = sent.failed;
+  return summary;
+}
+
+function fireDueJobs(sql: SqlStorage, settings: TickSettings, nowMs: number): number {
+  let fired = 0;
+  while (fired < MAX_JOBS_PER_TICK) {
+    const jobs = sql
+      .exec<ShardJobRow>(
+        "SELECT * FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms <= ? ORDER BY next_fire_ms LIMIT ?",
+        nowMs,
+        JOBS_PER_QUERY,
+      )
+      .toArray();
+    if (jobs.length === 0) break;
+    for (const job of jobs) {
+      settings.beforeFire?.(fired);
+      fireDueJob(sql, job, nowMs, "tick");
+      fired += 1;
+    }
+  }
+  return fired;
+}
+
+/** Creates the runs of instants within the lead window; returns them, their jobs added to `jobs`. */
+function queueAhead(
+  sql: SqlStorage,
+  settings: TickSettings,
+  nowMs: number,
+  jobs: Map<string, ShardJobRow | null>,
+  room: number,
+): { jobs: number; runs: RunRow[] } {
+  const queued = room > 0 ? queueAheadRuns(sql, settings.leadMs, nowMs, room) : [];
+  if (queued.length === 0) return { jobs: 0, runs: [] };
+  for (const job of queued) jobs.set(job.job_id, job);
+  const runs = getRuns(
+    sql,
+    queued.flatMap((job) => (job.runId === null ? [] : [job.runId])),
+  );
+  return { jobs: queued.length, runs: [...runs.values()] };
+}
+
+/** Whether a due row of this state becomes a send (the rest only change state). */
+function wantsSend(run: RunRow): boolean {
+  switch (run.state) {
+    case "ACQUIRED":
+    case "DISPATCHED":
+      return run.dispatch_count < MAX_DISPATCHES_PER_ATTEMPT;
+    case "RETRYING":
+    case "SCHEDULED":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * The rows to send in this pass: each tenant's allowance of the window (src/core/fair-share.ts),
+ * spent on its rows in the order read. Returns the picked run ids and the room the window has
+ * left for runs sent ahead.
+ */
+function pickSends(
+  settings: TickSettings,
+  runs: RunRow[],
+  inFlight: Map<string, number>,
+): { picked: Set<string>; roomLeft: number; heldBack: boolean } {
+  const due = new Map<string, number>();
+  for (const run of runs) if (wantsSend(run)) due.set(run.tenant_id, (due.get(run.tenant_id) ?? 0) + 1);
+  const tenants = new Set([...due.keys(), ...inFlight.keys()]);
+  const allowances = windowAllowances(
+    settings.window,
+    [...tenants].map((tenantId) => ({
+      tenantId,
+      inFlight: inFlight.get(tenantId) ?? 0,
+      due: due.get(tenantId) ?? 0,
+      weight: settings.tenantWeight?.(tenantId) ?? 1,
+    })),
+  );
+  const picked = new Set<string>();
+  let heldBack = false;
+  for (const run of runs) {
+    if (!wantsSend(run)) continue;
+    const left = allowances.get(run.tenant_id) ?? 0;
+    if (left <= 0) {
+      heldBack = true;
+      continue;
+    }
+    allowances.set(run.tenant_id, left - 1);
+    picked.add(run.run_id);
+  }
+  let inUse = picked.size;
+  for (const count of inFlight.values()) inUse += count;
+  return { picked, roomLeft: Math.max(0, settings.window - inUse), heldBack };
+}
+
+/**
+ * Moves due runs along; returns the ones to send now, each tenant's bounded by its share of the
+ * dispatch window (./budget.ts), and the room left in the window for runs sent ahead.
+ */
+function collectDueRuns(
+  sql: SqlStorage,
+  settings: TickSettings,
+  nowMs: number,
+): {
+  toDispatch: RunRow[];
+  backpressured: boolean;
+  roomLeft: number;
+  jobs: Map<string, ShardJobRow | null>;
+} {
+  const inFlight = inFlightByTenant(sql, nowMs);
+  let inUse = 0;
+  for (const count of inFlight.values()) inUse += count;
+  // Reading 5,000 rows to send a few is what made a backpressured shard busy: read what the
+  // window has room for, plus some rows for leases and retries that only change state, and for
+  // the tenants under their share (fair-share.ts reads every tenant with work due its share).
+  const runs = readDueRuns(
+    sql,
+    nowMs,
+    Math.min(MAX_RUNS_PER_TICK, Math.max(0, settings.window - inUse) + COLLECT_SLACK_ROWS),
+  );
+  const { picked, roomLeft, heldBack } = pickSends(settings, runs, inFlight);
+  // The jobs of the rows to send, in one statement; the job is read for any other row only when it
+  // is acted on: under backpressure most due rows are SCHEDULED runs left waiting, and reading
+  // their jobs on every pass was a fifth of a burst's CPU.
+  const jobs = new Map<string, ShardJobRow | null>(
+    picked.size > 0
+      ? getJobs(
+          sql,
+          runs.filter((run) => picked.has(run.run_id)).map((run) => run.job_id),
+        )
+      : [],
+  );
+  const jobOf = (jobId: string) => {
+    if (!jobs.has(jobId)) jobs.set(jobId, getJob(sql, jobId));
+    return jobs.get(jobId) ?? null;
+  };
+  const toDispatch: RunRow[] = [];
+  const sendIfPicked = (run: RunRow) => {
+    if (picked.has(run.run_id) && isDispatchable(sql, jobOf(run.job_id), run, nowMs)) toDispatch.push(run);
+  };
+  for (const run of runs) {
+    switch (run.state) {
+      case "RUNNING":
+        expireRunningLease(sql, jobOf(run.job_id), run, nowMs);
+        break;
+      case "ACQUIRED":
+      case "DISPATCHED":
+        if (run.dispatch_count >= MAX_DISPATCHES_PER_ATTEMPT) {
+          moveRun(sql, run, "DEAD_LETTERED", `never claimed after ${run.dispatch_count} dispatches`, nowMs, {
+            due_at_ms: null,
+            dlq_pending: 1,
+            dlq_reason: "lease_expired",
+          });
+          break;
+        }
+        moveRun(sql, run, "SCHEDULED", "dispatch lease expired before a claim", nowMs);
+        sendIfPicked(run);
+        break;
+      case "RETRYING":
+        moveRun(sql, run, "SCHEDULED", "retry due", nowMs, { attempt: run.attempt + 1, dispatch_count: 0 });
+        sendIfPicked(run);
+        break;
+      case "SCHEDULED":
+        sendIfPicked(run);
+        break;
+      default:
+        // A terminal run with a timer left over: clear it so it never comes back.
+        sql.exec("UPDATE runs SET due_at_ms = NULL WHERE run_id = ?", run.run_id);
+    }
+  }
+  return { toDispatch, backpressured: heldBack, roomLeft, jobs };
+}
+
+function expireRunningLease(sql: SqlStorage, job: ShardJobRow | null, run: RunRow, nowMs: number): void {
+  applyFailure(
+    sql,
+    job,
+    run,
+    {
+      kind: "retryable",
+      status: null,
+      // A long-running target's lease is its heartbeat timeout, renewed by each heartbeat.
+      error:
+        run.accepted_at_ms === null
+          ? "no outcome within the run's timeout (lease expired)"
+          : "no heartbeat or completion within the job's heartbeat_timeout (lease expired)",
+      retryAfterMs: null,
+      durationMs: 0,
+    },
+    nowMs,
+  );
+}
+
+/** Cancels a due run whose job is gone or paused (see heldByPause); true when it may be dispatched. */
+function isDispatchable(sql: SqlStorage, job: ShardJobRow | null, run: RunRow, nowMs: number): boolean {
+  if (job === null || job.status === "DELETED") {
+    moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
+    return false;
+  }
+  if (heldByPause(job.status, run)) {
+    moveRun(sql, run, "CANCELLED", "job paused", nowMs, { due_at_ms: null });
+    return false;
+  }
+  return true;
+}

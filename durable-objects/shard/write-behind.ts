@@ -1,0 +1,95 @@
+// Writes what changed in a shard in batches, off the dispatch path: run history into the shard's
+// own history records (./history/records.ts), statuses the shard decided (COMPLETED, PAUSED after
+// failures) to D1, and dead letters to the dead-letter queue (./runs/dead-letter-sends.ts).
+// Everything stays marked in the shard's SQLite until written, so a failure only delays it.
+import { type JobStores, jobStores } from "../../src/db/databases";
+import { applyShardJobStatusesAcross } from "../../src/db/job-store";
+import { recordHistory } from "./history/records";
+import type { ShardJobRow } from "./jobs/held-jobs";
+import { sendDeadLetters } from "./runs/dead-letter-sends";
+
+const RUNS_PER_FLUSH = 2_000;
+const JOBS_PER_FLUSH = 2_000;
+/**
+ * A run handed to the execution path (or waiting to retry) is written once it has sat unchanged
+ * this long; a run that reached a state with no timer (terminal, or waiting) is written at once;
+ * a run still waiting in the wheel (SCHEDULED) is written when it moves on. Most runs finish within
+ * a second, so their history record is written once instead of once per state.
+ */
+export const IN_FLIGHT_FLUSH_AFTER_MS = 1_000;
+
+export interface WriteBehindSummary {
+  runs: number;
+  jobs: number;
+  deadLetters: number;
+  pausedJobs: { jobId: string; tenantId: string; version: number; reason: string }[];
+}
+
+/** One write-behind pass: history into the shard's records, job statuses to D1, dead letters out. */
+export async function writeBehind(sql: SqlStorage, env: Env, shard: number): Promise<WriteBehindSummary> {
+  const summary: WriteBehindSummary = { runs: 0, jobs: 0, deadLetters: 0, pausedJobs: [] };
+  summary.runs = flushRuns(sql);
+  const jobs = await flushJobStatuses(sql, jobStores(env));
+  summary.jobs = jobs.length;
+  summary.pausedJobs = jobs
+    .filter((job) => job.status === "PAUSED" && job.pause_reason !== null)
+    .map((job) => ({
+      jobId: job.job_id,
+      tenantId: job.tenant_id,
+      version: job.version,
+      reason: job.pause_reason ?? "",
+    }));
+  // Never throws for a failed send: the rest of the alarm (pause alerts above all) goes on.
+  summary.deadLetters = (await sendDeadLetters(sql, env.DEAD_LETTER_QUEUE, shard, Date.now())).sent;
+  return summary;
+}
+
+/**
+ * Copies the runs that changed into the shard's own history (./history/records.ts): synchronous and
+ * local, so nothing can interleave between the copy and clearing the marks.
+ */
+function flushRuns(sql: SqlStorage): number {
+  // Two queries, each on its partial index (an OR of the two would scan every run).
+  const settled = sql
+    .exec<{ run_id: string }>(
+      "SELECT run_id FROM runs WHERE dirty = 1 AND due_at_ms IS NULL LIMIT ?",
+      RUNS_PER_FLUSH,
+    )
+    .toArray();
+  const rows = settled.concat(
+    sql
+      .exec<{ run_id: string }>(
+        "SELECT run_id FROM runs WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED' AND updated_at_ms <= ? LIMIT ?",
+        Date.now() - IN_FLIGHT_FLUSH_AFTER_MS,
+        RUNS_PER_FLUSH - settled.length,
+      )
+      .toArray(),
+  );
+  if (rows.length === 0) return 0;
+  const runIds = JSON.stringify(rows.map((run) => run.run_id));
+  recordHistory(
+    sql,
+    rows.map((run) => run.run_id),
+  );
+  sql.exec("UPDATE runs SET dirty = 0 WHERE run_id IN (SELECT value FROM json_each(?))", runIds);
+  return rows.length;
+}
+
+async function flushJobStatuses(sql: SqlStorage, stores: JobStores): Promise<ShardJobRow[]> {
+  const jobs = sql
+    .exec<ShardJobRow>("SELECT * FROM jobs WHERE status_dirty = 1 LIMIT ?", JOBS_PER_FLUSH)
+    .toArray();
+  if (jobs.length === 0) return [];
+  await applyShardJobStatusesAcross(
+    stores,
+    jobs.map((job) => ({ id: job.job_id, status: job.status, version: job.version })),
+    Date.now(),
+  );
+  sql.exec(
+    `UPDATE jobs SET status_dirty = 0
+     FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS status FROM json_each(?)) AS written
+     WHERE jobs.job_id = written.id AND jobs.status = written.status`,
+    JSON.stringify(jobs.map((job) => [job.job_id, job.status])),
+  );
+  return jobs;
+}

@@ -1,0 +1,11 @@
+import type { Problem } from "../../core/errors";
+
+export { EdgecronError, type FieldError, type Problem, toProblem } from "../../core/errors";
+export { fieldErrorsOf, joinPath, validationError } from "../../core/field-errors";
+
+export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { "content-type": "application/problem+json", ...headers },
+  });
+}

@@ -1,0 +1,67 @@
+// The body of POST /v2/batch: a JSON array of `{destination, headers, body, queue?}`, as the
+// client sends it (header names lower-cased), read into one message's parts per item.
+import { MAX_BODY_BYTES } from "../http/body";
+import { EdgecronError } from "../http/problem";
+import { badRequest } from "./errors";
+import type { HeaderError } from "./headers";
+import { isQueueName, QUEUE_NAME_MESSAGE } from "./queues";
+
+export const MAX_BATCH_MESSAGES = 1000;
+
+export interface BatchItem {
+  destination: string;
+  headers: Headers;
+  body: Uint8Array;
+  queueName: string | null;
+}
+
+export async function readBatchBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (new TextEncoder().encode(text).byteLength > MAX_BODY_BYTES) {
+    throw new EdgecronError("payload_too_large", "The batch body is over 1 MiB");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new EdgecronError("invalid_json", "body: must be a JSON array of {destination, headers, body}");
+  }
+}
+
+/** The items of a batch body; a 400 names every item that is not `{destination, headers?, body?}`. */
+export function batchItemsOf(value: unknown): BatchItem[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_BATCH_MESSAGES) {
+    throw badRequest([
+      { header: "body", message: `must be a JSON array of 1 to ${MAX_BATCH_MESSAGES} messages` },
+    ]);
+  }
+  const errors: HeaderError[] = [];
+  const items = value.map((raw, index): BatchItem => {
+    const item = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+    const headers = new Headers();
+    if (typeof item.destination !== "string")
+      errors.push({ header: `[${index}] destination`, message: "must be a string" });
+    if (item.queue !== undefined && (typeof item.queue !== "string" || !isQueueName(item.queue)))
+      errors.push({ header: `[${index}] queue`, message: QUEUE_NAME_MESSAGE });
+    if (item.body !== undefined && typeof item.body !== "string")
+      errors.push({ header: `[${index}] body`, message: "must be a string" });
+    if (item.headers !== undefined && (typeof item.headers !== "object" || item.headers === null)) {
+      errors.push({ header: `[${index}] headers`, message: "must be an object of header names to strings" });
+    }
+    for (const [name, headerValue] of Object.entries((item.headers ?? {}) as Record<string, unknown>)) {
+      try {
+        headers.set(name, String(headerValue));
+      } catch {
+        errors.push({ header: `[${index}] headers.${name}`, message: "is not a valid header" });
+      }
+    }
+    const body = new TextEncoder().encode(typeof item.body === "string" ? item.body : "");
+    return {
+      destination: typeof item.destination === "string" ? item.destination : "",
+      headers,
+      body,
+      queueName: typeof item.queue === "string" ? item.queue : null,
+    };
+  });
+  if (errors.length > 0) throw badRequest(errors);
+  return items;
+}

@@ -1,0 +1,185 @@
+// `context.waitForEvent` and `notify`: POST /v2/wait/{eventId} stores the run's waiter and
+// publishes its timeout as a delayed step message of the run (hidden from the run's steps until
+// its deadline: GET /v2/workflows/runs); POST /v2/notify/[{runId}/]{eventId} wakes every waiter
+// with a step message carrying the event's data and deletes its timeout message.
+import { Hono } from "hono";
+import { base64OfText } from "../../core/encoding";
+import { jobStores } from "../../db/databases";
+import { findStoredJob } from "../../db/job-store";
+import { deleteWorkflowStep } from "../../db/qstash-workflow-runs";
+import {
+  listWorkflowWaiters,
+  takeWorkflowWaiter,
+  upsertWorkflowWaiter,
+  type WorkflowWaiterRow,
+} from "../../db/qstash-workflow-waiters";
+import { saveJobVersion } from "../../service/job-writes";
+import type { AppEnv } from "../http/app-env";
+import { badRequest } from "./errors";
+import { parseQstashDurationMs } from "./headers";
+import { prepareMessage } from "./message-service";
+import { storeMessages } from "./publish";
+
+/** The SDK's default wait. */
+const DEFAULT_TIMEOUT_MS = 7 * 86_400_000;
+export const WAIT_TIMEOUT_CALL_TYPE = "wait-timeout";
+
+export const workflowEvents = new Hono<AppEnv>();
+
+interface WaitRequest {
+  url: string;
+  timeoutMs: number;
+  timeoutUrl: string;
+  headers: Record<string, string>;
+  step: Record<string, unknown>;
+  runId: string;
+}
+
+function readWaitRequest(value: unknown): WaitRequest {
+  const body = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
+  const errors: { header: string; message: string }[] = [];
+  const headers: Record<string, string> = {};
+  const rawHeaders = body.timeoutHeaders;
+  if (typeof rawHeaders === "object" && rawHeaders !== null) {
+    for (const [name, values] of Object.entries(rawHeaders)) {
+      const first = Array.isArray(values) ? values[0] : values;
+      if (typeof first === "string") headers[name.toLowerCase()] = first;
+    }
+  }
+  const runId = headers["upstash-workflow-runid"] ?? "";
+  if (typeof body.url !== "string") errors.push({ header: "url", message: "must be the workflow's URL" });
+  if (runId === "") errors.push({ header: "timeoutHeaders", message: "must carry Upstash-Workflow-Runid" });
+  if (typeof body.step !== "object" || body.step === null)
+    errors.push({ header: "step", message: "must be the wait step" });
+  const timeout = body.timeout;
+  const timeoutMs =
+    timeout === undefined
+      ? DEFAULT_TIMEOUT_MS
+      : typeof timeout === "number"
+        ? timeout * 1_000
+        : typeof timeout === "string"
+          ? parseQstashDurationMs(timeout)
+          : null;
+  if (timeoutMs === null)
+    errors.push({ header: "timeout", message: 'must be a duration such as "10s" or "7d"' });
+  if (errors.length > 0) throw badRequest(errors);
+  const url = body.url as string;
+  return {
+    url,
+    timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutUrl: typeof body.timeoutUrl === "string" ? body.timeoutUrl : url,
+    headers,
+    step: body.step as Record<string, unknown>,
+    runId,
+  };
+}
+
+workflowEvents.post("/wait/:eventId", async (c) => {
+  const tenantId = c.get("tenantId");
+  const eventId = c.req.param("eventId");
+  const nowMs = Date.now();
+  const wait = readWaitRequest(await c.req.json().catch(() => null));
+  const timeoutStep = { ...wait.step, waitEventId: eventId, waitTimeout: true };
+  const [messageId] = await publishStep(
+    c.env,
+    tenantId,
+    wait.timeoutUrl,
+    wait.headers,
+    timeoutStep,
+    nowMs,
+    wait.timeoutMs,
+  );
+  await upsertWorkflowWaiter(c.env.DB, {
+    tenant_id: tenantId,
+    event_id: eventId,
+    run_id: wait.runId,
+    url: wait.url,
+    headers: JSON.stringify(wait.headers),
+    step: JSON.stringify(wait.step),
+    timeout_message_id: messageId ?? "",
+    deadline_ms: nowMs + wait.timeoutMs,
+    created_at_ms: nowMs,
+  });
+  return c.json({});
+});
+
+workflowEvents.post("/notify/:eventId", async (c) =>
+  c.json(await notify(c.env, c.get("tenantId"), c.req.param("eventId"), await c.req.text(), undefined)),
+);
+workflowEvents.post("/notify/:runId/:eventId", async (c) =>
+  c.json(
+    await notify(c.env, c.get("tenantId"), c.req.param("eventId"), await c.req.text(), c.req.param("runId")),
+  ),
+);
+
+workflowEvents.get("/waiters/:eventId", async (c) => {
+  const nowMs = Date.now();
+  const waiters = await listWorkflowWaiters(c.env.DB, c.get("tenantId"), c.req.param("eventId"));
+  return c.json(waiters.filter((waiter) => waiter.deadline_ms > nowMs).map(waiterView));
+});
+
+function waiterView(waiter: WorkflowWaiterRow) {
+  const headers = JSON.parse(waiter.headers) as Record<string, string>;
+  return {
+    url: waiter.url,
+    deadline: Math.floor(waiter.deadline_ms / 1_000),
+    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    timeoutUrl: waiter.url,
+    timeoutHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+  };
+}
+
+/** Wakes each waiter still waiting (before its deadline) with the event's data. */
+async function notify(env: Env, tenantId: string, eventId: string, data: string, runId: string | undefined) {
+  const nowMs = Date.now();
+  const woken = [];
+  for (const waiter of await listWorkflowWaiters(env.DB, tenantId, eventId, runId)) {
+    if (waiter.deadline_ms <= nowMs || !(await takeWorkflowWaiter(env.DB, tenantId, eventId, waiter.run_id)))
+      continue;
+    await cancelTimeout(env, waiter, nowMs);
+    const step = {
+      ...(JSON.parse(waiter.step) as object),
+      waitEventId: eventId,
+      out: base64OfText(data),
+      waitTimeout: false,
+    };
+    const headers = JSON.parse(waiter.headers) as Record<string, string>;
+    const [messageId] = await publishStep(env, tenantId, waiter.url, headers, step, nowMs, 0);
+    woken.push({ waiter: waiterView(waiter), messageId });
+  }
+  return woken;
+}
+
+async function cancelTimeout(env: Env, waiter: WorkflowWaiterRow, nowMs: number): Promise<void> {
+  await deleteWorkflowStep(env.DB, waiter.tenant_id, waiter.run_id, waiter.timeout_message_id);
+  const job = await findStoredJob(jobStores(env), waiter.tenant_id, waiter.timeout_message_id);
+  if (job !== null && job.status === "ACTIVE") await saveJobVersion(env, job, { status: "DELETED" }, nowMs);
+}
+
+/** Publishes a step message of the run as the SDK would; a delayed one is a wait's timeout. */
+async function publishStep(
+  env: Env,
+  tenantId: string,
+  url: string,
+  headers: Record<string, string>,
+  step: object,
+  nowMs: number,
+  delayMs: number,
+): Promise<string[]> {
+  const request = new Headers(headers);
+  request.set("upstash-workflow-calltype", "step");
+  if (delayMs > 0) request.set("upstash-delay", `${delayMs}ms`);
+  const prepared = await prepareMessage({
+    env,
+    tenantId,
+    destination: url,
+    headers: request,
+    body: new TextEncoder().encode(JSON.stringify(step)),
+    nowMs,
+  });
+  if (delayMs > 0 && prepared.kind === "new" && prepared.workflow !== undefined) {
+    prepared.workflow.step.callType = WAIT_TIMEOUT_CALL_TYPE;
+  }
+  const answers = await storeMessages(env, [prepared], { tenantId, nowMs });
+  return answers.map((answer) => answer.messageId);
+}

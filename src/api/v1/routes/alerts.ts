@@ -1,0 +1,93 @@
+import { createRoute } from "@hono/zod-openapi";
+import { acknowledgeAlert, alertResource, listAlerts, resolveAlert } from "../../../db/alerts";
+import { requireForeignId } from "../../../service/ids";
+import { tenantScope } from "../../http/auth";
+import { decodeTimeCursor, encodeCursor, pageOf } from "../../http/cursor";
+import { EdgecronError } from "../../http/problem";
+import { alertPageSchema, alertSchema, listAlertsQuerySchema } from "../openapi/components";
+import {
+  apiRouter,
+  defineRoute,
+  idParams,
+  json,
+  problems,
+  TENANT_ERRORS,
+  tenantHeaders,
+} from "../openapi/define";
+
+function alertNotFound(id?: string): EdgecronError {
+  return new EdgecronError("alert_not_found", id === undefined ? "No such alert" : `No alert ${id}`);
+}
+
+export const alerts = apiRouter();
+
+alerts.use("*", tenantScope);
+
+defineRoute(
+  alerts,
+  createRoute({
+    method: "get",
+    path: "/",
+    operationId: "listAlerts",
+    summary: "List alerts, newest first (filter by kind and state)",
+    tags: ["alerts"],
+    request: { query: listAlertsQuerySchema, headers: tenantHeaders },
+    responses: {
+      200: json(alertPageSchema, "A page of alerts"),
+      ...problems(...TENANT_ERRORS, "validation_failed", "invalid_cursor"),
+    },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const rows = await listAlerts(c.env.DB, c.get("tenantId"), {
+      kind: query.kind,
+      state: query.state,
+      cursor: decodeTimeCursor(query.cursor),
+      limit: query.limit + 1,
+    });
+    const { page, nextCursor } = pageOf(rows, query.limit, (row) =>
+      encodeCursor([row.created_at_ms, row.id]),
+    );
+    return c.json({ data: page.map(alertResource), next_cursor: nextCursor });
+  },
+);
+
+/** Acknowledge and resolve: tenant-scoped, idempotent (the first time stays), 200 with the alert. */
+const ACTIONS = [
+  {
+    path: "/{id}/ack",
+    operationId: "acknowledgeAlert",
+    summary: "Acknowledge an alert: seen, still unresolved (a resolved alert stays resolved)",
+    apply: acknowledgeAlert,
+  },
+  {
+    path: "/{id}/resolve",
+    operationId: "resolveAlert",
+    summary: "Resolve an alert",
+    apply: resolveAlert,
+  },
+] as const;
+
+for (const action of ACTIONS) {
+  defineRoute(
+    alerts,
+    createRoute({
+      method: "post",
+      path: action.path,
+      operationId: action.operationId,
+      summary: action.summary,
+      tags: ["alerts"],
+      request: { params: idParams("alt_3f9a0c0d1e2f4a5b6c7d8e9f0a1b2c3d"), headers: tenantHeaders },
+      responses: {
+        200: json(alertSchema, "The alert as it stands now"),
+        ...problems(...TENANT_ERRORS, "alert_not_found"),
+      },
+    }),
+    async (c) => {
+      const id = requireForeignId(c.req.param("id"), alertNotFound());
+      const row = await action.apply(c.env.DB, c.get("tenantId"), id, Date.now());
+      if (row === null) throw alertNotFound(id);
+      return c.json(alertResource(row));
+    },
+  );
+}

@@ -1,0 +1,89 @@
+import { createRoute } from "@hono/zod-openapi";
+import { deadLetterResource, findDeadLetter, listDeadLetters } from "../../../db/dead-letters";
+import { requireForeignId } from "../../../service/ids";
+import { redriveDeadLetter } from "../../../service/redrive";
+import { tenantScope } from "../../http/auth";
+import { decodeTimeCursor, encodeCursor, pageOf } from "../../http/cursor";
+import { EdgecronError } from "../../http/problem";
+import { deadLetterPageSchema, listDeadLettersQuerySchema, redriveResultSchema } from "../openapi/components";
+import {
+  apiRouter,
+  defineRoute,
+  idParams,
+  json,
+  problems,
+  TENANT_ERRORS,
+  tenantHeaders,
+} from "../openapi/define";
+
+function deadLetterNotFound(id?: string): EdgecronError {
+  return new EdgecronError(
+    "dead_letter_not_found",
+    id === undefined ? "No such dead letter" : `No dead letter ${id}`,
+  );
+}
+
+export const deadLetters = apiRouter();
+
+deadLetters.use("*", tenantScope);
+
+defineRoute(
+  deadLetters,
+  createRoute({
+    method: "get",
+    path: "/",
+    operationId: "listDeadLetters",
+    summary: "List dead letters, newest first",
+    tags: ["dead-letters"],
+    request: { query: listDeadLettersQuerySchema, headers: tenantHeaders },
+    responses: {
+      200: json(deadLetterPageSchema, "A page of dead letters"),
+      ...problems(...TENANT_ERRORS, "validation_failed", "invalid_cursor"),
+    },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const rows = await listDeadLetters(c.env.DB, c.get("tenantId"), {
+      jobId: query.job_id,
+      cursor: decodeTimeCursor(query.cursor),
+      limit: query.limit + 1,
+    });
+    const { page, nextCursor } = pageOf(rows, query.limit, (row) =>
+      encodeCursor([row.created_at_ms, row.id]),
+    );
+    return c.json({ data: page.map(deadLetterResource), next_cursor: nextCursor });
+  },
+);
+
+/** One new attempt of the letter's run (see redriveDeadLetter). */
+defineRoute(
+  deadLetters,
+  createRoute({
+    method: "post",
+    path: "/{id}/redrive",
+    operationId: "redriveDeadLetter",
+    summary: "Redrive a dead letter: one new attempt of its run",
+    tags: ["dead-letters"],
+    request: { params: idParams("dl_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
+    responses: {
+      202: json(redriveResultSchema, "The new attempt is scheduled"),
+      ...problems(
+        ...TENANT_ERRORS,
+        "dead_letter_not_found",
+        "already_redriven",
+        "run_not_found",
+        "run_not_retryable",
+        "job_deleted",
+        "shard_unavailable",
+      ),
+    },
+  }),
+  async (c) => {
+    const id = requireForeignId(c.req.param("id"), deadLetterNotFound());
+    const tenantId = c.get("tenantId");
+    const letter = await findDeadLetter(c.env.DB, tenantId, id);
+    if (letter === null) throw deadLetterNotFound(id);
+    const result = await redriveDeadLetter(c.env, tenantId, letter);
+    return c.json({ run_id: result.runId, attempt: result.attempt, dead_letter_id: id }, 202);
+  },
+);

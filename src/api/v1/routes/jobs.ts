@@ -1,0 +1,179 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { calendarSetsFor } from "../../../db/calendars";
+import { jobStores } from "../../../db/databases";
+import { findJobByIdempotencyKeyAcross, insertStoredJobs, listJobsAcross } from "../../../db/job-store";
+import type { StoredJob } from "../../../db/jobs";
+import { admitJobCreates } from "../../../service/admission";
+import { checkJobInput, newStoredJob, pushAndMarkSynced } from "../../../service/job-writes";
+import { allowsPrivateTargets } from "../../../service/private-targets";
+import { targetBindingAccess } from "../../../service/target-bindings";
+import type { AppEnv } from "../../http/app-env";
+import { tenantScope } from "../../http/auth";
+import { readJsonBody } from "../../http/body";
+import { decodeCursor, encodeCursor, pageOf } from "../../http/cursor";
+import { type Idempotency, idempotencyConflict, readIdempotency } from "../../http/idempotency";
+import { validationError } from "../../http/problem";
+import { loadJob } from "../job-loader";
+import {
+  getJobQuerySchema,
+  jobCreateSchema,
+  jobPageSchema,
+  jobSchema,
+  listJobsQuerySchema,
+} from "../openapi/components";
+import {
+  apiRouter,
+  BODY_ERRORS,
+  createHeaders,
+  defineRoute,
+  idParams,
+  json,
+  jsonBody,
+  problems,
+  TENANT_ERRORS,
+  tenantHeaders,
+} from "../openapi/define";
+import { jobResource, jobResponse } from "../views/job-view";
+import { jobBatch } from "./job-batch";
+import { jobBulk } from "./job-bulk";
+import { jobOperations } from "./job-operations";
+import { jobRuns } from "./runs";
+
+export const jobs = apiRouter();
+
+jobs.use("*", tenantScope);
+jobs.route("/batch", jobBatch);
+jobs.route("/bulk", jobBulk);
+
+defineRoute(
+  jobs,
+  createRoute({
+    method: "post",
+    path: "/",
+    operationId: "createJob",
+    summary: "Create a job",
+    tags: ["jobs"],
+    request: { headers: createHeaders, body: jsonBody(jobCreateSchema) },
+    responses: {
+      201: json(
+        jobSchema,
+        "The new job (ETag: its version; Location: its URL); a replay under the same Idempotency-Key answers the same",
+      ),
+      ...problems(
+        ...TENANT_ERRORS,
+        ...BODY_ERRORS,
+        "idempotency_conflict",
+        "tenant_limit_exceeded",
+        "tenant_suspended",
+      ),
+    },
+  }),
+  async (c) => {
+    const input = await readJsonBody(c);
+    const nowMs = Date.now();
+    const idempotency = await readIdempotency(c, input);
+    if (idempotency !== null) {
+      const replay = await replayIfKnown(c, idempotency);
+      if (replay !== null) return replay;
+    }
+    const calendars = await calendarSetsFor(c.env.DB, c.get("tenantId"), [input as { calendars?: string[] }]);
+    const check = checkJobInput(input, nowMs, [], {
+      allowPrivate: allowsPrivateTargets(c.env),
+      calendars,
+      targets: targetBindingAccess(c.env, c.get("tenantId")),
+    });
+    if (!check.ok) throw validationError(check.errors);
+    await admitJobCreates(c.env, c.get("tenantId"), 1, nowMs);
+    const job = newStoredJob(c.env, c.get("tenantId"), check.spec, nowMs, idempotency);
+    try {
+      await insertStoredJobs(jobStores(c.env), [job]);
+    } catch (error) {
+      // Two concurrent creates with one key: the unique index lets exactly one in.
+      const replay = idempotency === null ? null : await replayIfKnown(c, idempotency);
+      if (replay !== null) return replay;
+      throw error;
+    }
+    await pushAndMarkSynced(c.env, [job]);
+    return jobResponse(c, job, { nowMs, status: 201, calendars });
+  },
+);
+
+defineRoute(
+  jobs,
+  createRoute({
+    method: "get",
+    path: "/",
+    operationId: "listJobs",
+    summary: "List jobs, newest first",
+    tags: ["jobs"],
+    request: { query: listJobsQuerySchema, headers: tenantHeaders },
+    responses: {
+      200: json(jobPageSchema, "A page of jobs"),
+      ...problems(...TENANT_ERRORS, "validation_failed", "invalid_cursor"),
+    },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
+    const rows = await listJobsAcross(jobStores(c.env), c.get("tenantId"), {
+      status: query.status,
+      namePrefix: query.name,
+      beforeId,
+      limit: query.limit + 1,
+    });
+    const { page, nextCursor } = pageOf(rows, query.limit, (job) => encodeCursor([job.id]));
+    const nowMs = Date.now();
+    const calendars = await calendarSetsFor(
+      c.env.DB,
+      c.get("tenantId"),
+      page.map((job) => job.spec),
+    );
+    return c.json({
+      data: page.map((job) => jobResource(job, nowMs, undefined, calendars)),
+      next_cursor: nextCursor,
+    });
+  },
+);
+
+defineRoute(
+  jobs,
+  createRoute({
+    method: "get",
+    path: "/{id}",
+    operationId: "getJob",
+    summary: "Read a job with its next fire times",
+    tags: ["jobs"],
+    request: {
+      params: idParams("job_01JDXS3M0000000000000000AB"),
+      query: getJobQuerySchema,
+      headers: tenantHeaders,
+    },
+    responses: {
+      200: json(jobSchema, "The job (ETag: its version)"),
+      ...problems(...TENANT_ERRORS, "job_not_found", "validation_failed"),
+    },
+  }),
+  async (c) => {
+    const job = await loadJob(c);
+    const query = c.req.valid("query");
+    const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [job.spec]);
+    return jobResponse(c, job, { fireCount: query.next, calendars });
+  },
+);
+
+jobs.route("/", jobOperations);
+jobs.route("/", jobRuns);
+
+/** Same key + same body: the stored job again; same key + another body: 422. */
+async function replayIfKnown(c: Context<AppEnv>, idempotency: Idempotency): Promise<Response | null> {
+  const existing: StoredJob | null = await findJobByIdempotencyKeyAcross(
+    jobStores(c.env),
+    c.get("tenantId"),
+    idempotency.key,
+  );
+  if (existing === null) return null;
+  if (existing.requestHash !== idempotency.requestHash) throw idempotencyConflict();
+  c.header("Idempotent-Replayed", "true");
+  return jobResponse(c, existing, { status: 201 });
+}

@@ -1,0 +1,154 @@
+import { createRoute } from "@hono/zod-openapi";
+import { requireForeignId } from "../../../service/ids";
+import { findRunRecord, listJobRunRecords, listTenantRunRecords } from "../../../service/run-history";
+import { callShard, shardRefusal } from "../../../service/shard-calls";
+import { retryRun } from "../../../shard/client";
+import type { HistoryRecord } from "../../../shard/history-protocol";
+import { tenantScope } from "../../http/auth";
+import { decodeTimeCursor, encodeCursor, pageOf } from "../../http/cursor";
+import { EdgecronError } from "../../http/problem";
+import { loadJob } from "../job-loader";
+import {
+  listRunsQuerySchema,
+  pageQuerySchema,
+  retryResultSchema,
+  runPageSchema,
+  runSchema,
+} from "../openapi/components";
+import {
+  apiRouter,
+  defineRoute,
+  idParams,
+  json,
+  problems,
+  TENANT_ERRORS,
+  tenantHeaders,
+} from "../openapi/define";
+import { runResource } from "../views/run-view";
+
+function runNotFound(id?: string): EdgecronError {
+  return new EdgecronError("run_not_found", id === undefined ? "No such run" : `No run ${id}`);
+}
+
+function runsPage(rows: HistoryRecord[], limit: number, sortKey: (row: HistoryRecord) => number) {
+  const { page, nextCursor } = pageOf(rows, limit, (row) => encodeCursor([sortKey(row), row.id]));
+  return { data: page.map((row) => runResource(row)), next_cursor: nextCursor };
+}
+
+export const runs = apiRouter();
+
+runs.use("*", tenantScope);
+
+defineRoute(
+  runs,
+  createRoute({
+    method: "get",
+    path: "/",
+    operationId: "listRuns",
+    summary: "List runs, newest first",
+    tags: ["runs"],
+    request: { query: listRunsQuerySchema, headers: tenantHeaders },
+    responses: {
+      200: json(runPageSchema, "A page of runs"),
+      ...problems(...TENANT_ERRORS, "validation_failed", "invalid_cursor", "shard_unavailable"),
+    },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const cursor = decodeTimeCursor(query.cursor);
+    const rows = await callShard("list the runs", () =>
+      listTenantRunRecords(c.env, c.get("tenantId"), {
+        state: query.state,
+        jobId: query.job_id,
+        cursor,
+        limit: query.limit + 1,
+      }),
+    );
+    return c.json(runsPage(rows, query.limit, (row) => row.created_at_ms));
+  },
+);
+
+defineRoute(
+  runs,
+  createRoute({
+    method: "get",
+    path: "/{id}",
+    operationId: "getRun",
+    summary: "Read a run with its events",
+    tags: ["runs"],
+    request: { params: idParams("run_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
+    responses: {
+      200: json(runSchema, "The run"),
+      ...problems(...TENANT_ERRORS, "run_not_found", "shard_unavailable"),
+    },
+  }),
+  async (c) => {
+    const id = requireForeignId(c.req.param("id"), runNotFound());
+    const row = await callShard("read the run", () => findRunRecord(c.env, c.get("tenantId"), id));
+    if (row === null) throw runNotFound(id);
+    return c.json(runResource(row));
+  },
+);
+
+/** A new attempt of a FAILED or DEAD_LETTERED run; the shard that owns the run decides. */
+defineRoute(
+  runs,
+  createRoute({
+    method: "post",
+    path: "/{id}/retry",
+    operationId: "retryRun",
+    summary: "Retry a FAILED or DEAD_LETTERED run",
+    tags: ["runs"],
+    request: { params: idParams("run_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
+    responses: {
+      202: json(retryResultSchema, "The new attempt is scheduled"),
+      ...problems(...TENANT_ERRORS, "run_not_found", "run_not_retryable", "job_deleted", "shard_unavailable"),
+    },
+  }),
+  async (c) => {
+    const id = requireForeignId(c.req.param("id"), runNotFound());
+    const row = await callShard("read the run", () => findRunRecord(c.env, c.get("tenantId"), id));
+    if (row === null) throw runNotFound(id);
+    const result = await callShard("retry the run", () => retryRun(c.env, row.shard, row.id));
+    if (!result.ok) throw shardRefusal(result.code);
+    return c.json({ run_id: result.runId, attempt: result.attempt }, 202);
+  },
+);
+
+/** Mounted under /v1/jobs: a job's run history, newest scheduled instant first. */
+export const jobRuns = apiRouter();
+
+defineRoute(
+  jobRuns,
+  createRoute({
+    method: "get",
+    path: "/{id}/runs",
+    operationId: "listJobRuns",
+    summary: "A job's run history, newest scheduled instant first",
+    tags: ["runs"],
+    request: {
+      params: idParams("job_01JDXS3M0000000000000000AB"),
+      query: pageQuerySchema,
+      headers: tenantHeaders,
+    },
+    responses: {
+      200: json(runPageSchema, "A page of the job's runs"),
+      ...problems(
+        ...TENANT_ERRORS,
+        "job_not_found",
+        "validation_failed",
+        "invalid_cursor",
+        "shard_unavailable",
+      ),
+    },
+  }),
+  async (c) => {
+    const job = await loadJob(c);
+    const query = c.req.valid("query");
+    const cursor = decodeTimeCursor(query.cursor);
+    const rows = await callShard("list the job's runs", () =>
+      listJobRunRecords(c.env, job, c.get("tenantId"), { cursor, limit: query.limit + 1 }),
+    );
+    return c.json(runsPage(rows, query.limit, (row) => row.scheduled_at_ms));
+  },
+);

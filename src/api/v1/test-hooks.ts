@@ -1,0 +1,36 @@
+// Test-only switches for fault injection and inspection. Mounted only when the EDGECRON_TEST_HOOKS
+// binding is "1" (vitest config, e2e harness) and still requires the admin token: never reachable
+// in a real deployment.
+import { Hono } from "hono";
+import { loseShardAlarm, setShardFaults } from "../../shard/client";
+import type { ShardFaults } from "../../shard/fault-switches";
+
+export const testHooks = new Hono<{ Bindings: Env }>();
+
+testHooks.use("*", async (c, next) => {
+  if (c.env.EDGECRON_TEST_HOOKS !== "1") return c.notFound();
+  if (
+    c.req.header("authorization") !== `Bearer ${c.env.EDGECRON_ADMIN_TOKEN}` ||
+    !c.env.EDGECRON_ADMIN_TOKEN
+  ) {
+    return c.json({ error: "unauthorized" }, 401);
+  }
+  await next();
+});
+
+testHooks.post("/__test/maintenance", async (c) => {
+  return c.json(await c.env.MAINTENANCE.getByName("maintenance").runNow());
+});
+
+testHooks.post("/__test/shards/:shard/delete-alarm", async (c) => {
+  const shard = Number(c.req.param("shard"));
+  const lostForMs = Number(c.req.query("lost_for_ms") ?? 0);
+  await loseShardAlarm(c.env, shard, lostForMs);
+  return c.json({ ok: true });
+});
+
+testHooks.post("/__test/shards/:shard/faults", async (c) => {
+  const shard = Number(c.req.param("shard"));
+  await setShardFaults(c.env, shard, await c.req.json<ShardFaults>());
+  return c.json({ ok: true });
+});

@@ -1,0 +1,52 @@
+import type { Context } from "hono";
+import type { ExclusionSet } from "../../../core/exclusions";
+import type { StoredJob } from "../../../db/jobs";
+import { nextFireTimesOf } from "../../../service/next-fires";
+import type { AppEnv } from "../../http/app-env";
+
+export { MAX_NEXT_FIRES } from "../schemas";
+
+export const DEFAULT_NEXT_FIRES = 5;
+
+/** The job resource of docs/API.md. */
+export function jobResource(
+  job: StoredJob,
+  nowMs: number,
+  fireCount = DEFAULT_NEXT_FIRES,
+  calendars?: ReadonlyMap<string, ExclusionSet>,
+) {
+  const { name, ...policies } = job.spec;
+  return {
+    id: job.id,
+    name,
+    status: job.status,
+    version: job.version,
+    shard: job.shard,
+    ...policies,
+    next_fire_times: nextFireTimesOf(job, nowMs, fireCount, calendars),
+    created_at: new Date(job.createdAtMs).toISOString(),
+    updated_at: new Date(job.updatedAtMs).toISOString(),
+  };
+}
+
+/**
+ * One job as the response body, with `ETag: "<version>"` (usable as `If-Match` on PATCH) and, on
+ * create, `Location`.
+ */
+export function jobResponse(
+  c: Context<AppEnv>,
+  job: StoredJob,
+  options: {
+    nowMs?: number;
+    status?: 200 | 201;
+    fireCount?: number;
+    calendars?: ReadonlyMap<string, ExclusionSet>;
+  } = {},
+): Response {
+  c.header("ETag", `"${job.version}"`);
+  if (options.status === 201) c.header("Location", `/v1/jobs/${job.id}`);
+  return c.json(
+    jobResource(job, options.nowMs ?? Date.now(), options.fireCount, options.calendars),
+    options.status ?? 200,
+  );
+}

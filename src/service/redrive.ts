@@ -1,0 +1,33 @@
+// A redrive: one new attempt of a dead-lettered run. Shared by POST /v1/dead-letters/{id}/redrive
+// and the QStash-compatible POST /v2/dlq/retry.
+
+import { EdgecronError } from "../core/errors";
+import { claimRedrive, type DeadLetterRow, releaseRedrive } from "../db/dead-letters";
+import { retryRun } from "../shard/client";
+import { shardOfStoredJob } from "./run-history";
+import { callShard, shardRefusal } from "./shard-calls";
+
+/**
+ * Claims the dead letter (409 if already redriven), asks the run's shard for a new attempt, and
+ * releases the claim if the shard refuses or cannot be reached.
+ */
+export async function redriveDeadLetter(
+  env: Env,
+  tenantId: string,
+  letter: DeadLetterRow,
+): Promise<{ runId: string; attempt: number }> {
+  const claimedAtMs = Date.now();
+  if (!(await claimRedrive(env.DB, tenantId, letter.id, claimedAtMs))) {
+    throw new EdgecronError("already_redriven", `Dead letter ${letter.id} was already redriven`);
+  }
+  // The run lives on its job's shard (a run never moves; its id names the job).
+  const shard = await shardOfStoredJob(env, tenantId, letter.job_id);
+  try {
+    const result = await callShard("redrive the run", () => retryRun(env, shard, letter.run_id));
+    if (!result.ok) throw shardRefusal(result.code);
+    return { runId: result.runId, attempt: result.attempt };
+  } catch (error) {
+    await releaseRedrive(env.DB, letter.id, claimedAtMs);
+    throw error;
+  }
+}
