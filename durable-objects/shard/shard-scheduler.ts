@@ -26,7 +26,7 @@ import { runAlarmPass } from "./wheel/alarm-pass";
 import { alarmWasLost, earliestTimerMs, planAlarm } from "./wheel/alarm-plan";
 import { ArmedAlarm } from "./wheel/armed-alarm";
 import { readDueTimes } from "./wheel/due-times";
-import { dispatchLeadMs, tickSettings } from "./wheel/pass-settings";
+import { dispatchLeadMs } from "./wheel/pass-settings";
 import { deadLetterPoisonRun, type Retention, watchdogScan } from "./wheel/watchdog";
 
 interface ActOptions {

@@ -21,6 +21,7 @@ import { allowsPrivateTargets } from "../service/private-targets";
 import { tenantSecrets } from "../service/tenant-secrets";
 import { type DispatchMessage, runsOfMessage, type SingleRunDispatchMessage } from "../shard/protocol";
 import { CLOUDFLARE_CONNECTIONS, connectionCapOn } from "./connection-cap";
+import { MessageLog } from "./dispatch-log";
 import { afterReport, dropKnownDone, idsOf, pointOf } from "./dispatch-outcomes";
 import { resolverFromEnv } from "./dns-resolver";
 import { HANDED_OFF, HandOffWatch } from "./hand-off-watch";
@@ -30,6 +31,8 @@ import { OutcomeReporter } from "./outcome-reports";
 import { runPool, semaphore } from "./pool";
 import { callTargetWithCallback } from "./qstash-callbacks";
 import { type Claimed, claimAtShard } from "./shard-batches";
+import { callTarget } from "./target-call";
+import type { CallTargetInput } from "./target-input";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
 export { doneKey } from "./dispatch-outcomes";
@@ -75,6 +78,7 @@ interface BatchContext {
 interface MessageProgress {
   deliveries: number;
   undone: number;
+  log: MessageLog;
 }
 
 /** What every call of a message needs, read once per message. */
@@ -126,12 +130,12 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
   if (claimed.length > 0) {
     context.reporter.expect(shard, claimed.length);
     const setup = await callSetup(claimed, env);
-    for (const run of claimed) {
-      recordDispatch(env.ANALYTICS, pointOf(run));
-      logEvent("run.dispatched", { ...idsOf(run), attempt: run.attempt, lateness_ms: run.latenessMs });
-    }
-    const progress: MessageProgress = { deliveries: message.attempts, undone: claimed.length };
+    for (const run of claimed) recordDispatch(env.ANALYTICS, pointOf(run));
+    const log = new MessageLog(shard, claimed);
+    log.dispatched();
+    const progress: MessageProgress = { deliveries: message.attempts, undone: claimed.length, log };
     const settled = await Promise.allSettled(claimed.map((run) => settleRun(run, setup, progress, context)));
+    log.settled();
     const failed = settled.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
   }
@@ -194,7 +198,8 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     ctx.waitUntil(late);
     return;
   }
-  afterReport(await reporter.report(run, outcome, { lastOfMessage: lastOfMessage() }), deliveries, env, ctx);
+  const report = await reporter.report(run, outcome, { lastOfMessage: lastOfMessage() });
+  afterReport(report, deliveries, env, ctx, progress.log);
 }
 
 /** The call's outcome, or HANDED_OFF when it is still running after HANDOFF_AFTER_MS (and room is left). */
@@ -222,28 +227,26 @@ async function callRun(run: Claimed, setup: CallSetup, env: Env): Promise<Target
       attempt: run.attempt,
       fence: run.fence,
     }));
-  // A /v2 job's call is made the QStash way, and its callback queued (qstash-callbacks.ts).
-  return callTargetWithCallback(
-    env,
-    {
-      target: run.target,
-      runToken,
-      completion: run.completion ?? "response",
-      ...(run.qstash ? { qstash: run.qstash.delivery } : {}),
-      runId: run.runId,
-      jobId: run.jobId,
-      scheduledAtMs: run.scheduledAtMs,
-      attempt: run.attempt,
-      idempotencyKey: run.idempotencyKey,
-      secrets: setup.secrets.get(run.tenantId) ?? [],
-      timeoutMs: run.timeoutMs,
-      retryOnStatus: run.retryOnStatus,
-      allowPrivate: setup.allowPrivate,
-      resolveHost: setup.resolveHost,
-      // Binding targets are looked up by name; which names a job may use was checked at create.
-      bindings: env as unknown as Readonly<Record<string, unknown>>,
-      nowMs: Date.now(),
-    },
-    run,
-  );
+  const input: CallTargetInput = {
+    target: run.target,
+    runToken,
+    completion: run.completion ?? "response",
+    ...(run.qstash ? { qstash: run.qstash.delivery } : {}),
+    runId: run.runId,
+    jobId: run.jobId,
+    scheduledAtMs: run.scheduledAtMs,
+    attempt: run.attempt,
+    idempotencyKey: run.idempotencyKey,
+    secrets: setup.secrets.get(run.tenantId) ?? [],
+    timeoutMs: run.timeoutMs,
+    retryOnStatus: run.retryOnStatus,
+    allowPrivate: setup.allowPrivate,
+    resolveHost: setup.resolveHost,
+    // Binding targets are looked up by name; which names a job may use was checked at create.
+    bindings: env as unknown as Readonly<Record<string, unknown>>,
+    nowMs: Date.now(),
+  };
+  // A /v2 job's call is made the QStash way, and its callback queued (qstash-callbacks.ts); a run
+  // without QStash options is called directly.
+  return run.qstash === undefined ? callTarget(input) : callTargetWithCallback(env, input, run);
 }

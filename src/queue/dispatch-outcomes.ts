@@ -2,6 +2,7 @@
 // KV hint that lets a redelivery skip an instant already done.
 import { logEvent } from "../log";
 import type { DispatchRun } from "../shard/protocol";
+import type { MessageLog } from "./dispatch-log";
 import { recordOutcome } from "./metrics";
 import type { Claimed, Reported } from "./shard-batches";
 
@@ -11,9 +12,23 @@ export function doneKey(jobId: string, scheduledAtMs: number): string {
   return `done:${jobId}:${scheduledAtMs}`;
 }
 
-export function afterReport(report: Reported, deliveries: number, env: Env, ctx: ExecutionContext): void {
+/** `messageLog`: a success is logged with its message's others (./dispatch-log.ts), not alone. */
+export function afterReport(
+  report: Reported,
+  deliveries: number,
+  env: Env,
+  ctx: ExecutionContext,
+  messageLog?: MessageLog,
+): void {
   recordOutcome(env.ANALYTICS, { ...pointOf(report.run), outcome: report.outcome });
-  logOutcome(report);
+  if (
+    messageLog &&
+    report.outcome.kind === "success" &&
+    report.decision?.ok &&
+    report.decision.state === "SUCCEEDED"
+  )
+    messageLog.succeededRun(report.run.runId, report.outcome.durationMs);
+  else logOutcome(report);
   if (report.outcome.kind === "success" && worthAHint(report.run, deliveries)) {
     ctx.waitUntil(
       env.DEDUP_KV.put(doneKey(report.run.jobId, report.run.scheduledAtMs), "1", {

@@ -3,7 +3,16 @@
 // first ones: a tenant with one run due has it read, and sent, in the same tick as another
 // tenant's backlog.
 import { fairOrder, roundRobin, sharePerTenant } from "../../../src/core/fair-share";
-import { RUN_COLUMNS, type RunRow } from "../runs/run-store";
+import type { RunRow } from "../runs/run-store";
+
+/**
+ * What the tick decides on, per due row: its tenant's share, whether it is a send or only a state
+ * change. The whole row is read afterwards for the rows acted on (tick.ts): under backpressure
+ * most due rows are left waiting, and reading their every column on each pass was the largest
+ * part of a backpressured pass.
+ */
+export type DueRow = Pick<RunRow, "run_id" | "job_id" | "tenant_id" | "state" | "dispatch_count">;
+const DUE_COLUMNS = "run_id, job_id, tenant_id, state, dispatch_count";
 
 /** At most this many tenants get a share of one tick; the rest are read oldest first. */
 const MAX_TENANTS_PER_TICK = 1_000;
@@ -14,23 +23,23 @@ const MAX_TENANTS_PER_TICK = 1_000;
  * gets an equal share of the read (its rows by priority, then oldest), interleaved; what the
  * shares leave unused goes to the oldest rows overall.
  */
-export function readDueRuns(sql: SqlStorage, nowMs: number, limit: number): RunRow[] {
+export function readDueRuns(sql: SqlStorage, nowMs: number, limit: number): DueRow[] {
   const oldest = sql
     .exec<PrioritizedRun>(
-      `SELECT ${RUN_COLUMNS}, priority FROM runs WHERE due_at_ms <= ? ORDER BY due_at_ms LIMIT ?`,
+      `SELECT ${DUE_COLUMNS}, priority FROM runs WHERE due_at_ms <= ? ORDER BY due_at_ms LIMIT ?`,
       nowMs,
       limit,
     )
     .toArray();
-  const byTenant = (run: RunRow) => run.tenant_id;
+  const byTenant = (run: DueRow) => run.tenant_id;
   if (oldest.length < limit) return fairOrder(byPriority(oldest), byTenant);
   const tenants = tenantsWithWorkDue(sql, nowMs);
   if (tenants.length <= 1) return readOneTenant(sql, nowMs, limit, oldest);
   const share = sharePerTenant(limit, tenants.length);
   const queues = tenants.map((tenant) =>
     sql
-      .exec<RunRow>(
-        `SELECT ${RUN_COLUMNS} FROM runs WHERE tenant_id = ? AND due_at_ms <= ? ORDER BY priority, due_at_ms LIMIT ?`,
+      .exec<DueRow>(
+        `SELECT ${DUE_COLUMNS} FROM runs WHERE tenant_id = ? AND due_at_ms <= ? ORDER BY priority, due_at_ms LIMIT ?`,
         tenant.tenantId,
         nowMs,
         share,
@@ -46,10 +55,10 @@ export function readDueRuns(sql: SqlStorage, nowMs: number, limit: number): RunR
   return fair;
 }
 
-type PrioritizedRun = RunRow & { priority: number };
+type PrioritizedRun = DueRow & { priority: number };
 
 /** Each tenant's runs by job priority (1 first), the order read kept within one priority. */
-function byPriority(runs: PrioritizedRun[]): RunRow[] {
+function byPriority(runs: PrioritizedRun[]): DueRow[] {
   return runs.some((run) => run.priority !== runs[0]?.priority)
     ? [...runs].sort((a, b) => a.priority - b.priority)
     : runs;
@@ -59,7 +68,7 @@ function byPriority(runs: PrioritizedRun[]): RunRow[] {
  * One tenant with more due than the read takes: its rows by priority, then oldest. Read again only
  * when priorities differ among the oldest rows or lie beyond them (one seek tells).
  */
-function readOneTenant(sql: SqlStorage, nowMs: number, limit: number, oldest: PrioritizedRun[]): RunRow[] {
+function readOneTenant(sql: SqlStorage, nowMs: number, limit: number, oldest: PrioritizedRun[]): DueRow[] {
   const tenantId = oldest[0]?.tenant_id;
   if (tenantId === undefined) return oldest;
   const top = sql
@@ -71,8 +80,8 @@ function readOneTenant(sql: SqlStorage, nowMs: number, limit: number, oldest: Pr
     .one().p;
   if (oldest.every((run) => run.priority === top)) return oldest;
   return sql
-    .exec<RunRow>(
-      `SELECT ${RUN_COLUMNS} FROM runs WHERE tenant_id = ? AND due_at_ms <= ? ORDER BY priority, due_at_ms LIMIT ?`,
+    .exec<DueRow>(
+      `SELECT ${DUE_COLUMNS} FROM runs WHERE tenant_id = ? AND due_at_ms <= ? ORDER BY priority, due_at_ms LIMIT ?`,
       tenantId,
       nowMs,
       limit,

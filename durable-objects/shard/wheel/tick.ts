@@ -9,7 +9,7 @@ import { admitFlowControlled } from "../flow/flow-admission";
 import { getJob, getJobs, type ShardJobRow } from "../jobs/held-jobs";
 import { applyFailure } from "../runs/attempt-outcomes";
 import { getRuns, heldByPause, moveRun, type RunRow } from "../runs/run-store";
-import { readDueRuns } from "./fair-due-runs";
+import { type DueRow, readDueRuns } from "./fair-due-runs";
 import { fireDueJob } from "./firing";
 import type { TickSettings } from "./pass-settings";
 
@@ -111,7 +111,7 @@ function queueAhead(
 }
 
 /** Whether a due row of this state becomes a send (the rest only change state). */
-function wantsSend(run: RunRow): boolean {
+function wantsSend(run: DueRow): boolean {
   switch (run.state) {
     case "ACQUIRED":
     case "DISPATCHED":
@@ -131,7 +131,7 @@ function wantsSend(run: RunRow): boolean {
  */
 function pickSends(
   settings: TickSettings,
-  runs: RunRow[],
+  runs: DueRow[],
   inFlight: Map<string, number>,
 ): { picked: Set<string>; roomLeft: number; heldBack: boolean } {
   const due = new Map<string, number>();
@@ -183,12 +183,13 @@ function collectDueRuns(
   // Reading 5,000 rows to send a few is what made a backpressured shard busy: read what the
   // window has room for, plus some rows for leases and retries that only change state, and for
   // the tenants under their share (fair-share.ts reads every tenant with work due its share).
-  const runs = readDueRuns(
+  const due = readDueRuns(
     sql,
     nowMs,
     Math.min(MAX_RUNS_PER_TICK, Math.max(0, settings.window - inUse) + COLLECT_SLACK_ROWS),
   );
-  const { picked, roomLeft, heldBack } = pickSends(settings, runs, inFlight);
+  const { picked, roomLeft, heldBack } = pickSends(settings, due, inFlight);
+  const runs = rowsActedOn(sql, due, picked);
   // The jobs of the rows to send, in one statement; the job is read for any other row only when it
   // is acted on: under backpressure most due rows are SCHEDULED runs left waiting, and reading
   // their jobs on every pass was a fifth of a burst's CPU.
@@ -239,6 +240,19 @@ function collectDueRuns(
     }
   }
   return { toDispatch, backpressured: heldBack, roomLeft, jobs };
+}
+
+/** The whole rows of the due rows this pass acts on (sends and state changes), in their order. */
+function rowsActedOn(sql: SqlStorage, due: DueRow[], picked: ReadonlySet<string>): RunRow[] {
+  const acted = due.filter((run) => run.state !== "SCHEDULED" || picked.has(run.run_id));
+  const rows = getRuns(
+    sql,
+    acted.map((run) => run.run_id),
+  );
+  return acted.flatMap((run) => {
+    const row = rows.get(run.run_id);
+    return row === undefined ? [] : [row];
+  });
 }
 
 function expireRunningLease(sql: SqlStorage, job: ShardJobRow | null, run: RunRow, nowMs: number): void {

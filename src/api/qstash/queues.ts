@@ -5,7 +5,6 @@ import { Hono } from "hono";
 import { deleteQueue, findQueue, listQueues, type QueueRow, upsertQueue } from "../../db/qstash-queues";
 import { flowControlState, setFlowControlPaused } from "../../gate/client";
 import type { AppEnv } from "../http/app-env";
-import { EdgecronError } from "../http/problem";
 import { badRequest, notFound } from "./errors";
 import { QUEUE_KEY_PREFIX } from "./message-job";
 
