@@ -55,9 +55,13 @@ describe("fireJobNow", () => {
     const beforeMs = Date.now();
     expect(await fireJobNow(env, shard, jobId)).toEqual({ ok: true, runIds: [runIdFor(jobId, instantMs)] });
     const moved = await timerOf(jobId);
-    expect(moved?.next_scheduled_ms).toBe(instantMs);
-    expect(moved?.next_fire_ms).toBeGreaterThanOrEqual(beforeMs);
-    expect(moved?.next_fire_ms).toBeLessThanOrEqual(Date.now());
+    // Due now, the shard's own alarm may ring before this read and fire it (then it is COMPLETED,
+    // checked below); if not yet, the timer shows the instant kept and the fire time moved to now.
+    if (moved?.status === "ACTIVE") {
+      expect(moved.next_scheduled_ms).toBe(instantMs);
+      expect(moved.next_fire_ms).toBeGreaterThanOrEqual(beforeMs);
+      expect(moved.next_fire_ms).toBeLessThanOrEqual(Date.now());
+    }
     await runDurableObjectAlarm(stubFor(jobId));
     const runs = await shardRows<{ run_id: string; scheduled_at_ms: number }>(
       jobId,
