@@ -124,7 +124,7 @@ export function tenantHistory(sql: SqlStorage, shard: number, query: TenantHisto
     values.push(query.jobId);
   }
   const after = cursorClause(query.cursor);
-  return sql
+  const records = sql
     .exec<StoredRecord>(
       `SELECT * FROM run_history WHERE ${filters.join(" AND ")}${after.clause}
        ORDER BY created_at_ms DESC, ${RUN_ID_SQL} DESC LIMIT ?`,
@@ -132,8 +132,46 @@ export function tenantHistory(sql: SqlStorage, shard: number, query: TenantHisto
       ...after.values,
       query.limit,
     )
-    .toArray()
-    .map((row) => recordOf(row, shard));
+    .toArray();
+  const jobId = query.jobId;
+  if (jobId === undefined) return records.map((row) => recordOf(row, shard));
+  return withLiveRuns(sql, records, { ...query, jobId }, after).map((row) => recordOf(row, shard));
+}
+
+/**
+ * One job's page with its live runs merged in, each the newer of it and its record (as the job's
+ * own run list reads them, jobHistory): a run the live row already shows settled, its record not
+ * yet written, is listed here too. The live runs of one job are a handful (runs_job_state).
+ */
+function withLiveRuns(
+  sql: SqlStorage,
+  records: StoredRecord[],
+  query: TenantHistoryQuery & { jobId: string },
+  after: { clause: string; values: (string | number)[] },
+): StoredRecord[] {
+  const live = sql
+    .exec<StoredRecord>(
+      `SELECT ${HISTORY_COLUMN_LIST} FROM runs WHERE job_id = ? AND tenant_id = ?${after.clause}
+       ORDER BY created_at_ms DESC, ${RUN_ID_SQL} DESC LIMIT ?`,
+      query.jobId,
+      query.tenantId,
+      ...after.values,
+      query.limit,
+    )
+    .toArray();
+  const byInstant = new Map(records.map((row) => [row.scheduled_at_ms, row]));
+  const nowMs = Date.now();
+  for (const row of live) {
+    // A run sent ahead of its instant is not shown before the instant, as its record is not written.
+    if (row.scheduled_at_ms > nowMs) continue;
+    const newest = newerOf(byInstant.get(row.scheduled_at_ms), row);
+    if (newest !== undefined) byInstant.set(row.scheduled_at_ms, newest);
+  }
+  const rowId = (row: StoredRecord) => runIdFor(row.job_id, row.scheduled_at_ms);
+  return [...byInstant.values()]
+    .filter((row) => query.state === undefined || row.state === query.state)
+    .sort((a, b) => b.created_at_ms - a.created_at_ms || (rowId(a) < rowId(b) ? 1 : -1))
+    .slice(0, query.limit);
 }
 
 /** A fire the shard recorded as a misfire (its first reason says so). */
