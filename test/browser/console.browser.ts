@@ -354,7 +354,9 @@ describe("admin console in Chromium", () => {
         async () => (await page.locator('tr[data-state="SUCCEEDED"]').count()) > 0,
       );
       const split = await page.locator('tr[data-state="SUCCEEDED"] [data-lateness-split]').textContent();
-      expect(split).toMatch(/^ours \d+ ms · flow control \d+\.\d\d s$/);
+      // Ours is the time from the permit to the call (a pass, a send, a claim): milliseconds on a
+      // quiet machine, a second or more on a loaded one; the format is what is checked here.
+      expect(split).toMatch(/^ours (\d+ ms|\d+\.\d\d s) · flow control \d+\.\d\d s$/);
       await page.goto(`${server.baseUrl}/console`);
       expect(await page.locator('[data-cause="flow_control"]').textContent()).toMatch(
         /^flow control key: 1 run, p99 \d+\.\d\d s$/,
