@@ -3,43 +3,25 @@
 // is delivered at once instead of minutes later; pausing a key (or a queue, which is one) holds
 // its messages at their shards until it is resumed, and then delivers every one.
 import { Client } from "@upstash/qstash";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  type ReceivedCall,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  startTarget,
-  type TargetServer,
-  waitUntil,
-} from "./harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type ReceivedCall, waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
 describe("@upstash/qstash flow control against the dev server", () => {
-  let server: SchedulerProcess;
-  let target: TargetServer;
+  const e2e = useScheduler({ tenant: "qstash-flow-control" });
   let qstash: Client;
   const callsTo = (path: string): ReceivedCall[] =>
-    target.calls.filter((call) => call.path.split("?")[0] === path);
+    e2e.target.calls.filter((call) => call.path.split("?")[0] === path);
 
-  beforeAll(async () => {
-    [server, target] = await Promise.all([startScheduler(), startTarget()]);
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "qstash-flow-control" });
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    qstash = new Client({ baseUrl: server.baseUrl, token: key.body.key, devMode: false });
-  });
-  afterAll(async () => {
-    await Promise.all([server?.stop(), target?.close()]);
-    if (server) removeState(server.stateDir);
+  beforeAll(() => {
+    qstash = new Client({ baseUrl: e2e.server.baseUrl, token: e2e.tenantKey, devMode: false });
   });
 
   it("delivers a message waiting for the next rate window at once after resetRate", async () => {
     const flowControl = { key: "reset-me", rate: 1, period: 120 };
-    await qstash.publish({ url: `${target.url}/ok/first`, body: "1", flowControl });
+    await qstash.publish({ url: `${e2e.target.url}/ok/first`, body: "1", flowControl });
     await waitUntil(() => callsTo("/ok/first").length === 1, { timeoutMs: 30_000, what: "the first call" });
-    await qstash.publish({ url: `${target.url}/ok/second`, body: "2", flowControl });
+    await qstash.publish({ url: `${e2e.target.url}/ok/second`, body: "2", flowControl });
     // The window's one permit is spent: the second waits (for up to 120 s).
     await waitUntil(async () => (await qstash.flowControl.get("reset-me")).waitListSize === 1, {
       timeoutMs: 30_000,
@@ -59,7 +41,7 @@ describe("@upstash/qstash flow control against the dev server", () => {
     await qstash.flowControl.pause("held");
     expect((await qstash.flowControl.get("held")).isPaused).toBe(true);
     await qstash.publish({
-      url: `${target.url}/ok/held`,
+      url: `${e2e.target.url}/ok/held`,
       body: "h",
       flowControl: { key: "held", parallelism: 5 },
     });
@@ -78,8 +60,8 @@ describe("@upstash/qstash flow control against the dev server", () => {
     await queue.upsert({ parallelism: 2 });
     await queue.pause();
     expect((await queue.get()).paused).toBe(true);
-    await queue.enqueue({ url: `${target.url}/ok/queued-1`, body: "1" });
-    await queue.enqueue({ url: `${target.url}/ok/queued-2`, body: "2" });
+    await queue.enqueue({ url: `${e2e.target.url}/ok/queued-1`, body: "1" });
+    await queue.enqueue({ url: `${e2e.target.url}/ok/queued-2`, body: "2" });
     await waitUntil(async () => (await qstash.flowControl.get("queue:pausable")).waitListSize === 2, {
       timeoutMs: 30_000,
       what: "both messages to wait in the paused queue",

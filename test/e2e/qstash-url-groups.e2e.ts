@@ -2,53 +2,35 @@
 // the group's endpoints are kept as the client edits them, and a publish to the group is one
 // message per endpoint, each with its own delivery, retries and dead letter.
 import { Client } from "@upstash/qstash";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  type ReceivedCall,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  startTarget,
-  type TargetServer,
-  waitUntil,
-} from "./harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type ReceivedCall, waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
 describe("@upstash/qstash URL groups against the dev server", () => {
-  let server: SchedulerProcess;
-  let target: TargetServer;
+  const e2e = useScheduler({ tenant: "qstash-url-groups" });
   let qstash: Client;
   const callsTo = (path: string): ReceivedCall[] =>
-    target.calls.filter((call) => call.path.split("?")[0] === path);
+    e2e.target.calls.filter((call) => call.path.split("?")[0] === path);
 
-  beforeAll(async () => {
-    [server, target] = await Promise.all([startScheduler(), startTarget()]);
-    target.respond((call) => ({ status: call.path.startsWith("/fail/") ? 500 : 200 }));
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "qstash-url-groups" });
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    qstash = new Client({ baseUrl: server.baseUrl, token: key.body.key, devMode: false });
-  });
-  afterAll(async () => {
-    await Promise.all([server?.stop(), target?.close()]);
-    if (server) removeState(server.stateDir);
+  beforeAll(() => {
+    e2e.target.respond((call) => ({ status: call.path.startsWith("/fail/") ? 500 : 200 }));
+    qstash = new Client({ baseUrl: e2e.server.baseUrl, token: e2e.tenantKey, devMode: false });
   });
 
   it("keeps the endpoints as they are added and removed, and deletes the group", async () => {
     await qstash.urlGroups.addEndpoints({
       name: "edits",
-      endpoints: [{ name: "one", url: `${target.url}/ok/1` }, { url: `${target.url}/ok/2` }],
+      endpoints: [{ name: "one", url: `${e2e.target.url}/ok/1` }, { url: `${e2e.target.url}/ok/2` }],
     });
     // Adding an endpoint already there (same URL) keeps one copy.
-    await qstash.urlGroups.addEndpoints({ name: "edits", endpoints: [{ url: `${target.url}/ok/2` }] });
+    await qstash.urlGroups.addEndpoints({ name: "edits", endpoints: [{ url: `${e2e.target.url}/ok/2` }] });
     expect(await qstash.urlGroups.get("edits")).toMatchObject({
       name: "edits",
-      endpoints: [{ name: "one", url: `${target.url}/ok/1` }, { url: `${target.url}/ok/2` }],
+      endpoints: [{ name: "one", url: `${e2e.target.url}/ok/1` }, { url: `${e2e.target.url}/ok/2` }],
       createdAt: expect.any(Number),
     });
     await qstash.urlGroups.removeEndpoints({ name: "edits", endpoints: [{ name: "one" }] });
-    expect((await qstash.urlGroups.get("edits")).endpoints).toEqual([{ url: `${target.url}/ok/2` }]);
+    expect((await qstash.urlGroups.get("edits")).endpoints).toEqual([{ url: `${e2e.target.url}/ok/2` }]);
     expect((await qstash.urlGroups.list()).map((group) => group.name)).toEqual(["edits"]);
     const badUrl = await qstash.urlGroups
       .addEndpoints({ name: "edits", endpoints: [{ url: "ftp://nowhere" }] })
@@ -71,16 +53,16 @@ describe("@upstash/qstash URL groups against the dev server", () => {
     await qstash.urlGroups.addEndpoints({
       name: "fanout",
       endpoints: [
-        { name: "good", url: `${target.url}/ok/fanout` },
-        { name: "bad", url: `${target.url}/fail/fanout` },
+        { name: "good", url: `${e2e.target.url}/ok/fanout` },
+        { name: "bad", url: `${e2e.target.url}/fail/fanout` },
       ],
     });
     const answers = await qstash.publish({ urlGroup: "fanout", body: "hello", retries: 1 });
     expect(Array.isArray(answers)).toBe(true);
     const published = answers as unknown as { messageId: string; url: string }[];
     expect(published.map((answer) => answer.url)).toEqual([
-      `${target.url}/ok/fanout`,
-      `${target.url}/fail/fanout`,
+      `${e2e.target.url}/ok/fanout`,
+      `${e2e.target.url}/fail/fanout`,
     ]);
     const [good, bad] = published;
     expect(good?.messageId).not.toBe(bad?.messageId);
@@ -107,7 +89,7 @@ describe("@upstash/qstash URL groups against the dev server", () => {
   it("keeps a deduplication id per endpoint, so every endpoint still gets its message once", async () => {
     await qstash.urlGroups.addEndpoints({
       name: "dedup",
-      endpoints: [{ url: `${target.url}/ok/dedup-1` }, { url: `${target.url}/ok/dedup-2` }],
+      endpoints: [{ url: `${e2e.target.url}/ok/dedup-1` }, { url: `${e2e.target.url}/ok/dedup-2` }],
     });
     const first = (await qstash.publish({
       urlGroup: "dedup",
@@ -133,18 +115,18 @@ describe("@upstash/qstash URL groups against the dev server", () => {
   it("answers a batch item to a group with the list of its endpoints' messages", async () => {
     await qstash.urlGroups.addEndpoints({
       name: "batched",
-      endpoints: [{ url: `${target.url}/ok/batch-1` }, { url: `${target.url}/ok/batch-2` }],
+      endpoints: [{ url: `${e2e.target.url}/ok/batch-1` }, { url: `${e2e.target.url}/ok/batch-2` }],
     });
     const answers = (await qstash.batch([
       { urlGroup: "batched", body: "g" },
-      { url: `${target.url}/ok/batch-alone`, body: "u" },
+      { url: `${e2e.target.url}/ok/batch-alone`, body: "u" },
     ])) as unknown[];
     expect(answers).toHaveLength(2);
     expect(answers[0]).toEqual([
-      { messageId: expect.any(String), url: `${target.url}/ok/batch-1` },
-      { messageId: expect.any(String), url: `${target.url}/ok/batch-2` },
+      { messageId: expect.any(String), url: `${e2e.target.url}/ok/batch-1` },
+      { messageId: expect.any(String), url: `${e2e.target.url}/ok/batch-2` },
     ]);
-    expect(answers[1]).toEqual({ messageId: expect.any(String), url: `${target.url}/ok/batch-alone` });
+    expect(answers[1]).toEqual({ messageId: expect.any(String), url: `${e2e.target.url}/ok/batch-alone` });
     await waitUntil(
       () => ["/ok/batch-1", "/ok/batch-2", "/ok/batch-alone"].every((path) => callsTo(path).length === 1),
       { timeoutMs: 30_000, what: "the three batch calls" },
