@@ -71,6 +71,21 @@ function newerOf(record: StoredRecord | undefined, live: StoredRecord | undefine
 }
 
 /** A job's runs, newest instant first. Within a job the instant is unique, so it alone orders. */
+/**
+ * One job's records with its live rows merged in, each run the newer of its record and its row.
+ * A run sent ahead of its instant is left out before the instant, as its record is not written.
+ */
+function withLiveRows(records: StoredRecord[], live: StoredRecord[]): StoredRecord[] {
+  const byInstant = new Map(records.map((row) => [row.scheduled_at_ms, row]));
+  const nowMs = Date.now();
+  for (const row of live) {
+    if (row.scheduled_at_ms > nowMs) continue;
+    const newest = newerOf(byInstant.get(row.scheduled_at_ms), row);
+    if (newest !== undefined) byInstant.set(row.scheduled_at_ms, newest);
+  }
+  return [...byInstant.values()];
+}
+
 export function jobHistory(sql: SqlStorage, shard: number, query: JobHistoryQuery): HistoryRecord[] {
   const beforeMs = query.cursor?.ms ?? Number.MAX_SAFE_INTEGER;
   const read = (table: string, columns: string) =>
@@ -85,15 +100,7 @@ export function jobHistory(sql: SqlStorage, shard: number, query: JobHistoryQuer
       )
       .toArray();
   // The job's live runs too (a handful: those not yet settled), each the newer of it and its record.
-  const byInstant = new Map(read("run_history", "*").map((row) => [row.scheduled_at_ms, row]));
-  // A run sent ahead of its instant is not shown before the instant, as its record is not written.
-  const nowMs = Date.now();
-  for (const live of read("runs", HISTORY_COLUMN_LIST)) {
-    if (live.scheduled_at_ms > nowMs) continue;
-    const newest = newerOf(byInstant.get(live.scheduled_at_ms), live);
-    if (newest !== undefined) byInstant.set(live.scheduled_at_ms, newest);
-  }
-  return [...byInstant.values()]
+  return withLiveRows(read("run_history", "*"), read("runs", HISTORY_COLUMN_LIST))
     .sort((a, b) => b.scheduled_at_ms - a.scheduled_at_ms)
     .slice(0, query.limit)
     .map((row) => recordOf(row, shard));
@@ -135,7 +142,7 @@ export function tenantHistory(sql: SqlStorage, shard: number, query: TenantHisto
     .toArray();
   const jobId = query.jobId;
   if (jobId === undefined) return records.map((row) => recordOf(row, shard));
-  return withLiveRuns(sql, records, { ...query, jobId }, after).map((row) => recordOf(row, shard));
+  return tenantPageWithLiveRuns(sql, records, { ...query, jobId }, after).map((row) => recordOf(row, shard));
 }
 
 /**
@@ -143,7 +150,7 @@ export function tenantHistory(sql: SqlStorage, shard: number, query: TenantHisto
  * own run list reads them, jobHistory): a run the live row already shows settled, its record not
  * yet written, is listed here too. The live runs of one job are a handful (runs_job_state).
  */
-function withLiveRuns(
+function tenantPageWithLiveRuns(
   sql: SqlStorage,
   records: StoredRecord[],
   query: TenantHistoryQuery & { jobId: string },
@@ -159,16 +166,8 @@ function withLiveRuns(
       query.limit,
     )
     .toArray();
-  const byInstant = new Map(records.map((row) => [row.scheduled_at_ms, row]));
-  const nowMs = Date.now();
-  for (const row of live) {
-    // A run sent ahead of its instant is not shown before the instant, as its record is not written.
-    if (row.scheduled_at_ms > nowMs) continue;
-    const newest = newerOf(byInstant.get(row.scheduled_at_ms), row);
-    if (newest !== undefined) byInstant.set(row.scheduled_at_ms, newest);
-  }
   const rowId = (row: StoredRecord) => runIdFor(row.job_id, row.scheduled_at_ms);
-  return [...byInstant.values()]
+  return withLiveRows(records, live)
     .filter((row) => query.state === undefined || row.state === query.state)
     .sort((a, b) => b.created_at_ms - a.created_at_ms || (rowId(a) < rowId(b) ? 1 : -1))
     .slice(0, query.limit);
