@@ -51,10 +51,14 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
     retry: { max_attempts: 5, backoff: { initial: "1s", max: "5s", multiplier: 2, jitter: "none" } },
   }));
   let api = apiClient(server.baseUrl, key);
+  const jobIds: string[] = [];
   for (let i = 0; i < jobs.length; i += 1_000) {
-    const res = await api<{ created: number }>("POST", "/v1/jobs/batch", { jobs: jobs.slice(i, i + 1_000) });
+    const res = await api<{ created: number; results: { job: { id: string } }[] }>("POST", "/v1/jobs/batch", {
+      jobs: jobs.slice(i, i + 1_000),
+    });
     expect(res.status).toBe(200);
     expect(res.body.created).toBe(Math.min(1_000, jobs.length - i));
+    jobIds.push(...res.body.results.map((result) => result.job.id));
   }
   const killAtMs = windowStartMs + killOffsetMs + Math.floor(Math.random() * 500);
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, killAtMs - Date.now())));
@@ -77,6 +81,15 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
       console.log(
         `[crash] stuck: ${JSON.stringify(stats.body)} dead letters: ${JSON.stringify(letters.body.data)}`,
       );
+      // What a stuck job looks like from outside: the job and its runs, for the first few missing.
+      const reached = new Set(mine().map((call) => call.path));
+      const missing = jobIds.filter((_, i) => !reached.has(`${prefix}/${i}`));
+      console.log(`[crash] missing ${missing.length}, first at index ${jobIds.indexOf(missing[0] ?? "")}`);
+      for (const id of missing.slice(0, 3)) {
+        const job = await api("GET", `/v1/jobs/${id}`);
+        const runs = await api("GET", `/v1/jobs/${id}/runs`);
+        console.log(`[crash] stuck job ${JSON.stringify(job.body)} runs ${JSON.stringify(runs.body)}`);
+      }
       throw error;
     }
     const recoveryMs = Date.now() - restartedAtMs;
