@@ -89,7 +89,7 @@ const runtime = await startScheduler({
   varsOverride: {
     DISPATCH_LEAD_MS: String(leadMs),
     EMULATE_CONNECTION_CAP: connectionCap,
-    // BENCH_LANE=pool measures the dispatcher pool lane (src/queue/dispatch-lane.ts) instead of the queues.
+    // BENCH_LANE=pool measures the dispatcher pool lane (src/queue/producers/dispatch-lane.ts) instead of the queues.
     DISPATCH_LANE: process.env.BENCH_LANE === "pool" ? "pool" : "queue",
   },
   scriptPath: join(import.meta.dirname, "..", "dist", "index.js"),

@@ -14,8 +14,9 @@
 //      client, the pure core and types; the console (src/admin) takes the API's shapes from the
 //      client's types (`import type` of src/client/types.ts), so they are written once;
 //   6. rooms import only the rooms below them (ROOMS): the pure core at the bottom, then the shared
-//      basics, the shard and gate protocols, the D1 layer and the Durable Object clients, then the
-//      application layer (src/service) that every door calls, then the doors (the HTTP plumbing
+//      basics, the shard and gate protocols, the D1 layer and the Durable Object clients, what goes
+//      on the queues (src/queue/producers), then the application layer (src/service) that every
+//      door calls, then the doors (the HTTP plumbing
 //      under the v1 and QStash APIs, the console, the queue consumers, the maintenance pass) and
 //      the Durable Objects themselves. Doors never import each other: what two doors share
 //      belongs in src/service or below. Type-only imports count too;
@@ -80,23 +81,32 @@ const ROOMS = [
   // src/db stores the shard protocol's plain records (a run's history row, a job's calendars).
   { room: "db", paths: ["src/db"], may: [...LOWER, "protocols"] },
   { room: "clients", paths: ["src/shard", "src/gate"], may: [...LOWER, "protocols"] },
-  { room: "service", paths: ["src/service"], may: STORES },
+  // What goes on the queues and how it is sent (queue names, message shapes, the dispatch lane,
+  // side deliveries): the shard, the maintenance pass, the QStash door and the services send; only
+  // the entry and the dispatcher pool run the consumers.
+  { room: "queue-producers", paths: ["src/queue/producers"], may: STORES },
+  { room: "service", paths: ["src/service"], may: [...STORES, "queue-producers"] },
   { room: "http", paths: ["src/api/http"], may: [...STORES, "service"] },
   { room: "v1", paths: ["src/api/v1"], may: [...STORES, "service", "http"] },
-  // The workflow DLQ re-sends a failure callback as a side delivery, a message whose shape and
-  // queue src/queue owns, as the maintenance pass sends alerts.
-  { room: "qstash-api", paths: ["src/api/qstash"], may: [...STORES, "service", "http", "queue"] },
+  { room: "qstash-api", paths: ["src/api/qstash"], may: [...STORES, "service", "http", "queue-producers"] },
   { room: "api", paths: ["src/api/app.ts"], may: [...STORES, "http", "v1", "qstash-api"] },
   // The console reads and acts through the API itself, in-process (src/admin/api.ts).
   { room: "console", paths: ["src/admin"], may: [...STORES, "service", "http", "api"] },
-  { room: "queue", paths: ["src/queue"], may: [...STORES, "service"] },
-  // The shard and the maintenance pass put messages on the queues, whose names and message
-  // shapes src/queue owns (the dispatch queues, alerts as side deliveries).
-  { room: "shard", paths: ["durable-objects/shard"], may: [...STORES, "queue"] },
+  { room: "queue-consumers", paths: ["src/queue/consumers"], may: [...STORES, "service", "queue-producers"] },
+  // The shard sends its runs and dead letters, and raises alerts (src/service/raise-alerts.ts).
+  { room: "shard", paths: ["durable-objects/shard"], may: [...STORES, "service", "queue-producers"] },
   { room: "flow-gate", paths: ["durable-objects/flow-gate"], may: STORES },
-  { room: "maintenance", paths: ["durable-objects/maintenance"], may: [...STORES, "service", "queue"] },
+  {
+    room: "maintenance",
+    paths: ["durable-objects/maintenance"],
+    may: [...STORES, "service", "queue-producers"],
+  },
   // The dispatcher pool runs the dispatch consumer's own code for the runs its shard hands it.
-  { room: "dispatcher", paths: ["durable-objects/dispatcher"], may: [...STORES, "queue"] },
+  {
+    room: "dispatcher",
+    paths: ["durable-objects/dispatcher"],
+    may: [...STORES, "queue-consumers", "queue-producers"],
+  },
   { room: "entry", paths: ["src/index.ts"], may: "*" },
 ];
 

@@ -5,14 +5,12 @@ import { app as apiApp } from "./api/app";
 import { errorResponse, notFoundFor } from "./api/http/error-responses";
 import { testHooks } from "./api/v1/test-hooks";
 import { logEvent } from "./log";
-import { handleDeadLetterBatch } from "./queue/dead-letter-consumer";
-import { handleDispatchBatch } from "./queue/dispatch-consumer";
-import { isDispatchQueue } from "./queue/dispatch-queues";
-import {
-  handleSideDeliveryBatch,
-  SIDE_DELIVERY_QUEUE_NAME,
-  type SideDeliveryMessage,
-} from "./queue/side-deliveries";
+import { handleDeadLetterBatch } from "./queue/consumers/dead-letter-consumer";
+import { handleDispatchBatch } from "./queue/consumers/dispatch-consumer";
+import { handleSideDeliveryBatch } from "./queue/consumers/side-deliveries";
+import { isDispatchQueue } from "./queue/producers/dispatch-queues";
+import { SIDE_DELIVERY_QUEUE_NAME } from "./queue/producers/side-delivery-queue";
+import type { SideDeliveryMessage } from "./queue/producers/side-delivery-types";
 import type { DeadLetterMessage, DispatchMessage } from "./shard/protocol";
 
 export { Dispatcher } from "../durable-objects/dispatcher/dispatcher";

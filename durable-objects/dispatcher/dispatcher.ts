@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { logEvent } from "../../src/log";
-import { handleDispatchBatch } from "../../src/queue/dispatch-consumer";
-import type { DispatcherAnswer } from "../../src/queue/dispatch-lane";
-import { dispatchQueueOf } from "../../src/queue/dispatch-queues";
+import { handleDispatchBatch } from "../../src/queue/consumers/dispatch-consumer";
+import type { DispatcherAnswer } from "../../src/queue/producers/dispatch-lane";
+import { dispatchQueueOf } from "../../src/queue/producers/dispatch-queues";
 import type { DispatchMessage } from "../../src/shard/protocol";
 
 /**
@@ -16,7 +16,7 @@ export const DISPATCHER_MAX_RUNS = 48;
 /**
  * The dispatcher pool's member: one of a fixed set of named objects per shard (`<shard>:<i>`)
  * that calls targets for the runs its shard hands it, with the consumer's own code
- * (src/queue/dispatch-consumer.ts: claim at the shard, call, report), so the claim and its fence
+ * (src/queue/consumers/dispatch-consumer.ts: claim at the shard, call, report), so the claim and its fence
  * stay the authority on what runs once. What it cannot do goes through the dispatch queue: a
  * message it has no room for, and a message the consumer code would have retried (the shard was
  * unreachable, or a bug). It keeps nothing: a dispatcher that dies loses only calls in flight,

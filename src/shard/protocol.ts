@@ -53,7 +53,7 @@ export interface DispatchRun {
   version: number;
   /**
    * When the run may be called: its instant plus jitter. A run sent ahead of it is held by the
-   * consumer until then (src/queue/hold.ts). Absent in messages from before dispatch ahead.
+   * consumer until then (src/queue/consumers/hold.ts). Absent in messages from before dispatch ahead.
    */
   fire_at?: number;
   /**

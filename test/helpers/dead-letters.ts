@@ -6,7 +6,7 @@ import type { JobSpec } from "../../src/core/job-spec";
 import { jobStores } from "../../src/db/databases";
 import type { DeadLetterRow } from "../../src/db/dead-letters";
 import { insertStoredJobs } from "../../src/db/job-store";
-import { MAX_STORED_PAYLOAD_BYTES, type StoredPayload } from "../../src/queue/dead-letter-payload";
+import { MAX_STORED_PAYLOAD_BYTES, type StoredPayload } from "../../src/queue/consumers/dead-letter-payload";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { shardRows, snapshot, spec, stubFor, targetUrl, uniqueJobId } from "./scheduling";
 

@@ -3,7 +3,7 @@
 // never stamped "delivered" when there was nowhere to send them.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { raiseAlerts } from "../../src/queue/alerts";
+import { raiseAlerts } from "../../src/service/raise-alerts";
 import { loseShardAlarm, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";

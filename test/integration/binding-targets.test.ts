@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { JobCreate } from "../../src/core/job-spec";
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
 import { workflowInstanceId } from "../../src/core/targets";
-import { callTarget } from "../../src/queue/target-call";
-import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
+import { callTarget } from "../../src/queue/consumers/target-call";
+import { CONSUMER_FAULTS_KEY } from "../../src/queue/consumers/test-faults";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   historyOf,

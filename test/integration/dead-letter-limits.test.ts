@@ -14,7 +14,7 @@ import { describe, expect, it, vi } from "vitest";
 import { sendDeadLetters } from "../../durable-objects/shard/runs/dead-letter-sends";
 import { dispatchLeadMs } from "../../durable-objects/shard/wheel/pass-settings";
 import worker from "../../src/index";
-import type { StoredPayload } from "../../src/queue/dead-letter-payload";
+import type { StoredPayload } from "../../src/queue/consumers/dead-letter-payload";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DeadLetterMessage } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";

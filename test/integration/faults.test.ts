@@ -10,7 +10,7 @@ import {
 } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { CONSUMER_FAULTS_KEY } from "../../src/queue/test-faults";
+import { CONSUMER_FAULTS_KEY } from "../../src/queue/consumers/test-faults";
 import { shardFaults, shardOfJob } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";

@@ -6,10 +6,9 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { markAlertDeliveriesSent } from "../../src/db/alert-deliveries";
 import {
   handleSideDeliveryBatch,
-  type SideDelivery,
-  type SideDeliveryMessage,
   sideDeliveryRetryDelaySeconds,
-} from "../../src/queue/side-deliveries";
+} from "../../src/queue/consumers/side-deliveries";
+import type { SideDelivery, SideDeliveryMessage } from "../../src/queue/producers/side-delivery-types";
 import {
   SIGNING_SECRET,
   seedTenant,

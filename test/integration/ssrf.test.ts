@@ -4,7 +4,7 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { callTarget } from "../../src/queue/target-call";
+import { callTarget } from "../../src/queue/consumers/target-call";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { ADMIN_TOKEN, api, BASE, createTenantWithKey, jobBody } from "../helpers/api";
 import { targetCalls, targetUrl, WAIT } from "../helpers/scheduling";

@@ -5,7 +5,7 @@ import {
   MAX_STORED_PAYLOAD_BYTES,
   type StoredPayload,
   storedPayloadJson,
-} from "../../src/queue/dead-letter-payload";
+} from "../../src/queue/consumers/dead-letter-payload";
 
 describe("splitIntoBatches", () => {
   it("never puts more than 100 messages in a batch", () => {

@@ -1,6 +1,6 @@
 // Dispatch ahead of the instant. A shard knows its runs long before they are due: a job whose next
 // instant falls within the lead window gets that instant's run created now and sent to the queue
-// now (with a delivery delay), and the consumer holds it to its exact instant (src/queue/hold.ts)
+// now (with a delivery delay), and the consumer holds it to its exact instant (src/queue/consumers/hold.ts)
 // before it claims it here. Everything that decides whether the instant runs stays where it was:
 //  - the job's timer is not moved: the pass at the instant fires it as always (misfire, max_runs,
 //    end_at, COMPLETED) and finds the run already there (firing.ts counts it like a new one);

@@ -2,7 +2,7 @@
 // of what changed (../write-behind.ts: history records, job statuses to D1, dead letters).
 
 import { logEvent } from "../../../src/log";
-import { raisePauseAlerts } from "../../../src/queue/alerts";
+import { raisePauseAlerts } from "../../../src/service/raise-alerts";
 import { shardCount } from "../../../src/shard/client";
 import type { BacklogPacer } from "../dispatch/backlog";
 import { windowLimits } from "../dispatch/budget";

@@ -1,6 +1,6 @@
 // What one pass of the timing wheel needs to know, read from the environment once per pass. Its
 // own module so the tick and dispatch (which both read it) do not import each other.
-import { type DispatchSender, dispatchSenderOf } from "../../../src/queue/dispatch-lane";
+import { type DispatchSender, dispatchSenderOf } from "../../../src/queue/producers/dispatch-lane";
 import { runTokenSecret } from "../../../src/run-tokens";
 import { shardCount } from "../../../src/shard/client";
 import { windowLimits } from "../dispatch/budget";
@@ -40,7 +40,7 @@ export function runsPerMessage(setting: string | undefined): number {
 }
 
 /** The one thing a pass does with the dispatch lane (its queue, or its dispatcher pool). */
-export type { DispatchSender } from "../../../src/queue/dispatch-lane";
+export type { DispatchSender } from "../../../src/queue/producers/dispatch-lane";
 
 export interface TickSettings {
   shard: number;

@@ -12,8 +12,8 @@ import {
   reopenFailedWorkflowRun,
   type WorkflowRunRow,
 } from "../../db/qstash-workflow-runs";
-import { failureCallbackDeliveries } from "../../queue/qstash-callbacks";
-import { enqueueSideDeliveries } from "../../queue/side-deliveries";
+import { failureCallbackDeliveries } from "../../queue/producers/qstash-callback-deliveries";
+import { enqueueSideDeliveries } from "../../queue/producers/side-delivery-queue";
 import { newId } from "../../service/ids";
 import { redriveDeadLetter } from "../../service/redrive";
 import type { DeadLetterMessage } from "../../shard/protocol";

@@ -1,12 +1,12 @@
 // One attempt of a side delivery: the address checked like a target's, the request signed in the
 // delivery's signing style, sent with its timeout, and the answer classified. Never throws.
 
-import { qstashSignature } from "../core/qstash/jwt";
-import { resolvedTargetProblem } from "../core/ssrf";
-import { allowsPrivateTargets } from "../service/private-targets";
-import { tenantSecrets } from "../service/tenant-secrets";
+import { qstashSignature } from "../../core/qstash/jwt";
+import { resolvedTargetProblem } from "../../core/ssrf";
+import { allowsPrivateTargets } from "../../service/private-targets";
+import { tenantSecrets } from "../../service/tenant-secrets";
+import type { SideDelivery, SideDeliveryResult } from "../producers/side-delivery-types";
 import { resolverFromEnv } from "./dns-resolver";
-import type { SideDelivery, SideDeliveryResult } from "./side-delivery-types";
 import { signatureHeader, USER_AGENT } from "./target-call";
 
 export async function sendSideDelivery(

@@ -3,7 +3,7 @@
 // message may arrive before its runs are due: the consumer waits here, then claims. Claiming at the
 // instant, not on arrival, is what keeps a pause, edit or delete made meanwhile effective: the
 // shard decides at the claim, and it refuses a run whose instant has not come (`not_due`).
-import type { DispatchRun } from "../shard/protocol";
+import type { DispatchRun } from "../../shard/protocol";
 
 /** The latest instant among the runs (a message bundles runs due within a few ms of each other). */
 export function holdUntilMs(runs: readonly Pick<DispatchRun, "fire_at">[]): number {

@@ -8,21 +8,10 @@
 // purpose, which decides what is recorded once an attempt ends). To add a kind of delivery, add a
 // purpose (./side-delivery-purposes.ts) and, if it signs differently, a signing style
 // (./side-delivery-send.ts).
-import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../core/queue-limits";
-import { logEvent } from "../log";
+import { logEvent } from "../../log";
+import type { SideDelivery, SideDeliveryMessage, SideDeliveryResult } from "../producers/side-delivery-types";
 import { recordSideDeliveryAttempt } from "./side-delivery-purposes";
 import { sendSideDelivery } from "./side-delivery-send";
-import type { SideDelivery, SideDeliveryMessage, SideDeliveryResult } from "./side-delivery-types";
-
-export type {
-  SideDelivery,
-  SideDeliveryMessage,
-  SideDeliveryPurpose,
-  SideDeliveryResult,
-  SideDeliverySigning,
-} from "./side-delivery-types";
-
-export const SIDE_DELIVERY_QUEUE_NAME = "edgecron-side-deliveries";
 
 /** Deliveries worked at once per consumer batch. */
 const DELIVERIES_IN_FLIGHT = 16;
@@ -40,30 +29,6 @@ const MAX_RETRY_DELAY_SECONDS = 300;
 /** Seconds before retry after failed attempt number `attempt` (1 = the first). */
 export function sideDeliveryRetryDelaySeconds(attempt: number): number {
   return Math.min(MAX_RETRY_DELAY_SECONDS, FIRST_RETRY_DELAY_SECONDS * 2 ** Math.max(0, attempt - 1));
-}
-
-/**
- * Sends each delivery as its own queue message (split to the queue's size limits). Throws when a
- * send fails: the caller keeps its record pending and a later pass sends it again.
- *
- * @example await enqueueSideDeliveries(env, [{ id, idempotencyKey: id, purpose, url,
- *   method: "POST", headers: { "content-type": "application/json" }, body: "{}",
- *   signing: { style: "edgecron", tenantId, runId: null, attempt: null }, timeoutMs: 10_000 }]);
- */
-export async function enqueueSideDeliveries(env: Env, deliveries: readonly SideDelivery[]): Promise<void> {
-  const messages: SideDeliveryMessage[] = [];
-  for (const delivery of deliveries) {
-    const message: SideDeliveryMessage = { kind: "side_delivery", delivery };
-    if (jsonBytes(message) > QUEUE_SEND_LIMITS.maxMessageBytes) {
-      // A body this large is a bug of the caller (alerts are small): refuse it loudly, send the rest.
-      logEvent("side_delivery.too_large", { id: delivery.id, purpose: delivery.purpose.kind });
-      continue;
-    }
-    messages.push(message);
-  }
-  for (const batch of splitIntoBatches(messages, jsonBytes)) {
-    await env.SIDE_DELIVERY_QUEUE.sendBatch(batch.map((body) => ({ body, contentType: "json" as const })));
-  }
 }
 
 /**

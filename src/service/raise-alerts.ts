@@ -18,7 +18,8 @@ import {
 } from "../db/alerts";
 import { jobStores } from "../db/databases";
 import { logEvent } from "../log";
-import { enqueueSideDeliveries, type SideDelivery } from "./side-deliveries";
+import { enqueueSideDeliveries } from "../queue/producers/side-delivery-queue";
+import type { SideDelivery } from "../queue/producers/side-delivery-types";
 
 export interface NewAlert {
   tenantId: string;

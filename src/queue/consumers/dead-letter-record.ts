@@ -2,13 +2,13 @@
 // URL). Payloads are stored bounded (./dead-letter-payload.ts) and inserted in chunks: one insert of
 // a whole batch of large letters failed with SQLITE_TOOBIG, and every letter in it was retried.
 
-import { jobStores } from "../db/databases";
-import { insertDeadLetters, type NewDeadLetter } from "../db/dead-letters";
-import type { DeadLetterMessage } from "../shard/protocol";
-import { raiseAlerts } from "./alerts";
+import { jobStores } from "../../db/databases";
+import { insertDeadLetters, type NewDeadLetter } from "../../db/dead-letters";
+import { raiseAlerts } from "../../service/raise-alerts";
+import type { DeadLetterMessage } from "../../shard/protocol";
+import { failureCallbackDeliveries } from "../producers/qstash-callback-deliveries";
+import { enqueueSideDeliveries } from "../producers/side-delivery-queue";
 import { payloadsOf, storedPayloadJson } from "./dead-letter-payload";
-import { failureCallbackDeliveries } from "./qstash-callbacks";
-import { enqueueSideDeliveries } from "./side-deliveries";
 import { failWorkflowRuns } from "./workflow-failures";
 
 /** Stores the letters and raises one alert each; throws when D1 fails (the caller retries). */

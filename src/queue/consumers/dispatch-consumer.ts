@@ -13,14 +13,15 @@
 // to 29 s late). wrangler.toml sets `queue_consumer_no_wait_for_wait_until` so that a batch ends
 // when this handler returns, not when the handed-off calls do.
 
-import type { TargetOutcome } from "../core/outcome";
-import { issueRunToken } from "../core/run-token";
-import { logEvent } from "../log";
-import { runTokenSecret } from "../run-tokens";
-import { allowsPrivateTargets } from "../service/private-targets";
-import { tenantSecrets } from "../service/tenant-secrets";
-import { type DispatchMessage, runsOfMessage, type SingleRunDispatchMessage } from "../shard/protocol";
-import { CLOUDFLARE_CONNECTIONS, connectionCapOn } from "./connection-cap";
+import type { TargetOutcome } from "../../core/outcome";
+import { issueRunToken } from "../../core/run-token";
+import { logEvent } from "../../log";
+import { runTokenSecret } from "../../run-tokens";
+import { allowsPrivateTargets } from "../../service/private-targets";
+import { tenantSecrets } from "../../service/tenant-secrets";
+import { type DispatchMessage, runsOfMessage, type SingleRunDispatchMessage } from "../../shard/protocol";
+import { CLOUDFLARE_CONNECTIONS, connectionCapOn } from "../producers/connection-cap";
+import { runPool, semaphore } from "../producers/pool";
 import { MessageLog } from "./dispatch-log";
 import { afterReport, dropKnownDone, idsOf, pointOf } from "./dispatch-outcomes";
 import { resolverFromEnv } from "./dns-resolver";
@@ -28,7 +29,6 @@ import { HANDED_OFF, HandOffWatch } from "./hand-off-watch";
 import { holdUntilDue } from "./hold";
 import { recordDispatch } from "./metrics";
 import { OutcomeReporter } from "./outcome-reports";
-import { runPool, semaphore } from "./pool";
 import { callTargetWithCallback } from "./qstash-callbacks";
 import { type Claimed, claimAtShard } from "./shard-batches";
 import { callTarget } from "./target-call";
