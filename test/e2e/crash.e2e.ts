@@ -76,21 +76,26 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
         what: `all ${JOBS} jobs to reach the target`,
       });
     } catch (error) {
+      // What a stuck round looks like from outside, in the error itself (CI keeps only the end of
+      // the output): the stats, the first dead letters, and the first few missing jobs with their runs.
       const stats = await api("GET", "/v1/stats");
       const letters = await api<{ data: unknown[] }>("GET", "/v1/dead-letters?limit=5");
-      console.log(
-        `[crash] stuck: ${JSON.stringify(stats.body)} dead letters: ${JSON.stringify(letters.body.data)}`,
-      );
-      // What a stuck job looks like from outside: the job and its runs, for the first few missing.
       const reached = new Set(mine().map((call) => call.path));
-      const missing = jobIds.filter((_, i) => !reached.has(`${prefix}/${i}`));
-      console.log(`[crash] missing ${missing.length}, first at index ${jobIds.indexOf(missing[0] ?? "")}`);
-      for (const id of missing.slice(0, 3)) {
+      const missing = jobIds.flatMap((id, i) => (reached.has(`${prefix}/${i}`) ? [] : [{ id, i }]));
+      const stuck: unknown[] = [];
+      for (const { id, i } of missing.slice(0, 3)) {
         const job = await api("GET", `/v1/jobs/${id}`);
         const runs = await api("GET", `/v1/jobs/${id}/runs`);
-        console.log(`[crash] stuck job ${JSON.stringify(job.body)} runs ${JSON.stringify(runs.body)}`);
+        stuck.push({ index: i, job: job.body, runs: runs.body });
       }
-      throw error;
+      throw new Error(
+        `${(error as Error).message}; ${missing.length} missing (indexes ${missing
+          .slice(0, 20)
+          .map((entry) => entry.i)
+          .join(",")}); killed ${killedAtMs - windowStartMs} ms into the window, restarted after ${
+          restartedAtMs - killedAtMs
+        } ms; stats ${JSON.stringify(stats.body)}; dead letters ${JSON.stringify(letters.body.data)}; stuck ${JSON.stringify(stuck)}`,
+      );
     }
     const recoveryMs = Date.now() - restartedAtMs;
     // Runs that were RUNNING at the kill retry only when their lease expires: wait until nothing
