@@ -47,17 +47,35 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
     alertsResolved: 0,
     jobsMoved: 0,
   };
+  // Each step on its own: one that fails (a D1 hiccup in the outbox sweep) must not skip the
+  // watchdog, which is what re-arms a shard whose alarm was lost.
   // Before the outbox: a moved job is then swept (and later found) in its own database.
-  summary.jobsMoved = (await moveLegacyJobs(jobStores(env), { limit: LAYOUT_MOVE_BATCH })).moved;
-  await sweepOutbox(env, summary);
-  await watchShards(env, summary);
-  summary.alertsResolved = await resolveMissedRunAlerts(env, nowMs);
-  summary.legacyHistoryMoved = await moveLegacyHistory(env);
-  await sweepConsoleSessions(env, nowMs);
+  await step("legacy_jobs", async () => {
+    summary.jobsMoved = (await moveLegacyJobs(jobStores(env), { limit: LAYOUT_MOVE_BATCH })).moved;
+  });
+  await step("outbox", () => sweepOutbox(env, summary));
+  await step("watchdog", () => watchShards(env, summary));
+  await step("resolve_alerts", async () => {
+    summary.alertsResolved = await resolveMissedRunAlerts(env, nowMs);
+  });
+  await step("legacy_history", async () => {
+    summary.legacyHistoryMoved = await moveLegacyHistory(env);
+  });
+  await step("console_sessions", () => sweepConsoleSessions(env, nowMs));
   // Delivery itself happens on the side-delivery queue: a hanging webhook never holds this alarm.
-  summary.alertsResent = await resendPendingAlerts(env, nowMs);
+  await step("resend_alerts", async () => {
+    summary.alertsResent = await resendPendingAlerts(env, nowMs);
+  });
   logEvent("maintenance.pass", { ...summary });
   return summary;
+}
+
+async function step(name: string, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    logEvent("maintenance.step_failed", { step: name, error });
+  }
 }
 
 /** Jobs whose latest version no shard confirmed (a failed push, a crash after the D1 write). */

@@ -184,13 +184,14 @@ export class ShardScheduler extends DurableObject<Env> {
       const alarmAtMs = await this.ctx.storage.getAlarm();
       const report = watchdogScan(this.sql, nowMs, retention, alarmAtMs);
       if (this.alarmRunning) return report;
-      // Storage is the truth: an alarm lost behind this instance's back is re-armed below.
-      this.armed.atMs = alarmAtMs;
+      // Storage is the truth: an alarm lost behind this instance's back is re-armed below, and set
+      // afresh even when storage still holds one (one that never rang is not registered to ring).
       report.alarmRearmed = alarmWasLost(
         alarmAtMs,
         earliestTimerMs(readDueTimes(this.sql, this.leadMs())),
         nowMs,
       );
+      this.armed.atMs = report.alarmRearmed ? null : alarmAtMs;
       return report;
     };
     return this.act(shard, work, { rearmDuringAlarm: false });

@@ -3,7 +3,7 @@
 // failures are values, not exceptions. A job's calls always go to its stored shard (`ShardJob.shard`,
 // D1 `jobs.shard`), never to a re-hash of its id: SHARD_COUNT may have changed since it was placed.
 
-import { shardForJob } from "../core/jitter";
+import { shardForJob } from "../core/placement";
 import { logEvent } from "../log";
 import type { TzdataOverride } from "../tzdata";
 import type { ShardFaults } from "./fault-switches";

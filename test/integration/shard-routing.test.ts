@@ -4,7 +4,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
-import { shardForJob } from "../../src/core/jitter";
+import { shardForJob } from "../../src/core/placement";
 import { findJob } from "../../src/db/jobs";
 import { pushAndMarkSynced } from "../../src/service/job-writes";
 import { shardOfJob } from "../../src/shard/client";

@@ -147,6 +147,14 @@ describe("alarmWasLost", () => {
     ["no alarm, a timer just due (the alarm is about to run)", null, NOW_MS - 1_000, false],
     ["no alarm, no timer", null, null, false],
     ["an alarm is armed", NOW_MS + 1_000, NOW_MS + 60_000, false],
+    ["an alarm just overdue (about to run)", NOW_MS - 1_000, NOW_MS - 1_000, false],
+    [
+      "an alarm overdue beyond the threshold (it never rang)",
+      NOW_MS - ALARM_LOSS_THRESHOLD_MS - 1,
+      NOW_MS - 60_000,
+      true,
+    ],
+    ["an alarm overdue beyond the threshold, nothing due", NOW_MS - ALARM_LOSS_THRESHOLD_MS - 1, null, true],
   ] as const)("%s: %s", (_case, alarmAtMs, timerMs, expected) => {
     expect(alarmWasLost(alarmAtMs, timerMs, NOW_MS)).toBe(expected);
   });

@@ -1,11 +1,12 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { backoffBaseMs, backoffDelayMs, retryDelayMs } from "../../src/core/backoff";
 import { EdgecronError, isErrorCode, toProblem } from "../../src/core/errors";
-import { fireJitterMs, fnv1a32, hash32, shardForJob } from "../../src/core/jitter";
+import { fireJitterMs } from "../../src/core/jitter";
 import type { BackoffPolicy, MisfirePolicy, OverlapPolicy } from "../../src/core/job-spec";
 import { misfireDecision, splitLateInstants } from "../../src/core/misfire";
 import { classifyTargetError, classifyTargetResponse, parseRetryAfterMs } from "../../src/core/outcome";
 import { overlapDecision } from "../../src/core/overlap";
+import { shardForJob } from "../../src/core/placement";
 import {
   canTransition,
   IllegalTransitionError,
@@ -20,6 +21,7 @@ import {
   transition,
 } from "../../src/core/run-state";
 import { TargetRefusedError } from "../../src/core/ssrf";
+import { fnv1a32, hash32 } from "../../src/core/stable-hash";
 import type { JobStatus as ProtocolJobStatus } from "../../src/shard/protocol";
 
 const SECOND = 1_000;

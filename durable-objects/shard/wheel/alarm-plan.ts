@@ -75,14 +75,16 @@ export function planAlarm(inputs: AlarmInputs): AlarmPlan {
 }
 
 /**
- * Whether a shard with no alarm set had really lost it. A due alarm waiting to run also reads as
- * none: only a timer in the future, or one overdue by more than a few seconds, proves the loss (a
- * pending flush proves nothing).
+ * Whether a shard's alarm was lost, from what storage says while no alarm of it runs. A due alarm
+ * waiting to run reads as none, or as just overdue: only a timer in the future with no alarm set,
+ * or an alarm or timer overdue by more than a few seconds, proves the loss (a pending flush proves
+ * nothing). An alarm storage still holds long past its instant never rang: a process killed while
+ * the alarm was being set can leave storage and the runtime's alarm scheduler disagreeing, and
+ * only setting it again registers it.
  */
 export function alarmWasLost(alarmAtMs: number | null, timerMs: number | null, nowMs: number): boolean {
-  return (
-    alarmAtMs === null && timerMs !== null && (timerMs > nowMs || timerMs < nowMs - ALARM_LOSS_THRESHOLD_MS)
-  );
+  if (alarmAtMs !== null) return alarmAtMs < nowMs - ALARM_LOSS_THRESHOLD_MS;
+  return timerMs !== null && (timerMs > nowMs || timerMs < nowMs - ALARM_LOSS_THRESHOLD_MS);
 }
 
 function minOf(values: (number | null)[]): number | null {
