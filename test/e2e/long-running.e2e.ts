@@ -3,17 +3,8 @@
 // another stops heart-beating, so the attempt fails at its heartbeat timeout and is retried.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EdgecronClient } from "../../src/client";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  type ReceivedCall,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  startTarget,
-  type TargetServer,
-  waitUntil,
-} from "./harness";
+import { type ReceivedCall, waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
 interface Run {
   id: string;
@@ -35,9 +26,7 @@ function headerOf(call: ReceivedCall, name: string): string {
 }
 
 describe("e2e: long-running targets through wrangler dev", () => {
-  let server: SchedulerProcess;
-  let target: TargetServer;
-  let api: ReturnType<typeof apiClient>;
+  const e2e = useScheduler({ tenant: "e2e-long-running" });
   let receiver: EdgecronClient;
   const heartbeats: Record<string, number> = {};
   /** Background work of the target (heartbeats, completion), awaited by the tests. */
@@ -58,14 +47,8 @@ describe("e2e: long-running targets through wrangler dev", () => {
   }
 
   beforeAll(async () => {
-    target = await startTarget();
-    server = await startScheduler();
-    receiver = new EdgecronClient({ baseUrl: server.baseUrl });
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = (await admin<{ id: string }>("POST", "/v1/tenants", { name: "e2e-long-running" })).body;
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.id });
-    api = apiClient(server.baseUrl, key.body.key);
-    target.respond((call) => {
+    receiver = new EdgecronClient({ baseUrl: e2e.server.baseUrl });
+    e2e.target.respond((call) => {
       const attempt = Number(call.headers["edgecron-attempt"]);
       // /steady: heart-beats three times, then completes. /stalls: the first attempt heart-beats
       // once and goes silent; the retry completes at once.
@@ -82,20 +65,17 @@ describe("e2e: long-running targets through wrangler dev", () => {
 
   afterAll(async () => {
     await Promise.allSettled(work);
-    await server?.stop();
-    await target?.close();
-    if (server) removeState(server.stateDir);
   });
 
   async function jobRuns(jobId: string): Promise<Run[]> {
-    return (await api<{ data: Run[] }>("GET", `/v1/jobs/${jobId}/runs`)).body.data;
+    return (await e2e.api<{ data: Run[] }>("GET", `/v1/jobs/${jobId}/runs`)).body.data;
   }
 
   it("completes asynchronously after several heartbeats, the result in the run's history", async () => {
-    const job = await api<{ id: string }>("POST", "/v1/jobs", {
+    const job = await e2e.api<{ id: string }>("POST", "/v1/jobs", {
       name: "steady",
       schedule: { type: "once", delay: "1s" },
-      target: { url: `${target.url}/steady` },
+      target: { url: `${e2e.target.url}/steady` },
       heartbeat_timeout: "10s",
     });
     expect(job.status).toBe(201);
@@ -117,14 +97,14 @@ describe("e2e: long-running targets through wrangler dev", () => {
     expect(heartbeats[done.id]).toBe(3);
     expect(done.result).toEqual({ beats: 3, attempt: "1" });
     expect(done.last_heartbeat_at).not.toBeNull();
-    expect(target.calls.filter((call) => call.path.startsWith("/steady"))).toHaveLength(1);
+    expect(e2e.target.calls.filter((call) => call.path.startsWith("/steady"))).toHaveLength(1);
   }, 45_000);
 
   it("fails an attempt that stops heart-beating at its heartbeat timeout and retries it", async () => {
-    const job = await api<{ id: string }>("POST", "/v1/jobs", {
+    const job = await e2e.api<{ id: string }>("POST", "/v1/jobs", {
       name: "stalls",
       schedule: { type: "once", delay: "1s" },
-      target: { url: `${target.url}/stalls` },
+      target: { url: `${e2e.target.url}/stalls` },
       heartbeat_timeout: "10s",
       retry: { max_attempts: 2, backoff: { initial: "1s", max: "1s", jitter: "none" } },
     });
@@ -144,10 +124,10 @@ describe("e2e: long-running targets through wrangler dev", () => {
         reason: "no heartbeat or completion within the job's heartbeat_timeout (lease expired)",
       }),
     );
-    const calls = target.calls.filter((call) => call.path.startsWith("/stalls"));
+    const calls = e2e.target.calls.filter((call) => call.path.startsWith("/stalls"));
     expect(calls.map((call) => call.headers["edgecron-attempt"])).toEqual(["1", "2"]);
     // The first attempt's token names a superseded fence now.
-    const stale = await fetch(`${server.baseUrl}/v1/runs/${done.id}/complete`, {
+    const stale = await fetch(`${e2e.server.baseUrl}/v1/runs/${done.id}/complete`, {
       method: "POST",
       headers: {
         "content-type": "application/json",

@@ -2,53 +2,31 @@
 // real `wrangler dev` and a real local target: publish (query-string destination), delay,
 // retries to the DLQ and retry from it, dedup both ways, batch, queues, cancel, events and errors.
 import { Client, QstashError } from "@upstash/qstash";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  type ReceivedCall,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  startTarget,
-  type TargetServer,
-  waitUntil,
-} from "./harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type ReceivedCall, waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
 describe("@upstash/qstash against wrangler dev", () => {
-  let server: SchedulerProcess;
-  let target: TargetServer;
+  const e2e = useScheduler({ tenant: "qstash-e2e" });
   let qstash: Client;
-  let tenantKey: string;
-  let tenantId: string;
   /** Paths that answer 500 until the test flips them. */
   const failing = new Set<string>();
 
   const callsTo = (path: string): ReceivedCall[] =>
-    target.calls.filter((call) => call.path.split("?")[0] === path);
+    e2e.target.calls.filter((call) => call.path.split("?")[0] === path);
   const waitForCalls = (path: string, count: number, timeoutMs = 30_000) =>
     waitUntil(() => callsTo(path).length >= count && callsTo(path), {
       timeoutMs,
       what: `${count} calls to ${path}`,
     });
 
-  beforeAll(async () => {
-    [server, target] = await Promise.all([startScheduler(), startTarget()]);
-    target.respond((call) => ({ status: failing.has(call.path.split("?")[0] ?? "") ? 500 : 200 }));
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "qstash-e2e" });
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    tenantKey = key.body.key;
-    tenantId = tenant.body.id;
-    qstash = new Client({ baseUrl: server.baseUrl, token: tenantKey, devMode: false });
-  });
-  afterAll(async () => {
-    await Promise.all([server?.stop(), target?.close()]);
-    if (server) removeState(server.stateDir);
+  beforeAll(() => {
+    e2e.target.respond((call) => ({ status: failing.has(call.path.split("?")[0] ?? "") ? 500 : 200 }));
+    qstash = new Client({ baseUrl: e2e.server.baseUrl, token: e2e.tenantKey, devMode: false });
   });
 
   it("publishes to a destination with a query string and delivers the raw body and forwarded headers", async () => {
-    const destination = `${target.url}/publish?x=1&y=a%20b`;
+    const destination = `${e2e.target.url}/publish?x=1&y=a%20b`;
     const published = await qstash.publish({
       url: destination,
       body: "raw body",
@@ -61,12 +39,12 @@ describe("@upstash/qstash against wrangler dev", () => {
     expect(call?.headers["x-trace"]).toBe("t-1");
     expect(call?.headers["content-type"]).toBe("text/plain");
     expect(call?.headers.authorization).toBeUndefined();
-    expect(JSON.stringify(call?.headers)).not.toContain(tenantKey);
+    expect(JSON.stringify(call?.headers)).not.toContain(e2e.tenantKey);
   });
 
   it("holds a delayed message until its delay has passed", async () => {
     const sentMs = Date.now();
-    await qstash.publishJSON({ url: `${target.url}/delayed`, body: { hello: "later" }, delay: 3 });
+    await qstash.publishJSON({ url: `${e2e.target.url}/delayed`, body: { hello: "later" }, delay: 3 });
     const [call] = await waitForCalls("/delayed", 1);
     expect((call?.receivedAtMs ?? 0) - sentMs).toBeGreaterThanOrEqual(2_900);
     expect(JSON.parse(call?.body ?? "null")).toEqual({ hello: "later" });
@@ -75,7 +53,7 @@ describe("@upstash/qstash against wrangler dev", () => {
   it("retries a failing message into the DLQ, and retries it from there", async () => {
     failing.add("/flaky");
     const { messageId } = await qstash.publish({
-      url: `${target.url}/flaky`,
+      url: `${e2e.target.url}/flaky`,
       body: "x",
       retries: 1,
       retryDelay: "500",
@@ -88,7 +66,7 @@ describe("@upstash/qstash against wrangler dev", () => {
     );
     expect(entry).toMatchObject({
       messageId,
-      url: `${target.url}/flaky`,
+      url: `${e2e.target.url}/flaky`,
       responseStatus: 500,
       maxRetries: 1,
     });
@@ -115,7 +93,7 @@ describe("@upstash/qstash against wrangler dev", () => {
   });
 
   it("deduplicates by id and by content", async () => {
-    const url = `${target.url}/dedup`;
+    const url = `${e2e.target.url}/dedup`;
     const first = await qstash.publish({ url, body: "a", deduplicationId: "same-id", delay: 3600 });
     const second = await qstash.publish({ url, body: "b", deduplicationId: "same-id", delay: 3600 });
     expect(second).toEqual({ messageId: first.messageId, url, deduplicated: true });
@@ -127,12 +105,12 @@ describe("@upstash/qstash against wrangler dev", () => {
 
   it("publishes a batch, one answer per message", async () => {
     const results = await qstash.batchJSON([
-      { url: `${target.url}/batch-a`, body: { n: 1 } },
-      { url: `${target.url}/batch-b?q=2`, body: { n: 2 }, method: "PUT" },
+      { url: `${e2e.target.url}/batch-a`, body: { n: 1 } },
+      { url: `${e2e.target.url}/batch-b?q=2`, body: { n: 2 }, method: "PUT" },
     ]);
     expect(results).toEqual([
-      { messageId: expect.any(String), url: `${target.url}/batch-a` },
-      { messageId: expect.any(String), url: `${target.url}/batch-b?q=2` },
+      { messageId: expect.any(String), url: `${e2e.target.url}/batch-a` },
+      { messageId: expect.any(String), url: `${e2e.target.url}/batch-b?q=2` },
     ]);
     const [b] = await waitForCalls("/batch-b", 1);
     expect(b).toMatchObject({ method: "PUT", path: "/batch-b?q=2" });
@@ -141,7 +119,7 @@ describe("@upstash/qstash against wrangler dev", () => {
 
   it("reads and cancels a pending message", async () => {
     const { messageId } = await qstash.publish({
-      url: `${target.url}/cancelled`,
+      url: `${e2e.target.url}/cancelled`,
       body: "never",
       delay: 3600,
       label: "later",
@@ -149,7 +127,7 @@ describe("@upstash/qstash against wrangler dev", () => {
     const message = await qstash.messages.get(messageId);
     expect(message).toMatchObject({
       messageId,
-      url: `${target.url}/cancelled`,
+      url: `${e2e.target.url}/cancelled`,
       method: "POST",
       body: "never",
       labels: ["later"],
@@ -158,7 +136,7 @@ describe("@upstash/qstash against wrangler dev", () => {
     expect(await qstash.messages.cancel(messageId)).toEqual({ cancelled: 1 });
     await expect(qstash.messages.get(messageId)).rejects.toMatchObject({ status: 404 });
     const many = await Promise.all(
-      [1, 2].map(() => qstash.publish({ url: `${target.url}/cancelled`, delay: 3600 })),
+      [1, 2].map(() => qstash.publish({ url: `${e2e.target.url}/cancelled`, delay: 3600 })),
     );
     expect(await qstash.messages.cancel(many.map((m) => m.messageId))).toEqual({ cancelled: 2 });
   });
@@ -168,7 +146,7 @@ describe("@upstash/qstash against wrangler dev", () => {
     await queue.upsert({ parallelism: 2 });
     expect(await queue.get()).toMatchObject({ name: "e2e-queue", parallelism: 2, paused: false });
     const { messageId } = await queue.enqueueJSON({
-      url: `${target.url}/queued?n=1`,
+      url: `${e2e.target.url}/queued?n=1`,
       body: { queued: true },
     });
     const [call] = await waitForCalls("/queued", 1);
@@ -182,10 +160,14 @@ describe("@upstash/qstash against wrangler dev", () => {
   });
 
   it("never delivers a cancelled message", async () => {
-    const { messageId } = await qstash.publish({ url: `${target.url}/cancel-short`, body: "no", delay: 2 });
+    const { messageId } = await qstash.publish({
+      url: `${e2e.target.url}/cancel-short`,
+      body: "no",
+      delay: 2,
+    });
     expect(await qstash.messages.cancel(messageId)).toEqual({ cancelled: 1 });
     // A later message to another path is the clock: once it arrived, the cancelled one was due too.
-    await qstash.publish({ url: `${target.url}/cancel-witness`, body: "yes", delay: 3 });
+    await qstash.publish({ url: `${e2e.target.url}/cancel-witness`, body: "yes", delay: 3 });
     await waitForCalls("/cancel-witness", 1);
     expect(callsTo("/cancel-short")).toEqual([]);
   });
@@ -195,29 +177,37 @@ describe("@upstash/qstash against wrangler dev", () => {
       parallelismMax: 0,
       parallelismCount: 0,
     });
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    expect((await admin("PUT", `/v1/tenants/${tenantId}/limits`, { concurrent_calls: 7 })).status).toBe(200);
+    const { admin } = e2e;
+    expect((await admin("PUT", `/v1/tenants/${e2e.tenantId}/limits`, { concurrent_calls: 7 })).status).toBe(
+      200,
+    );
     expect(await qstash.flowControl.getGlobalParallelism()).toEqual({
       parallelismMax: 7,
       parallelismCount: 0,
     });
-    expect((await admin("PUT", `/v1/tenants/${tenantId}/limits`, {})).status).toBe(200);
+    expect((await admin("PUT", `/v1/tenants/${e2e.tenantId}/limits`, {})).status).toBe(200);
   });
 
   it("answers errors the client throws with their status", async () => {
-    const stranger = new Client({ baseUrl: server.baseUrl, token: `ek_${"0".repeat(64)}`, devMode: false });
-    const unauthorized = await stranger.publish({ url: `${target.url}/x` }).catch((error: unknown) => error);
+    const stranger = new Client({
+      baseUrl: e2e.server.baseUrl,
+      token: `ek_${"0".repeat(64)}`,
+      devMode: false,
+    });
+    const unauthorized = await stranger
+      .publish({ url: `${e2e.target.url}/x` })
+      .catch((error: unknown) => error);
     expect(unauthorized).toBeInstanceOf(QstashError);
     expect(unauthorized).toMatchObject({ status: 401 });
     const bad = await qstash
-      .publish({ url: `${target.url}/x`, retryDelay: "eval(1)" })
+      .publish({ url: `${e2e.target.url}/x`, retryDelay: "eval(1)" })
       .catch((error: unknown) => error);
     expect(bad).toMatchObject({ status: 400, message: expect.stringContaining("Upstash-Retry-Delay") });
     const unknown = await qstash.messages.get("job_unknown").catch((error: unknown) => error);
     expect(unknown).toMatchObject({ status: 404 });
-    const runNow = await fetch(`${server.baseUrl}/v2/messages/job_x/retry`, {
+    const runNow = await fetch(`${e2e.server.baseUrl}/v2/messages/job_x/retry`, {
       method: "POST",
-      headers: { authorization: `Bearer ${tenantKey}` },
+      headers: { authorization: `Bearer ${e2e.tenantKey}` },
     });
     expect(runNow.status).toBe(404);
     expect(await runNow.text()).toContain("message job_x not found");

@@ -7,14 +7,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client, Receiver } from "@upstash/qstash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  waitUntil,
-} from "./harness";
+import { waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
 interface Delivery {
   path: string;
@@ -75,34 +69,27 @@ async function startVerifyingEndpoint(keysNow: () => Keys) {
 }
 
 describe("e2e: @upstash/qstash against wrangler dev, every delivery verified by its Receiver", () => {
-  let server: SchedulerProcess;
+  const e2e = useScheduler({ tenant: "e2e-qstash-delivery" });
   let endpoint: Awaited<ReturnType<typeof startVerifyingEndpoint>>;
   let client: Client;
-  let admin: ReturnType<typeof apiClient>;
-  let tenantId: string;
-  let token: string;
   let keys: Keys = { current: "", next: "" };
 
   const readKeys = async (): Promise<Keys> => {
-    const res = await fetch(`${server.baseUrl}/v2/keys`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${e2e.server.baseUrl}/v2/keys`, {
+      headers: { authorization: `Bearer ${e2e.tenantKey}` },
+    });
     expect(res.status).toBe(200);
     return (await res.json()) as Keys;
   };
 
   beforeAll(async () => {
     endpoint = await startVerifyingEndpoint(() => keys);
-    server = await startScheduler();
-    admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    tenantId = (await admin<{ id: string }>("POST", "/v1/tenants", { name: "e2e-qstash-delivery" })).body.id;
-    token = (await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenantId })).body.key;
-    client = new Client({ baseUrl: server.baseUrl, token });
+    client = new Client({ baseUrl: e2e.server.baseUrl, token: e2e.tenantKey });
     keys = await readKeys();
   });
 
   afterAll(async () => {
-    await server?.stop();
     await endpoint?.close();
-    if (server) removeState(server.stateDir);
   });
 
   it("signs a publish for the exact destination (query string included) and raw body", async () => {
@@ -125,7 +112,7 @@ describe("e2e: @upstash/qstash against wrangler dev, every delivery verified by 
 
   it("stays verifiable with the keys read during a rotation after next becomes current", async () => {
     const before = keys;
-    await admin("POST", `/v1/tenants/${tenantId}/signing-secret/rotate`);
+    await e2e.admin("POST", `/v1/tenants/${e2e.tenantId}/signing-secret/rotate`);
     keys = await readKeys();
     expect(keys.current).toBe(before.current);
     expect(keys.next).not.toBe(before.current);
@@ -133,7 +120,7 @@ describe("e2e: @upstash/qstash against wrangler dev, every delivery verified by 
     expect((await endpoint.received("/rotation/during")).verified).toBe(true);
 
     // The endpoint keeps the keys it read during the rotation: the new current is its next.
-    await admin("POST", `/v1/tenants/${tenantId}/signing-secret/promote`);
+    await e2e.admin("POST", `/v1/tenants/${e2e.tenantId}/signing-secret/promote`);
     await client.publish({ url: `${endpoint.base}/rotation/after`, body: "after" });
     expect((await endpoint.received("/rotation/after")).verified).toBe(true);
     keys = await readKeys();

@@ -3,46 +3,29 @@
 // it is delivered once and nothing of it is left waiting. The client (2.12.0) has no call for it:
 // a plain fetch with the same token, as QStash's REST docs show it.
 import { Client } from "@upstash/qstash";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  type ReceivedCall,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  startTarget,
-  type TargetServer,
-  waitUntil,
-} from "./harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type ReceivedCall, waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 
 describe("running a waiting message now", () => {
-  let server: SchedulerProcess;
-  let target: TargetServer;
+  const e2e = useScheduler({ tenant: "qstash-run-now" });
   let qstash: Client;
-  let api: ReturnType<typeof apiClient>;
   const callsTo = (path: string): ReceivedCall[] =>
-    target.calls.filter((call) => call.path.split("?")[0] === path);
+    e2e.target.calls.filter((call) => call.path.split("?")[0] === path);
   const runNow = (messageId: string) =>
-    api<{ messageId?: string; error?: string }>("POST", `/v2/messages/${messageId}/retry`);
+    e2e.api<{ messageId?: string; error?: string }>("POST", `/v2/messages/${messageId}/retry`);
 
-  beforeAll(async () => {
-    [server, target] = await Promise.all([startScheduler(), startTarget()]);
-    target.respond((call) => ({ status: call.path.startsWith("/fail/") ? 500 : 200 }));
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "qstash-run-now" });
-    const key = (await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id })).body
-      .key;
-    qstash = new Client({ baseUrl: server.baseUrl, token: key, devMode: false });
-    api = apiClient(server.baseUrl, key);
-  });
-  afterAll(async () => {
-    await Promise.all([server?.stop(), target?.close()]);
-    if (server) removeState(server.stateDir);
+  beforeAll(() => {
+    e2e.target.respond((call) => ({ status: call.path.startsWith("/fail/") ? 500 : 200 }));
+    qstash = new Client({ baseUrl: e2e.server.baseUrl, token: e2e.tenantKey, devMode: false });
   });
 
   it("delivers a delayed message now, once, with nothing left waiting", async () => {
-    const { messageId } = await qstash.publish({ url: `${target.url}/ok/delayed`, body: "soon", delay: 600 });
+    const { messageId } = await qstash.publish({
+      url: `${e2e.target.url}/ok/delayed`,
+      body: "soon",
+      delay: 600,
+    });
     const askedAtMs = Date.now();
     expect(await runNow(messageId)).toMatchObject({ status: 200, body: { messageId } });
     await waitUntil(() => callsTo("/ok/delayed").length === 1, { timeoutMs: 30_000, what: "the delivery" });
@@ -51,7 +34,7 @@ describe("running a waiting message now", () => {
     // instant 10 minutes on has nothing left to fire.
     const job = await waitUntil(
       async () => {
-        const res = await api<{ status: string }>("GET", `/v1/jobs/${messageId}`);
+        const res = await e2e.api<{ status: string }>("GET", `/v1/jobs/${messageId}`);
         return res.body.status === "COMPLETED" ? res.body : undefined;
       },
       { timeoutMs: 30_000, what: "the message's job to complete" },
@@ -59,7 +42,7 @@ describe("running a waiting message now", () => {
     expect(job.status).toBe("COMPLETED");
     const states = await waitUntil(
       async () => {
-        const runs = await api<{ data: { state: string }[] }>("GET", `/v1/runs?job_id=${messageId}`);
+        const runs = await e2e.api<{ data: { state: string }[] }>("GET", `/v1/runs?job_id=${messageId}`);
         const seen = runs.body.data.map((run) => run.state);
         return seen.includes("SUCCEEDED") ? seen : undefined;
       },
@@ -76,7 +59,7 @@ describe("running a waiting message now", () => {
 
   it("runs a retry waiting out its backoff now, as the next attempt of the same run", async () => {
     const { messageId } = await qstash.publish({
-      url: `${target.url}/fail/backoff`,
+      url: `${e2e.target.url}/fail/backoff`,
       body: "again",
       retries: 2,
       retryDelay: "100000",
@@ -87,7 +70,7 @@ describe("running a waiting message now", () => {
     });
     await waitUntil(
       async () => {
-        const res = await api<{ data: { state: string }[] }>("GET", `/v1/runs?job_id=${messageId}`);
+        const res = await e2e.api<{ data: { state: string }[] }>("GET", `/v1/runs?job_id=${messageId}`);
         return res.body.data[0]?.state === "RETRYING" ? true : undefined;
       },
       { timeoutMs: 30_000, what: "the run to wait for its retry" },
@@ -107,13 +90,17 @@ describe("running a waiting message now", () => {
     expect(callsTo("/fail/backoff")[1]?.headers["idempotency-key"]).toBe(
       callsTo("/fail/backoff")[0]?.headers["idempotency-key"],
     );
-    const runs = await api<{ data: unknown[] }>("GET", `/v1/runs?job_id=${messageId}`);
+    const runs = await e2e.api<{ data: unknown[] }>("GET", `/v1/runs?job_id=${messageId}`);
     expect(runs.body.data).toHaveLength(1);
   });
 
   it("answers 404 for an unknown or cancelled message", async () => {
     expect((await runNow("job_unknown")).status).toBe(404);
-    const { messageId } = await qstash.publish({ url: `${target.url}/ok/cancelled`, body: "x", delay: 600 });
+    const { messageId } = await qstash.publish({
+      url: `${e2e.target.url}/ok/cancelled`,
+      body: "x",
+      delay: 600,
+    });
     await qstash.messages.cancel(messageId);
     expect((await runNow(messageId)).status).toBe(404);
   });

@@ -3,14 +3,8 @@
 // resume, restart, failure-callback retry and delete act on exactly the entries they name.
 import { Client, serve } from "@upstash/workflow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  waitUntil,
-} from "./harness";
+import { waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 import { startEndpoint } from "./workflow-endpoint";
 
 /** What the workflows' steps did, in order, per run; `broken` runs fail their second step. */
@@ -22,22 +16,18 @@ function executed(runId: string, step: string, value: unknown): void {
 const stepsOf = (runId: string) => (executions.get(runId) ?? []).map((entry) => entry.step);
 
 describe("the workflow DLQ through @upstash/workflow's client", () => {
-  let server: SchedulerProcess;
+  const e2e = useScheduler({ tenant: "workflow-dlq-e2e" });
   let endpoint: { url: string; close: () => Promise<void> };
   let client: Client;
 
   beforeAll(async () => {
-    server = await startScheduler();
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "workflow-dlq-e2e" });
-    const token = (await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id })).body
-      .key;
-    const keysRes = await fetch(`${server.baseUrl}/v2/keys`, {
+    const token = e2e.tenantKey;
+    const keysRes = await fetch(`${e2e.server.baseUrl}/v2/keys`, {
       headers: { authorization: `Bearer ${token}` },
     });
     const keys = (await keysRes.json()) as { current: string; next: string };
     const env = {
-      QSTASH_URL: server.baseUrl,
+      QSTASH_URL: e2e.server.baseUrl,
       QSTASH_TOKEN: token,
       QSTASH_CURRENT_SIGNING_KEY: keys.current,
       QSTASH_NEXT_SIGNING_KEY: keys.next,
@@ -60,12 +50,11 @@ describe("the workflow DLQ through @upstash/workflow's client", () => {
         },
       },
     );
-    client = new Client({ baseUrl: server.baseUrl, token });
+    client = new Client({ baseUrl: e2e.server.baseUrl, token });
     endpoint = await startEndpoint({ "/flaky": flaky.handler });
   });
   afterAll(async () => {
-    await Promise.all([server?.stop(), endpoint?.close()]);
-    if (server) removeState(server.stateDir);
+    await endpoint?.close();
   });
 
   /** Starts a run that fails its second step with no retry, and waits for its DLQ entry. */

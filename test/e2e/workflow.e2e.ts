@@ -4,14 +4,8 @@
 import { Client as QstashClient } from "@upstash/qstash";
 import { Client, serve } from "@upstash/workflow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_TOKEN,
-  apiClient,
-  removeState,
-  type SchedulerProcess,
-  startScheduler,
-  waitUntil,
-} from "./harness";
+import { waitUntil } from "./harness";
+import { useScheduler } from "./scheduler-fixture";
 import { startEndpoint } from "./workflow-endpoint";
 
 const thirdPartyCalls: { headers: Headers; body: string }[] = [];
@@ -24,23 +18,18 @@ function executed(runId: string, step: string, value: unknown): void {
 const stepsOf = (runId: string) => (executions.get(runId) ?? []).map((entry) => entry.step);
 
 describe("@upstash/workflow against wrangler dev", () => {
-  let server: SchedulerProcess;
+  const e2e = useScheduler({ tenant: "workflow-e2e" });
   let endpoint: { url: string; close: () => Promise<void> };
-  let token: string;
   let client: Client;
 
   beforeAll(async () => {
-    server = await startScheduler();
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "workflow-e2e" });
-    token = (await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id })).body.key;
-    const keysRes = await fetch(`${server.baseUrl}/v2/keys`, {
-      headers: { authorization: `Bearer ${token}` },
+    const keysRes = await fetch(`${e2e.server.baseUrl}/v2/keys`, {
+      headers: { authorization: `Bearer ${e2e.tenantKey}` },
     });
     const keys = (await keysRes.json()) as { current: string; next: string };
     const env = {
-      QSTASH_URL: server.baseUrl,
-      QSTASH_TOKEN: token,
+      QSTASH_URL: e2e.server.baseUrl,
+      QSTASH_TOKEN: e2e.tenantKey,
       QSTASH_CURRENT_SIGNING_KEY: keys.current,
       QSTASH_NEXT_SIGNING_KEY: keys.next,
     };
@@ -130,7 +119,7 @@ describe("@upstash/workflow against wrangler dev", () => {
       },
       { env },
     );
-    client = new Client({ baseUrl: server.baseUrl, token });
+    client = new Client({ baseUrl: e2e.server.baseUrl, token: e2e.tenantKey });
     endpoint = await startEndpoint({
       "/steps": steps.handler,
       "/sleep": sleeping.handler,
@@ -146,8 +135,7 @@ describe("@upstash/workflow against wrangler dev", () => {
     });
   });
   afterAll(async () => {
-    await Promise.all([server?.stop(), endpoint?.close()]);
-    if (server) removeState(server.stateDir);
+    await endpoint?.close();
   });
 
   const trigger = async (path: string, body: unknown): Promise<string> =>
@@ -155,15 +143,15 @@ describe("@upstash/workflow against wrangler dev", () => {
 
   const runState = async (runId: string) =>
     (
-      await fetch(`${server.baseUrl}/v2/workflows/runs/${runId}`, {
-        headers: { authorization: `Bearer ${token}` },
+      await fetch(`${e2e.server.baseUrl}/v2/workflows/runs/${runId}`, {
+        headers: { authorization: `Bearer ${e2e.tenantKey}` },
       })
     ).status;
 
   it("runs every step once, in order, passing each result to the next, and ends the run", async () => {
     // Started as a plain QStash message to the endpoint: the SDK then starts the run itself,
     // forwarding the headers of edgecron's call (host, content-length, Upstash-Signature...).
-    const qstash = new QstashClient({ baseUrl: server.baseUrl, token });
+    const qstash = new QstashClient({ baseUrl: e2e.server.baseUrl, token: e2e.tenantKey });
     await qstash.publishJSON({ url: `${endpoint.url}/steps`, body: { n: 20 } });
     const runId = await waitUntil(() => [...executions.keys()].find((id) => stepsOf(id)[0] === "double"), {
       timeoutMs: 60_000,
