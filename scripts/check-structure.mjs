@@ -2,7 +2,9 @@
 // The house rules that imports and call sites can show, checked on every `npm run check`:
 //   1. no import cycle in src/ or durable-objects/ (madge; type-only imports count, because a
 //      type cycle is still two modules that cannot be read or moved apart);
-//   2. D1 statements (`.prepare(`) only in src/db/;
+//   2. D1 statements (`.prepare(`) only in src/db/; statements that write a shard's `runs` table
+//      (UPDATE, INSERT, DELETE) only in durable-objects/shard/runs/, the one owner of a run's row
+//      (and the shard's schema);
 //   3. shards only through src/shard/client.ts (`shardStub` and the `SHARD_SCHEDULER` binding
 //      appear nowhere else), flow gates only through src/gate/client.ts (`gateStub`, `FLOW_GATE`);
 //      the generated Env typings live outside the scanned folders;
@@ -41,6 +43,9 @@ const CORE_DIR = "src/core";
 const CORE_PACKAGES = ["luxon", "zod"];
 const D1_DIR = "src/db";
 const SHARD_CLIENT = "src/shard/client.ts";
+/** Rule 2's second half: who may write the shard's runs table. */
+const RUN_WRITERS = ["durable-objects/shard/runs/", "durable-objects/shard/schema.ts"];
+const RUNS_WRITE = /\b(UPDATE|INSERT(\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|DELETE\s+FROM)\s+runs\b/i;
 /** Durable Objects reached only through their client module: who, where, and the names that reach them. */
 const STUB_RULES = [
   { what: "shard", client: SHARD_CLIENT, identifiers: new Set(["shardStub", "SHARD_SCHEDULER"]) },
@@ -169,8 +174,19 @@ function walkSyntax(file, text, visit) {
 function findCallSites(root, files) {
   const d1Prepare = [];
   const shardAccess = [];
+  const runWrites = [];
   for (const file of files) {
+    const mayWriteRuns =
+      !file.startsWith("durable-objects/shard/") || RUN_WRITERS.some((path) => file.startsWith(path));
     walkSyntax(file, readFileSync(join(root, file), "utf8"), (node, lineOf) => {
+      const isSqlText =
+        ts.isStringLiteral(node) ||
+        ts.isNoSubstitutionTemplateLiteral(node) ||
+        ts.isTemplateHead(node) ||
+        ts.isTemplateMiddle(node) ||
+        ts.isTemplateTail(node);
+      if (!mayWriteRuns && isSqlText && RUNS_WRITE.test(node.text))
+        runWrites.push({ file, line: lineOf(node) });
       const isPrepareCall =
         ts.isCallExpression(node) &&
         ts.isPropertyAccessExpression(node.expression) &&
@@ -183,7 +199,7 @@ function findCallSites(root, files) {
       }
     });
   }
-  return { d1Prepare, shardAccess };
+  return { d1Prepare, shardAccess, runWrites };
 }
 
 function isAllowedCoreImport(file, specifier) {
@@ -280,13 +296,17 @@ function byFile(occurrences) {
 export async function checkStructure(root) {
   const files = listSourceFiles(root);
   const { cycles, unresolved } = await findCycles(root, files);
-  const { d1Prepare, shardAccess } = findCallSites(root, files);
+  const { d1Prepare, shardAccess, runWrites } = findCallSites(root, files);
   const problems = [];
   for (const cycle of cycles) problems.push(`import cycle: ${cycle}`);
   for (const specifier of unresolved) problems.push(`unresolved import (hides cycles): ${specifier}`);
   for (const [file, list] of byFile(d1Prepare)) {
     const lines = list.map((site) => `line ${site.line}`).join(", ");
     problems.push(`D1 statement outside ${D1_DIR}/: ${file}: ${lines}`);
+  }
+  for (const [file, list] of byFile(runWrites)) {
+    const lines = list.map((site) => `line ${site.line}`).join(", ");
+    problems.push(`a write to the shard's runs table outside durable-objects/shard/runs/: ${file}: ${lines}`);
   }
   for (const rule of STUB_RULES) {
     for (const [file, list] of byFile(shardAccess.filter((site) => site.rule === rule))) {
@@ -301,6 +321,12 @@ export async function checkStructure(root) {
     problems.push(
       `${CORE_DIR} imports "${specifier}" in ${file} (only ${CORE_PACKAGES.join(", ")} and itself)`,
     );
+  }
+  // Rule 6 sees only files in a room: a Worker file outside every room would escape it.
+  for (const file of files) {
+    if (roomOf(file) === null && !isUnder(file, CLIENT_DIR) && !isUnder(file, CLI_DIR)) {
+      problems.push(`in no room (add it to one, or a room for it to ROOMS): ${file}`);
+    }
   }
   for (const { file, specifier, from, to } of findRoomCrossings(root, files)) {
     problems.push(`${from} imports ${to}: ${file} ("${specifier}")`);

@@ -7,6 +7,7 @@ import { applyShardJobStatusesAcross } from "../../src/db/job-store";
 import { recordHistory } from "./history/records";
 import type { ShardJobRow } from "./jobs/held-jobs";
 import { sendDeadLetters } from "./runs/dead-letter-sends";
+import { markRecorded } from "./runs/run-timers";
 
 const RUNS_PER_FLUSH = 2_000;
 const JOBS_PER_FLUSH = 2_000;
@@ -66,12 +67,9 @@ function flushRuns(sql: SqlStorage): number {
       .toArray(),
   );
   if (rows.length === 0) return 0;
-  const runIds = JSON.stringify(rows.map((run) => run.run_id));
-  recordHistory(
-    sql,
-    rows.map((run) => run.run_id),
-  );
-  sql.exec("UPDATE runs SET dirty = 0 WHERE run_id IN (SELECT value FROM json_each(?))", runIds);
+  const runIds = rows.map((run) => run.run_id);
+  recordHistory(sql, runIds);
+  markRecorded(sql, runIds);
   return rows.length;
 }
 

@@ -32,7 +32,7 @@ const CLEAN = {
     "export const shardStub = (env: Env) => env.SHARD_SCHEDULER.get(env.SHARD_SCHEDULER.idFromName('0'));\n",
   // Comments and strings never count as call sites.
   "src/api/app.ts": `import { loadJob } from "../db/jobs";\n// never env.DB.prepare( here, nor shardStub\nexport const label = "shardStub .prepare(";\nexport { loadJob };\n`,
-  "durable-objects/shard.tsx": `import { at } from "../src/core/schedule";\nexport const view = () => <p>{String(at)}</p>;\n`,
+  "durable-objects/shard/view.tsx": `import { at } from "../../src/core/schedule";\nexport const view = () => <p>{String(at)}</p>;\n`,
 };
 
 afterEach(() => {
@@ -55,30 +55,42 @@ describe("check-structure", () => {
   it("lists every planted violation and exits 1", () => {
     const root = fixture({
       ...CLEAN,
-      "src/api/routes/jobs.ts": `import { app } from "../app-routes";\nexport const jobs = () => app;\n`,
-      "src/api/app-routes.tsx": `import type { jobs } from "./routes/jobs";\nexport const app = <div />;\nexport type Jobs = typeof jobs;\n`,
-      "src/queue/consumer.ts": `import { shardStub } from "../shard/client";\nexport const send = (env: Env) => { env.DB.prepare("DELETE FROM runs"); return shardStub(env); };\n`,
-      "durable-objects/raw.ts": "export const raw = (env: Env) => env.SHARD_SCHEDULER;\n",
-      "src/api/raw-gate.ts": "export const gate = (env: Env) => env.FLOW_GATE;\n",
+      "src/api/v1/routes/jobs.ts": `import { app } from "../app-routes";\nexport const jobs = () => app;\n`,
+      "src/api/v1/app-routes.tsx": `import type { jobs } from "./routes/jobs";\nexport const app = <div />;\nexport type Jobs = typeof jobs;\n`,
+      "src/queue/consumers/consumer.ts": `import { shardStub } from "../../shard/client";\nexport const send = (env: Env) => { env.DB.prepare("DELETE FROM runs"); return shardStub(env); };\n`,
+      "durable-objects/shard/raw.ts": "export const raw = (env: Env) => env.SHARD_SCHEDULER;\n",
+      "src/api/v1/raw-gate.ts": "export const gate = (env: Env) => env.FLOW_GATE;\n",
       "src/core/bad.ts": `import { Hono } from "hono";\nimport { readFileSync } from "node:fs";\nimport { loadJob } from "../db/jobs";\nexport { Hono, readFileSync, loadJob };\n`,
       "src/core/lost.ts": `export { gone } from "./missing";\n`,
       "src/client/index.ts": `import { loadJob } from "../db/jobs";\nimport type { Spec } from "../core/spec";\nexport { loadJob };\nexport type { Spec };\n`,
-      "src/queue/sign.ts": `import { verify } from "../client/verify";\nimport { cli } from "../cli/main";\nexport { verify, cli };\n`,
+      "src/queue/consumers/sign.ts": `import { verify } from "../../client/verify";\nimport { cli } from "../../cli/main";\nexport { verify, cli };\n`,
       "src/client/verify.ts": "export const verify = 1;\n",
       "src/cli/main.ts": `import { at } from "../core/schedule";\nimport { loadJob } from "../db/jobs";\nexport const cli = [at, loadJob];\n`,
+      // A Worker file in no room would escape the rooms' rule.
+      "src/queue/stray.ts": "export const stray = 1;\n",
+      // The shard's runs table is written only in its runs/ folder (a read elsewhere is fine).
+      "durable-objects/shard/wheel/tick.ts":
+        "export const tick = (sql: SqlStorage, id: string) => {\n  sql.exec(`SELECT * FROM runs`);\n  sql.exec(`UPDATE runs SET due_at_ms = NULL WHERE run_id = ?`, id);\n};\n",
+      "durable-objects/shard/runs/run-store.ts":
+        'export const clear = (sql: SqlStorage) => sql.exec("DELETE FROM runs WHERE 1");\n',
     });
     const { status, output } = runCheck(root);
     expect(status).toBe(1);
-    expect(output).toContain("import cycle: src/api/app-routes.tsx > src/api/routes/jobs.ts");
-    expect(output).toContain("D1 statement outside src/db/: src/queue/consumer.ts: line 2");
+    expect(output).toContain("import cycle: src/api/v1/app-routes.tsx > src/api/v1/routes/jobs.ts");
+    expect(output).toContain("D1 statement outside src/db/: src/queue/consumers/consumer.ts: line 2");
     expect(output).toContain(
-      "shard access outside src/shard/client.ts: src/queue/consumer.ts: shardStub line 1",
+      "a write to the shard's runs table outside durable-objects/shard/runs/: durable-objects/shard/wheel/tick.ts: line 3",
+    );
+    expect(output).not.toContain("durable-objects/shard/runs/run-store.ts: line");
+    expect(output).toContain("in no room (add it to one, or a room for it to ROOMS): src/queue/stray.ts");
+    expect(output).toContain(
+      "shard access outside src/shard/client.ts: src/queue/consumers/consumer.ts: shardStub line 1",
     );
     expect(output).toContain(
-      "shard access outside src/shard/client.ts: durable-objects/raw.ts: SHARD_SCHEDULER line 1",
+      "shard access outside src/shard/client.ts: durable-objects/shard/raw.ts: SHARD_SCHEDULER line 1",
     );
     expect(output).toContain(
-      "flow gate access outside src/gate/client.ts: src/api/raw-gate.ts: FLOW_GATE line 1",
+      "flow gate access outside src/gate/client.ts: src/api/v1/raw-gate.ts: FLOW_GATE line 1",
     );
     expect(output).toContain('src/core imports "hono" in src/core/bad.ts');
     expect(output).toContain('src/core imports "node:fs" in src/core/bad.ts');
@@ -87,7 +99,9 @@ describe("check-structure", () => {
     // The Worker and the programs for users stay apart; verify.ts (the signature format), type
     // imports and the CLI's use of the pure core are the allowed crossings.
     expect(output).toContain('client imports worker code: src/client/index.ts: line 1 ("../db/jobs")');
-    expect(output).toContain('worker imports cli code: src/queue/sign.ts: line 2 ("../cli/main")');
+    expect(output).toContain(
+      'worker imports cli code: src/queue/consumers/sign.ts: line 2 ("../../cli/main")',
+    );
     expect(output).toContain('cli imports worker code: src/cli/main.ts: line 2 ("../db/jobs")');
     expect(output).not.toContain("../client/verify");
     expect(output).not.toContain("../core/spec");
@@ -95,7 +109,7 @@ describe("check-structure", () => {
     expect(output).not.toContain("src/api/app.ts");
     // The core is also the lowest room: the same import breaks the rooms' order.
     expect(output).toContain('core imports db: src/core/bad.ts ("../db/jobs")');
-    expect(output).toContain("structure check failed: 13 violation(s)");
+    expect(output).toContain("structure check failed: 15 violation(s)");
   });
 
   it("refuses an import against the rooms' order: a door importing another door, a lower room a higher one", () => {
@@ -103,12 +117,14 @@ describe("check-structure", () => {
       ...CLEAN,
       "src/api/v1/routes/tenants.ts": "export const forget = (id: string) => id;\n",
       "src/api/http/problem.ts": "export const problem = 1;\n",
-      "src/queue/secrets.ts": `import { forget } from "../api/v1/routes/tenants";\nexport const drop = forget;\n`,
+      "src/queue/consumers/secrets.ts": `import { forget } from "../../api/v1/routes/tenants";\nexport const drop = forget;\n`,
       "src/service/job-writes.ts": `import type { problem } from "../api/http/problem";\nexport type P = typeof problem;\n`,
       "src/service/redrive.ts": `import { loadJob } from "../db/jobs";\nexport { loadJob };\n`,
     });
     const { status, output } = runCheck(root);
-    expect(output).toContain('queue imports v1: src/queue/secrets.ts ("../api/v1/routes/tenants")');
+    expect(output).toContain(
+      'queue-consumers imports v1: src/queue/consumers/secrets.ts ("../../api/v1/routes/tenants")',
+    );
     expect(output).toContain('service imports http: src/service/job-writes.ts ("../api/http/problem")');
     expect(output).not.toContain("src/service/redrive.ts");
     expect(output).toContain("structure check failed: 2 violation(s)");

@@ -15,6 +15,7 @@
 import { isExcluded } from "../../../src/core/exclusions";
 import { exclusionsOf, type ShardJobRow, specOf } from "../jobs/held-jobs";
 import { insertRun } from "../runs/run-store";
+import { deleteUnfiredAheadRun } from "../runs/run-timers";
 
 /**
  * The jobs whose next instant may still be queued ahead: active, with a timer, not yet queued for
@@ -114,13 +115,7 @@ function queueAheadRun(sql: SqlStorage, job: ShardJobRow, nowMs: number): string
  * Returns how many were deleted (0 or 1).
  */
 export function dropAheadRuns(sql: SqlStorage, jobId: string, nowMs: number): number {
-  const deleted = sql.exec(
-    `DELETE FROM runs WHERE job_id = ?1 AND kind = 'schedule' AND attempt = 1 AND fire_at_ms > ?2
-       AND state IN ('SCHEDULED', 'ACQUIRED', 'DISPATCHED')
-       AND scheduled_at_ms = (SELECT ahead_scheduled_ms FROM jobs WHERE job_id = ?1)`,
-    jobId,
-    nowMs,
-  ).rowsWritten;
+  const deleted = deleteUnfiredAheadRun(sql, jobId, nowMs);
   sql.exec(
     "UPDATE jobs SET ahead_scheduled_ms = NULL WHERE job_id = ? AND ahead_scheduled_ms IS NOT NULL",
     jobId,

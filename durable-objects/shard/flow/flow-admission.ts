@@ -12,6 +12,7 @@ import { recordWaitingHistory } from "../history/records";
 import { type ShardJobRow, specOf } from "../jobs/held-jobs";
 import { RUNNING_LEASE_GRACE_MS } from "../runs/attempt-outcomes";
 import { getRuns, type RunRow } from "../runs/run-store";
+import { holdAtGate } from "../runs/run-timers";
 import { tenantGateLimits } from "./tenant-gates";
 import { rememberTenantWeights } from "./tenant-weights";
 
@@ -199,7 +200,7 @@ function deferRuns(
     const windowsAhead = limits.rate === null ? 0 : Math.floor(index / limits.rate);
     const dueAtMs = retryAtMs + windowsAhead * limits.periodMs;
     run.due_at_ms = dueAtMs;
-    sql.exec(DEFER_SQL, dueAtMs, group.gate, run.run_id, reason, heldBy, nowMs);
+    holdAtGate(sql, { runId: run.run_id, dueAtMs, gate: group.gate, reason, heldBy }, nowMs);
   });
   recordWaitingHistory(
     sql,
@@ -207,17 +208,6 @@ function deferRuns(
     nowMs,
   );
 }
-
-/** One refused run: its next ask, its gate, its hold; a first wait on the gate is a history event. */
-const DEFER_SQL = `UPDATE runs SET due_at_ms = ?1, flow_gate = ?2,
-    held_ms = CASE WHEN lateness_ms IS NULL THEN MAX(COALESCE(held_ms, 0), ?1 - fire_at_ms) ELSE held_ms END,
-    held_by = CASE WHEN lateness_ms IS NULL AND ?1 - fire_at_ms > COALESCE(held_ms, 0) THEN ?5 ELSE held_by END,
-    events_json = CASE WHEN flow_gate IS ?2 THEN events_json ELSE
-      substr(events_json, 1, length(events_json) - 1) || CASE WHEN length(events_json) > 2 THEN ',' ELSE '' END
-        || json_object('state', state, 'at_ms', ?6, 'reason', ?4, 'attempt', attempt) || ']' END,
-    dirty = CASE WHEN flow_gate IS ?2 THEN dirty ELSE 1 END,
-    rev = rev + 1
-  WHERE run_id = ?3 AND state = 'SCHEDULED'`;
 
 async function returnUnused(
   env: Env,

@@ -6,6 +6,7 @@ import { logEvent } from "../../../src/log";
 import { getJobs } from "../jobs/held-jobs";
 import { type PermitRows, RUNNING_LEASE_GRACE_MS } from "../runs/attempt-outcomes";
 import { getRuns, type RunRow } from "../runs/run-store";
+import { endGateHolds } from "../runs/run-timers";
 import { flowControlOf } from "./flow-admission";
 
 /** What a permit's return or renewal needs of its run. */
@@ -113,15 +114,5 @@ export async function renewHeld(
 
 /** The gate has permits again: up to `count` of the runs waiting on it ask at the next tick. */
 export function pullForwardWaiting(sql: SqlStorage, gate: string, count: number, nowMs: number): number {
-  return sql.exec(
-    // The hold ends now, sooner than its planned ask: the run's lateness split counts it so.
-    `UPDATE runs SET due_at_ms = ?1,
-       held_ms = CASE WHEN lateness_ms IS NULL THEN MAX(0, ?1 - fire_at_ms) ELSE held_ms END
-     WHERE run_id IN (
-       SELECT run_id FROM runs WHERE flow_gate = ?2 AND state = 'SCHEDULED' AND due_at_ms > ?1
-       ORDER BY due_at_ms LIMIT ?3)`,
-    nowMs,
-    gate,
-    count,
-  ).rowsWritten;
+  return endGateHolds(sql, gate, count, nowMs);
 }

@@ -3,6 +3,7 @@
 // The shard already owns the run, so history costs no request and no other database: a write is
 // a local upsert in the same SQLite, and reads are routed to the owning shard (src/shard/client.ts).
 import { sqlInList, TERMINAL_STATES } from "../../../src/core/run-state";
+import { markRecorded } from "../runs/run-timers";
 
 const HISTORY_COLUMNS = [
   "job_id",
@@ -72,10 +73,7 @@ export function recordWaitingHistory(sql: SqlStorage, runIds: readonly string[],
     .map((row) => row.run_id);
   if (waiting.length === 0) return;
   recordHistory(sql, waiting);
-  sql.exec(
-    "UPDATE runs SET dirty = 0 WHERE run_id IN (SELECT value FROM json_each(?))",
-    JSON.stringify(waiting),
-  );
+  markRecorded(sql, waiting);
 }
 
 const IMPORT_SQL = `

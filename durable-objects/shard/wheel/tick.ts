@@ -9,6 +9,7 @@ import { admitFlowControlled } from "../flow/flow-admission";
 import { getJob, getJobs, type ShardJobRow } from "../jobs/held-jobs";
 import { applyFailure } from "../runs/attempt-outcomes";
 import { getRuns, heldByPause, moveRun, type RunRow } from "../runs/run-store";
+import { clearTimer } from "../runs/run-timers";
 import { type DueRow, readDueRuns } from "./fair-due-runs";
 import { fireDueJob } from "./firing";
 import type { TickSettings } from "./pass-settings";
@@ -236,7 +237,7 @@ function collectDueRuns(
         break;
       default:
         // A terminal run with a timer left over: clear it so it never comes back.
-        sql.exec("UPDATE runs SET due_at_ms = NULL WHERE run_id = ?", run.run_id);
+        clearTimer(sql, run.run_id);
     }
   }
   return { toDispatch, backpressured: heldBack, roomLeft, jobs };

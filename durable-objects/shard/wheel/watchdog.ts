@@ -2,11 +2,12 @@
 // dispatch fell behind their instant), poison messages, pruning terminal runs whose history
 // record is written, and history past its retention.
 import { durationMs } from "../../../src/core/duration";
-import { sqlInList, TERMINAL_STATES, UNCLAIMED_STATES } from "../../../src/core/run-state";
+import { sqlInList, UNCLAIMED_STATES } from "../../../src/core/run-state";
 import type { OverdueJob, WatchdogReport } from "../../../src/shard/protocol";
 import { pruneHistory } from "../history/records";
 import { getJobs, type ShardJobRow, specOf } from "../jobs/held-jobs";
 import { getRun, moveRun, type RunRow } from "../runs/run-store";
+import { pruneSettledRuns } from "../runs/run-timers";
 
 const OVERDUE_SCAN_LIMIT = 200;
 const PRUNE_BATCH = 5_000;
@@ -31,13 +32,7 @@ export function watchdogScan(
   const overdue = overdueTimers(sql, nowMs);
   const alerted = new Set(overdue.map((job) => job.jobId));
   overdue.push(...lateDispatches(sql, nowMs).filter((late) => !alerted.has(late.jobId)));
-  const pruned = sql.exec(
-    `DELETE FROM runs WHERE run_id IN (
-       SELECT run_id FROM runs WHERE due_at_ms IS NULL AND waiting IS NULL AND dirty = 0 AND dlq_pending = 0
-         AND state IN ${sqlInList(TERMINAL_STATES)} AND updated_at_ms < ? LIMIT ?)`,
-    nowMs - retention.runsMs,
-    PRUNE_BATCH,
-  ).rowsWritten;
+  const pruned = pruneSettledRuns(sql, nowMs - retention.runsMs, PRUNE_BATCH);
   const historyPruned = pruneHistory(sql, nowMs - retention.historyMs, nowMs, PRUNE_BATCH);
   return { alarmAtMs, alarmRearmed: false, overdue, pruned, historyPruned };
 }
