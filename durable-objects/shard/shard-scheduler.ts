@@ -184,14 +184,18 @@ export class ShardScheduler extends DurableObject<Env> {
       const alarmAtMs = await this.ctx.storage.getAlarm();
       const report = watchdogScan(this.sql, nowMs, retention, alarmAtMs);
       if (this.alarmRunning) return report;
-      // Storage is the truth: an alarm lost behind this instance's back is re-armed below, and set
-      // afresh even when storage still holds one (one that never rang is not registered to ring).
+      // Storage is the truth: an alarm lost behind this instance's back rings now (the pass then
+      // plans the next), even when storage still holds one: one that never rang is not registered
+      // with the runtime's alarm scheduler, and setting the instant storage already holds may
+      // change nothing the scheduler sees.
       report.alarmRearmed = alarmWasLost(
         alarmAtMs,
         earliestTimerMs(readDueTimes(this.sql, this.leadMs())),
         nowMs,
       );
-      this.armed.atMs = report.alarmRearmed ? null : alarmAtMs;
+      if (report.alarmRearmed && !this.testSeam.alarmHeld(nowMs)) {
+        await this.armed.apply({ action: "set", atMs: nowMs });
+      } else this.armed.atMs = alarmAtMs;
       return report;
     };
     return this.act(shard, work, { rearmDuringAlarm: false });
