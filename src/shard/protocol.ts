@@ -42,20 +42,24 @@ export interface ShardJob {
   calendarsRevision?: number;
 }
 
-/** A run handed to the execution path. */
+/**
+ * A run handed to the execution path, its fields spelled as the columns of its row in the shard
+ * (durable-objects/shard/runs/run-store.ts, RunRow), so a run keeps one spelling from the shard's
+ * table to the consumer.
+ */
 export interface DispatchRun {
   run_id: string;
   job_id: string;
-  tenant: string;
-  scheduled_at: number;
+  tenant_id: string;
+  scheduled_at_ms: number;
   attempt: number;
   fence: number;
-  version: number;
+  job_version: number;
   /**
    * When the run may be called: its instant plus jitter. A run sent ahead of it is held by the
    * consumer until then (src/queue/consumers/hold.ts). Absent in messages from before dispatch ahead.
    */
-  fire_at?: number;
+  fire_at_ms?: number;
   /**
    * The attempt's run token, for a run sent ahead of its instant (minted by the shard before it,
    * so the consumer need not at it). Absent: the consumer mints it.
@@ -73,13 +77,42 @@ export interface DispatchMessage {
   runs: DispatchRun[];
 }
 
-/** The first format: one run per message. Still read, so a deploy never strands messages in flight. */
-export type SingleRunDispatchMessage = DispatchRun & { shard: number };
+/** How a run was spelled on the queue before it took its row's column names. */
+interface LegacyDispatchRun
+  extends Pick<DispatchRun, "run_id" | "job_id" | "attempt" | "fence" | "run_token"> {
+  tenant: string;
+  scheduled_at: number;
+  version: number;
+  fire_at?: number;
+}
 
-export function runsOfMessage(body: DispatchMessage | SingleRunDispatchMessage): DispatchMessage {
-  if ("runs" in body && Array.isArray(body.runs)) return body;
+/** The first format: one run per message. Still read, so a deploy never strands messages in flight. */
+export type SingleRunDispatchMessage = (DispatchRun | LegacyDispatchRun) & { shard: number };
+
+/** The message's runs in today's spelling, whichever format and spelling the message was sent in. */
+export function runsOfMessage(
+  body: DispatchMessage | SingleRunDispatchMessage | { shard: number; runs: LegacyDispatchRun[] },
+): DispatchMessage {
+  if ("runs" in body && Array.isArray(body.runs)) {
+    return {
+      shard: body.shard,
+      runs: (body.runs as (DispatchRun | LegacyDispatchRun)[]).map(currentSpelling),
+    };
+  }
   const { shard, ...run } = body as SingleRunDispatchMessage;
-  return { shard, runs: [run] };
+  return { shard, runs: [currentSpelling(run)] };
+}
+
+function currentSpelling(run: DispatchRun | LegacyDispatchRun): DispatchRun {
+  if (!("tenant" in run)) return run;
+  const { tenant, scheduled_at, version, fire_at, ...same } = run;
+  return {
+    ...same,
+    tenant_id: tenant,
+    scheduled_at_ms: scheduled_at,
+    job_version: version,
+    ...(fire_at === undefined ? {} : { fire_at_ms: fire_at }),
+  };
 }
 
 /** A run's last state, sent to the dead-letter queue for the dead-letter consumer to record. */

@@ -306,12 +306,12 @@ describe("bundling runs sent ahead", () => {
   const run = (i: number, fireAtMs: number): DispatchRun => ({
     run_id: `run_${i}`,
     job_id: `job_${i}`,
-    tenant: "ten",
-    scheduled_at: fireAtMs,
+    tenant_id: "ten",
+    scheduled_at_ms: fireAtMs,
     attempt: 1,
     fence: i,
-    version: 1,
-    fire_at: fireAtMs,
+    job_version: 1,
+    fire_at_ms: fireAtMs,
   });
 
   it("puts in one message only runs due within HOLD_SPREAD_MS of each other, in instant order", () => {

@@ -42,11 +42,11 @@ function sentRun(index: number, padding = ""): DispatchRun {
   return {
     run_id: `run_bundle${padding}_${index}`,
     job_id: `job_bundle${padding}_${index}`,
-    tenant: TENANT_ID,
-    scheduled_at: 1_800_000_000_000,
+    tenant_id: TENANT_ID,
+    scheduled_at_ms: 1_800_000_000_000,
     attempt: 1,
     fence: index + 1,
-    version: 1,
+    job_version: 1,
   };
 }
 

@@ -84,11 +84,11 @@ describe("fault injection", () => {
           {
             run_id: run!.run_id,
             job_id: job.jobId,
-            tenant: TENANT_ID,
-            scheduled_at: run!.scheduled_at_ms,
+            tenant_id: TENANT_ID,
+            scheduled_at_ms: run!.scheduled_at_ms,
             attempt: 1,
             fence: run!.fence,
-            version: 1,
+            job_version: 1,
           },
         ],
       };

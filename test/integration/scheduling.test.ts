@@ -144,11 +144,11 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     const sent: DispatchRun = {
       run_id: run.id,
       job_id: jobId,
-      tenant: "ten_scheduling_tests",
-      scheduled_at: Date.parse((jobSpec.schedule as { at: string }).at),
+      tenant_id: "ten_scheduling_tests",
+      scheduled_at_ms: Date.parse((jobSpec.schedule as { at: string }).at),
       attempt: 1,
       fence: run.fence!,
-      version: 1,
+      job_version: 1,
     };
     const batch = createMessageBatch<DispatchMessage | SingleRunDispatchMessage>("edgecron-dispatch", [
       { id: "redelivered", timestamp: new Date(), attempts: 1, body: { shard, runs: [sent] } },

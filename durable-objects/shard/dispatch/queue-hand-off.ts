@@ -58,12 +58,12 @@ export async function dispatchRuns(
     sent.push({
       run_id: run.run_id,
       job_id: run.job_id,
-      tenant: run.tenant_id,
-      scheduled_at: run.scheduled_at_ms,
+      tenant_id: run.tenant_id,
+      scheduled_at_ms: run.scheduled_at_ms,
       attempt: run.attempt,
       fence,
-      version,
-      fire_at: run.fire_at_ms,
+      job_version: version,
+      fire_at_ms: run.fire_at_ms,
     });
   }
   // Every run here is SCHEDULED (collectDueRuns moved leases and retries back to it): one statement.
@@ -87,7 +87,7 @@ export async function dispatchRuns(
       result.status === "fulfilled" ? runsOf(index) : [],
     );
     for (const run of deliveredNow) {
-      delivered.push({ runId: run.run_id, sentAtMs: afterSendMs, fireAtMs: run.fire_at ?? 0 });
+      delivered.push({ runId: run.run_id, sentAtMs: afterSendMs, fireAtMs: run.fire_at_ms ?? 0 });
     }
     dispatched += moveRunsAtFence(
       sql,
@@ -123,7 +123,7 @@ export async function dispatchRuns(
  * from the consumer to this shard). A failure leaves the token to the consumer too.
  */
 async function mintAheadTokens(settings: TickSettings, sent: DispatchRun[], nowMs: number): Promise<void> {
-  const ahead = sent.filter((run) => (run.fire_at ?? 0) > nowMs);
+  const ahead = sent.filter((run) => (run.fire_at_ms ?? 0) > nowMs);
   if (ahead.length === 0 || settings.runTokenSecret === undefined) return;
   try {
     const secret = await settings.runTokenSecret();
@@ -151,7 +151,7 @@ function acquireReason(resend: boolean, ahead: boolean): string {
  * and a consumer invocation does not sit idle through a long wait.
  */
 function sendRequest(body: DispatchMessage, nowMs: number): MessageSendRequest<DispatchMessage> {
-  const firstFireMs = Math.min(...body.runs.map((run) => run.fire_at ?? 0));
+  const firstFireMs = Math.min(...body.runs.map((run) => run.fire_at_ms ?? 0));
   const delaySeconds = Math.floor((firstFireMs - nowMs) / 1000) - 1;
   return delaySeconds > 0 ? { body, contentType: "json", delaySeconds } : { body, contentType: "json" };
 }
@@ -180,17 +180,17 @@ export function bundleByInstant(
   perMessage: number,
   nowMs: number,
 ): DispatchMessage[] {
-  const dueNow = runs.filter((run) => (run.fire_at ?? 0) <= nowMs);
+  const dueNow = runs.filter((run) => (run.fire_at_ms ?? 0) <= nowMs);
   const ahead = runs
-    .filter((run) => (run.fire_at ?? 0) > nowMs)
-    .sort((a, b) => (a.fire_at ?? 0) - (b.fire_at ?? 0));
+    .filter((run) => (run.fire_at_ms ?? 0) > nowMs)
+    .sort((a, b) => (a.fire_at_ms ?? 0) - (b.fire_at_ms ?? 0));
   const messages = bundle(shard, dueNow, perMessage);
   let current: DispatchRun[] = [];
   for (const run of ahead) {
     const first = current[0];
     if (
       first &&
-      (current.length >= perMessage || (run.fire_at ?? 0) - (first.fire_at ?? 0) > HOLD_SPREAD_MS)
+      (current.length >= perMessage || (run.fire_at_ms ?? 0) - (first.fire_at_ms ?? 0) > HOLD_SPREAD_MS)
     ) {
       messages.push({ shard, runs: current });
       current = [];

@@ -40,7 +40,9 @@ export function afterReport(
 
 /** KV is eventually consistent: a hit proves the instant already succeeded; a miss proves nothing. */
 export async function dropKnownDone(runs: readonly DispatchRun[], env: Env): Promise<DispatchRun[]> {
-  const hits = await Promise.all(runs.map((run) => env.DEDUP_KV.get(doneKey(run.job_id, run.scheduled_at))));
+  const hits = await Promise.all(
+    runs.map((run) => env.DEDUP_KV.get(doneKey(run.job_id, run.scheduled_at_ms))),
+  );
   const fresh: DispatchRun[] = [];
   runs.forEach((run, index) => {
     if (hits[index] === null) fresh.push(run);

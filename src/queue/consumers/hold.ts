@@ -6,9 +6,9 @@
 import type { DispatchRun } from "../../shard/protocol";
 
 /** The latest instant among the runs (a message bundles runs due within a few ms of each other). */
-export function holdUntilMs(runs: readonly Pick<DispatchRun, "fire_at">[]): number {
+export function holdUntilMs(runs: readonly Pick<DispatchRun, "fire_at_ms">[]): number {
   let latestMs = 0;
-  for (const run of runs) latestMs = Math.max(latestMs, run.fire_at ?? 0);
+  for (const run of runs) latestMs = Math.max(latestMs, run.fire_at_ms ?? 0);
   return latestMs;
 }
 
@@ -16,7 +16,7 @@ export function holdUntilMs(runs: readonly Pick<DispatchRun, "fire_at">[]): numb
  * Resolves once every run of the message is due. `Date.now()` only advances across I/O in a
  * Worker, so the wait re-checks it after each timer rather than trusting one sleep.
  */
-export async function holdUntilDue(runs: readonly Pick<DispatchRun, "fire_at">[]): Promise<void> {
+export async function holdUntilDue(runs: readonly Pick<DispatchRun, "fire_at_ms">[]): Promise<void> {
   const untilMs = holdUntilMs(runs);
   for (let waitMs = untilMs - Date.now(); waitMs > 0; waitMs = untilMs - Date.now()) {
     await new Promise((resolve) => setTimeout(resolve, waitMs));

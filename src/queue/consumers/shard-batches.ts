@@ -43,7 +43,7 @@ export async function claimAtShard(
       claimed.push({ ...result, fence: run.fence, shard, ...token });
     } else {
       logEvent("run.claim_refused", {
-        tenant_id: run.tenant,
+        tenant_id: run.tenant_id,
         job_id: run.job_id,
         run_id: run.run_id,
         fence: run.fence,
