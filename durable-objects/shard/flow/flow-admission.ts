@@ -13,6 +13,7 @@ import { type ShardJobRow, specOf } from "../jobs/held-jobs";
 import { RUNNING_LEASE_GRACE_MS } from "../runs/attempt-outcomes";
 import { getRuns, type RunRow } from "../runs/run-store";
 import { holdAtGate } from "../runs/run-timers";
+import { nextAskMs } from "./gate-wakes";
 import { tenantGateLimits } from "./tenant-gates";
 import { rememberTenantWeights } from "./tenant-weights";
 
@@ -145,6 +146,7 @@ async function askGates(
   await Promise.all(
     [...groups.values()].map(async (group) => {
       let result: { granted: string[]; retryAtMs: number | null };
+      const askedAtMs = Date.now();
       try {
         result = await acquirePermits(admission.env, group.gate, {
           gate: group.gate,
@@ -165,7 +167,8 @@ async function askGates(
       granted.set(group.gate, result.granted);
       const waiting = group.runs.filter((run) => !grantedIds.has(run.run_id));
       for (const run of waiting) refused.add(run.run_id);
-      deferRuns(sql, waiting, group, result.retryAtMs ?? nowMs + 1, nowMs);
+      const retryAtMs = nextAskMs(sql, group.gate, askedAtMs, result.retryAtMs ?? nowMs + 1, nowMs);
+      deferRuns(sql, waiting, group, retryAtMs, nowMs);
     }),
   );
   return granted;

@@ -8,6 +8,7 @@ import { type PermitRows, RUNNING_LEASE_GRACE_MS } from "../runs/attempt-outcome
 import { getRuns, type RunRow } from "../runs/run-store";
 import { endGateHolds } from "../runs/run-timers";
 import { flowControlOf } from "./flow-admission";
+import { noteGateWake } from "./gate-wakes";
 
 /** What a permit's return or renewal needs of its run. */
 type PermitRun = Pick<RunRow, "run_id" | "job_id" | "tenant_id" | "due_at_ms">;
@@ -114,5 +115,6 @@ export async function renewHeld(
 
 /** The gate has permits again: up to `count` of the runs waiting on it ask at the next tick. */
 export function pullForwardWaiting(sql: SqlStorage, gate: string, count: number, nowMs: number): number {
+  noteGateWake(sql, gate, Date.now());
   return endGateHolds(sql, gate, count, nowMs);
 }
