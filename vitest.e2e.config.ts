@@ -10,6 +10,7 @@ const ALONE = [
   "test/e2e/slow-endpoints.e2e.ts",
   "test/e2e/operations.e2e.ts",
   "test/e2e/flood.e2e.ts",
+  "test/e2e/hanging-calls.e2e.ts",
 ];
 // Of the others, the busiest: the 2,000-job crash rounds, and the files that start many wrangler
 // processes (every `npm start` migrates three databases; the layout move runs `d1 execute`).

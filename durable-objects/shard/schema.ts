@@ -264,6 +264,12 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE tenant_weights (tenant_id TEXT PRIMARY KEY, weight INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
   `,
+  // v19: slow calls (src/core/slow-calls.ts): when the consumer said a claimed run's call was still
+  // running a second after it started. Set only for those calls and cleared by the next claim; the
+  // tick counts them per tenant in its walk of runs_in_flight.
+  `
+  ALTER TABLE runs ADD COLUMN slow_since_ms INTEGER;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

@@ -18,6 +18,7 @@ import { fireJobNow } from "./runs/fire-now";
 import { completeRun, heartbeatRun } from "./runs/long-running-reports";
 import { backfill, retryRunNow, triggerNow } from "./runs/operator-runs";
 import { shareWaitOf } from "./runs/share-wait";
+import { markSlowCalls } from "./runs/slow-calls";
 import { migrateShardSchema } from "./schema";
 import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./test-seam";
 import { tzdataProgress } from "./tzdata/timers-version";
@@ -166,6 +167,11 @@ export class ShardScheduler extends DurableObject<Env> {
     // Its flow-control permits last as long as the lease the heartbeat extended.
     if (result.ok) await renewHeld(this.sql, this.env, [runId], Date.now());
     return result;
+  }
+
+  /** The consumer's word that these claimed runs' calls are slow (src/core/slow-calls.ts). */
+  async markSlowCalls(shard: number, runs: { runId: string; fence: number }[]): Promise<number> {
+    return this.act(shard, (nowMs) => markSlowCalls(this.sql, runs, nowMs), { rearmDuringAlarm: false });
   }
 
   /** A flow gate has permits again: its waiting runs here ask at once (see flow-permits.ts). */

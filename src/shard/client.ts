@@ -167,6 +167,15 @@ export async function reportOutcomes(
   return shardStub(env, shard).reportOutcomes(shard, reports);
 }
 
+/** Tells the shard these claimed runs' calls are slow (src/core/slow-calls.ts). Throws if unreachable. */
+export async function markSlowCalls(
+  env: Env,
+  shard: number,
+  runs: { runId: string; fence: number }[],
+): Promise<number> {
+  return shardStub(env, shard).markSlowCalls(shard, runs);
+}
+
 /** Dead-letters a run whose dispatch message the queue gave up on, if that dispatch is current. */
 export async function deadLetterPoison(
   env: Env,

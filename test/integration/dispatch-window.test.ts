@@ -5,7 +5,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { INITIAL_WINDOW_SIZE } from "../../src/core/dispatch-window";
-import { pushJobs, shardOfJob } from "../../src/shard/client";
+import { slowTenantInFlightCap } from "../../src/core/slow-calls";
+import { markSlowCalls, pushJobs, shardCount, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   seedTenant,
@@ -249,5 +250,62 @@ describe("the dispatch window", () => {
     expect(sent.length).toBeLessThanOrEqual(INITIAL_WINDOW_SIZE);
     expect(sent.filter((jobId) => urgent.has(jobId))).toHaveLength(50);
     await cleanUp(ids[0] as string);
+  });
+
+  it("keeps a tenant whose calls are slow to a few runs in flight, even alone, and not one whose calls are quick", async () => {
+    const cap = slowTenantInFlightCap(shardCount(env));
+    const { quietJob } = await placeJobs("window-slow", 100);
+    // Five of the flooder's calls are running; the consumer said three of them are slow.
+    await insertRuns(quietJob, "job_window_slow", FLOODER, "RUNNING", 5, Date.now() + 3_600_000);
+    await runInDurableObject(stubFor(quietJob), (_instance, state) => {
+      state.storage.sql.exec(
+        "UPDATE runs SET slow_since_ms = ? WHERE job_id = 'job_window_slow' AND CAST(substr(run_id, -1) AS INTEGER) > 2",
+        Date.now(),
+      );
+    });
+    await makeDue(quietJob);
+    await setFaultsOf(quietJob, { dropDispatches: true });
+    await runDurableObjectAlarm(stubFor(quietJob));
+    const states = await statesOf(quietJob);
+    // Its runs in flight stay within the cap (the 5 running count); the rest wait in the shard.
+    expect(states.get(`${FLOODER}:DISPATCHED`)).toBe(cap - 5);
+    expect(states.get(`${FLOODER}:SCHEDULED`)).toBe(100 - (cap - 5));
+    // The other tenant's run goes as always.
+    expect(states.get(`${QUIET}:DISPATCHED`)).toBe(1);
+    await cleanUp(quietJob);
+
+    // The same five calls, none of them said to be slow: the fair share applies.
+    const quick = await placeJobs("window-quick", 100);
+    await insertRuns(quick.quietJob, "job_window_quick", FLOODER, "RUNNING", 5, Date.now() + 3_600_000);
+    await makeDue(quick.quietJob);
+    await setFaultsOf(quick.quietJob, { dropDispatches: true });
+    await runDurableObjectAlarm(stubFor(quick.quietJob));
+    const quickStates = await statesOf(quick.quietJob);
+    expect(quickStates.get(`${FLOODER}:DISPATCHED`) ?? 0).toBeGreaterThan(cap);
+    await cleanUp(quick.quietJob);
+  });
+
+  it("notes a call slow only while its run is RUNNING under the fence the consumer claimed", async () => {
+    const { quietJob } = await placeJobs("window-slow-notice", 0);
+    const shard = shardOfJob(env, quietJob);
+    await insertRuns(quietJob, "job_window_notice", FLOODER, "RUNNING", 2, Date.now() + 3_600_000);
+    await insertRuns(quietJob, "job_window_notice", FLOODER, "DISPATCHED", 1, Date.now() + 3_600_000);
+    const runId = (runState: string, index: number) => `run_window_${FLOODER}_${runState}_${index}`;
+    // Run 1 under its fence (1), run 2 under a stale fence, and the DISPATCHED run (not claimed).
+    const marked = await markSlowCalls(env, shard, [
+      { runId: runId("RUNNING", 1), fence: 1 },
+      { runId: runId("RUNNING", 2), fence: 7 },
+      { runId: runId("DISPATCHED", 1), fence: 1 },
+    ]);
+    expect(marked).toBe(1);
+    const slowRuns = () =>
+      runInDurableObject(stubFor(quietJob), (_instance, state) =>
+        state.storage.sql
+          .exec<{ run_id: string }>("SELECT run_id FROM runs WHERE slow_since_ms IS NOT NULL")
+          .toArray()
+          .map((row) => row.run_id),
+      );
+    expect(await slowRuns()).toEqual([runId("RUNNING", 1)]);
+    await cleanUp(quietJob);
   });
 });

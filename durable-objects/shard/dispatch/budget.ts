@@ -65,3 +65,28 @@ export function countInFlight(sql: SqlStorage, nowMs: number): number {
     )
     .one().n;
 }
+
+/**
+ * Calls of each of `tenants` that the consumer reported slow (src/core/slow-calls.ts) and that are
+ * still running. The same walk of the runs_in_flight index as inFlightByTenant, for the given
+ * tenants only: the tick asks for the tenants that have runs in flight and may send more.
+ */
+export function slowCallsByTenant(
+  sql: SqlStorage,
+  tenants: readonly string[],
+  nowMs: number,
+): Map<string, number> {
+  if (tenants.length === 0) return new Map();
+  const rows = sql
+    .exec<{ tenant_id: string; n: number }>(
+      `SELECT tenant_id, COUNT(*) AS n FROM runs
+       WHERE tenant_id IN (SELECT value FROM json_each(?1))
+         AND (state IN ('ACQUIRED', 'DISPATCHED') OR (state = 'RUNNING' AND accepted_at_ms IS NULL))
+         AND due_at_ms > ?2 AND state = 'RUNNING' AND slow_since_ms IS NOT NULL
+       GROUP BY tenant_id`,
+      JSON.stringify(tenants),
+      nowMs,
+    )
+    .toArray();
+  return new Map(rows.map((row) => [row.tenant_id, row.n]));
+}

@@ -53,7 +53,7 @@ export function startClaimedRuns(sql: SqlStorage, runs: readonly ClaimStart[], n
     "RUNNING",
     nowMs,
     `due_at_ms = batch.due_at_ms, lateness_ms = COALESCE(runs.lateness_ms, batch.lateness_ms),
-     accepted_at_ms = NULL, heartbeat_at_ms = NULL`,
+     accepted_at_ms = NULL, heartbeat_at_ms = NULL, slow_since_ms = NULL`,
     runs.map((run) => [run.runId, CLAIM_REASON, run.dueAtMs, run.latenessMs]),
     ["due_at_ms", "lateness_ms"],
   );
@@ -104,7 +104,7 @@ export function claimReadyRuns(
     to: "RUNNING",
     nowMs,
     set: `due_at_ms = batch.due_at_ms, lateness_ms = COALESCE(runs.lateness_ms, MAX(0, ?2 - runs.fire_at_ms)),
-     accepted_at_ms = NULL, heartbeat_at_ms = NULL`,
+     accepted_at_ms = NULL, heartbeat_at_ms = NULL, slow_since_ms = NULL`,
     rows: claims.map((claim) => [
       claim.runId,
       CLAIM_REASON,

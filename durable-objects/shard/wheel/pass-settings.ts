@@ -1,5 +1,7 @@
 // What one pass of the timing wheel needs to know, read from the environment once per pass. Its
 // own module so the tick and dispatch (which both read it) do not import each other.
+
+import { slowTenantInFlightCap } from "../../../src/core/slow-calls";
 import { type DispatchSender, dispatchSenderOf } from "../../../src/queue/producers/dispatch-lane";
 import { runTokenSecret } from "../../../src/run-tokens";
 import { shardCount } from "../../../src/shard/client";
@@ -55,6 +57,8 @@ export interface TickSettings {
    * default is the window's largest size.
    */
   window: number;
+  /** A tenant's runs in flight at this shard, at most, while it has slow calls here. */
+  slowTenantInFlight: number;
   /** A tenant's weight in the window's fair share (default 1). */
   tenantWeight?: (tenantId: string) => number;
   queue: DispatchSender;
@@ -79,6 +83,7 @@ export function tickSettings(env: Env, shard: number): TickSettings {
     leadMs: dispatchLeadMs(env.DISPATCH_LEAD_MS),
     runsPerMessage: runsPerMessage(env.DISPATCH_RUNS_PER_MESSAGE),
     window: windowLimits(shardCount(env)).maxSize,
+    slowTenantInFlight: slowTenantInFlightCap(shardCount(env)),
     queue: dispatchSenderOf(env, shard),
     runTokenSecret: () => runTokenSecret(env),
     admission: { env, holder: shard, leaseMs: Number(env.DISPATCH_LEASE_MS) || DEFAULT_LEASE_MS },

@@ -2,8 +2,9 @@
 // leases), then hand the dispatchable runs to the queue.
 
 import { windowAllowances } from "../../../src/core/fair-share";
+import { sendsAllowed } from "../../../src/core/slow-calls";
 import { MAX_AHEAD_JOBS_PER_TICK, queueAheadRuns } from "../dispatch/ahead";
-import { inFlightByTenant } from "../dispatch/budget";
+import { inFlightByTenant, slowCallsByTenant } from "../dispatch/budget";
 import { dispatchRuns, type SentRun } from "../dispatch/queue-hand-off";
 import { admitFlowControlled } from "../flow/flow-admission";
 import { getJob, getJobs, type ShardJobRow } from "../jobs/held-jobs";
@@ -131,9 +132,11 @@ function wantsSend(run: DueRow): boolean {
  * left for runs sent ahead.
  */
 function pickSends(
+  sql: SqlStorage,
   settings: TickSettings,
   runs: DueRow[],
   inFlight: Map<string, number>,
+  nowMs: number,
 ): { picked: Set<string>; roomLeft: number; heldBack: boolean } {
   const due = new Map<string, number>();
   for (const run of runs) if (wantsSend(run)) due.set(run.tenant_id, (due.get(run.tenant_id) ?? 0) + 1);
@@ -147,6 +150,7 @@ function pickSends(
       weight: settings.tenantWeight?.(tenantId) ?? 1,
     })),
   );
+  capSlowTenants(sql, settings, allowances, inFlight, nowMs);
   const picked = new Set<string>();
   let heldBack = false;
   for (const run of runs) {
@@ -162,6 +166,34 @@ function pickSends(
   let inUse = picked.size;
   for (const count of inFlight.values()) inUse += count;
   return { picked, roomLeft: Math.max(0, settings.window - inUse), heldBack };
+}
+
+/**
+ * A tenant whose calls hang keeps only a few runs in flight here (src/core/slow-calls.ts): asked
+ * only for the tenants that have runs in flight and an allowance to spend.
+ */
+function capSlowTenants(
+  sql: SqlStorage,
+  settings: TickSettings,
+  allowances: Map<string, number>,
+  inFlight: ReadonlyMap<string, number>,
+  nowMs: number,
+): void {
+  const asking = [...allowances].filter(
+    ([tenantId, allowance]) => allowance > 0 && (inFlight.get(tenantId) ?? 0) > 0,
+  );
+  if (asking.length === 0) return;
+  const slow = slowCallsByTenant(
+    sql,
+    asking.map(([tenantId]) => tenantId),
+    nowMs,
+  );
+  for (const [tenantId, allowance] of asking) {
+    const slowCalls = slow.get(tenantId) ?? 0;
+    if (slowCalls === 0) continue;
+    const tenant = { allowance, inFlight: inFlight.get(tenantId) ?? 0, slowCalls };
+    allowances.set(tenantId, sendsAllowed(tenant, settings.slowTenantInFlight));
+  }
 }
 
 /**
@@ -189,7 +221,7 @@ function collectDueRuns(
     nowMs,
     Math.min(MAX_RUNS_PER_TICK, Math.max(0, settings.window - inUse) + COLLECT_SLACK_ROWS),
   );
-  const { picked, roomLeft, heldBack } = pickSends(settings, due, inFlight);
+  const { picked, roomLeft, heldBack } = pickSends(sql, settings, due, inFlight, nowMs);
   const runs = rowsActedOn(sql, due, picked);
   // The jobs of the rows to send, in one statement; the job is read for any other row only when it
   // is acted on: under backpressure most due rows are SCHEDULED runs left waiting, and reading

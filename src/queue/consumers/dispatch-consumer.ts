@@ -15,6 +15,7 @@
 
 import type { TargetOutcome } from "../../core/outcome";
 import { issueRunToken } from "../../core/run-token";
+import { SLOW_CALL_AFTER_MS } from "../../core/slow-calls";
 import { logEvent } from "../../log";
 import { runTokenSecret } from "../../run-tokens";
 import { allowsPrivateTargets } from "../../service/private-targets";
@@ -31,6 +32,7 @@ import { recordDispatch } from "./metrics";
 import { OutcomeReporter } from "./outcome-reports";
 import { callTargetWithCallback } from "./qstash-callbacks";
 import { type Claimed, claimAtShard } from "./shard-batches";
+import { SlowCallNotices } from "./slow-call-notices";
 import { callTarget } from "./target-call";
 import type { CallTargetInput } from "./target-input";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
@@ -54,10 +56,13 @@ const MESSAGES_IN_FLIGHT = 8;
  */
 export const HANDOFF_AFTER_MS = 100;
 /**
- * Handed-off calls per isolate, at most: each still holds a connection. Past this a slow call
- * keeps its slot and its batch waits for it, as before the hand-off existed.
+ * Handed-off calls per isolate, at most: each still holds a connection (about four sockets under
+ * `wrangler dev`, whose file limit is typically 20,000). Past this a slow call keeps its slot and
+ * its batch waits for it. The shards keep it from coming to that: a tenant with slow calls keeps
+ * only a few runs in flight at each shard (src/core/slow-calls.ts, 256 in all), so several
+ * tenants' hanging targets fit here with room to spare.
  */
-const MAX_HANDED_OFF_CALLS = 128;
+const MAX_HANDED_OFF_CALLS = 2_048;
 let handedOffCalls = 0;
 
 type AnyDispatchMessage = DispatchMessage | SingleRunDispatchMessage;
@@ -71,6 +76,7 @@ interface BatchContext {
   capped: boolean;
   reporter: OutcomeReporter;
   handOffs: HandOffWatch;
+  slowCalls: SlowCallNotices;
   calls: number;
 }
 
@@ -103,6 +109,7 @@ export async function handleDispatchBatch(
     capped: connectionCapOn(env),
     reporter: new OutcomeReporter(env, () => testSeam.beforeReport()),
     handOffs: new HandOffWatch(HANDOFF_AFTER_MS),
+    slowCalls: new SlowCallNotices(env),
     calls: 0,
   };
   const results = await runPool(batch.messages, MESSAGES_IN_FLIGHT, (message) =>
@@ -195,7 +202,8 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
       .finally(() => {
         handedOffCalls -= 1;
       });
-    ctx.waitUntil(late);
+    const slow = context.slowCalls.watch(run, call, SLOW_CALL_AFTER_MS - HANDOFF_AFTER_MS);
+    ctx.waitUntil(Promise.all([late, slow]));
     return;
   }
   const report = await reporter.report(run, outcome, { lastOfMessage: lastOfMessage() });
