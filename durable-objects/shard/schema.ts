@@ -270,6 +270,11 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE runs ADD COLUMN slow_since_ms INTEGER;
   `,
+  // v20: a one-shot (or last) completion waits for its last run (./write-behind.ts,
+  // status_dirty = 2): each write-behind pass looks at those jobs only, through this index.
+  `
+  CREATE INDEX jobs_completion_deferred ON jobs(job_id) WHERE status_dirty = 2;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

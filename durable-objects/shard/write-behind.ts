@@ -2,6 +2,7 @@
 // own history records (./history/records.ts), statuses the shard decided (COMPLETED, PAUSED after
 // failures) to D1, and dead letters to the dead-letter queue (./runs/dead-letter-sends.ts).
 // Everything stays marked in the shard's SQLite until written, so a failure only delays it.
+import { sqlInList, TERMINAL_STATES } from "../../src/core/run-state";
 import { type JobStores, jobStores } from "../../src/db/databases";
 import { applyShardJobStatusesAcross } from "../../src/db/job-store";
 import { recordHistory } from "./history/records";
@@ -73,7 +74,24 @@ function flushRuns(sql: SqlStorage): number {
   return rows.length;
 }
 
+/**
+ * status_dirty = 2: a job that has fired its last instant while a run of it still waits or runs (held
+ * back by the window, re-sent after a crash, retrying). Its COMPLETED reaches D1 only once that run
+ * has settled, so the job never reads COMPLETED with its last run still to come.
+ */
+const COMPLETION_DEFERRED = 2;
+const LIVE_RUN = `EXISTS (SELECT 1 FROM runs WHERE runs.job_id = jobs.job_id AND runs.state NOT IN ${sqlInList(TERMINAL_STATES)})`;
+
 async function flushJobStatuses(sql: SqlStorage, stores: JobStores): Promise<ShardJobRow[]> {
+  // Completions deferred earlier whose last run has settled since: written in this pass.
+  sql.exec(
+    `UPDATE jobs SET status_dirty = 1 WHERE status_dirty = ? AND NOT ${LIVE_RUN}`,
+    COMPLETION_DEFERRED,
+  );
+  sql.exec(
+    `UPDATE jobs SET status_dirty = ? WHERE status_dirty = 1 AND status = 'COMPLETED' AND ${LIVE_RUN}`,
+    COMPLETION_DEFERRED,
+  );
   const jobs = sql
     .exec<ShardJobRow>("SELECT * FROM jobs WHERE status_dirty = 1 LIMIT ?", JOBS_PER_FLUSH)
     .toArray();

@@ -3,7 +3,7 @@
 // is read from its live row, so GET /v1/runs/{id} never answers 404 for it and its job's runs list
 // shows it waiting, not a state it has left.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { HISTORY_COLUMN_LIST } from "../../durable-objects/shard/history/records";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
@@ -80,5 +80,48 @@ describe("a run waiting for the dispatch window", () => {
     await runInDurableObject(stubFor(jobId), (_instance, state) => {
       state.storage.sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
     });
+  });
+
+  it("keeps a one-shot job ACTIVE while its only run waits, and COMPLETED once that run has settled", async () => {
+    const tenant = await createTenantWithKey("waiting-one-shot");
+    const atMs = Date.now() + 1_000;
+    const created = await api<{ id: string }>("POST", "/v1/jobs", {
+      token: tenant.key,
+      body: jobBody({
+        schedule: { type: "once", at: new Date(atMs).toISOString() },
+        target: { url: targetUrl("/ok/waiting-one-shot") },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const jobId = created.body.id;
+    const release = await holdBudgetFull(jobId, tenant.tenantId);
+    // Its instant passes (a clock reading, not a guess at how long anything takes).
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(atMs), { timeout: 5_000, interval: 50 });
+    await runDurableObjectAlarm(stubFor(jobId));
+    const status = async () =>
+      (await api<{ status: string }>("GET", `/v1/jobs/${jobId}`, { token: tenant.key })).body.status;
+    // Fired: the shard holds no further instant, but the run still waits for the window.
+    const waiting = await runInDurableObject(stubFor(jobId), (_instance, state) =>
+      state.storage.sql
+        .exec<{ state: string; status: string }>(
+          "SELECT runs.state, jobs.status FROM runs JOIN jobs USING (job_id) WHERE job_id = ?",
+          jobId,
+        )
+        .toArray(),
+    );
+    expect(waiting).toEqual([{ state: "SCHEDULED", status: "COMPLETED" }]);
+    await runDurableObjectAlarm(stubFor(jobId));
+    expect(await status()).toBe("ACTIVE");
+
+    await release();
+    await vi.waitFor(
+      async () => {
+        await runDurableObjectAlarm(stubFor(jobId));
+        expect(await status()).toBe("COMPLETED");
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    const runs = await api<{ data: RunView[] }>("GET", `/v1/jobs/${jobId}/runs`, { token: tenant.key });
+    expect(runs.body.data.map((run) => run.state)).toEqual(["SUCCEEDED"]);
   });
 });
