@@ -265,10 +265,12 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE tenant_weights (tenant_id TEXT PRIMARY KEY, weight INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
   `,
   // v19: slow calls (src/core/slow-calls.ts): when the consumer said a claimed run's call was still
-  // running a second after it started. Set only for those calls and cleared by the next claim; the
-  // tick counts them per tenant in its walk of runs_in_flight.
+  // running a second after it started. Set only for those calls and cleared by the next claim. The
+  // tick counts them per tenant on every pass through this index, which holds only the running
+  // slow calls: empty, and free to keep, while every call is quick (a burst, a flood).
   `
   ALTER TABLE runs ADD COLUMN slow_since_ms INTEGER;
+  CREATE INDEX runs_slow_calls ON runs(tenant_id) WHERE slow_since_ms IS NOT NULL AND state = 'RUNNING';
   `,
   // v20: a one-shot (or last) completion waits for its last run (./write-behind.ts,
   // status_dirty = 2): each write-behind pass looks at those jobs only, through this index.

@@ -67,24 +67,17 @@ export function countInFlight(sql: SqlStorage, nowMs: number): number {
 }
 
 /**
- * Calls of each of `tenants` that the consumer reported slow (src/core/slow-calls.ts) and that are
- * still running. The same walk of the runs_in_flight index as inFlightByTenant, for the given
- * tenants only: the tick asks for the tenants that have runs in flight and may send more.
+ * Calls per tenant that the consumer reported slow (src/core/slow-calls.ts) and that are still
+ * running, lease holding. A walk of the runs_slow_calls index (shard schema v19), which holds only
+ * those calls: nothing to read while every call is quick. INDEXED BY, because the planner would
+ * otherwise pick a (tenant_id, due_at_ms) index and walk every timer of the tenant.
  */
-export function slowCallsByTenant(
-  sql: SqlStorage,
-  tenants: readonly string[],
-  nowMs: number,
-): Map<string, number> {
-  if (tenants.length === 0) return new Map();
+export function slowCallsByTenant(sql: SqlStorage, nowMs: number): Map<string, number> {
   const rows = sql
     .exec<{ tenant_id: string; n: number }>(
-      `SELECT tenant_id, COUNT(*) AS n FROM runs
-       WHERE tenant_id IN (SELECT value FROM json_each(?1))
-         AND (state IN ('ACQUIRED', 'DISPATCHED') OR (state = 'RUNNING' AND accepted_at_ms IS NULL))
-         AND due_at_ms > ?2 AND state = 'RUNNING' AND slow_since_ms IS NOT NULL
+      `SELECT tenant_id, COUNT(*) AS n FROM runs INDEXED BY runs_slow_calls
+       WHERE slow_since_ms IS NOT NULL AND state = 'RUNNING' AND accepted_at_ms IS NULL AND due_at_ms > ?
        GROUP BY tenant_id`,
-      JSON.stringify(tenants),
       nowMs,
     )
     .toArray();

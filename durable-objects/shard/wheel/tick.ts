@@ -168,10 +168,7 @@ function pickSends(
   return { picked, roomLeft: Math.max(0, settings.window - inUse), heldBack };
 }
 
-/**
- * A tenant whose calls hang keeps only a few runs in flight here (src/core/slow-calls.ts): asked
- * only for the tenants that have runs in flight and an allowance to spend.
- */
+/** A tenant whose calls hang keeps only a few runs in flight here (src/core/slow-calls.ts). */
 function capSlowTenants(
   sql: SqlStorage,
   settings: TickSettings,
@@ -179,18 +176,9 @@ function capSlowTenants(
   inFlight: ReadonlyMap<string, number>,
   nowMs: number,
 ): void {
-  const asking = [...allowances].filter(
-    ([tenantId, allowance]) => allowance > 0 && (inFlight.get(tenantId) ?? 0) > 0,
-  );
-  if (asking.length === 0) return;
-  const slow = slowCallsByTenant(
-    sql,
-    asking.map(([tenantId]) => tenantId),
-    nowMs,
-  );
-  for (const [tenantId, allowance] of asking) {
-    const slowCalls = slow.get(tenantId) ?? 0;
-    if (slowCalls === 0) continue;
+  for (const [tenantId, slowCalls] of slowCallsByTenant(sql, nowMs)) {
+    const allowance = allowances.get(tenantId);
+    if (allowance === undefined || allowance === 0) continue;
     const tenant = { allowance, inFlight: inFlight.get(tenantId) ?? 0, slowCalls };
     allowances.set(tenantId, sendsAllowed(tenant, settings.slowTenantInFlight));
   }
