@@ -264,6 +264,29 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE tenant_weights (tenant_id TEXT PRIMARY KEY, weight INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
   `,
+  // v19: reserved for delivery windows (issue 28, item 1), built on another branch; a no-op here
+  // until that branch's v19 takes its place.
+  `
+  SELECT 1;
+  `,
+  // v20: debounced triggers (src/core/debounce.ts, ./shard/runs/debounce-windows.ts). A window per
+  // (job, key): the run its triggers fold into, when the window opened, when its run fires, and
+  // until when it takes triggers (older windows of the job are pruned at its next trigger). A run
+  // counts the triggers folded into it, copied into its history record.
+  `
+  CREATE TABLE debounce_windows (
+    job_id TEXT NOT NULL,
+    debounce_key TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    scheduled_at_ms INTEGER NOT NULL,
+    opened_at_ms INTEGER NOT NULL,
+    fire_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (job_id, debounce_key)
+  ) WITHOUT ROWID;
+  ALTER TABLE runs ADD COLUMN triggers_folded INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE run_history ADD COLUMN triggers_folded INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */
