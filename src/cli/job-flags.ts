@@ -91,7 +91,9 @@ export function debounceFromFlags(values: FlagValues): JobCreate["debounce"] | u
   const maxWait = stringFlag(values, "debounce-max-wait");
   if (period === undefined) {
     if (mode !== undefined || key !== undefined || maxWait !== undefined) {
-      throw new UsageError("--debounce-mode, --debounce-key and --debounce-max-wait go with --debounce <period>");
+      throw new UsageError(
+        "--debounce-mode, --debounce-key and --debounce-max-wait go with --debounce <period>",
+      );
     }
     return undefined;
   }
