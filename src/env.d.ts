@@ -18,6 +18,11 @@ declare namespace Cloudflare {
      * addresses. Unset or "off": no resolution (the default; see the README's SSRF paragraph).
      */
     TARGET_DNS_RESOLVER?: string;
+    /**
+     * Optional Worker secret: headers for the OTLP collector (OTEL_EXPORTER_OTLP_ENDPOINT), as
+     * `name=value` pairs separated by commas, values URL-encoded (the OTel SDKs' format).
+     */
+    OTEL_EXPORTER_OTLP_HEADERS?: string;
     /** Optional Worker secret for run tokens; unset: a key derived from EDGECRON_ADMIN_TOKEN. */
     EDGECRON_RUN_TOKEN_SECRET?: string;
   }

@@ -8,6 +8,7 @@ import { logEvent } from "./log";
 import { handleDeadLetterBatch } from "./queue/consumers/dead-letter-consumer";
 import { handleDispatchBatch } from "./queue/consumers/dispatch-consumer";
 import { handleSideDeliveryBatch } from "./queue/consumers/side-deliveries";
+import { exportTelemetry, telemetryOf } from "./queue/consumers/telemetry-export";
 import { isDispatchQueue } from "./queue/producers/dispatch-queues";
 import { SIDE_DELIVERY_QUEUE_NAME } from "./queue/producers/side-delivery-queue";
 import type { SideDeliveryMessage } from "./queue/producers/side-delivery-types";
@@ -60,10 +61,12 @@ export default {
       return handleDispatchBatch(batch as MessageBatch<DispatchMessage>, env, ctx);
     }
     if (batch.queue === DEAD_LETTER_QUEUE_NAME) {
-      return handleDeadLetterBatch(batch as MessageBatch<DeadLetterMessage | DispatchMessage>, env);
+      await handleDeadLetterBatch(batch as MessageBatch<DeadLetterMessage | DispatchMessage>, env);
+      return exportTelemetry(telemetryOf(env), ctx);
     }
     if (batch.queue === SIDE_DELIVERY_QUEUE_NAME) {
-      return handleSideDeliveryBatch(batch as MessageBatch<SideDeliveryMessage>, env, ctx);
+      await handleSideDeliveryBatch(batch as MessageBatch<SideDeliveryMessage>, env, ctx);
+      return exportTelemetry(telemetryOf(env), ctx);
     }
     logEvent("queue.unknown", { queue: batch.queue });
     batch.retryAll();

@@ -24,7 +24,18 @@ const MAX_DEPTH = 6;
 export function logEvent(event: string, fields: Record<string, unknown> = {}): void {
   const { ts: _ts, event: _event, ...rest } = scrub(fields, 0) as Record<string, unknown>;
   // `ts` and `event` are ours: a field of the same name cannot replace them.
-  console.log(JSON.stringify({ ts: new Date().toISOString(), event, ...rest }));
+  const line = { ts: new Date().toISOString(), event, ...rest };
+  console.log(JSON.stringify(line));
+  if (lineSink !== null) lineSink(line);
+}
+
+/** Receives every line as printed (already scrubbed); set only when logs are exported (OTLP). */
+export type LogLineSink = (line: Record<string, unknown>) => void;
+let lineSink: LogLineSink | null = null;
+
+/** Sets (or, with null, removes) the isolate's one sink; without one a line costs nothing more. */
+export function setLogLineSink(sink: LogLineSink | null): void {
+  lineSink = sink;
 }
 
 // Field names repeat on every line (a few per run on the dispatch path): decide each once.

@@ -277,6 +277,24 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX jobs_completion_deferred ON jobs(job_id) WHERE status_dirty = 2;
   `,
+  // v21: debounced triggers (src/core/debounce.ts, ./shard/runs/debounce-windows.ts). A window per
+  // (job, key): the run its triggers fold into, when the window opened, when its run fires, and
+  // until when it takes triggers (older windows of the job are pruned at its next trigger). A run
+  // counts the triggers folded into it, copied into its history record.
+  `
+  CREATE TABLE debounce_windows (
+    job_id TEXT NOT NULL,
+    debounce_key TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    scheduled_at_ms INTEGER NOT NULL,
+    opened_at_ms INTEGER NOT NULL,
+    fire_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (job_id, debounce_key)
+  ) WITHOUT ROWID;
+  ALTER TABLE runs ADD COLUMN triggers_folded INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE run_history ADD COLUMN triggers_folded INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

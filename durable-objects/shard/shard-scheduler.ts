@@ -91,8 +91,8 @@ export class ShardScheduler extends DurableObject<Env> {
     });
   }
 
-  async trigger(shard: number, jobId: string): Promise<Protocol.TriggerResult> {
-    return this.act(shard, (nowMs) => triggerNow(this.sql, jobId, nowMs));
+  async trigger(shard: number, jobId: string, debounceKey?: string): Promise<Protocol.TriggerResult> {
+    return this.act(shard, (nowMs) => triggerNow(this.sql, jobId, nowMs, debounceKey));
   }
 
   async backfill(

@@ -19,6 +19,10 @@ export const JOB_FLAG_OPTIONS = {
   "max-attempts": { type: "string" },
   timeout: { type: "string" },
   "idempotency-key": { type: "string" },
+  debounce: { type: "string" },
+  "debounce-mode": { type: "string" },
+  "debounce-key": { type: "string" },
+  "debounce-max-wait": { type: "string" },
 } as const;
 
 const SPEC_FLAGS = [
@@ -35,6 +39,10 @@ const SPEC_FLAGS = [
   "calendar",
   "max-attempts",
   "timeout",
+  "debounce",
+  "debounce-mode",
+  "debounce-key",
+  "debounce-max-wait",
 ];
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
@@ -67,7 +75,37 @@ export function jobFromFlags(values: FlagValues): JobCreate {
   if (timeout !== undefined) job.timeout = timeout;
   const calendars = stringListFlag(values, "calendar");
   if (calendars.length > 0) job.calendars = calendars;
+  const debounce = debounceFromFlags(values);
+  if (debounce !== undefined) job.debounce = debounce;
   return job;
+}
+
+/**
+ * `--debounce <period>` with `--debounce-mode leading|trailing` (default trailing),
+ * `--debounce-key <key>` and `--debounce-max-wait <dur>`: the job's `debounce`.
+ */
+export function debounceFromFlags(values: FlagValues): JobCreate["debounce"] | undefined {
+  const period = stringFlag(values, "debounce");
+  const mode = stringFlag(values, "debounce-mode");
+  const key = stringFlag(values, "debounce-key");
+  const maxWait = stringFlag(values, "debounce-max-wait");
+  if (period === undefined) {
+    if (mode !== undefined || key !== undefined || maxWait !== undefined) {
+      throw new UsageError(
+        "--debounce-mode, --debounce-key and --debounce-max-wait go with --debounce <period>",
+      );
+    }
+    return undefined;
+  }
+  if (mode !== undefined && mode !== "leading" && mode !== "trailing") {
+    throw new UsageError("--debounce-mode must be leading or trailing");
+  }
+  return {
+    period,
+    mode: mode ?? "trailing",
+    ...(key === undefined ? {} : { key }),
+    ...(maxWait === undefined ? {} : { max_wait: maxWait }),
+  };
 }
 
 /**
@@ -100,6 +138,8 @@ export function jobPatchFromFlags(values: FlagValues): JobUpdate {
   if (timeout !== undefined) patch.timeout = timeout;
   const calendars = stringListFlag(values, "calendar");
   if (calendars.length > 0) patch.calendars = calendars;
+  const debounce = debounceFromFlags(values);
+  if (debounce !== undefined) patch.debounce = debounce;
   return patch;
 }
 

@@ -86,9 +86,18 @@ export function renderJob(job: Job): string {
     ["schedule", formatJobSchedules(job)],
     ["target", describeTarget(job.target)],
     ["retry", `${job.retry.max_attempts} attempts`],
+    ...(job.debounce ? [["debounce", describeDebounce(job.debounce)] as [string, string]] : []),
     ["next fires", job.next_fire_times],
     ["updated", job.updated_at],
   ]);
+}
+
+/** `trailing 30s, key acct, at most 5m` */
+export function describeDebounce(debounce: NonNullable<Job["debounce"]>): string {
+  const parts = [`${debounce.mode} ${debounce.period}`];
+  if (debounce.key !== undefined) parts.push(`key ${debounce.key}`);
+  if (debounce.max_wait !== undefined) parts.push(`at most ${debounce.max_wait}`);
+  return parts.join(", ");
 }
 
 /** `error: Bad Request (400 invalid_schedule)` then the detail and every `path: message`. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { cronExprIssues } from "./cron/validate";
+import { debounceSchema } from "./debounce";
 import { durationSchema } from "./duration";
 import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB, zoneSchema } from "./exclusions";
 import { flowControlSchema } from "./flow-control";
@@ -279,6 +280,8 @@ export const jobCreateSchema = z.strictObject({
   alert_after: durationSchema({ minMs: 1_000 }).default("2m"),
   /** Runs of every job with this key share its limits; over them, runs wait (src/core/flow-control.ts). */
   flow_control: flowControlSchema.nullable().default(null),
+  /** Triggers of one key inside `period` become one run (src/core/debounce.ts). */
+  debounce: debounceSchema.nullable().default(null),
   metadata: z.record(z.string(), z.unknown()).default({}),
   /**
    * Set by the QStash-compatible /v2 API (qstash-message.ts, qstash-delivery.ts); absent on /v1

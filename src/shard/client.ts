@@ -128,8 +128,14 @@ export async function setTenantWeightOnShards(
 }
 
 /** Runs the job now, outside its schedule (its own idempotency key: the trigger instant). */
-export async function triggerJob(env: Env, shard: number, jobId: string): Promise<TriggerResult> {
-  return shardStub(env, shard).trigger(shard, jobId);
+/** `debounceKey` overrides the job's `debounce.key` (ignored for a job without `debounce`). */
+export async function triggerJob(
+  env: Env,
+  shard: number,
+  jobId: string,
+  debounceKey?: string,
+): Promise<TriggerResult> {
+  return shardStub(env, shard).trigger(shard, jobId, debounceKey);
 }
 
 /** Runs every instant of the job's schedule in [fromMs, toMs] (at most 1,000), honouring overlap. */

@@ -31,6 +31,8 @@ export interface HistoryRecord {
   /** How long past its fire time its job's overlap buffer or a flow gate held it, and which. */
   held_ms: number | null;
   held_by: string | null;
+  /** Debounced triggers folded into this run beyond the one that started it (shard schema v20). */
+  triggers_folded: number;
 }
 
 /** Rows strictly after `(ms, id)` in a list ordered by that time DESC, then id DESC. */

@@ -205,7 +205,8 @@ export interface UpsertResult {
 }
 
 export type TriggerResult =
-  | { ok: true; runId: string; scheduledAtMs: number }
+  /** `folded`: the trigger became part of a run an earlier trigger started (debounce). */
+  | { ok: true; runId: string; scheduledAtMs: number; fireAtMs: number; folded: boolean }
   | { ok: false; code: "job_not_found" | "job_not_active" };
 
 export type BackfillResult =

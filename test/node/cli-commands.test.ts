@@ -163,6 +163,41 @@ describe("edgecron CLI commands", () => {
     });
   });
 
+  it("creates a debounced job from flags and triggers it under a key, printing the fold", async () => {
+    stub.reply((request) =>
+      request.path.endsWith("/trigger")
+        ? {
+            status: 202,
+            body: {
+              run_id: "run_a",
+              job_id: "job_01",
+              scheduled_at: "2026-11-30T00:00:00.000Z",
+              fire_at: "2026-11-30T00:00:30.000Z",
+              folded: true,
+            },
+          }
+        : { status: 201, body: sampleJob({ debounce: { period: "30s", mode: "trailing", max_wait: "5m" } }) },
+    );
+    const create = ["jobs", "create", "--name", "n", "--target", "https://example.com/hook", "--every", "1h"];
+    const created = await api([...create, "--debounce", "30s", "--debounce-max-wait", "5m"]);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/debounce\s+trailing 30s, at most 5m\n/);
+    expect(stub.requests[0]?.json()).toMatchObject({
+      debounce: { period: "30s", mode: "trailing", max_wait: "5m" },
+    });
+    const triggered = await api(["jobs", "trigger", "job_01", "--debounce-key", "acct-1"]);
+    expect(triggered.code).toBe(0);
+    expect(triggered.stdout).toMatch(/folded\s+yes/);
+    expect(stub.requests[1]?.json()).toEqual({ debounce_key: "acct-1" });
+    const plain = await api(["jobs", "trigger", "job_01"]);
+    expect(plain.code).toBe(0);
+    expect(stub.requests[2]?.body).toBe("");
+    const orphan = await api([...create, "--debounce-mode", "leading"]);
+    expect(orphan.code).toBe(2);
+    expect(orphan.stderr).toContain("go with --debounce <period>");
+    expect(stub.requests).toHaveLength(3);
+  });
+
   it("refuses an update with nothing to change (exit 2, nothing sent)", async () => {
     const result = await api(["jobs", "update", "job_01"]);
     expect(result.code).toBe(2);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { isDeniedField, logEvent } from "../../src/log";
+import { isDeniedField, logEvent, setLogLineSink } from "../../src/log";
 
 function capture(run: () => void): Record<string, unknown>[] {
   const spy = vi.spyOn(console, "log").mockImplementation(() => {});
@@ -85,5 +85,20 @@ describe("isDeniedField", () => {
     ["tokens_used", false],
   ])("%s -> %s", (name, denied) => {
     expect(isDeniedField(name)).toBe(denied);
+  });
+});
+
+describe("the line sink (OTLP log export)", () => {
+  afterEach(() => setLogLineSink(null));
+
+  it("receives each line as printed, secrets already dropped; none set, nothing is kept", () => {
+    const received: Record<string, unknown>[] = [];
+    setLogLineSink((line) => received.push(line));
+    const printed = capture(() => logEvent("run.outcome", { run_id: "run_1", authorization: "Bearer x" }));
+    expect(received).toEqual(printed);
+    expect(received[0]).not.toHaveProperty("authorization");
+    setLogLineSink(null);
+    capture(() => logEvent("run.outcome", { run_id: "run_2" }));
+    expect(received).toHaveLength(1);
   });
 });

@@ -28,6 +28,7 @@ const HISTORY_COLUMNS = [
   "result_json",
   "held_ms",
   "held_by",
+  "triggers_folded",
 ] as const;
 
 /** The history columns as a select list: `runs` has every one of them (the copy below reads them). */
@@ -89,7 +90,8 @@ WHERE excluded.updated_at_ms > run_history.updated_at_ms`;
 export function importHistory(sql: SqlStorage, records: readonly Record<string, unknown>[]): number {
   if (records.length === 0) return 0;
   const rows = records.map((record) =>
-    Object.fromEntries(HISTORY_COLUMNS.map((c) => [c, record[c] ?? null])),
+    // Records from before debounce (shard schema v20) fold nothing.
+    Object.fromEntries(HISTORY_COLUMNS.map((c) => [c, record[c] ?? (c === "triggers_folded" ? 0 : null)])),
   );
   return sql.exec(IMPORT_SQL, JSON.stringify(rows)).rowsWritten;
 }

@@ -6,19 +6,32 @@ import { schedulesOf } from "../../../src/core/schedule-set";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../../src/shard/protocol";
 import { exclusionsOf, getJob, specOf } from "../jobs/held-jobs";
 import { recordExcluded, startRun } from "../wheel/firing";
-import { getRun, moveRun, runIdFor } from "./run-store";
+import { triggerDebounced } from "./debounce-windows";
+import { freeTriggerInstant, getRun, moveRun, runIdFor } from "./run-store";
 
 export { MAX_BACKFILL_INSTANTS };
 
-export function triggerNow(sql: SqlStorage, jobId: string, nowMs: number): TriggerResult {
+/** A manual trigger; with the job's `debounce` it may fold into a run of the same key instead. */
+export function triggerNow(
+  sql: SqlStorage,
+  jobId: string,
+  nowMs: number,
+  debounceKey?: string,
+): TriggerResult {
   const job = getJob(sql, jobId);
   if (!job || job.status === "DELETED") return { ok: false, code: "job_not_found" };
   if (job.status === "PAUSED") return { ok: false, code: "job_not_active" };
-  // The trigger instant is its idempotency key; never collide with an existing run's instant.
-  let scheduledAtMs = nowMs;
-  while (getRun(sql, runIdFor(jobId, scheduledAtMs))) scheduledAtMs += 1;
+  const debounce = specOf(job).debounce;
+  if (debounce) return triggerDebounced(sql, job, debounce, debounceKey, nowMs);
+  const scheduledAtMs = freeTriggerInstant(sql, jobId, nowMs);
   startRun(sql, job, { scheduledAtMs, fireAtMs: scheduledAtMs }, "trigger", "triggered manually", nowMs);
-  return { ok: true, runId: runIdFor(jobId, scheduledAtMs), scheduledAtMs };
+  return {
+    ok: true,
+    runId: runIdFor(jobId, scheduledAtMs),
+    scheduledAtMs,
+    fireAtMs: scheduledAtMs,
+    folded: false,
+  };
 }
 
 export function backfill(

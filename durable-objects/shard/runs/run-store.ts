@@ -159,6 +159,13 @@ export function insertRun(sql: SqlStorage, run: NewRun): string | null {
   return cursor.rowsWritten > 0 ? runId : null;
 }
 
+/** A trigger's instant is its idempotency key: the first from `nowMs` no run of the job has. */
+export function freeTriggerInstant(sql: SqlStorage, jobId: string, nowMs: number): number {
+  let scheduledAtMs = nowMs;
+  while (getRun(sql, runIdFor(jobId, scheduledAtMs))) scheduledAtMs += 1;
+  return scheduledAtMs;
+}
+
 export function getRun(sql: SqlStorage, runId: string): RunRow | null {
   return sql.exec<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`, runId).toArray()[0] ?? null;
 }

@@ -22,11 +22,21 @@ function describeFlowControl(flow: Record<string, unknown>): string {
   return `key ${String(flow.key)}: ${limits.join(", ") || "no limit"} (shared by the tenant's jobs with this key)`;
 }
 
+/** "trailing, 30s after the last trigger (at most 5m after the first); key account". */
+function describeDebounce(debounce: NonNullable<Job["debounce"]>): string {
+  const when =
+    debounce.mode === "leading"
+      ? `leading: the first trigger runs, the next ${debounce.period} fold into it`
+      : `trailing: one run ${debounce.period} after the last trigger${debounce.max_wait ? ` (at most ${debounce.max_wait} after the first)` : ""}`;
+  return `${when}; key ${debounce.key ?? "default"} (a trigger's debounce_key overrides it)`;
+}
+
 /** Every field that changes how or when a run goes out, including those left at their default. */
 function dispatchRows(job: Job): [string, string][] {
   const flow = job.flow_control as Record<string, unknown> | null | undefined;
   const metadata = job.metadata as Record<string, unknown> | undefined;
   return [
+    ["Debounce", job.debounce ? describeDebounce(job.debounce) : "none: every trigger is its own run"],
     ["Flow control", flow ? describeFlowControl(flow) : "none"],
     ["Jitter", job.jitter == null ? "none" : `up to ${String(job.jitter)} after each instant`],
     ["Alert after", `${String(job.alert_after ?? "2m")} late: a missed_run alert`],

@@ -64,6 +64,15 @@ export function RunDetailPage({
           </dd>
           <dt>Kind</dt>
           <dd>{run.kind}</dd>
+          {run.triggers_folded > 0 ? (
+            <>
+              <dt>Triggers folded</dt>
+              <dd data-triggers-folded={run.triggers_folded}>
+                {run.triggers_folded} more trigger{run.triggers_folded === 1 ? "" : "s"} folded into this run
+                (debounce)
+              </dd>
+            </>
+          ) : null}
           <dt>Scheduled for</dt>
           <dd>
             <Time iso={run.scheduled_at} />

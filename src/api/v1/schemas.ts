@@ -3,6 +3,7 @@
 // types from them (type-only imports). Imports only zod and src/core, never Cloudflare or Hono.
 import { z } from "zod";
 import { ALERT_DELIVERIES, ALERT_KINDS, ALERT_RESOLUTIONS, ALERT_STATES } from "../../core/alerts";
+import { debounceKeySchema } from "../../core/debounce";
 import { ERROR_CODE_LIST } from "../../core/errors";
 import { calendarCreateSchema, calendarReplaceSchema, exclusionSetSchema } from "../../core/exclusions";
 import { FLOW_KEY_MESSAGE, FLOW_KEY_PATTERN } from "../../core/flow-control";
@@ -283,6 +284,10 @@ export const runSchema = z.object({
   result: z
     .unknown()
     .meta({ description: "What a long-running target reported (JSON, at most 4 KB), else null" }),
+  triggers_folded: z.number().int().meta({
+    description:
+      "Debounced triggers folded into this run beyond the one that started it (the job's `debounce`); 0 otherwise",
+  }),
   created_at: time,
   updated_at: time,
 });
@@ -380,7 +385,22 @@ export const batchResultSchema = z.object({
   ),
 });
 
-export const triggerResultSchema = z.object({ run_id: z.string(), job_id: z.string(), scheduled_at: time });
+export const triggerResultSchema = z.object({
+  run_id: z.string(),
+  job_id: z.string(),
+  scheduled_at: time,
+  folded: z.boolean().meta({
+    description: "True when the trigger folded into a run an earlier trigger started (the job's `debounce`)",
+  }),
+  fire_at: time.meta({
+    description: "When the run fires (a trailing debounce: `period` after the last trigger)",
+  }),
+});
+export const triggerRequestSchema = z.strictObject({
+  debounce_key: debounceKeySchema.optional().meta({
+    description: "Folds under this key instead of the job's `debounce.key` (needs `debounce` on the job)",
+  }),
+});
 export const backfillResultSchema = z.object({
   created: count,
   skipped: count,

@@ -39,6 +39,9 @@ const create: Command = {
     '--header "k: v"     extra target header (repeatable)',
     "--calendar <name>   a tenant calendar whose dates are excluded (repeatable)",
     "--max-attempts <n>  --timeout <dur>  --idempotency-key <key>",
+    "--debounce <dur>    fold triggers inside this period into one run; with",
+    "                    --debounce-mode leading|trailing (default trailing),",
+    "                    --debounce-key <key>, --debounce-max-wait <dur> (trailing)",
   ],
   options: JOB_FLAG_OPTIONS,
   positionals: [0, 0],
@@ -123,10 +126,14 @@ const trigger: Command = {
   path: ["jobs", "trigger"],
   args: "<job-id>",
   summary: "run a job now, outside its schedule",
-  options: {},
+  details: ["--debounce-key <key>  fold under this key instead of the job's debounce.key"],
+  options: { "debounce-key": { type: "string" } },
   positionals: [1, 1],
   async run(ctx) {
-    const result = await ctx.client().jobs.trigger(ctx.positionals[0] ?? "");
+    const debounceKey = stringFlag(ctx.values, "debounce-key");
+    const result = await ctx
+      .client()
+      .jobs.trigger(ctx.positionals[0] ?? "", debounceKey === undefined ? {} : { debounceKey });
     if (ctx.json) printJson(ctx.io, result);
     else
       ctx.io.stdout.write(
@@ -134,6 +141,8 @@ const trigger: Command = {
           ["run", result.run_id],
           ["job", result.job_id],
           ["scheduled at", result.scheduled_at],
+          ["fires at", result.fire_at],
+          ["folded", result.folded ? "yes (into an earlier trigger's run)" : "no"],
         ]),
       );
     return 0;

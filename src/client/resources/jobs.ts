@@ -154,9 +154,14 @@ export class JobsResource {
     return this.#post(`${jobPath(id)}/resume`, undefined, options);
   }
 
-  /** Runs the job now, outside its schedule. */
-  trigger(id: string, options: CallOptions = {}): Promise<TriggerResult> {
-    return this.#post(`${jobPath(id)}/trigger`, undefined, options);
+  /**
+   * Runs the job now, outside its schedule. With the job's `debounce` the trigger may fold into a
+   * run an earlier trigger of its key started (`folded`); `debounceKey` overrides the job's key.
+   */
+  trigger(id: string, options: CallOptions & { debounceKey?: string } = {}): Promise<TriggerResult> {
+    const { debounceKey, ...call } = options;
+    const body = debounceKey === undefined ? undefined : { debounce_key: debounceKey };
+    return this.#post(`${jobPath(id)}/trigger`, body, call);
   }
 
   /** Creates runs for the job's instants in [from, to] (at most 1000). */

@@ -16,6 +16,8 @@
 import type { TargetOutcome } from "../../core/outcome";
 import { issueRunToken } from "../../core/run-token";
 import { SLOW_CALL_AFTER_MS } from "../../core/slow-calls";
+import type { OtlpConfig } from "../../core/trace/otlp-config";
+import { traceparentOf } from "../../core/trace/trace-ids";
 import { logEvent } from "../../log";
 import { runTokenSecret } from "../../run-tokens";
 import { allowsPrivateTargets } from "../../service/private-targets";
@@ -31,10 +33,11 @@ import { holdUntilDue } from "./hold";
 import { recordDispatch } from "./metrics";
 import { OutcomeReporter } from "./outcome-reports";
 import { callTargetWithCallback } from "./qstash-callbacks";
-import { type Claimed, claimAtShard } from "./shard-batches";
+import { type Claimed, claimAtShard, type Reported } from "./shard-batches";
 import { SlowCallNotices } from "./slow-call-notices";
 import { callTarget } from "./target-call";
 import type { CallTargetInput } from "./target-input";
+import { exportTelemetry, recordAttempt, telemetryOf } from "./telemetry-export";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
 export { doneKey } from "./dispatch-outcomes";
@@ -78,6 +81,8 @@ interface BatchContext {
   handOffs: HandOffWatch;
   slowCalls: SlowCallNotices;
   calls: number;
+  /** Null when no OTLP endpoint is set: no span is built. */
+  telemetry: OtlpConfig | null;
 }
 
 /** A message's runs not yet reported, pending or handed off: the last one flushes its shard. */
@@ -85,6 +90,9 @@ interface MessageProgress {
   deliveries: number;
   undone: number;
   log: MessageLog;
+  /** When the message's claim at the shard started and ended (the runs' `claimed` spans). */
+  claimStartMs: number;
+  claimEndMs: number;
 }
 
 /** What every call of a message needs, read once per message. */
@@ -111,6 +119,7 @@ export async function handleDispatchBatch(
     handOffs: new HandOffWatch(HANDOFF_AFTER_MS),
     slowCalls: new SlowCallNotices(env),
     calls: 0,
+    telemetry: telemetryOf(env),
   };
   const results = await runPool(batch.messages, MESSAGES_IN_FLIGHT, (message) =>
     handleMessage(message, context),
@@ -122,6 +131,7 @@ export async function handleDispatchBatch(
     logEvent("dispatch.message_failed", { error: result.reason });
     batch.messages[index]?.retry({ delaySeconds: 1 });
   });
+  exportTelemetry(context.telemetry, ctx);
 }
 
 async function handleMessage(message: Message<AnyDispatchMessage>, context: BatchContext): Promise<void> {
@@ -129,7 +139,9 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
   const { shard, runs } = runsOfMessage(message.body);
   const fresh = message.attempts > 1 ? await dropKnownDone(runs, env) : runs;
   await holdUntilDue(fresh);
+  const claimStartMs = Date.now();
   const claimed = fresh.length === 0 ? [] : await claimAtShard(env, shard, fresh);
+  const claimEndMs = Date.now();
   if (claimed === null) {
     message.retry({ delaySeconds: 1 });
     return;
@@ -140,7 +152,13 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
     for (const run of claimed) recordDispatch(env.ANALYTICS, pointOf(run));
     const log = new MessageLog(shard, claimed);
     log.dispatched();
-    const progress: MessageProgress = { deliveries: message.attempts, undone: claimed.length, log };
+    const progress: MessageProgress = {
+      deliveries: message.attempts,
+      undone: claimed.length,
+      log,
+      claimStartMs,
+      claimEndMs,
+    };
     const settled = await Promise.allSettled(claimed.map((run) => settleRun(run, setup, progress, context)));
     log.settled();
     const failed = settled.find((result) => result.status === "rejected");
@@ -173,6 +191,16 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   const lastOfMessage = () => --progress.undone === 0;
   const release = await context.slots.acquire();
   let call: Promise<TargetOutcome>;
+  const callStartMs = Date.now();
+  const traced = (report: Reported) => {
+    if (context.telemetry !== null)
+      recordAttempt(report, {
+        claimStartMs: progress.claimStartMs,
+        claimEndMs: progress.claimEndMs,
+        callStartMs,
+      });
+    return report;
+  };
   try {
     context.calls += 1;
     context.testSeam.beforeCall(context.calls);
@@ -197,7 +225,8 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     logEvent("run.handed_off", { ...idsOf(run), attempt: run.attempt, after_ms: HANDOFF_AFTER_MS });
     const late = call
       .then((lateOutcome) => reporter.report(run, lateOutcome, { counted: false }))
-      .then((report) => afterReport(report, deliveries, env, ctx))
+      .then((report) => afterReport(traced(report), deliveries, env, ctx))
+      .then(() => exportTelemetry(context.telemetry, ctx))
       .catch((error) => logEvent("run.outcome_report_failed", { ...idsOf(run), error }))
       .finally(() => {
         handedOffCalls -= 1;
@@ -207,7 +236,7 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     return;
   }
   const report = await reporter.report(run, outcome, { lastOfMessage: lastOfMessage() });
-  afterReport(report, deliveries, env, ctx, progress.log);
+  afterReport(traced(report), deliveries, env, ctx, progress.log);
 }
 
 /** The call's outcome, or HANDED_OFF when it is still running after HANDOFF_AFTER_MS (and room is left). */
@@ -245,6 +274,7 @@ async function callRun(run: Claimed, setup: CallSetup, env: Env): Promise<Target
     scheduledAtMs: run.scheduledAtMs,
     attempt: run.attempt,
     idempotencyKey: run.idempotencyKey,
+    traceparent: traceparentOf(run.runId, run.attempt),
     secrets: setup.secrets.get(run.tenantId) ?? [],
     timeoutMs: run.timeoutMs,
     retryOnStatus: run.retryOnStatus,

@@ -111,6 +111,7 @@ export async function buildRequest(input: HttpCallInput): Promise<Request> {
   headers.set("edgecron-scheduled-at", new Date(input.scheduledAtMs).toISOString());
   headers.set("edgecron-attempt", String(input.attempt));
   if (input.runToken !== undefined) headers.set("edgecron-run-token", input.runToken);
+  if (input.traceparent !== undefined) headers.set("traceparent", input.traceparent);
   if (input.secrets.length > 0) {
     headers.set(
       "edgecron-signature",

@@ -26,6 +26,8 @@ export interface CallTargetInput {
   retryOnStatus?: readonly number[];
   /** Sent as `Edgecron-Run-Token`: what a long-running target reports back with. */
   runToken?: string;
+  /** The attempt's W3C `traceparent` (src/core/trace/trace-ids.ts): the target continues the run's trace. */
+  traceparent?: string;
   /** The job's completion mode: whether a 2xx may only start the work. Default `response`. */
   completion?: CompletionMode;
   /** Set for jobs created through /v2: signed with `Upstash-Signature` (current secret) and headed as QStash does. */

@@ -20,6 +20,7 @@ import {
   backfillResultSchema,
   jobPatchDocSchema,
   jobSchema,
+  triggerRequestSchema,
   triggerResultSchema,
 } from "../openapi/components";
 import {
@@ -176,18 +177,45 @@ defineRoute(
     operationId: "triggerJob",
     summary: "Run a job now, once",
     tags: ["jobs"],
-    request: { params: idParams("job_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
+    request: {
+      params: idParams("job_01JDXS3M0000000000000000AB"),
+      headers: tenantHeaders,
+      body: { required: false, content: { "application/json": { schema: triggerRequestSchema } } },
+    },
     responses: {
-      202: json(triggerResultSchema, "The run is scheduled"),
-      ...problems(...TENANT_ERRORS, "job_not_found", "job_not_active", "job_not_synced", "shard_unavailable"),
+      202: json(
+        triggerResultSchema,
+        "The run is scheduled, or the trigger folded into a run of its debounce key (`folded`)",
+      ),
+      ...problems(
+        ...TENANT_ERRORS,
+        ...BODY_ERRORS,
+        "job_not_found",
+        "job_not_active",
+        "job_not_synced",
+        "shard_unavailable",
+      ),
     },
   }),
   async (c) => {
-    const job = await syncedJob(c.env, await loadJob(c));
-    const result = await callShard("trigger the job", () => triggerJob(c.env, job.shard, job.id));
+    const loaded = await loadJob(c);
+    const body = hasBody(c) ? await readBody(c, triggerRequestSchema) : {};
+    if (body.debounce_key !== undefined && !loaded.spec.debounce) {
+      throw validationError([{ path: "debounce_key", message: "the job has no `debounce`" }]);
+    }
+    const job = await syncedJob(c.env, loaded);
+    const result = await callShard("trigger the job", () =>
+      triggerJob(c.env, job.shard, job.id, body.debounce_key),
+    );
     if (!result.ok) throw refusalFor(job, result.code);
     return c.json(
-      { run_id: result.runId, job_id: job.id, scheduled_at: new Date(result.scheduledAtMs).toISOString() },
+      {
+        run_id: result.runId,
+        job_id: job.id,
+        scheduled_at: new Date(result.scheduledAtMs).toISOString(),
+        folded: result.folded,
+        fire_at: new Date(result.fireAtMs).toISOString(),
+      },
       202,
     );
   },
@@ -232,6 +260,12 @@ defineRoute(
     return c.json({ created: result.created, skipped: result.skipped, run_ids: result.runIds }, 202);
   },
 );
+
+/** A trigger's body is optional: none at all (no length, no type) is the same as `{}`. */
+function hasBody(c: Context<AppEnv>): boolean {
+  const length = c.req.header("content-length");
+  return c.req.header("content-type") !== undefined || (length !== undefined && length !== "0");
+}
 
 /** The job is in D1, so a shard that does not know it has not been sent it yet: retryable. */
 function refusalFor(job: StoredJob, code: ShardRefusalCode): EdgecronError {

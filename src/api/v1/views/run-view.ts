@@ -68,6 +68,7 @@ export function runResource(row: HistoryRecord, nowMs = Date.now()) {
     accepted_at: isoOrNull(row.accepted_at_ms),
     last_heartbeat_at: isoOrNull(row.heartbeat_at_ms),
     result: parseJsonColumn<unknown>(row.result_json, null),
+    triggers_folded: row.triggers_folded ?? 0,
     created_at: iso(row.created_at_ms),
     updated_at: iso(row.updated_at_ms),
   };
