@@ -27,7 +27,7 @@ export interface JobFire {
 }
 
 /** The job's delivery window, in its own zone or else the zone of the job's first cron spec. */
-export function windowOf(spec: JobSpec): CompiledWindow | null {
+export function windowOf(spec: Pick<JobSpec, "window" | "schedule" | "schedules">): CompiledWindow | null {
   const window = spec.window ?? null;
   if (window === null) return null;
   const cron = schedulesOf(spec).find((schedule) => schedule.type === "cron");
@@ -41,7 +41,7 @@ export function windowOf(spec: JobSpec): CompiledWindow | null {
  * flexible offset) or skipped (see placeInWindow).
  */
 export function placeFire(
-  spec: JobSpec,
+  spec: Pick<JobSpec, "jitter" | "flexible_window">,
   jobId: string,
   window: CompiledWindow | null,
   scheduledAtMs: number,
