@@ -35,6 +35,16 @@ export function windowOf(spec: Pick<JobSpec, "window" | "schedule" | "schedules"
 }
 
 /**
+ * Why the job's delivery window skips its instant `scheduledAtMs` (a stored timer), or null when
+ * it runs: decided again from the spec, exactly as when the timer was set.
+ */
+export function windowSkipReason(spec: JobSpec, jobId: string, scheduledAtMs: number): string | null {
+  if ((spec.window ?? null) === null) return null;
+  const [placed] = upcomingFires(spec, jobId, scheduledAtMs - 1, 1);
+  return placed?.scheduledAtMs === scheduledAtMs ? (placed.skipReason ?? null) : null;
+}
+
+/**
  * Where one instant fires, given the next instant of the schedule (or null): inside the window at
  * the instant plus jitter and the flexible window's offset, which never reach the window's close
  * nor the next instant (so a job's runs stay in order); outside it, at the opening (plus the

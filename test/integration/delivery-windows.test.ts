@@ -197,6 +197,44 @@ describe("a job with a delivery window on its shard", () => {
   });
 });
 
+describe("a run the shard would send ahead of its instant", () => {
+  beforeAll(() => seedTenant());
+
+  it("is not sent when the window skips its instant: it is recorded SKIPPED and never called", async () => {
+    const nowMs = Date.now();
+    const { zone } = noonZone(nowMs);
+    const jobId = uniqueJobId("window_ahead");
+    const path = `/ok/${jobId}`;
+    // Due in 2.5 s, inside the dispatch lead (5 s): a run that may fire would be queued ahead now.
+    const atMs = Math.ceil((nowMs + 2_500) / 1_000) * 1_000;
+    const jobSpec = spec({
+      schedule: { type: "once", at: iso(atMs) },
+      window: { timezone: zone, between: ["18:00", "19:00"], outside: "skip" },
+      target: { url: targetUrl(path) },
+    });
+    await placeJob({
+      jobId,
+      tenantId: TENANT_ID,
+      version: 1,
+      status: "ACTIVE",
+      specJson: JSON.stringify(jobSpec),
+      createdAtMs: nowMs,
+      shard: shardOfJob(env, jobId),
+    });
+    const run = await vi.waitFor(async () => {
+      const [row] = await shardRows<RunRow>(
+        jobId,
+        "SELECT scheduled_at_ms, fire_at_ms, state, next_attempt_at_ms, events_json FROM runs WHERE job_id = ?",
+        jobId,
+      );
+      expect(row?.state).toBe("SKIPPED");
+      return row as RunRow;
+    }, WAIT);
+    expect(reasons(run)).toContain("outside_window");
+    expect(await targetCalls(path)).toEqual([]);
+  });
+});
+
 describe("the API with window and flexible_window", () => {
   it("refuses bad windows naming every field, and stores nothing", async () => {
     const { key } = await createTenantWithKey("window-bad");

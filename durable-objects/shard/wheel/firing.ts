@@ -4,7 +4,7 @@ import { windowAdmitMs } from "../../../src/core/delivery-window";
 import { durationMs } from "../../../src/core/duration";
 import { type CompiledExclusions, isExcluded } from "../../../src/core/exclusions";
 import { MAX_BUFFERED_RUNS } from "../../../src/core/job-spec";
-import { type JobFire, upcomingFires, windowOf } from "../../../src/core/job-timeline";
+import { type JobFire, upcomingFires, windowOf, windowSkipReason } from "../../../src/core/job-timeline";
 import { misfireDecision, splitLateInstants } from "../../../src/core/misfire";
 import { overlapDecision } from "../../../src/core/overlap";
 import { overlapWaitReason } from "../../../src/core/run-waits";
@@ -125,13 +125,10 @@ function pendingFire(
   exclusions: CompiledExclusions,
 ): JobFire {
   if (isExcluded(scheduledAtMs, exclusions)) return { scheduledAtMs, fireAtMs, excluded: true };
-  const spec = specOf(job);
-  if ((spec.window ?? null) !== null) {
-    const [placed] = upcomingFires(spec, job.job_id, scheduledAtMs - 1, 1, exclusions);
-    if (placed?.scheduledAtMs === scheduledAtMs && placed.skipReason !== undefined)
-      return { scheduledAtMs, fireAtMs, excluded: true, skipReason: placed.skipReason };
-  }
-  return { scheduledAtMs, fireAtMs };
+  const skipReason = windowSkipReason(specOf(job), job.job_id, scheduledAtMs);
+  return skipReason === null
+    ? { scheduledAtMs, fireAtMs }
+    : { scheduledAtMs, fireAtMs, excluded: true, skipReason };
 }
 
 /** Creates one run for an instant, honouring the job's overlap policy. */
