@@ -1,4 +1,5 @@
 // npm run simulate [-- --input bench/results/latest.json] [-- --target-latency-ms 200] [-- --json]
+//   [-- --flexible-share 0.5 --flexible-max-s 900]: that share of the midnight jobs on a flexible window
 //
 // Capacity model for edgecron on Cloudflare: 10 M active jobs, 8,300 triggers/s average,
 // 50,000/s peak, a 333,000/s midnight burst. Inputs: the per-run costs the bench measured
@@ -30,9 +31,30 @@ const { values } = parseArgs({
     "history-days": { type: "string", default: "30" },
     // D1 databases the job definitions are spread over (default: enough for 50 % of 10 GB each)
     "job-databases": { type: "string" },
+    // share (0-1) of the midnight burst's jobs with `flexible_window: {max}`, and that max in seconds
+    "flexible-share": { type: "string", default: "0" },
+    "flexible-max-s": { type: "string", default: "900" },
     json: { type: "boolean", default: false },
   },
 });
+
+/**
+ * The midnight burst when a share of its jobs has a flexible window of `maxS` seconds: their fires
+ * spread uniformly over [instant, instant + maxS] (a stable hash per job and instant), so their
+ * arrival rate is the box of `burstSeconds` convolved with that spread, whose height is
+ * rate * min(burstSeconds, maxS) / maxS; the others still arrive in the box. The peak is at most
+ * the two heights added, over `burstSeconds + maxS` seconds for the opted-in ones.
+ */
+export function flexibleBurst(burstPerS, burstSeconds, share, maxS) {
+  const opted = burstPerS * share;
+  const spreadHeight = maxS > 0 ? (opted * Math.min(burstSeconds, maxS)) / maxS : opted;
+  return {
+    share,
+    max_s: maxS,
+    peak_per_s: Math.round(burstPerS - opted + spreadHeight),
+    spread_seconds: burstSeconds + maxS,
+  };
+}
 
 /** Cloudflare's published limits the plan sizes against (the full list: bench/lib/limits-table.mjs). */
 export const LIMITS = {
@@ -238,8 +260,13 @@ if (isMain) {
     historyDays: Number(values["history-days"]),
     jobDatabases: values["job-databases"] ? Number(values["job-databases"]) : null,
   };
+  const share = Math.min(1, Math.max(0, Number(values["flexible-share"])));
+  const flexible = flexibleBurst(load.burst, load.burstSeconds, share, Number(values["flexible-max-s"]));
+  // The plan sizes for the burst as it arrives: with opted-in jobs, the lower spread peak.
+  if (share > 0) load.burst = flexible.peak_per_s;
   const costs = measuredCosts(data);
   const result = {
+    flexible_burst: share > 0 ? { ...flexible, nominal_per_s: Number(values.burst) } : null,
     input: path,
     bench_started_at: data.meta?.started_at,
     load,

@@ -12,6 +12,11 @@ export function printPlan(r) {
   console.log(
     `load: ${f(r.load.jobs)} active jobs; ${f(r.load.avg)}/s average, ${f(r.load.peak)}/s peak, ${f(r.load.burst)}/s for ${r.load.burstSeconds} s at midnight; target latency ${r.load.targetLatencyMs} ms\n`,
   );
+  const fb = r.flexible_burst;
+  if (fb)
+    console.log(
+      `midnight burst with ${f(fb.share * 100)} % of its jobs on flexible_window {max: ${fb.max_s}s}: ${f(fb.nominal_per_s)}/s for ${r.load.burstSeconds} s becomes at most ${f(fb.peak_per_s)}/s, the opted-in fires spread over ${f(fb.spread_seconds)} s (the plan below sizes for that)\n`,
+    );
   console.log(
     "measured locally (npm run bench; workerd CPU per run, one thread): burst.cpu / burst.jobs (full path), ceiling.cpu_fetch and cpu_noop / ceiling.msgs (consumer), create.cpu / create.jobs, scale.* (storage per job)",
   );

@@ -28,6 +28,11 @@ export const JOB_FIELDS = [
   "misfire.policy",
   "completion",
   "heartbeat_timeout",
+  "window.between",
+  "window.days",
+  "window.timezone",
+  "window.outside",
+  "flexible_window.max",
 ] as const;
 
 export const DEFAULT_VALUES: FormValues = {
@@ -42,6 +47,7 @@ export const DEFAULT_VALUES: FormValues = {
   "misfire.policy": "fire_now",
   completion: "response",
   heartbeat_timeout: "5m",
+  "window.outside": "defer",
 };
 
 /** Picks the job form's fields out of a parsed urlencoded body. */
@@ -83,6 +89,32 @@ export function specFieldsFrom(values: FormValues): Record<string, unknown> {
     .map((name) => name.trim())
     .filter(Boolean);
   fields.calendars = calendars;
+  return fields;
+}
+
+/**
+ * The delivery window ("08:00-20:00", weekdays comma separated, a zone, defer or skip; none when
+ * the times are empty) and the flexible window (a duration; none when empty). Text the form
+ * cannot split is sent as it is, for the API to name.
+ */
+export function windowFieldsFrom(values: FormValues): Record<string, unknown> {
+  const get = (name: string) => (values[name] ?? "").trim();
+  const fields: Record<string, unknown> = { window: null, flexible_window: null };
+  const between = get("window.between");
+  if (between) {
+    const parts = between.split("-").map((part) => part.trim());
+    const days = get("window.days")
+      .split(/[\s,]+/)
+      .filter(Boolean);
+    fields.window = {
+      between: parts.length === 2 ? parts : between,
+      ...(days.length > 0 ? { days } : {}),
+      ...(get("window.timezone") ? { timezone: get("window.timezone") } : {}),
+      outside: get("window.outside") || "defer",
+    };
+  }
+  const flexible = get("flexible_window.max");
+  if (flexible) fields.flexible_window = { max: duration(flexible) };
   return fields;
 }
 
@@ -149,6 +181,7 @@ export function jobBodyFrom(values: FormValues): { body: Record<string, unknown>
   const body: Record<string, unknown> = {
     name: (values.name ?? "").trim(),
     ...specFieldsFrom(values),
+    ...windowFieldsFrom(values),
     target,
   };
   const attempts = (values["retry.max_attempts"] ?? "").trim();
@@ -248,6 +281,11 @@ export function valuesFromJob(job: Job): FormValues {
     "misfire.policy": job.misfire.policy,
     completion: text(job.completion) || "response",
     heartbeat_timeout: text(job.heartbeat_timeout) || "5m",
+    "window.between": job.window ? job.window.between.join("-") : "",
+    "window.days": (job.window?.days ?? []).join(", "),
+    "window.timezone": text(job.window?.timezone),
+    "window.outside": job.window?.outside ?? "defer",
+    "flexible_window.max": text(job.flexible_window?.max),
   };
 }
 

@@ -1,5 +1,5 @@
-// `jobs create` from flags: --name --cron/--every/--at/--delay --tz --calendar --target --method
-// --body --header. Several specs (`schedules`) and inline `exclude` go in a --file job.
+// `jobs create` from flags: --name --cron/--every/--at/--delay --tz --calendar --window
+// --window-days --window-tz --outside --flexible-window --target --method --body --header. Several specs (`schedules`) and inline `exclude` go in a --file job.
 import type { JobCreate, JobUpdate, Schedule } from "../client/index";
 import { type FlagValues, intFlag, stringFlag, stringListFlag, UsageError } from "./context";
 
@@ -16,6 +16,11 @@ export const JOB_FLAG_OPTIONS = {
   body: { type: "string" },
   header: { type: "string", multiple: true },
   calendar: { type: "string", multiple: true },
+  window: { type: "string" },
+  "window-days": { type: "string" },
+  "window-tz": { type: "string" },
+  outside: { type: "string" },
+  "flexible-window": { type: "string" },
   "max-attempts": { type: "string" },
   timeout: { type: "string" },
   "idempotency-key": { type: "string" },
@@ -37,6 +42,11 @@ const SPEC_FLAGS = [
   "body",
   "header",
   "calendar",
+  "window",
+  "window-days",
+  "window-tz",
+  "outside",
+  "flexible-window",
   "max-attempts",
   "timeout",
   "debounce",
@@ -77,6 +87,7 @@ export function jobFromFlags(values: FlagValues): JobCreate {
   if (calendars.length > 0) job.calendars = calendars;
   const debounce = debounceFromFlags(values);
   if (debounce !== undefined) job.debounce = debounce;
+  Object.assign(job, windowsFromFlags(values));
   return job;
 }
 
@@ -106,6 +117,36 @@ export function debounceFromFlags(values: FlagValues): JobCreate["debounce"] | u
     ...(key === undefined ? {} : { key }),
     ...(maxWait === undefined ? {} : { max_wait: maxWait }),
   };
+}
+
+/**
+ * `--window 08:00-20:00 [--window-days MON-FRI,SAT] [--window-tz <zone>] [--outside defer|skip]`
+ * and `--flexible-window 15m`: the job's delivery window and flexible window (the server checks
+ * the values and names every bad one).
+ */
+export function windowsFromFlags(values: FlagValues): Pick<JobCreate, "window" | "flexible_window"> {
+  const fields: Pick<JobCreate, "window" | "flexible_window"> = {};
+  const between = stringFlag(values, "window");
+  const days = stringFlag(values, "window-days");
+  const timezone = stringFlag(values, "window-tz");
+  const outside = stringFlag(values, "outside");
+  if (between === undefined && (days ?? timezone ?? outside) !== undefined)
+    throw new UsageError("--window-days, --window-tz and --outside go with --window <HH:MM-HH:MM>");
+  if (between !== undefined) {
+    const match = /^(\d{2}:\d{2})-(\d{2}:\d{2})$/.exec(between);
+    if (match === null) throw new UsageError("--window takes local times as HH:MM-HH:MM, e.g. 08:00-20:00");
+    if (outside !== undefined && outside !== "defer" && outside !== "skip")
+      throw new UsageError("--outside is defer (run at the next opening) or skip");
+    fields.window = {
+      between: [match[1] ?? "", match[2] ?? ""],
+      ...(days !== undefined ? { days: days.split(",").map((day) => day.trim()) } : {}),
+      ...(timezone !== undefined ? { timezone } : {}),
+      ...(outside !== undefined ? { outside } : {}),
+    };
+  }
+  const flexible = stringFlag(values, "flexible-window");
+  if (flexible !== undefined) fields.flexible_window = { max: flexible };
+  return fields;
 }
 
 /**
@@ -140,6 +181,7 @@ export function jobPatchFromFlags(values: FlagValues): JobUpdate {
   if (calendars.length > 0) patch.calendars = calendars;
   const debounce = debounceFromFlags(values);
   if (debounce !== undefined) patch.debounce = debounce;
+  Object.assign(patch, windowsFromFlags(values));
   return patch;
 }
 

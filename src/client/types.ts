@@ -46,6 +46,11 @@ export interface PageParams {
 
 export type JobStatus = z.output<typeof api.jobStatusSchema>;
 
+/** A job's delivery window: `{timezone?, days?, between: ["08:00", "20:00"], outside?: "defer" | "skip"}`. */
+export type DeliveryWindow = NonNullable<JobCreate["window"]>;
+/** A job's flexible window: `{max: "15m"}`. */
+export type FlexibleWindow = NonNullable<JobCreate["flexible_window"]>;
+
 /** A job as every job route returns it: the validated spec plus server-owned fields. */
 export type Job = z.output<typeof api.jobSchema>;
 

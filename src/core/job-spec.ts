@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { cronExprIssues } from "./cron/validate";
 import { debounceSchema } from "./debounce";
+import { deliveryWindowSchema } from "./delivery-window";
 import { durationSchema } from "./duration";
 import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB, zoneSchema } from "./exclusions";
+import { flexibleWindowSchema } from "./flexible-window";
 import { flowControlSchema } from "./flow-control";
 import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
 import { qstashJobSchema } from "./qstash/delivery";
@@ -268,6 +270,10 @@ export const jobCreateSchema = z.strictObject({
   priority: z.number().int().min(JOB_PRIORITY_HIGHEST).max(JOB_PRIORITY_LOWEST).default(DEFAULT_JOB_PRIORITY),
   /** Spread each fire time by a deterministic offset in [0, jitter) per (job, instant). */
   jitter: durationSchema({ maxMs: 3_600_000 }).nullable().default(null),
+  /** Local times and weekdays the job may be called at (src/core/delivery-window.ts). */
+  window: deliveryWindowSchema.nullable().default(null),
+  /** Each instant fires at a point of [instant, instant + max] (src/core/flexible-window.ts). */
+  flexible_window: flexibleWindowSchema.nullable().default(null),
   pause_after_failures: z.number().int().min(1).max(1000).nullable().default(null),
   on_failure: z
     .string()

@@ -1,5 +1,7 @@
+import { type CompiledWindow, compileWindow, placeInWindow, type WindowPlacement } from "./delivery-window";
 import { durationMs } from "./duration";
 import { type CompiledExclusions, excludedUntilMs, isExcluded, NO_EXCLUSIONS } from "./exclusions";
+import { flexibleOffsetMs } from "./flexible-window";
 import { fireJitterMs } from "./jitter";
 import type { JobSpec } from "./job-spec";
 import {
@@ -9,12 +11,72 @@ import {
   unionFireTimes,
 } from "./schedule-set";
 
-/** One upcoming instant of a job: the schedule's instant and when it actually fires (jitter). */
+/**
+ * One upcoming instant of a job: the schedule's instant and when it actually fires (jitter, the
+ * flexible window's point, or the delivery window's next opening).
+ */
 export interface JobFire {
   scheduledAtMs: number;
   fireAtMs: number;
-  /** An exclusion (calendar or inline `exclude`) covers the instant: the shard records it SKIPPED. */
+  /**
+   * The instant does not run: an exclusion (calendar or inline `exclude`) covers it, or it is
+   * outside the delivery window (then `skipReason` says so). The shard records it SKIPPED.
+   */
   excluded?: true;
+  skipReason?: string;
+}
+
+/** The job's delivery window, in its own zone or else the zone of the job's first cron spec. */
+export function windowOf(spec: Pick<JobSpec, "window" | "schedule" | "schedules">): CompiledWindow | null {
+  const window = spec.window ?? null;
+  if (window === null) return null;
+  const cron = schedulesOf(spec).find((schedule) => schedule.type === "cron");
+  return compileWindow(window, cron?.type === "cron" ? cron.timezone : "UTC");
+}
+
+/**
+ * Why the job's delivery window skips its instant `scheduledAtMs` (a stored timer), or null when
+ * it runs: decided again from the spec, exactly as when the timer was set.
+ */
+export function windowSkipReason(spec: JobSpec, jobId: string, scheduledAtMs: number): string | null {
+  if ((spec.window ?? null) === null) return null;
+  const [placed] = upcomingFires(spec, jobId, scheduledAtMs - 1, 1);
+  return placed?.scheduledAtMs === scheduledAtMs ? (placed.skipReason ?? null) : null;
+}
+
+/**
+ * Where one instant fires, given the next instant of the schedule (or null): inside the window at
+ * the instant plus jitter and the flexible window's offset, which never reach the window's close
+ * nor the next instant (so a job's runs stay in order); outside it, at the opening (plus the
+ * flexible offset) or skipped (see placeInWindow).
+ */
+export function placeFire(
+  spec: Pick<JobSpec, "jitter" | "flexible_window">,
+  jobId: string,
+  window: CompiledWindow | null,
+  scheduledAtMs: number,
+  nextScheduledAtMs: number | null,
+): JobFire {
+  const jitterMs = spec.jitter === null ? 0 : durationMs(spec.jitter);
+  const flexMs = spec.flexible_window == null ? 0 : durationMs(spec.flexible_window.max);
+  const placement: WindowPlacement =
+    window === null
+      ? { kind: "inside", closeMs: null }
+      : placeInWindow(window, scheduledAtMs, nextScheduledAtMs);
+  if (placement.kind === "skipped")
+    return { scheduledAtMs, fireAtMs: scheduledAtMs, excluded: true, skipReason: placement.reason };
+  const baseMs = placement.kind === "deferred" ? placement.openingMs : scheduledAtMs;
+  let limitMs = Number.POSITIVE_INFINITY;
+  if (placement.closeMs !== null) limitMs = placement.closeMs - 1;
+  let fireAtMs = baseMs;
+  if (placement.kind === "inside") fireAtMs += fireJitterMs(jobId, scheduledAtMs, jitterMs);
+  if (window !== null) fireAtMs = Math.min(fireAtMs, limitMs);
+  if (flexMs > 0) {
+    if (nextScheduledAtMs !== null) limitMs = Math.min(limitMs, nextScheduledAtMs - 1);
+    const spreadMs = Math.max(0, Math.min(flexMs, limitMs - fireAtMs));
+    fireAtMs += flexibleOffsetMs(jobId, scheduledAtMs, spreadMs);
+  }
+  return { scheduledAtMs, fireAtMs };
 }
 
 /**
@@ -32,16 +94,21 @@ export function upcomingFires(
 ): JobFire[] {
   const startMs = spec.start_at === null ? null : Date.parse(spec.start_at);
   const endMs = spec.end_at === null ? null : Date.parse(spec.end_at);
-  const jitterMs = spec.jitter === null ? 0 : durationMs(spec.jitter);
+  const window = windowOf(spec);
+  // Where an instant fires can depend on the next one (the window's folding, the flexible spread).
+  const needsNext = window !== null || spec.flexible_window != null;
   // Instants before start_at never fire: begin just before the window opens.
   const fromMs = startMs !== null && startMs - 1 > afterMs ? startMs - 1 : afterMs;
   const fires: JobFire[] = [];
-  for (const scheduledAtMs of unionFireTimes(schedulesOf(spec), fromMs, count)) {
+  const instants = unionFireTimes(schedulesOf(spec), fromMs, needsNext ? count + 1 : count);
+  for (let index = 0; index < Math.min(count, instants.length); index++) {
+    const scheduledAtMs = instants[index] ?? 0;
     if (endMs !== null && scheduledAtMs > endMs) break;
+    const following = instants[index + 1];
+    const nextMs = following === undefined || (endMs !== null && following > endMs) ? null : following;
     if (isExcluded(scheduledAtMs, exclusions))
       fires.push({ scheduledAtMs, fireAtMs: scheduledAtMs, excluded: true });
-    else
-      fires.push({ scheduledAtMs, fireAtMs: scheduledAtMs + fireJitterMs(jobId, scheduledAtMs, jitterMs) });
+    else fires.push(placeFire(spec, jobId, window, scheduledAtMs, nextMs));
   }
   return fires;
 }

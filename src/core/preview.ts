@@ -1,5 +1,6 @@
 import { compileExclusions, type ExclusionSet } from "./exclusions";
-import type { Schedule } from "./job-spec";
+import type { JobSpec, Schedule } from "./job-spec";
+import { placeFire, windowOf } from "./job-timeline";
 import { normalizeSchedule } from "./normalize";
 import { type CheckedFireTimes, checkedFireTimes, type SpecIssue } from "./schedule-check";
 import { includedFireTimes } from "./schedule-set";
@@ -64,4 +65,48 @@ export function previewUnionFireTimes(
     };
   }
   return { ok: true, fireTimesMs: search.fireTimesMs, excludedMs: search.excludedMs };
+}
+
+/** A preview's instants placed by a delivery window and a flexible window (see placeFire). */
+export interface PlacedPreview {
+  fires: { scheduledAtMs: number; fireAtMs: number }[];
+  skipped: { scheduledAtMs: number; reason: string }[];
+}
+
+/**
+ * The next `count` runs of the included instants `fireTimesAfter(afterMs, n)` gives, each placed
+ * as the job `jobId` with this `window` and `flexible_window` would place it, with the instants
+ * the window skips met on the way (at most `maxExamined` instants examined).
+ *
+ * @example placedPreview(spec, "job_1", (after, n) => nextFireTimes(daily7am, after, n), t, 3, 1_000)
+ * // { fires: [{ scheduledAtMs: 07:00, fireAtMs: 08:00 (the opening) }, ...], skipped: [] }
+ */
+export function placedPreview(
+  spec: Pick<JobSpec, "window" | "flexible_window" | "schedule" | "schedules">,
+  jobId: string,
+  fireTimesAfter: (afterMs: number, count: number) => number[],
+  fromMs: number,
+  count: number,
+  maxExamined: number,
+): PlacedPreview {
+  const window = windowOf(spec);
+  const placed: PlacedPreview = { fires: [], skipped: [] };
+  let instants = fireTimesAfter(fromMs, count + 1);
+  let examined = 0;
+  while (placed.fires.length < count && instants.length > 0 && examined < maxExamined) {
+    const [scheduledAtMs = 0, ...rest] = instants;
+    examined += 1;
+    if (rest.length === 0) rest.push(...fireTimesAfter(scheduledAtMs, count + 1));
+    const fire = placeFire(
+      { jitter: null, flexible_window: spec.flexible_window },
+      jobId,
+      window,
+      scheduledAtMs,
+      rest[0] ?? null,
+    );
+    if (fire.skipReason !== undefined) placed.skipped.push({ scheduledAtMs, reason: fire.skipReason });
+    else placed.fires.push({ scheduledAtMs, fireAtMs: fire.fireAtMs });
+    instants = rest;
+  }
+  return placed;
 }

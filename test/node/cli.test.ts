@@ -134,6 +134,54 @@ describe("edgecron CLI", () => {
       expect(result.stdout).toMatch(/next fires\s+2026-12-01T14:00:00.000Z\n\s+2026-12-02T14:00:00.000Z/);
     });
 
+    it("sends --window, --window-days, --window-tz, --outside and --flexible-window as the job's windows", async () => {
+      stub.reply(() => ({ status: 201, body: sampleJob() }));
+      const result = await api([
+        "jobs",
+        "create",
+        "--name",
+        "quiet",
+        "--every",
+        "30m",
+        "--target",
+        "https://example.com/hook",
+        "--window",
+        "08:00-20:00",
+        "--window-days",
+        "MON-FRI,SAT",
+        "--window-tz",
+        "Europe/Berlin",
+        "--outside",
+        "skip",
+        "--flexible-window",
+        "15m",
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(stub.requests[0]?.json()).toMatchObject({
+        window: {
+          between: ["08:00", "20:00"],
+          days: ["MON-FRI", "SAT"],
+          timezone: "Europe/Berlin",
+          outside: "skip",
+        },
+        flexible_window: { max: "15m" },
+      });
+      const bad = await api([
+        "jobs",
+        "create",
+        "--name",
+        "q",
+        "--every",
+        "1m",
+        "--target",
+        "https://e.x/h",
+        "--outside",
+        "skip",
+      ]);
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toContain("--window");
+    });
+
     it("creates and retargets jobs whose target is a binding", async () => {
       stub.reply(() => ({ status: 201, body: sampleJob() }));
       const base = ["jobs", "create", "--name", "b", "--every", "1h"];

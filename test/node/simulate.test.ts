@@ -116,3 +116,23 @@ describe("npm run simulate", () => {
     for (const limit of REQUIRED) expect(text).toContain(limit);
   });
 });
+
+describe("npm run simulate with a share of the midnight jobs on a flexible window", () => {
+  it("sizes the plan for the spread burst and prints the line that says so", () => {
+    const nominal = simulation();
+    const spread = simulation("--flexible-share", "0.5", "--flexible-max-s", "900") as Simulation & {
+      flexible_burst: { peak_per_s: number; nominal_per_s: number; spread_seconds: number };
+    };
+    // Half stay in the 60 s box (166,500/s); half spread over 900 s (11,100/s at most).
+    expect(spread.flexible_burst).toMatchObject({
+      nominal_per_s: 333_000,
+      peak_per_s: 177_600,
+      spread_seconds: 960,
+    });
+    expect(spread.load.burst).toBe(177_600);
+    expect(spread.plan.shards.recommended).toBeLessThanOrEqual(nominal.plan.shards.recommended);
+    expect(simulate("--flexible-share", "1", "--flexible-max-s", "600")).toContain(
+      "midnight burst with 100 % of its jobs on flexible_window {max: 600s}: 333,000/s for 60 s becomes at most 33,300/s",
+    );
+  });
+});

@@ -13,6 +13,7 @@
 // Until its instant a run queued ahead is never written to its run history (it is left clean), so
 // history and the console never show it dispatched early.
 import { isExcluded } from "../../../src/core/exclusions";
+import { windowSkipReason } from "../../../src/core/job-timeline";
 import { exclusionsOf, type ShardJobRow, specOf } from "../jobs/held-jobs";
 import { insertRun } from "../runs/run-store";
 import { deleteUnfiredAheadRun } from "../runs/run-timers";
@@ -90,8 +91,10 @@ export function queueAheadRuns(
 
 function queueAheadRun(sql: SqlStorage, job: ShardJobRow, nowMs: number): string | null {
   const scheduledAtMs = job.next_scheduled_ms as number;
-  // An excluded instant becomes a SKIPPED run at the instant, as always: nothing to send.
+  // An excluded instant, or one outside the delivery window, becomes a SKIPPED run at the
+  // instant, as always: nothing to send.
   if (isExcluded(scheduledAtMs, exclusionsOf(job))) return null;
+  if (windowSkipReason(specOf(job), job.job_id, scheduledAtMs) !== null) return null;
   return insertRun(sql, {
     jobId: job.job_id,
     tenantId: job.tenant_id,

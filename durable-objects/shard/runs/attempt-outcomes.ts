@@ -1,7 +1,9 @@
 // Outcomes: the decision after every attempt (succeeded, retry later in this same wheel, or
 // dead-letter). Claims, the other half of at-most-once execution per fence, are in ./claims.ts.
 import { retryDelayMs } from "../../../src/core/backoff";
+import { windowAdmitMs } from "../../../src/core/delivery-window";
 import type { JobSpec } from "../../../src/core/job-spec";
+import { windowOf } from "../../../src/core/job-timeline";
 import { longRunningSettingsOf } from "../../../src/core/long-running";
 import type { FailedOutcome, TargetOutcome } from "../../../src/core/outcome";
 import { retryDelayFromExpressionMs } from "../../../src/core/retry-delay-expression";
@@ -242,18 +244,24 @@ export function applyFailure(
   }
   const spec = specOf(job);
   const delayMs = nextRetryDelayMs(run.attempt, spec.retry, random, outcome.retryAfterMs);
+  // A retry never starts outside the job's delivery window: one due there waits for the opening.
+  const retryAtMs = windowAdmitMs(windowOf(spec), nowMs + delayMs);
+  const waits =
+    retryAtMs > nowMs + delayMs
+      ? `, then waits for the window to open at ${new Date(retryAtMs).toISOString()}`
+      : "";
   moveRun(
     sql,
     run,
     "RETRYING",
-    `attempt ${run.attempt} of ${run.max_attempts} failed; retry in ${delayMs} ms`,
+    `attempt ${run.attempt} of ${run.max_attempts} failed; retry in ${delayMs} ms${waits}`,
     nowMs,
     {
-      due_at_ms: nowMs + delayMs,
-      next_attempt_at_ms: nowMs + delayMs,
+      due_at_ms: retryAtMs,
+      next_attempt_at_ms: retryAtMs,
     },
   );
-  return { ok: true, runId: run.run_id, state: "RETRYING", nextAttemptAtMs: nowMs + delayMs };
+  return { ok: true, runId: run.run_id, state: "RETRYING", nextAttemptAtMs: retryAtMs };
 }
 
 /** The job's delay expression (QStash's Upstash-Retry-Delay) when it has one, else its backoff. */

@@ -1,9 +1,10 @@
 // Turning due instants of a job into runs: misfire policy for instants found late, overlap policy
 // against runs still in flight, max_runs and the end of the schedule.
+import { windowAdmitMs } from "../../../src/core/delivery-window";
 import { durationMs } from "../../../src/core/duration";
 import { type CompiledExclusions, isExcluded } from "../../../src/core/exclusions";
 import { MAX_BUFFERED_RUNS } from "../../../src/core/job-spec";
-import { type JobFire, upcomingFires } from "../../../src/core/job-timeline";
+import { type JobFire, upcomingFires, windowOf, windowSkipReason } from "../../../src/core/job-timeline";
 import { misfireDecision, splitLateInstants } from "../../../src/core/misfire";
 import { overlapDecision } from "../../../src/core/overlap";
 import { overlapWaitReason } from "../../../src/core/run-waits";
@@ -38,7 +39,7 @@ export function fireDueJob(
   let cursor: JobFire | null =
     job.next_scheduled_ms === null || job.next_fire_ms === null
       ? null
-      : pendingFire(job.next_scheduled_ms, job.next_fire_ms, exclusions);
+      : pendingFire(job, job.next_scheduled_ms, job.next_fire_ms, exclusions);
   while (cursor !== null && cursor.fireAtMs <= nowMs && due.length < MAX_INSTANTS_PER_PASS) {
     due.push(cursor);
     cursor = upcomingFires(spec, job.job_id, cursor.scheduledAtMs, 1, exclusions)[0] ?? null;
@@ -113,11 +114,21 @@ export function fireDueJob(
   return summary;
 }
 
-/** The stored timer as a fire, its exclusion decided now: with the calendars the shard holds now. */
-function pendingFire(scheduledAtMs: number, fireAtMs: number, exclusions: CompiledExclusions): JobFire {
-  return isExcluded(scheduledAtMs, exclusions)
-    ? { scheduledAtMs, fireAtMs, excluded: true }
-    : { scheduledAtMs, fireAtMs };
+/**
+ * The stored timer as a fire, its exclusion decided now: with the calendars the shard holds now.
+ * A delivery window's skip is decided as when the timer was set (it depends only on the spec).
+ */
+function pendingFire(
+  job: ShardJobRow,
+  scheduledAtMs: number,
+  fireAtMs: number,
+  exclusions: CompiledExclusions,
+): JobFire {
+  if (isExcluded(scheduledAtMs, exclusions)) return { scheduledAtMs, fireAtMs, excluded: true };
+  const skipReason = windowSkipReason(specOf(job), job.job_id, scheduledAtMs);
+  return skipReason === null
+    ? { scheduledAtMs, fireAtMs }
+    : { scheduledAtMs, fireAtMs, excluded: true, skipReason };
 }
 
 /** Creates one run for an instant, honouring the job's overlap policy. */
@@ -149,7 +160,8 @@ export function startRun(
     maxAttempts: spec.retry.max_attempts,
     jobVersion: job.version,
     state: decision === "skip" ? "SKIPPED" : "SCHEDULED",
-    dueAtMs: decision === "run" ? nowMs : null,
+    // A run found late, after its window closed, waits for the opening (a manual trigger does not).
+    dueAtMs: decision !== "run" ? null : kind === "trigger" ? nowMs : windowAdmitMs(windowOf(spec), nowMs),
     waiting: decision === "buffer" ? "overlap" : null,
     reason:
       decision === "skip"
@@ -174,7 +186,8 @@ export function startRun(
 
 /**
  * An instant a calendar or the job's `exclude` covers becomes a SKIPPED run with reason
- * `excluded`, on time or late alike (the misfire policy is for instants that should have run).
+ * `excluded`, on time or late alike (the misfire policy is for instants that should have run);
+ * one outside the delivery window, with reason `outside_window` or `outside_window_folded`.
  */
 export function recordExcluded(
   sql: SqlStorage,
@@ -185,7 +198,7 @@ export function recordExcluded(
   let recorded = 0;
   for (const fire of due) {
     if (!fire.excluded) continue;
-    if (insertSkippedRun(sql, job, fire, EXCLUDED_REASON, nowMs) !== null) recorded += 1;
+    if (insertSkippedRun(sql, job, fire, fire.skipReason ?? EXCLUDED_REASON, nowMs) !== null) recorded += 1;
   }
   return recorded;
 }

@@ -31,6 +31,15 @@ function describeDebounce(debounce: NonNullable<Job["debounce"]>): string {
   return `${when}; key ${debounce.key ?? "default"} (a trigger's debounce_key overrides it)`;
 }
 
+/** "MON-FRI 08:00-20:00 (Europe/Berlin); outside: deferred to the opening". */
+function describeWindow(window: NonNullable<Job["window"]>): string {
+  const days = window.days?.length ? window.days.join(", ") : "every day";
+  const zone = window.timezone ?? "the schedule's zone";
+  const outside =
+    window.outside === "skip" ? "skipped (recorded as outside_window)" : "deferred to the next opening";
+  return `${days} ${window.between[0]}-${window.between[1]} (${zone}); outside it: ${outside}; retries wait for it`;
+}
+
 /** Every field that changes how or when a run goes out, including those left at their default. */
 function dispatchRows(job: Job): [string, string][] {
   const flow = job.flow_control as Record<string, unknown> | null | undefined;
@@ -39,6 +48,13 @@ function dispatchRows(job: Job): [string, string][] {
     ["Debounce", job.debounce ? describeDebounce(job.debounce) : "none: every trigger is its own run"],
     ["Flow control", flow ? describeFlowControl(flow) : "none"],
     ["Jitter", job.jitter == null ? "none" : `up to ${String(job.jitter)} after each instant`],
+    ["Delivery window", job.window ? describeWindow(job.window) : "none: any time"],
+    [
+      "Flexible window",
+      job.flexible_window
+        ? `each instant fires within ${String(job.flexible_window.max)} after it (the next fire times show where)`
+        : "none",
+    ],
     ["Alert after", `${String(job.alert_after ?? "2m")} late: a missed_run alert`],
     [
       "Pause after failures",

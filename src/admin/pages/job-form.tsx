@@ -7,6 +7,7 @@ import { Select, TextArea, TextField, timeZones } from "./form-fields";
 export function PreviewResult(props: {
   fireTimes?: string[];
   excluded?: string[];
+  outsideWindow?: string[];
   zone: string | null;
   errors?: string[];
 }) {
@@ -47,6 +48,18 @@ export function PreviewResult(props: {
             .map((iso) => formatUtc(iso))
             .join(", ")}
           {excluded.length > 5 ? ` and ${excluded.length - 5} more` : ""}
+        </p>
+      ) : null}
+      {(props.outsideWindow ?? []).length > 0 ? (
+        <p class="muted">
+          Outside the delivery window (recorded as skipped):{" "}
+          {(props.outsideWindow ?? [])
+            .slice(0, 5)
+            .map((iso) => formatUtc(iso))
+            .join(", ")}
+          {(props.outsideWindow ?? []).length > 5
+            ? ` and ${(props.outsideWindow ?? []).length - 5} more`
+            : ""}
         </p>
       ) : null}
     </>
@@ -262,6 +275,30 @@ export function JobForm(props: JobFormProps) {
           <Select {...base} path="completion" label="Run ends with" options={["response", "callback"]} />
           <TextField {...base} path="heartbeat_timeout" label="Heartbeat timeout" placeholder="5m" />
         </div>
+        <div class="row">
+          <TextField
+            {...base}
+            path="window.between"
+            label="Delivery window (optional)"
+            placeholder="08:00-20:00"
+            hint="Local times the job may be called at; empty: any time."
+          />
+          <TextField {...base} path="window.days" label="Window days" placeholder="MON-FRI, SAT" />
+          <TextField
+            {...base}
+            path="window.timezone"
+            label="Window time zone"
+            placeholder="the schedule's zone"
+          />
+          <Select {...base} path="window.outside" label="Outside the window" options={["defer", "skip"]} />
+        </div>
+        <TextField
+          {...base}
+          path="flexible_window.max"
+          label="Flexible window (optional)"
+          placeholder="15m"
+          hint="Each instant fires at a point up to this long after it, the same point on every restart: spreads a burst."
+        />
         <p class="muted">
           A long-running target answers 202 with Edgecron-Async: true (or, with callback, any 2xx) and reports
           back with the run token it received; it must heartbeat or complete within the heartbeat timeout.

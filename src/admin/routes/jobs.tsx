@@ -13,6 +13,7 @@ import {
   scheduleFrom,
   specFieldsFrom,
   valuesFromJob,
+  windowFieldsFrom,
 } from "../job-form-data";
 import { noticeText } from "../notices";
 import { renderPage, renderProblem } from "../page";
@@ -93,17 +94,20 @@ jobRoutes.post("/jobs", async (c) => {
 async function previewOf(c: ConsoleContext, values: FormValues) {
   const schedule = scheduleFrom(values);
   const zone = schedule.type === "cron" ? String(schedule.timezone) : null;
-  const result = await callApi<{ fire_times: string[]; excluded?: string[] }>(
-    c,
-    "POST",
-    "/v1/schedules/preview",
-    {
-      body: { ...specFieldsFrom(values), count: 5 },
-    },
-  );
+  // The delivery window moves and skips instants; the flexible window's points depend on the
+  // job's id, which a form has not yet: the job page lists them.
+  const { window } = windowFieldsFrom(values);
+  const result = await callApi<{
+    fire_times: string[];
+    excluded?: string[];
+    skipped?: { scheduled_at: string }[];
+  }>(c, "POST", "/v1/schedules/preview", {
+    body: { ...specFieldsFrom(values), ...(window ? { window } : {}), count: 5 },
+  });
   if (result.ok) {
     const excluded = result.data.excluded ?? [];
-    return { preview: { fireTimes: result.data.fire_times, excluded, zone }, problem: null };
+    const outsideWindow = (result.data.skipped ?? []).map((skip) => skip.scheduled_at);
+    return { preview: { fireTimes: result.data.fire_times, excluded, outsideWindow, zone }, problem: null };
   }
   const errors = result.problem.errors?.map(
     (error) => `${error.path.replace(/^schedules?\./, "")}: ${error.message}`,

@@ -4,8 +4,14 @@
 import { z } from "zod";
 import { ALERT_DELIVERIES, ALERT_KINDS, ALERT_RESOLUTIONS, ALERT_STATES } from "../../core/alerts";
 import { debounceKeySchema } from "../../core/debounce";
+import {
+  deliveryWindowSchema,
+  OUTSIDE_WINDOW_FOLDED_REASON,
+  OUTSIDE_WINDOW_REASON,
+} from "../../core/delivery-window";
 import { ERROR_CODE_LIST } from "../../core/errors";
 import { calendarCreateSchema, calendarReplaceSchema, exclusionSetSchema } from "../../core/exclusions";
+import { flexibleWindowSchema } from "../../core/flexible-window";
 import { FLOW_KEY_MESSAGE, FLOW_KEY_PATTERN } from "../../core/flow-control";
 import { jobCalendarsSchema, jobCreateSchema, scheduleSchema, schedulesSchema } from "../../core/job-spec";
 import { JOB_STATUSES, RUN_STATES } from "../../core/run-state";
@@ -120,6 +126,11 @@ export const previewRequestSchema = z
     exclude: exclusionSetSchema.nullable().default(null),
     count: z.number().int().min(1).max(MAX_PREVIEW_COUNT).default(5),
     from: requestInstant.optional(),
+    window: deliveryWindowSchema.nullable().default(null),
+    flexible_window: flexibleWindowSchema.nullable().default(null),
+    job_id: z.string().min(1).max(200).optional().meta({
+      description: "The job whose flexible-window points to show (they depend on its id); default `preview`",
+    }),
   })
   .superRefine((body, ctx) => {
     if ((body.schedule === undefined) === (body.schedules === undefined)) {
@@ -415,6 +426,16 @@ export const redriveResultSchema = retryResultSchema.extend({ dead_letter_id: z.
 export const previewResultSchema = z.object({
   fire_times: z.array(time),
   excluded: z.array(time).meta({ description: "Instants the exclusions left out, up to the last fire time" }),
+  fires: z
+    .array(z.object({ scheduled_at: time, fire_at: time }))
+    .optional()
+    .meta({ description: "With `window` or `flexible_window`: each run's instant and where it fires" }),
+  skipped: z
+    .array(
+      z.object({ scheduled_at: time, reason: z.enum([OUTSIDE_WINDOW_REASON, OUTSIDE_WINDOW_FOLDED_REASON]) }),
+    )
+    .optional()
+    .meta({ description: "With `window`: the instants it skips (or folds into a deferred run)" }),
 });
 export const meSchema = z.object({ role: z.enum(["admin", "tenant"]), tenant_id: z.string().nullable() });
 export const healthSchema = z.object({

@@ -13,6 +13,7 @@ export const update: Command = {
     "--file -            read the patch JSON from stdin (fields as in jobs create; null removes one)",
     "a schedule flag replaces the whole schedule; --target, --method, --header, --body change the target",
     "--max-attempts <n>  --timeout <dur>  --name <name>",
+    "--window <HH:MM-HH:MM> [--window-days <d>] [--window-tz <zone>] [--outside defer|skip]  --flexible-window <dur>",
     "--if-version <n>    refuse (409) unless the job is still at this version",
   ],
   options: { ...JOB_FLAG_OPTIONS, "if-version": { type: "string" } },

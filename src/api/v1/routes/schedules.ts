@@ -4,6 +4,7 @@ import type { ExclusionSet } from "../../../core/exclusions";
 import { scheduleElementIssues } from "../../../core/normalize";
 import { calendarSetsOf } from "../../../db/calendars";
 import { previewUnionTimes } from "../../../service/job-writes";
+import { previewPlacedFires } from "../../../service/preview-placement";
 import type { AppEnv } from "../../http/app-env";
 import { tenantScope } from "../../http/auth";
 import { readJsonBody } from "../../http/body";
@@ -25,6 +26,8 @@ export const schedules = apiRouter();
  * The next `count` instants strictly after `from` (default now) of the union of the specs,
  * without those the calendars (the tenant's, by name) and `exclude` cover; `excluded` lists those
  * met on the way. An interval without anchor is anchored at `from`; a delay counts from now.
+ * With `window` or `flexible_window`, `fire_times` are where the runs fire (`fires` pairs each
+ * with its instant) and `skipped` the instants the window skips.
  */
 defineRoute(
   schedules,
@@ -57,7 +60,19 @@ defineRoute(
       ...(body.calendars.length > 0 ? (["calendars"] as const) : []),
       ...(body.exclude !== null ? (["exclude"] as const) : []),
     ];
-    return c.json(previewUnionTimes(specs, sets, nowMs, fromMs, body.count, path, given));
+    const preview = previewUnionTimes(specs, sets, nowMs, fromMs, body.count, path, given);
+    if (body.window === null && body.flexible_window === null) return c.json(preview);
+    const placement = { window: body.window, flexible_window: body.flexible_window };
+    const placed = previewPlacedFires(
+      placement,
+      body.job_id ?? "preview",
+      specs,
+      sets,
+      nowMs,
+      fromMs,
+      body.count,
+    );
+    return c.json({ ...preview, ...placed });
   },
 );
 

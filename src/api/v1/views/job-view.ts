@@ -23,6 +23,9 @@ export function jobResource(
     version: job.version,
     shard: job.shard,
     ...policies,
+    // Jobs stored before these fields existed have neither.
+    window: job.spec.window ?? null,
+    flexible_window: job.spec.flexible_window ?? null,
     next_fire_times: nextFireTimesOf(job, nowMs, fireCount, calendars),
     created_at: new Date(job.createdAtMs).toISOString(),
     updated_at: new Date(job.updatedAtMs).toISOString(),
