@@ -62,7 +62,7 @@ export const HANDOFF_AFTER_MS = 100;
  * Handed-off calls per isolate, at most: each still holds a connection (about four sockets under
  * `wrangler dev`, whose file limit is typically 20,000). Past this a slow call keeps its slot and
  * its batch waits for it. The shards keep it from coming to that: a tenant with slow calls keeps
- * only a few runs in flight at each shard (src/core/slow-calls.ts, 256 in all), so several
+ * only a few runs in flight at each shard (src/core/slow-calls.ts, 512 in all), so several
  * tenants' hanging targets fit here with room to spare.
  */
 const MAX_HANDED_OFF_CALLS = 2_048;
