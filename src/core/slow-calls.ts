@@ -16,8 +16,7 @@ export const SLOW_CALL_AFTER_MS = 1_000;
 /**
  * Runs in flight per tenant, across every shard, once its calls are slow: divided among the
  * shards (each knows only its own), never under 4 per shard. Far more than the consumer's own
- * concurrency, so a drain whose calls turn slow under load keeps its pace (at 256, a 2-core
- * machine at load 10 took over 120 s for a backlog the test drains in 50), and four tenants'
+ * concurrency, so a drain whose calls turn slow under load keeps its pace, and four tenants'
  * hanging targets still fit the consumer's room for handed-off calls.
  */
 export const SLOW_TENANT_IN_FLIGHT_TOTAL = 512;
