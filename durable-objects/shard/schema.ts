@@ -264,6 +264,17 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE tenant_weights (tenant_id TEXT PRIMARY KEY, weight INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
   `,
+  // v21 (issue 25 item 4; v19 and v20 are other branches' and come before it when merged): the
+  // destination hosts this shard knows are throttled for a tenant (./flow/host-throttles.ts). Only
+  // their runs ask a host gate; a host with no row costs nothing.
+  `
+  CREATE TABLE host_throttles (
+    gate TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    since_ms INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

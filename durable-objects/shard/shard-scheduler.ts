@@ -6,6 +6,7 @@ import type * as Protocol from "../../src/shard/protocol";
 import { BacklogPacer } from "./dispatch/backlog";
 import { windowLimits } from "./dispatch/budget";
 import { pullForwardWaiting, releaseFinished, renewHeld } from "./flow/flow-permits";
+import { reportHostAnswers } from "./flow/host-throttles";
 import { forgetTenantLimits } from "./flow/tenant-gates";
 import { setTenantWeight } from "./flow/tenant-weights";
 import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./history/reads";
@@ -147,6 +148,8 @@ export class ShardScheduler extends DurableObject<Env> {
     );
     await releaseFinished(this.sql, this.env, ended, Date.now(), effects.rows);
     await renewHeld(this.sql, this.env, accepted, Date.now(), effects.rows);
+    // What the answers said about their hosts: a "slow down" throttles the host (host-throttles.ts).
+    await reportHostAnswers(this.sql, this.env, reports, results, effects.rows, Date.now());
     return results;
   }
 
