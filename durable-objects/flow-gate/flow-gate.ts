@@ -13,7 +13,7 @@ import type {
   RenewRequest,
 } from "../../src/gate/protocol";
 import { logEvent } from "../../src/log";
-import { wakeFlowWaiters } from "../../src/shard/client";
+import { noteHostThrottledOnShards, wakeFlowWaiters } from "../../src/shard/client";
 import { acquireHostPermits, applyHostReport, hostThrottleState } from "./host-gate";
 import { migrateGateSchema } from "./schema";
 
@@ -134,7 +134,12 @@ export class FlowGate extends DurableObject<Env> {
       nowMs,
     );
     const effects = applyHostReport(this.sql, request, nowMs);
-    if (effects.started || effects.ended) await this.indexHost(request, effects.started, nowMs);
+    if (effects.started || effects.ended) {
+      await this.indexHost(request, effects.started, nowMs);
+      // Not awaited: the shard reporting must not wait on every other shard.
+      const host = { gate: request.gate, tenantId: request.tenantId, origin: request.origin };
+      this.ctx.waitUntil(noteHostThrottledOnShards(this.env, host, effects.started));
+    }
     if (effects.ended) this.wakeWaiting(WAKE_ALL);
     else if (effects.freed > 0) this.wakeWaiting(effects.freed);
     return { throttle: await this.hostState() };

@@ -6,7 +6,7 @@ import type * as Protocol from "../../src/shard/protocol";
 import { BacklogPacer } from "./dispatch/backlog";
 import { windowLimits } from "./dispatch/budget";
 import { pullForwardWaiting, releaseFinished, renewHeld } from "./flow/flow-permits";
-import { reportHostAnswers } from "./flow/host-throttles";
+import { noteHostThrottled, reportHostAnswers, type ThrottledHost } from "./flow/host-throttles";
 import { forgetTenantLimits } from "./flow/tenant-gates";
 import { setTenantWeight } from "./flow/tenant-weights";
 import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./history/reads";
@@ -169,6 +169,11 @@ export class ShardScheduler extends DurableObject<Env> {
     // Its flow-control permits last as long as the lease the heartbeat extended.
     if (result.ok) await renewHeld(this.sql, this.env, [runId], Date.now());
     return result;
+  }
+
+  /** A host's gate says the tenant's calls to the host are (or no longer are) throttled. */
+  async noteHostThrottled(shard: number, host: ThrottledHost, throttled: boolean): Promise<void> {
+    this.read(shard, () => noteHostThrottled(this.sql, host, throttled, Date.now()));
   }
 
   /** A flow gate has permits again: its waiting runs here ask at once (see flow-permits.ts). */
