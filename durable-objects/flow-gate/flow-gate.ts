@@ -135,10 +135,14 @@ export class FlowGate extends DurableObject<Env> {
     );
     const effects = applyHostReport(this.sql, request, nowMs);
     if (effects.started || effects.ended) {
-      await this.indexHost(request, effects.started, nowMs);
-      // Not awaited: the shard reporting must not wait on every other shard.
+      // Not awaited: the shard reporting must not wait on every other shard. The index is written
+      // once the shards know, so a host listed as throttled holds on every shard reached.
       const host = { gate: request.gate, tenantId: request.tenantId, origin: request.origin };
-      this.ctx.waitUntil(noteHostThrottledOnShards(this.env, host, effects.started));
+      this.ctx.waitUntil(
+        noteHostThrottledOnShards(this.env, host, effects.started).then(() =>
+          this.indexHost(request, effects.started, nowMs),
+        ),
+      );
     }
     if (effects.ended) this.wakeWaiting(WAKE_ALL);
     else if (effects.freed > 0) this.wakeWaiting(effects.freed);
