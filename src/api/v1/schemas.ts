@@ -337,7 +337,8 @@ export const alertSchema = z.object({
   acknowledged_at: nullableTime,
   resolved_at: nullableTime,
   resolution: z.enum(ALERT_RESOLUTIONS).nullable().meta({
-    description: "job_fired_again (a missed_run alert whose job fired since) or operator",
+    description:
+      "job_fired_again (a missed_run alert whose job fired since), throttle_ended (a tenant_throttled alert whose wait ended) or operator",
   }),
 });
 
