@@ -83,7 +83,7 @@ describe("a host that answers 429 with Retry-After", () => {
     expect(await throttledHosts(other)).toEqual([]);
 
     const nextIds = await Promise.all(
-      [1, 2, 3].map((index) => createOnce(t, `next-${index}`, `${group}next-${index}`, 200)),
+      [1, 2, 3, 4].map((index) => createOnce(t, `next-${index}`, `${group}next-${index}`, 200)),
     );
     const otherPath = `/ok/host-other-${other.tenantId}`;
     await createOnce(other, "other", otherPath, 200);
@@ -97,6 +97,9 @@ describe("a host that answers 429 with Retry-After", () => {
     }, WAIT_LONG);
     expect(held.state).toBe("SCHEDULED");
     expect(held.waiting?.reason).toMatch(/^host throttled: http:\/\/127\.0\.0\.1:\d+ said to slow down/);
+    // A delete still applies to a run its host holds: it never calls.
+    const deleted = nextIds.pop() as string;
+    expect((await api("DELETE", `/v1/jobs/${deleted}`, { token: t.key })).status).toBeLessThan(300);
 
     // The other tenant's call to the same host was not held by this tenant's throttle.
     const [otherCall] = await callsOf(otherPath, 1);
@@ -117,6 +120,7 @@ describe("a host that answers 429 with Retry-After", () => {
       expect(runs.map((run) => run.state)).toEqual(["SUCCEEDED", "SUCCEEDED", "SUCCEEDED", "SUCCEEDED"]);
     }, WAIT_LONG);
     expect((await targetCalls(group)).length).toBe(5);
+    expect(await targetCalls(`${group}next-4`)).toEqual([]);
 
     // The console's Limits page shows the throttled host while it lasts.
     const client = new ConsoleClient();
