@@ -127,10 +127,11 @@ describe("e2e: a host that says slow down is slowed as a whole", () => {
         `429s ${host.arrivals.filter((arrival) => arrival.refused).length} (${refusedLate} after); ` +
         `calls ${host.arrivals.length}; steady lateness ms before ${baseline.join(", ")}, during ${during.join(", ")}`,
     );
-    // A throttle starts at HOST_THROTTLE_SETTINGS.startCalls and is cut from there.
-    expect(maxEarly).toBeGreaterThan(HOST_THROTTLE_SETTINGS.startCalls);
+    // A throttle starts at HOST_THROTTLE_SETTINGS.startCalls and is cut from there (a 429
+    // answered at once lets a permit's next run in within the same HOLD_MS: up to LIMIT more).
+    expect(maxEarly).toBeGreaterThan(HOST_THROTTLE_SETTINGS.startCalls + LIMIT);
     expect(maxLate).toBeLessThan(maxEarly);
-    expect(maxLate).toBeLessThanOrEqual(HOST_THROTTLE_SETTINGS.startCalls);
+    expect(maxLate).toBeLessThanOrEqual(HOST_THROTTLE_SETTINGS.startCalls + LIMIT);
     // ...and the host, no longer hammered, refused few of them.
     expect(refusedLate).toBeLessThanOrEqual(late.length / 2);
     // Every run succeeded exactly once.
