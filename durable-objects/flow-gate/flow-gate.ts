@@ -1,15 +1,20 @@
 import { DurableObject } from "cloudflare:workers";
 import { type FlowLimits, nextAskAtMs, permitsAvailable } from "../../src/core/flow-control";
 import { recordFlowControlKey } from "../../src/db/flow-control-keys";
+import { forgetThrottledHost, recordThrottledHost } from "../../src/db/throttled-hosts";
 import type {
   AcquireRequest,
   AcquireResult,
   GateState,
+  HostReportRequest,
+  HostReportResult,
+  HostThrottleState,
   ReleaseRequest,
   RenewRequest,
 } from "../../src/gate/protocol";
 import { logEvent } from "../../src/log";
-import { wakeFlowWaiters } from "../../src/shard/client";
+import { noteHostThrottledOnShards, wakeFlowWaiters } from "../../src/shard/client";
+import { acquireHostPermits, applyHostReport, hostThrottleState } from "./host-gate";
 import { migrateGateSchema } from "./schema";
 
 /** How soon a run refused by a paused key asks again, beside the wake its resume sends. */
@@ -47,6 +52,16 @@ export class FlowGate extends DurableObject<Env> {
 
   async acquire(request: AcquireRequest): Promise<AcquireResult> {
     const nowMs = Date.now();
+    if (request.host === true) {
+      const result = acquireHostPermits(this.sql, request, nowMs);
+      this.reportWaiting(
+        request.holder,
+        request.runs.length - result.granted.length,
+        result.retryAtMs,
+        nowMs,
+      );
+      return result;
+    }
     if (this.meta() === null) await this.recordKey(request, nowMs);
     this.setLimits(request, nowMs);
     const { limits } = request;
@@ -103,6 +118,60 @@ export class FlowGate extends DurableObject<Env> {
     if (freed > 0) this.wakeWaiting(freed);
   }
 
+  /**
+   * A destination host's answers from one shard's batch of outcomes (a host gate): the throttle
+   * starts, is cut, paused or grows back (./host-gate.ts). The D1 index of throttled hosts follows
+   * its start and end; freed permits wake waiting runs, and an ended throttle wakes them all.
+   */
+  async reportHost(request: HostReportRequest): Promise<HostReportResult> {
+    const nowMs = Date.now();
+    this.setLimits(
+      {
+        ...request,
+        key: `host:${request.origin}`,
+        limits: { rate: null, periodMs: 1_000, parallelism: null },
+      },
+      nowMs,
+    );
+    const effects = applyHostReport(this.sql, request, nowMs);
+    if (effects.started || effects.ended) {
+      // Not awaited: the shard reporting must not wait on every other shard. The index is written
+      // once the shards know, so a host listed as throttled holds on every shard reached.
+      const host = { gate: request.gate, tenantId: request.tenantId, origin: request.origin };
+      this.ctx.waitUntil(
+        noteHostThrottledOnShards(this.env, host, effects.started).then(() =>
+          this.indexHost(request, effects.started, nowMs),
+        ),
+      );
+    }
+    if (effects.ended) this.wakeWaiting(WAKE_ALL);
+    else if (effects.freed > 0) this.wakeWaiting(effects.freed);
+    return { throttle: await this.hostState() };
+  }
+
+  /** The host's throttle (a host gate); null when it is not throttled. */
+  async hostState(): Promise<HostThrottleState | null> {
+    const nowMs = Date.now();
+    return hostThrottleState(this.sql, this.waitingRuns(nowMs), nowMs);
+  }
+
+  private async indexHost(request: HostReportRequest, started: boolean, nowMs: number): Promise<void> {
+    try {
+      if (started) await recordThrottledHost(this.env.DB, request.tenantId, request.origin, nowMs);
+      else await forgetThrottledHost(this.env.DB, request.tenantId, request.origin);
+    } catch (error) {
+      logEvent("flow_gate.host_unindexed", { gate: request.gate, error });
+    }
+  }
+
+  private waitingRuns(nowMs: number): number {
+    return (
+      this.sql
+        .exec<{ n: number | null }>("SELECT SUM(runs) AS n FROM waiting WHERE counts_until_ms > ?", nowMs)
+        .one().n ?? 0
+    );
+  }
+
   async renew(request: RenewRequest): Promise<void> {
     const nowMs = Date.now();
     for (const run of request.runs) {
@@ -147,12 +216,9 @@ export class FlowGate extends DurableObject<Env> {
     const meta = this.meta();
     const limits = meta === null ? null : limitsOf(meta);
     if (limits !== null) this.purge(limits, nowMs);
-    const waiting = this.sql
-      .exec<{ n: number | null }>("SELECT SUM(runs) AS n FROM waiting WHERE counts_until_ms > ?", nowMs)
-      .one().n;
     return {
       key: meta?.key ?? null,
-      waiting: waiting ?? 0,
+      waiting: this.waitingRuns(nowMs),
       inFlight: this.inFlight(),
       rateCount: this.grantsInWindow(),
       ratePeriodStartMs: this.oldestGrantMs() ?? nowMs,
@@ -172,7 +238,7 @@ export class FlowGate extends DurableObject<Env> {
     }
   }
 
-  private setLimits(request: AcquireRequest, nowMs: number): void {
+  private setLimits(request: Pick<AcquireRequest, "gate" | "key" | "limits">, nowMs: number): void {
     const { limits } = request;
     this.sql.exec(
       `INSERT OR REPLACE INTO gate_meta (id, gate, key, rate, period_ms, parallelism, updated_at_ms)

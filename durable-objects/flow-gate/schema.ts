@@ -25,6 +25,20 @@ const MIGRATIONS: readonly string[] = [
   -- Present while the key is paused (QStash's flowControl.pause, a queue's pause): no new permit.
   CREATE TABLE gate_pause (id INTEGER PRIMARY KEY CHECK (id = 1), paused_at_ms INTEGER NOT NULL);
   `,
+  `
+  -- A destination host's adaptive throttle (src/core/host-throttle.ts), on a host gate only:
+  -- present while the host is throttled, gone once it is back above its ceiling.
+  CREATE TABLE host_throttle (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    tenant_id TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    limit_calls REAL NOT NULL,
+    paused_until_ms INTEGER,
+    last_signal TEXT NOT NULL,
+    last_signal_at_ms INTEGER NOT NULL,
+    last_cut_at_ms INTEGER NOT NULL
+  );
+  `,
 ];
 
 export function migrateGateSchema(sql: SqlStorage): void {

@@ -10,8 +10,10 @@ import { sweepConsoleSessions } from "../../src/service/console-sessions";
 import { pushAndMarkConfirmed } from "../../src/service/job-push";
 import { raiseAlerts, resendPendingAlerts } from "../../src/service/raise-alerts";
 import { shardCount, watchShard } from "../../src/shard/client";
+import type { WatchdogReport } from "../../src/shard/protocol";
 import { moveLegacyHistory } from "./legacy-history";
 import { resolveMissedRunAlerts } from "./resolve-alerts";
+import { syncTenantThrottledAlerts, tenantWaitsOf } from "./tenant-throttle-alerts";
 
 const OUTBOX_BATCH = 500;
 /** Terminal runs stay in the wheel's table (late-duplicate detection) this long after settling. */
@@ -33,6 +35,9 @@ export interface MaintenanceSummary {
   alertsResolved: number;
   /** Jobs moved out of the control database's legacy table (LEGACY_JOBS = "read"). */
   jobsMoved: number;
+  /** tenant_throttled alerts raised and resolved this pass. */
+  throttledAlerts: number;
+  throttledResolved: number;
 }
 
 export async function runMaintenancePass(env: Env, nowMs: number): Promise<MaintenanceSummary> {
@@ -46,6 +51,8 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
     alertsResent: 0,
     alertsResolved: 0,
     jobsMoved: 0,
+    throttledAlerts: 0,
+    throttledResolved: 0,
   };
   // Each step on its own: one that fails (a D1 hiccup in the outbox sweep) must not skip the
   // watchdog, which is what re-arms a shard whose alarm was lost.
@@ -54,7 +61,18 @@ export async function runMaintenancePass(env: Env, nowMs: number): Promise<Maint
     summary.jobsMoved = (await moveLegacyJobs(jobStores(env), { limit: LAYOUT_MOVE_BATCH })).moved;
   });
   await step("outbox", () => sweepOutbox(env, summary));
-  await step("watchdog", () => watchShards(env, summary));
+  const shareWaits: ShareWaitReports = { reports: [], complete: true };
+  await step("watchdog", () => watchShards(env, summary, shareWaits));
+  await step("tenant_throttled", async () => {
+    const synced = await syncTenantThrottledAlerts(
+      env,
+      tenantWaitsOf(shareWaits.reports),
+      shareWaits.complete,
+      nowMs,
+    );
+    summary.throttledAlerts = synced.raised;
+    summary.throttledResolved = synced.resolved;
+  });
   await step("resolve_alerts", async () => {
     summary.alertsResolved = await resolveMissedRunAlerts(env, nowMs);
   });
@@ -88,7 +106,18 @@ async function sweepOutbox(env: Env, summary: MaintenanceSummary): Promise<void>
 }
 
 /** Every shard: alarm armed if it has work, overdue jobs reported, old terminal runs pruned. */
-async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void> {
+/** What the shards' watchdog reports said of tenants waiting for their share. */
+interface ShareWaitReports {
+  reports: NonNullable<WatchdogReport["shareWaits"]>[];
+  /** Every shard answered. */
+  complete: boolean;
+}
+
+async function watchShards(
+  env: Env,
+  summary: MaintenanceSummary,
+  shareWaits: ShareWaitReports,
+): Promise<void> {
   const shards = Array.from({ length: shardCount(env) }, (_, shard) => shard);
   for (let i = 0; i < shards.length; i += WATCHDOG_PARALLELISM) {
     const reports = await Promise.all(
@@ -105,7 +134,11 @@ async function watchShards(env: Env, summary: MaintenanceSummary): Promise<void>
       }),
     );
     for (const report of reports) {
-      if (!report) continue;
+      if (!report) {
+        shareWaits.complete = false;
+        continue;
+      }
+      shareWaits.reports.push(report.shareWaits ?? []);
       if (report.alarmRearmed) {
         summary.alarmsRearmed += 1;
         logEvent("shard.alarm_rearmed", { note: "a shard had work due and no alarm" });

@@ -295,6 +295,16 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN triggers_folded INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE run_history ADD COLUMN triggers_folded INTEGER NOT NULL DEFAULT 0;
   `,
+  // v22: the destination hosts this shard knows are throttled for a tenant
+  // (./flow/host-throttles.ts). Only their runs ask a host gate; a host with no row costs nothing.
+  `
+  CREATE TABLE host_throttles (
+    gate TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    since_ms INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

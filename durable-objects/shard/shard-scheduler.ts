@@ -6,6 +6,7 @@ import type * as Protocol from "../../src/shard/protocol";
 import { BacklogPacer } from "./dispatch/backlog";
 import { windowLimits } from "./dispatch/budget";
 import { pullForwardWaiting, releaseFinished, renewHeld } from "./flow/flow-permits";
+import { noteHostThrottled, reportHostAnswers, type ThrottledHost } from "./flow/host-throttles";
 import { forgetTenantLimits } from "./flow/tenant-gates";
 import { setTenantWeight } from "./flow/tenant-weights";
 import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./history/reads";
@@ -148,6 +149,8 @@ export class ShardScheduler extends DurableObject<Env> {
     );
     await releaseFinished(this.sql, this.env, ended, Date.now(), effects.rows);
     await renewHeld(this.sql, this.env, accepted, Date.now(), effects.rows);
+    // What the answers said about their hosts: a "slow down" throttles the host (host-throttles.ts).
+    await reportHostAnswers(this.sql, this.env, reports, results, effects.rows, Date.now());
     return results;
   }
 
@@ -172,6 +175,11 @@ export class ShardScheduler extends DurableObject<Env> {
   /** The consumer's word that these claimed runs' calls are slow (src/core/slow-calls.ts). */
   async markSlowCalls(shard: number, runs: { runId: string; fence: number }[]): Promise<number> {
     return this.act(shard, (nowMs) => markSlowCalls(this.sql, runs, nowMs), { rearmDuringAlarm: false });
+  }
+
+  /** A host's gate says the tenant's calls to the host are (or no longer are) throttled. */
+  async noteHostThrottled(shard: number, host: ThrottledHost, throttled: boolean): Promise<void> {
+    this.read(shard, () => noteHostThrottled(this.sql, host, throttled, Date.now()));
   }
 
   /** A flow gate has permits again: its waiting runs here ask at once (see flow-permits.ts). */

@@ -144,6 +144,7 @@ const POLICY_LABELS: Record<HoldCause, string> = {
   overlap: "overlap buffer",
   flow_control: "flow control key",
   tenant_limits: "tenant limits",
+  host_throttled: "throttled host (it said to slow down)",
   backfill: "backfill",
   catch_up: "catch-up",
   misfire: "misfire (late fire, resume)",

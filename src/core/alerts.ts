@@ -23,7 +23,7 @@ export type AlertDelivery = (typeof ALERT_DELIVERIES)[number];
 export type AlertDeliveryTarget = "webhook" | "on_failure";
 
 /** Who or what resolved an alert. */
-export const ALERT_RESOLUTIONS = ["job_fired_again", "operator"] as const;
+export const ALERT_RESOLUTIONS = ["job_fired_again", "operator", "throttle_ended"] as const;
 export type AlertResolution = (typeof ALERT_RESOLUTIONS)[number];
 
 /**

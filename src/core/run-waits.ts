@@ -11,6 +11,7 @@ export const WAIT_CAUSES = [
   "flow_control",
   "tenant_limits",
   "tenant_share",
+  "host_throttled",
   "retry_backoff",
   "dispatch",
 ] as const;
@@ -21,6 +22,7 @@ export const HOLD_CAUSES = [
   "overlap",
   "flow_control",
   "tenant_limits",
+  "host_throttled",
   "backfill",
   "catch_up",
   "misfire",
@@ -58,6 +60,16 @@ export function flowWaitReason(key: string | null, limits: FlowLimits): string {
     : `flow control key ${JSON.stringify(key)}: waiting for a permit (${limitsText(limits, "start", (n) => `${n} in flight`)})`;
 }
 
+/**
+ * The history reason of a run its destination host's throttle holds (src/core/host-throttle.ts):
+ * `hostWaitReason("https://api.example.com", 4, null)` ->
+ * `host throttled: https://api.example.com said to slow down, waiting for a permit (4 calls in flight)`.
+ */
+export function hostWaitReason(origin: string, limitCalls: number, pausedUntilMs: number | null): string {
+  const until = pausedUntilMs === null ? "" : `, paused until ${new Date(pausedUntilMs).toISOString()}`;
+  return `host throttled: ${origin} said to slow down, waiting for a permit (${counted(Math.max(1, Math.floor(limitCalls)), "call")} in flight${until})`;
+}
+
 /** The run as its history records it: what `waitingOf` reads. */
 export interface WaitingInput {
   state: string;
@@ -81,6 +93,7 @@ function causeOfReason(reason: string): WaitCause | null {
   if (reason.startsWith("overlap ") && reason.includes("waiting")) return "overlap";
   if (reason.startsWith("flow control key ")) return "flow_control";
   if (reason.startsWith("tenant limits: ")) return "tenant_limits";
+  if (reason.startsWith("host throttled: ")) return "host_throttled";
   // The shard's dispatch window and the consumer's room for a tenant's calls: the tenant's share.
   if (reason.includes("tenant's share") || reason.startsWith("deferred by the consumer"))
     return "tenant_share";

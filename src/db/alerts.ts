@@ -258,3 +258,32 @@ export async function recordAlertDelivery(
     .bind(attempt.delivery, attempt.delivery === "delivered" ? attempt.atMs : null, attempt.error, id)
     .run();
 }
+
+/** The open (unresolved) tenant_throttled alerts: at most one per tenant is raised while it lasts. */
+export async function listOpenTenantThrottledAlerts(
+  db: D1Database,
+): Promise<{ id: string; tenantId: string }[]> {
+  const { results } = await db
+    .prepare(
+      "SELECT id, tenant_id AS tenantId FROM alerts WHERE kind = 'tenant_throttled' AND resolved_at_ms IS NULL",
+    )
+    .all<{ id: string; tenantId: string }>();
+  return results;
+}
+
+/** Resolves tenant_throttled alerts whose tenant no longer waits for its share; returns how many changed. */
+export async function resolveAlertsThrottleEnded(
+  db: D1Database,
+  ids: readonly string[],
+  nowMs: number,
+): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await db
+    .prepare(
+      `UPDATE alerts SET resolved_at_ms = ?, resolution = 'throttle_ended'
+       WHERE resolved_at_ms IS NULL AND id IN (SELECT value FROM json_each(?))`,
+    )
+    .bind(nowMs, JSON.stringify(ids))
+    .run();
+  return result.meta.changes;
+}

@@ -1,9 +1,27 @@
 // The only way to a FlowGate: every call goes through a function here (like src/shard/client.ts
 // for shards). A gate is named for its tenant and key, so two tenants' keys never meet.
 import type { FlowLimits } from "../core/flow-control";
-import type { AcquireRequest, AcquireResult, GateState, ReleaseRequest, RenewRequest } from "./protocol";
+import type {
+  AcquireRequest,
+  AcquireResult,
+  GateState,
+  HostReportRequest,
+  HostReportResult,
+  HostThrottleState,
+  ReleaseRequest,
+  RenewRequest,
+} from "./protocol";
 
-export type { AcquireRequest, AcquireResult, GateState, ReleaseRequest, RenewRequest } from "./protocol";
+export type {
+  AcquireRequest,
+  AcquireResult,
+  GateState,
+  HostReportRequest,
+  HostReportResult,
+  HostThrottleState,
+  ReleaseRequest,
+  RenewRequest,
+} from "./protocol";
 
 /** The gate of a job's `flow_control.key` within its tenant. */
 export function flowKeyGate(tenantId: string, key: string): string {
@@ -13,6 +31,25 @@ export function flowKeyGate(tenantId: string, key: string): string {
 /** The gate of the tenant's own limits (triggers per second, concurrent calls). */
 export function tenantGate(tenantId: string): string {
   return `tenant:${tenantId}`;
+}
+
+/** The gate of a destination host (scheme, host, port) for one tenant's calls: its adaptive throttle. */
+export function hostGate(tenantId: string, origin: string): string {
+  return `host:${tenantId}:${origin}`;
+}
+
+/** Tells a host's gate what a batch of outcomes said about the host. Throws if unreachable. */
+export async function reportHostOutcomes(env: Env, request: HostReportRequest): Promise<HostReportResult> {
+  return gateStub(env, request.gate).reportHost(request);
+}
+
+/** The throttle of the tenant's calls to `origin`; null when the host is not throttled. */
+export async function hostThrottleOf(
+  env: Env,
+  tenantId: string,
+  origin: string,
+): Promise<HostThrottleState | null> {
+  return gateStub(env, hostGate(tenantId, origin)).hostState();
 }
 
 function gateStub(env: Env, gate: string) {

@@ -1,6 +1,7 @@
 // The contract between shards (and the API) and a FlowGate Durable Object, one per flow-control
 // key. Plain data only: these values cross the RPC boundary.
 import type { FlowLimits } from "../core/flow-control";
+import type { HostSignal, HostSignalEvent } from "../core/host-throttle";
 
 export interface PermitRequest {
   runId: string;
@@ -23,6 +24,11 @@ export interface AcquireRequest {
    */
   holder: number | null;
   runs: PermitRequest[];
+  /**
+   * A destination host's gate (hostGate): the gate's own adaptive limit applies, not `limits`,
+   * and a host no longer throttled grants every run and answers `hostThrottled: false`.
+   */
+  host?: boolean;
 }
 
 export interface AcquireResult {
@@ -30,6 +36,40 @@ export interface AcquireResult {
   granted: string[];
   /** When the refused runs should ask again; null when every run was granted. */
   retryAtMs: number | null;
+  /** A host gate's answer: whether the host is still throttled, and its limit now. */
+  hostThrottled?: boolean;
+  hostLimit?: number;
+  hostPausedUntilMs?: number | null;
+}
+
+/** What a shard's batch of outcomes said about one destination host of one tenant. */
+export interface HostReportRequest {
+  /** The gate's own name (hostGate), for waking holders and for the index of throttled hosts. */
+  gate: string;
+  tenantId: string;
+  origin: string;
+  signals: HostSignalEvent[];
+  /** 2xx answers of the host in the batch. */
+  successes: number;
+  /** Runs whose call ended: their permits (if they hold one) go back. */
+  endedRunIds: string[];
+}
+
+/** A host's throttle as the gate holds it. */
+export interface HostThrottleState {
+  origin: string;
+  limit: number;
+  inFlight: number;
+  pausedUntilMs: number | null;
+  lastSignal: HostSignal;
+  lastSignalAtMs: number;
+  /** Runs that asked and were told to wait, as their shards last reported. */
+  waiting: number;
+}
+
+/** After a report: whether the host is still throttled (null state: it is not). */
+export interface HostReportResult {
+  throttle: HostThrottleState | null;
 }
 
 export interface ReleaseRequest {

@@ -279,6 +279,22 @@ export async function wakeFlowWaiters(env: Env, shard: number, gate: string, cou
   await shardStub(env, shard).wakeFlowWaiters(shard, gate, count);
 }
 
+/**
+ * A tenant's destination host started (or stopped) being throttled: every shard learns it, so its
+ * runs to that host ask the host's gate (a shard that never saw the host's refusal would otherwise
+ * go on calling it). Rare, so one RPC per shard; a shard not reached learns at its own next refusal.
+ */
+export async function noteHostThrottledOnShards(
+  env: Env,
+  host: { gate: string; tenantId: string; origin: string },
+  throttled: boolean,
+): Promise<void> {
+  const shards = Array.from({ length: shardCount(env) }, (_, shard) => shard);
+  await Promise.allSettled(
+    shards.map((shard) => shardStub(env, shard).noteHostThrottled(shard, host, throttled)),
+  );
+}
+
 // --- test hooks: the shard refuses these unless the EDGECRON_TEST_HOOKS binding is "1" ---
 
 /** Replaces the shard's injected faults (`{}` clears them). */

@@ -245,6 +245,15 @@ export interface WatchdogReport {
   pruned: number;
   /** History records removed past the retention. */
   historyPruned: number;
+  /** Each tenant with runs waiting here for its share of the window (./runs/share-wait.ts). */
+  shareWaits?: TenantShareWait[];
+}
+
+/** One tenant's runs due and waiting on a shard for its share of the dispatch window. */
+export interface TenantShareWait {
+  tenantId: string;
+  waitingRuns: number;
+  oldestDueMs: number;
 }
 
 /** One shard's tz database state (admin view): see durable-objects/shard/tzdata/timers-version.ts. */

@@ -4,6 +4,7 @@
 //   /status/<code>/<anything> that status (Retry-After: 0 for 429/503)
 //   /flaky/<n>/<anything>     503 for the first n calls to this exact path, then 200
 //   /slow/<ms>/<anything>     200 after <ms>
+//   /throttle/<n>/<s>/<group>/<anything>  429 with Retry-After: <s> for the group's first n calls, then 200
 //   /redirect/<name>          302 to /ok/redirected/<name> on this server (never to be followed)
 //   /async/<anything>         202 with Edgecron-Async: true (a long-running target; the test reports back)
 // GET /__calls?prefix=<path prefix> lists what was received (method, path, url, headers, body, at).
@@ -23,6 +24,7 @@ export interface RecordedCall {
 export async function startRecordingTarget(): Promise<{ url: string; server: Server }> {
   const calls: RecordedCall[] = [];
   const seen = new Map<string, number>();
+  const groups = new Map<string, number>();
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk) => {
@@ -56,6 +58,12 @@ export async function startRecordingTarget(): Promise<{ url: string; server: Ser
       if (kind === "redirect")
         return reply(302, { location: `http://${req.headers.host}/ok/redirected/${arg}` });
       if (kind === "flaky") return reply(count <= Number(arg) ? 503 : 200);
+      if (kind === "throttle") {
+        const [, , , retryAfter, group] = url.pathname.split("/");
+        const calls = (groups.get(group ?? "") ?? 0) + 1;
+        groups.set(group ?? "", calls);
+        return calls <= Number(arg) ? reply(429, { "retry-after": retryAfter ?? "1" }) : reply(200);
+      }
       if (kind === "async") return reply(202, { "edgecron-async": "true" });
       if (kind === "slow") {
         setTimeout(() => reply(200), Number(arg));

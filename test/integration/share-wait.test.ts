@@ -3,6 +3,7 @@
 // and the console's overview shows it; another tenant of the same shard is not reported throttled.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
+import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
 import { jobStores } from "../../src/db/databases";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
@@ -108,5 +109,67 @@ describe("throttled by the tenant's share", () => {
       state.storage.sql.exec("DELETE FROM runs");
       state.storage.sql.exec("DELETE FROM jobs");
     });
+  });
+
+  it("raises one tenant_throttled alert while it lasts and resolves it when the wait ends", async () => {
+    const flooder = await createTenantWithKey("share-alerted");
+    const quiet = await createTenantWithKey("share-alert-quiet");
+    const ids = jobIdsOnOneShard("share-alert", 21);
+    const jobId = ids[0] as string;
+    const quietJob = ids[20] as string;
+    const jobSpec = spec({
+      schedule: { type: "interval", every: "1h" },
+      target: { url: targetUrl("/ok/alert") },
+    });
+    await pushJobs(
+      env,
+      ids.map((id) => ({
+        ...snapshot(id, jobSpec),
+        tenantId: id === quietJob ? quiet.tenantId : flooder.tenantId,
+      })),
+    );
+    const release = await holdBudgetFull(jobId, flooder.tenantId);
+    const dueMs = Date.now() - 5_000;
+    await runInDurableObject(stubFor(jobId), (_instance, state) => {
+      state.storage.sql.exec("UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ?", dueMs, dueMs);
+    });
+    await runDurableObjectAlarm(stubFor(jobId));
+
+    type Alert = {
+      id: string;
+      kind: string;
+      state: string;
+      resolution: string | null;
+      details: Record<string, unknown>;
+    };
+    const throttledAlerts = async (key: string) => {
+      const res = await api<{ data: Alert[] }>("GET", "/v1/alerts?limit=100", { token: key });
+      expect(res.status).toBe(200);
+      return res.body.data.filter((alert) => alert.kind === "tenant_throttled");
+    };
+    // Passes while the runs wait (counted once they waited past a second): one alert, raised once.
+    await vi.waitFor(
+      async () => {
+        await runMaintenancePass(env, Date.now());
+        expect(await throttledAlerts(flooder.key)).toHaveLength(1);
+      },
+      { timeout: 10_000, interval: 300 },
+    );
+    await runMaintenancePass(env, Date.now());
+    const raised = await throttledAlerts(flooder.key);
+    expect(raised).toHaveLength(1);
+    expect(raised[0]).toMatchObject({ state: "open", details: { waiting_runs: 20, shards: 1 } });
+    expect(await throttledAlerts(quiet.key)).toEqual([]);
+
+    // The wait ends (the window's calls end, the runs go): the next pass resolves it.
+    await release();
+    await runInDurableObject(stubFor(jobId), (_instance, state) => {
+      state.storage.sql.exec("DELETE FROM runs");
+      state.storage.sql.exec("DELETE FROM jobs");
+    });
+    await runMaintenancePass(env, Date.now());
+    const ended = await throttledAlerts(flooder.key);
+    expect(ended).toHaveLength(1);
+    expect(ended[0]).toMatchObject({ state: "resolved", resolution: "throttle_ended" });
   });
 });

@@ -5,8 +5,14 @@
 // none early). Permits are returned when the shard records the run's outcome (flow-permits.ts).
 import { durationMs } from "../../../src/core/duration";
 import { type FlowLimits, flowLimitsOf } from "../../../src/core/flow-control";
-import { flowWaitReason } from "../../../src/core/run-waits";
-import { acquirePermits, flowKeyGate, releasePermits, tenantGate } from "../../../src/gate/client";
+import { flowWaitReason, hostWaitReason } from "../../../src/core/run-waits";
+import {
+  type AcquireResult,
+  acquirePermits,
+  flowKeyGate,
+  releasePermits,
+  tenantGate,
+} from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
 import { recordWaitingHistory } from "../history/records";
 import { type ShardJobRow, specOf } from "../jobs/held-jobs";
@@ -14,6 +20,7 @@ import { RUNNING_LEASE_GRACE_MS } from "../runs/attempt-outcomes";
 import { getRuns, type RunRow } from "../runs/run-store";
 import { holdAtGate } from "../runs/run-timers";
 import { nextAskMs } from "./gate-wakes";
+import { hostOfRun, noteHostThrottled, type ThrottledHost, throttledHosts } from "./host-throttles";
 import { tenantGateLimits } from "./tenant-gates";
 import { rememberTenantWeights } from "./tenant-weights";
 
@@ -35,6 +42,8 @@ interface GateGroup {
   tenantId: string | null;
   limits: FlowLimits;
   runs: RunRow[];
+  /** A destination host's gate: its own adaptive limit applies (./host-throttles.ts). */
+  host?: ThrottledHost;
 }
 
 /** The runs that may be sent now, in the order given; the rest are moved to their next ask. */
@@ -67,7 +76,8 @@ export async function admitFlowControlled(
           limits: flowLimitsOf(flow),
         };
   });
-  if (byKey.size === 0 && [...tenantLimits.values()].every((limits) => limits === null)) {
+  const hosts = throttledHosts(sql);
+  if (byKey.size === 0 && hosts.size === 0 && [...tenantLimits.values()].every((limits) => limits === null)) {
     // Reading D1 let other requests in (a pause may have cancelled a run): send what still stands.
     return readD1 ? stillSendable(sql, runs, new Set()) : runs;
   }
@@ -77,14 +87,55 @@ export async function admitFlowControlled(
   // A key permit of a run its tenant's gate refused was never used: give it back, rate included.
   await returnUnused(admission.env, grantedByKey, new Set(grantedByTenant.refused));
   for (const runId of grantedByTenant.refused) refused.add(runId);
+  const grantedByHost = await askHostGates(sql, admission, runs, hosts, jobs, refused, nowMs);
+  // The same for the key and tenant permits of a run its host's throttle holds.
+  await returnUnused(
+    admission.env,
+    new Map([...grantedByKey, ...grantedByTenant.granted]),
+    grantedByHost.refused,
+  );
+  for (const runId of grantedByHost.refused) refused.add(runId);
   const sendable = stillSendable(sql, runs, refused);
   // A run that changed while the gates were asked (cancelled, claimed) is not sent: its permits go back.
   const kept = new Set(sendable.map((run) => run.run_id));
   const changed = new Set(
     runs.filter((run) => !refused.has(run.run_id) && !kept.has(run.run_id)).map((run) => run.run_id),
   );
-  await returnUnused(admission.env, new Map([...grantedByKey, ...grantedByTenant.granted]), changed);
+  await returnUnused(
+    admission.env,
+    new Map([...grantedByKey, ...grantedByTenant.granted, ...grantedByHost.granted]),
+    changed,
+  );
   return sendable;
+}
+
+/**
+ * The host gates, for the runs the other gates let through whose (tenant, host) this shard knows
+ * is throttled: a host that said "slow down" takes its runs as its limit has room (none before a
+ * `Retry-After` pause ends). A host whose throttle ended grants them all and leaves the list.
+ */
+async function askHostGates(
+  sql: SqlStorage,
+  admission: FlowAdmission,
+  runs: readonly RunRow[],
+  hosts: Map<string, ThrottledHost>,
+  jobs: Map<string, ShardJobRow | null>,
+  refusedBefore: ReadonlySet<string>,
+  nowMs: number,
+): Promise<{ granted: Map<string, string[]>; refused: Set<string> }> {
+  const refused = new Set<string>();
+  if (hosts.size === 0) return { granted: new Map(), refused };
+  const byHost = groupByGate(
+    runs.filter((run) => !refusedBefore.has(run.run_id)),
+    (run) => {
+      const host = hostOfRun(jobs.get(run.job_id) ?? null, run.tenant_id);
+      if (host === null || !hosts.has(host.gate)) return null;
+      const limits = { rate: null, periodMs: 1_000, parallelism: null };
+      return { gate: host.gate, key: host.origin, tenantId: run.tenant_id, limits, host };
+    },
+  );
+  const granted = await askGates(sql, admission, byHost, jobs, refused, nowMs);
+  return { granted, refused };
 }
 
 /** The tenant gates (triggers per second, concurrent calls) for the runs their key let through. */
@@ -145,7 +196,7 @@ async function askGates(
   const granted = new Map<string, string[]>();
   await Promise.all(
     [...groups.values()].map(async (group) => {
-      let result: { granted: string[]; retryAtMs: number | null };
+      let result: AcquireResult;
       const askedAtMs = Date.now();
       try {
         result = await acquirePermits(admission.env, group.gate, {
@@ -154,6 +205,7 @@ async function askGates(
           tenantId: group.tenantId,
           limits: group.limits,
           holder: admission.holder,
+          ...(group.host === undefined ? {} : { host: true }),
           runs: group.runs.map((run) => ({
             runId: run.run_id,
             leaseMs: permitLeaseMs(admission, jobs, run),
@@ -167,8 +219,11 @@ async function askGates(
       granted.set(group.gate, result.granted);
       const waiting = group.runs.filter((run) => !grantedIds.has(run.run_id));
       for (const run of waiting) refused.add(run.run_id);
+      if (group.host !== undefined && result.hostThrottled === false) {
+        noteHostThrottled(sql, group.host, false, nowMs);
+      }
       const retryAtMs = nextAskMs(sql, group.gate, askedAtMs, result.retryAtMs ?? nowMs + 1, nowMs);
-      deferRuns(sql, waiting, group, retryAtMs, nowMs);
+      deferRuns(sql, waiting, group, { ...result, retryAtMs }, nowMs);
     }),
   );
   return granted;
@@ -193,12 +248,18 @@ function deferRuns(
   sql: SqlStorage,
   runs: readonly RunRow[],
   group: GateGroup,
-  retryAtMs: number,
+  result: AcquireResult,
   nowMs: number,
 ): void {
+  if (runs.length === 0) return;
   const { limits } = group;
-  const reason = flowWaitReason(group.tenantId === null ? null : group.key, limits);
-  const heldBy = group.tenantId === null ? "tenant_limits" : "flow_control";
+  const retryAtMs = result.retryAtMs ?? nowMs + 1;
+  const reason =
+    group.host !== undefined
+      ? hostWaitReason(group.key, result.hostLimit ?? 1, result.hostPausedUntilMs ?? null)
+      : flowWaitReason(group.tenantId === null ? null : group.key, limits);
+  const heldBy =
+    group.host !== undefined ? "host_throttled" : group.tenantId === null ? "tenant_limits" : "flow_control";
   runs.forEach((run, index) => {
     const windowsAhead = limits.rate === null ? 0 : Math.floor(index / limits.rate);
     const dueAtMs = retryAtMs + windowsAhead * limits.periodMs;

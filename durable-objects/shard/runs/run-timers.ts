@@ -10,7 +10,7 @@ export interface GateHold {
   dueAtMs: number;
   gate: string;
   reason: string;
-  heldBy: "tenant_limits" | "flow_control";
+  heldBy: "tenant_limits" | "flow_control" | "host_throttled";
 }
 
 /**

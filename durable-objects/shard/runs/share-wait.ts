@@ -4,6 +4,7 @@
 // holds the rest). Read when asked, from the runs' own state: nothing is written while the shard is
 // saturated.
 import type { ShareWait } from "../../../src/shard/history-protocol";
+import type { TenantShareWait } from "../../../src/shard/protocol";
 
 /**
  * A due run is counted once it has waited this long: a pass picks what is due every few hundred
@@ -23,4 +24,17 @@ export function shareWaitOf(sql: SqlStorage, tenantId: string | null, nowMs: num
     )
     .one();
   return { waitingRuns: row.n, oldestDueMs: row.n > 0 ? row.oldest : null };
+}
+
+/** Every tenant with runs waiting here for its share, the maintenance pass's view (tenant_throttled). */
+export function shareWaitsByTenant(sql: SqlStorage, nowMs: number): TenantShareWait[] {
+  return sql
+    .exec<{ tenant_id: string; n: number; oldest: number }>(
+      `SELECT tenant_id, COUNT(*) AS n, MIN(due_at_ms) AS oldest FROM runs
+       WHERE due_at_ms IS NOT NULL AND due_at_ms <= ? AND state = 'SCHEDULED' AND flow_gate IS NULL
+       GROUP BY tenant_id`,
+      nowMs - SHARE_WAIT_GRACE_MS,
+    )
+    .toArray()
+    .map((row) => ({ tenantId: row.tenant_id, waitingRuns: row.n, oldestDueMs: row.oldest }));
 }

@@ -8,6 +8,7 @@ import { pruneHistory } from "../history/records";
 import { getJobs, type ShardJobRow, specOf } from "../jobs/held-jobs";
 import { getRun, moveRun, type RunRow } from "../runs/run-store";
 import { pruneSettledRuns } from "../runs/run-timers";
+import { shareWaitsByTenant } from "../runs/share-wait";
 
 const OVERDUE_SCAN_LIMIT = 200;
 const PRUNE_BATCH = 5_000;
@@ -34,7 +35,8 @@ export function watchdogScan(
   overdue.push(...lateDispatches(sql, nowMs).filter((late) => !alerted.has(late.jobId)));
   const pruned = pruneSettledRuns(sql, nowMs - retention.runsMs, PRUNE_BATCH);
   const historyPruned = pruneHistory(sql, nowMs - retention.historyMs, nowMs, PRUNE_BATCH);
-  return { alarmAtMs, alarmRearmed: false, overdue, pruned, historyPruned };
+  const shareWaits = shareWaitsByTenant(sql, nowMs);
+  return { alarmAtMs, alarmRearmed: false, overdue, pruned, historyPruned, shareWaits };
 }
 
 /** Active jobs whose next instant never fired: the alarm stopped (lost, crashing, starved). */

@@ -79,6 +79,9 @@ function AlertTimeline({ alert }: { alert: Alert }) {
           <dd>
             <Time iso={alert.resolved_at} />
             {alert.resolution === "job_fired_again" ? <div class="muted">job fired again</div> : null}
+            {alert.resolution === "throttle_ended" ? (
+              <div class="muted">its runs no longer wait for its share</div>
+            ) : null}
           </dd>
         </>
       ) : null}

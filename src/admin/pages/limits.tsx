@@ -3,6 +3,7 @@ import { Empty, Notice, ProblemBox, TableWrap } from "../components";
 import { BASE } from "../env";
 import { Time } from "../format";
 import type { Problem } from "../types";
+import { ThrottledHosts, type ThrottledHostView } from "./throttled-hosts";
 
 export interface TenantLimitsView {
   active_jobs: number | null;
@@ -146,6 +147,8 @@ export function LimitsPage(props: {
   flowProblem?: Problem;
   /** The tenant's keys that runs have used, with their state. */
   keys: FlowStateView[];
+  /** The target hosts its calls are throttled at. */
+  hosts: ThrottledHostView[];
   notice?: string;
 }) {
   return (
@@ -177,6 +180,8 @@ export function LimitsPage(props: {
       )}
       {props.flowProblem ? <ProblemBox problem={props.flowProblem} /> : null}
       {props.flow ? <FlowState state={props.flow} /> : null}
+      <h2>Throttled target hosts</h2>
+      <ThrottledHosts hosts={props.hosts} />
     </>
   );
 }

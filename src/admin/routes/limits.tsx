@@ -6,6 +6,7 @@ import { noticeText } from "../notices";
 import { renderPage } from "../page";
 import { SuspendTenant } from "../pages/control";
 import { type FlowStateView, LimitsPage, type TenantLimitsView } from "../pages/limits";
+import type { ThrottledHostView } from "../pages/throttled-hosts";
 
 export const limitsRoutes = new Hono<ConsoleEnv>();
 
@@ -21,7 +22,11 @@ limitsRoutes.get("/limits", async (c) => {
     flowKey === ""
       ? null
       : await callApi<FlowStateView>(c, "GET", `/v1/flow-control/${encodeURIComponent(flowKey)}`);
-  const keys = await callApi<{ data: FlowStateView[] }>(c, "GET", "/v1/flow-control?limit=50");
+  const keys = await callApi<{ data: FlowStateView[]; hosts: ThrottledHostView[] }>(
+    c,
+    "GET",
+    "/v1/flow-control?limit=50",
+  );
   // Only the admin may suspend: it reads the tenant to show whether it is.
   const tenant =
     session.role === "admin" && tenantId !== null
@@ -42,6 +47,7 @@ limitsRoutes.get("/limits", async (c) => {
         flow={flow?.ok ? flow.data : null}
         flowProblem={flow && !flow.ok ? flow.problem : undefined}
         keys={keys.ok ? keys.data.data : []}
+        hosts={keys.ok ? keys.data.hosts : []}
         notice={noticeText(c.req.query("notice"), undefined)}
       />
       {tenant?.ok && tenantId !== null ? (

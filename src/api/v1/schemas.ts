@@ -13,6 +13,7 @@ import { ERROR_CODE_LIST } from "../../core/errors";
 import { calendarCreateSchema, calendarReplaceSchema, exclusionSetSchema } from "../../core/exclusions";
 import { flexibleWindowSchema } from "../../core/flexible-window";
 import { FLOW_KEY_MESSAGE, FLOW_KEY_PATTERN } from "../../core/flow-control";
+import { HOST_SIGNALS } from "../../core/host-throttle";
 import { jobCalendarsSchema, jobCreateSchema, scheduleSchema, schedulesSchema } from "../../core/job-spec";
 import { JOB_STATUSES, RUN_STATES } from "../../core/run-state";
 import { HOLD_CAUSES, WAIT_CAUSES } from "../../core/run-waits";
@@ -226,6 +227,19 @@ export const flowControlStateSchema = z.object({
     .meta({ description: "The limits the latest run of the key carried; null: no run has asked yet" }),
   updated_at: nullableTime,
 });
+export const throttledHostSchema = z.object({
+  origin: z.string().meta({ example: "https://api.example.com" }),
+  limit: count.meta({
+    description: "Calls allowed in flight to the host now (grows back by one per window of 2xx)",
+  }),
+  in_flight: count.meta({ description: "Calls holding one of the host's permits" }),
+  waiting: count.meta({ description: "Runs due and waiting for the host, as their shards last reported" }),
+  paused_until: nullableTime.meta({
+    description: "No call starts before this (the host's Retry-After); null: not paused",
+  }),
+  last_signal: z.enum(HOST_SIGNALS).meta({ description: "What the host last answered that slowed it down" }),
+  last_signal_at: time,
+});
 export const flowControlParams = z.object({
   key: z
     .string()
@@ -339,7 +353,8 @@ export const alertSchema = z.object({
   acknowledged_at: nullableTime,
   resolved_at: nullableTime,
   resolution: z.enum(ALERT_RESOLUTIONS).nullable().meta({
-    description: "job_fired_again (a missed_run alert whose job fired since) or operator",
+    description:
+      "job_fired_again (a missed_run alert whose job fired since), throttle_ended (a tenant_throttled alert whose wait ended) or operator",
   }),
 });
 
@@ -472,7 +487,12 @@ const page = <T extends z.ZodType>(item: T) =>
 const list = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
 
 export const jobPageSchema = page(jobSchema);
-export const flowControlPageSchema = page(flowControlStateSchema);
+export const flowControlPageSchema = page(flowControlStateSchema).extend({
+  hosts: z.array(throttledHostSchema).meta({
+    description:
+      "Destination hosts the tenant's calls are throttled at (they answered 429, 503 or timed out), in origin order, at most 50",
+  }),
+});
 export const runPageSchema = page(runSchema);
 export const deadLetterPageSchema = page(deadLetterSchema);
 export const alertPageSchema = page(alertSchema);

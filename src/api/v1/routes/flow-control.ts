@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { flowControlState } from "../../../gate/client";
-import { flowControlStates } from "../../../service/flow-control-keys";
+import { flowControlStates, throttledHostStates } from "../../../service/flow-control-keys";
 import { tenantScope } from "../../http/auth";
 import { decodeCursor, encodeCursor, pageOf } from "../../http/cursor";
 import {
@@ -10,7 +10,7 @@ import {
   pageQuerySchema,
 } from "../openapi/components";
 import { apiRouter, defineRoute, json, problems, TENANT_ERRORS, tenantHeaders } from "../openapi/define";
-import { flowControlResource } from "../views/flow-control-view";
+import { flowControlResource, throttledHostResource } from "../views/flow-control-view";
 
 export const flowControl = apiRouter();
 
@@ -22,7 +22,8 @@ defineRoute(
     method: "get",
     path: "/",
     operationId: "listFlowControl",
-    summary: "The tenant's flow-control keys (those a run has used), in name order, with their state",
+    summary:
+      "The tenant's flow-control keys (those a run has used), in name order, with their state, and the hosts its calls are throttled at",
     tags: ["flow-control"],
     request: { query: pageQuerySchema, headers: tenantHeaders },
     responses: {
@@ -33,11 +34,15 @@ defineRoute(
   async (c) => {
     const query = c.req.valid("query");
     const afterKey = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
-    const rows = await flowControlStates(c.env, c.get("tenantId"), { limit: query.limit + 1, afterKey });
+    const [rows, hosts] = await Promise.all([
+      flowControlStates(c.env, c.get("tenantId"), { limit: query.limit + 1, afterKey }),
+      throttledHostStates(c.env, c.get("tenantId")),
+    ]);
     const { page, nextCursor } = pageOf(rows, query.limit, (row) => encodeCursor([row.key]));
     return c.json({
       data: page.map((row) => flowControlResource(row.key, row.state)),
       next_cursor: nextCursor,
+      hosts: hosts.map(throttledHostResource),
     });
   },
 );

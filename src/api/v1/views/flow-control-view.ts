@@ -1,6 +1,21 @@
 // A flow-control key's state as the API and the console show it.
 import { formatDuration } from "../../../core/duration";
-import type { GateState } from "../../../gate/client";
+import type { GateState, HostThrottleState } from "../../../gate/client";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A throttled destination host as the API and the console show it. */
+export function throttledHostResource(state: HostThrottleState) {
+  return {
+    origin: state.origin,
+    limit: Math.floor(state.limit),
+    in_flight: state.inFlight,
+    waiting: state.waiting,
+    paused_until: state.pausedUntilMs === null ? null : iso(state.pausedUntilMs),
+    last_signal: state.lastSignal,
+    last_signal_at: iso(state.lastSignalAtMs),
+  };
+}
 
 export function flowControlResource(key: string, state: GateState) {
   return {
