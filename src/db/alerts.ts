@@ -159,13 +159,23 @@ export async function resolveAlertsJobFired(
   ids: readonly string[],
   nowMs: number,
 ): Promise<number> {
+  return resolveOpenAlerts(db, ids, "job_fired_again", nowMs);
+}
+
+/** Resolves the given alerts that are still open, with `resolution`; returns how many changed. */
+async function resolveOpenAlerts(
+  db: D1Database,
+  ids: readonly string[],
+  resolution: AlertResolution,
+  nowMs: number,
+): Promise<number> {
   if (ids.length === 0) return 0;
   const result = await db
     .prepare(
-      `UPDATE alerts SET resolved_at_ms = ?, resolution = 'job_fired_again'
+      `UPDATE alerts SET resolved_at_ms = ?, resolution = ?
        WHERE resolved_at_ms IS NULL AND id IN (SELECT value FROM json_each(?))`,
     )
-    .bind(nowMs, JSON.stringify(ids))
+    .bind(nowMs, resolution, JSON.stringify(ids))
     .run();
   return result.meta.changes ?? 0;
 }
@@ -277,13 +287,5 @@ export async function resolveAlertsThrottleEnded(
   ids: readonly string[],
   nowMs: number,
 ): Promise<number> {
-  if (ids.length === 0) return 0;
-  const result = await db
-    .prepare(
-      `UPDATE alerts SET resolved_at_ms = ?, resolution = 'throttle_ended'
-       WHERE resolved_at_ms IS NULL AND id IN (SELECT value FROM json_each(?))`,
-    )
-    .bind(nowMs, JSON.stringify(ids))
-    .run();
-  return result.meta.changes;
+  return resolveOpenAlerts(db, ids, "throttle_ended", nowMs);
 }
