@@ -33,6 +33,10 @@ export const JOB_FIELDS = [
   "window.timezone",
   "window.outside",
   "flexible_window.max",
+  "debounce.period",
+  "debounce.mode",
+  "debounce.key",
+  "debounce.max_wait",
 ] as const;
 
 export const DEFAULT_VALUES: FormValues = {
@@ -48,6 +52,7 @@ export const DEFAULT_VALUES: FormValues = {
   completion: "response",
   heartbeat_timeout: "5m",
   "window.outside": "defer",
+  "debounce.mode": "trailing",
 };
 
 /** Picks the job form's fields out of a parsed urlencoded body. */
@@ -118,6 +123,20 @@ export function windowFieldsFrom(values: FormValues): Record<string, unknown> {
   return fields;
 }
 
+/** The triggers' debounce (a period, leading or trailing, a key, a longest wait; none when the period is empty). */
+export function debounceFieldsFrom(values: FormValues): Record<string, unknown> {
+  const get = (name: string) => (values[`debounce.${name}`] ?? "").trim();
+  if (!get("period")) return { debounce: null };
+  return {
+    debounce: {
+      period: duration(get("period")),
+      mode: get("mode") || "trailing",
+      ...(get("key") ? { key: get("key") } : {}),
+      ...(get("max_wait") ? { max_wait: duration(get("max_wait")) } : {}),
+    },
+  };
+}
+
 export function scheduleFrom(values: FormValues): Record<string, unknown> {
   const type = values["schedule.type"] || "cron";
   const get = (name: string) => (values[`schedule.${name}`] ?? "").trim();
@@ -182,6 +201,7 @@ export function jobBodyFrom(values: FormValues): { body: Record<string, unknown>
     name: (values.name ?? "").trim(),
     ...specFieldsFrom(values),
     ...windowFieldsFrom(values),
+    ...debounceFieldsFrom(values),
     target,
   };
   const attempts = (values["retry.max_attempts"] ?? "").trim();
@@ -286,6 +306,10 @@ export function valuesFromJob(job: Job): FormValues {
     "window.timezone": text(job.window?.timezone),
     "window.outside": job.window?.outside ?? "defer",
     "flexible_window.max": text(job.flexible_window?.max),
+    "debounce.period": text(job.debounce?.period),
+    "debounce.mode": job.debounce?.mode ?? "trailing",
+    "debounce.key": text(job.debounce?.key),
+    "debounce.max_wait": text(job.debounce?.max_wait),
   };
 }
 

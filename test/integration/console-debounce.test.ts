@@ -48,4 +48,35 @@ describe("the console for debounced jobs", () => {
     );
     await apiOk("DELETE", `/v1/jobs/${job.id}`, tenantKey);
   });
+
+  it("sets a job's debounce from the form, shows it in the edit form, and clears it", async () => {
+    const csrf = ConsoleClient.csrfOf((await client.get("/console/jobs/new")).text);
+    const fields = {
+      _csrf: csrf,
+      name: "form-debounced",
+      "schedule.type": "once",
+      "schedule.at": "2099-01-01T00:00:00Z",
+      "target.url": "https://example.com/hook",
+      "debounce.period": "30s",
+      "debounce.mode": "trailing",
+      "debounce.key": "account",
+      "debounce.max_wait": "5m",
+    };
+    const created = await client.post("/console/jobs", fields);
+    expect(created.status).toBe(303);
+    const jobs = await apiOk<{ data: { id: string; debounce: unknown }[] }>(
+      "GET",
+      "/v1/jobs?name=form-debounced",
+      tenantKey,
+    );
+    const job = jobs.data[0];
+    expect(job?.debounce).toEqual({ period: "30s", mode: "trailing", key: "account", max_wait: "5m" });
+    const edit = await client.get(`/console/jobs/${job?.id}/edit`);
+    expect(edit.text).toMatch(/id="f-debounce-period"[^>]*value="30s"/);
+    // A bad period is named at its field, and nothing changes.
+    const bad = await client.post(`/console/jobs/${job?.id}/edit`, { ...fields, "debounce.period": "0s" });
+    expect(bad.status).toBe(422);
+    expect(bad.text).toMatch(/id="f-debounce-period"[^>]*aria-invalid="true"/);
+    await apiOk("DELETE", `/v1/jobs/${job?.id}`, tenantKey);
+  });
 });

@@ -427,6 +427,7 @@ describe("console run history, job names and dead-letter detail", () => {
       "dead_lettered",
       "paused_after_failures",
       "missed_run",
+      "tenant_throttled",
     ]);
     expect(select).toContain('<option value="dead_lettered" selected="">');
   });

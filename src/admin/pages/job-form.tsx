@@ -299,6 +299,18 @@ export function JobForm(props: JobFormProps) {
           placeholder="15m"
           hint="Each instant fires at a point up to this long after it, the same point on every restart: spreads a burst."
         />
+        <div class="row">
+          <TextField
+            {...base}
+            path="debounce.period"
+            label="Debounce triggers (optional)"
+            placeholder="30s"
+            hint="Triggers of one key within this period become one run; empty: every trigger runs."
+          />
+          <Select {...base} path="debounce.mode" label="Debounce mode" options={["trailing", "leading"]} />
+          <TextField {...base} path="debounce.key" label="Debounce key" placeholder="default" />
+          <TextField {...base} path="debounce.max_wait" label="Longest wait (trailing)" placeholder="5m" />
+        </div>
         <p class="muted">
           A long-running target answers 202 with Edgecron-Async: true (or, with callback, any 2xx) and reports
           back with the run token it received; it must heartbeat or complete within the heartbeat timeout.
