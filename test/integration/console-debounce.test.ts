@@ -38,6 +38,10 @@ describe("the console for debounced jobs", () => {
     expect(run.status).toBe(200);
     expect(run.text).toContain('data-triggers-folded="2"');
     expect(run.text).toContain("2 more triggers folded into this run");
+    // The run's trace id, to find its spans in the user's own tracing tool.
+    const view = await apiOk<{ trace_id: string }>("GET", `/v1/runs/${first.run_id}`, tenantKey);
+    expect(view.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(run.text).toContain(`data-trace-id="${view.trace_id}"`);
     const plain = await apiOk<{ id: string }>("POST", "/v1/jobs", tenantKey, {
       name: "plain",
       schedule: { type: "once", at: "2099-01-01T00:00:00Z" },

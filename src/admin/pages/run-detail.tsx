@@ -73,6 +73,13 @@ export function RunDetailPage({
               </dd>
             </>
           ) : null}
+          <dt>Trace</dt>
+          <dd>
+            <code data-trace-id={run.trace_id}>{run.trace_id}</code>{" "}
+            <span class="muted">
+              (its spans, when an OTLP endpoint is set; the target gets it in traceparent)
+            </span>
+          </dd>
           <dt>Scheduled for</dt>
           <dd>
             <Time iso={run.scheduled_at} />

@@ -313,6 +313,10 @@ export const runSchema = z.object({
     description:
       "Debounced triggers folded into this run beyond the one that started it (the job's `debounce`); 0 otherwise",
   }),
+  trace_id: z.string().meta({
+    description:
+      "The run's OpenTelemetry trace id (32 hex digits, derived from the run id): its spans in your tracing tool, and the trace the target continues from `traceparent`",
+  }),
   created_at: time,
   updated_at: time,
 });

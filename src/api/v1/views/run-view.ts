@@ -2,6 +2,7 @@
 // the run resource of GET /v1/runs, /v1/runs/{id} and a job's runs.
 
 import { latenessSplit, waitingOf } from "../../../core/run-waits";
+import { traceIdOf } from "../../../core/trace/trace-ids";
 import { iso, isoOrNull, parseJsonColumn } from "../../../db/time";
 import type { HistoryRecord } from "../../../shard/history-protocol";
 
@@ -69,6 +70,7 @@ export function runResource(row: HistoryRecord, nowMs = Date.now()) {
     last_heartbeat_at: isoOrNull(row.heartbeat_at_ms),
     result: parseJsonColumn<unknown>(row.result_json, null),
     triggers_folded: row.triggers_folded ?? 0,
+    trace_id: traceIdOf(row.id),
     created_at: iso(row.created_at_ms),
     updated_at: iso(row.updated_at_ms),
   };
