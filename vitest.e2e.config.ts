@@ -4,13 +4,15 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // End-to-end suites: real `wrangler dev` processes and real local HTTP targets, in plain Node.
 // Most files spend their time waiting on real clocks (instants, leases, restarts), so they run
 // two at a time on the 2-core machine. The files that assert how late fires land under their
-// own load run afterwards, one at a time, so no other suite's wrangler competes with them.
+// own load (or how soon a control action stops a flood's calls) run afterwards, one at a time,
+// so no other suite's wrangler competes with them.
 const ALONE = [
   "test/e2e/scheduling.e2e.ts",
   "test/e2e/slow-endpoints.e2e.ts",
   "test/e2e/operations.e2e.ts",
   "test/e2e/flood.e2e.ts",
   "test/e2e/hanging-calls.e2e.ts",
+  "test/e2e/control-actions.e2e.ts",
 ];
 // Of the others, the busiest: the 2,000-job crash rounds, and the files that start many wrangler
 // processes (every `npm start` migrates three databases; the layout move runs `d1 execute`).

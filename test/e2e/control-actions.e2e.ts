@@ -15,7 +15,9 @@ describe("e2e: control actions land during a flood", () => {
 
   async function floodingTenant(label: string, jobs: number) {
     const tenant = await e2e.admin<{ id: string }>("POST", "/v1/tenants", { name: label });
+    expect(tenant.status, `create tenant ${label}: ${JSON.stringify(tenant.body)}`).toBe(201);
     const key = await e2e.admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
+    expect(key.status, `create key of ${label}: ${JSON.stringify(key.body)}`).toBe(201);
     const api = apiClient(e2e.server.baseUrl, key.body.key);
     const endAt = new Date(Date.now() + 120_000).toISOString();
     const created = await api<{ results: { job?: { id: string } }[] }>("POST", "/v1/jobs/batch", {
@@ -26,7 +28,7 @@ describe("e2e: control actions land during a flood", () => {
         end_at: endAt,
       })),
     });
-    expect(created.status).toBe(200);
+    expect(created.status, `create ${label}'s jobs: ${JSON.stringify(created.body).slice(0, 500)}`).toBe(200);
     const ids = created.body.results.map((result) => result.job?.id as string);
     await waitUntil(
       () => e2e.target.calls.filter((call) => call.path.startsWith(`/${label}/`)).length > jobs,

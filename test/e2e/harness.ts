@@ -247,16 +247,25 @@ export function apiClient(baseUrl: string, token: string) {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<{ status: number; body: T; headers: Headers }> {
-    const res = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
+    const send = () =>
+      fetch(`${baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...headers,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    let res = await send();
+    let text = await res.text();
+    // wrangler's dev server restarted its runtime while the request was in flight (seen in CI
+    // beside other files' servers): its answer says to send the request again, which it does
+    // itself only for GET and HEAD.
+    if (res.status === 503 && text.includes("restarted mid-request")) {
+      res = await send();
+      text = await res.text();
+    }
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : null;
