@@ -259,7 +259,7 @@ describe("admin console in Chromium", () => {
     const kinds = await page
       .locator("#filter-kind option")
       .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
-    expect(kinds).toEqual(["", "dead_lettered", "paused_after_failures", "missed_run"]);
+    expect(kinds).toEqual(["", "dead_lettered", "paused_after_failures", "missed_run", "tenant_throttled"]);
     await page.locator("#filter-kind").selectOption("dead_lettered");
     await Promise.all([
       page.waitForURL(/kind=dead_lettered/),
