@@ -1,7 +1,7 @@
 // Dispatch ahead of the instant (durable-objects/shard/dispatch/ahead.ts, src/queue/consumers/hold.ts), through the
 // real path: shard alarm -> queue (with a delivery delay) -> consumer hold -> claim -> target.
 // wrangler.toml sets DISPATCH_LEAD_MS to 5 s, so a job due in 2-3 s is sent at once.
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { AHEAD_ELIGIBLE, SENT_AHEAD_TIMER_DELAY_MS } from "../../durable-objects/shard/dispatch/ahead";
 import {
@@ -18,6 +18,7 @@ import { runTokenSecret } from "../../src/run-tokens";
 import { shardOfJob } from "../../src/shard/client";
 import type { ClaimResult, DispatchMessage, DispatchRun, ShardJob } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
+import { holdBudgetFull } from "../helpers/backlog";
 import {
   historyOf,
   placeJob,
@@ -127,6 +128,25 @@ describe("dispatch ahead of the instant", () => {
     expect(done.events_json).toContain("queued ahead of its instant");
     const events = JSON.parse(done.events_json) as { state: string; at_ms: number }[];
     expect(events.find((event) => event.state === "RUNNING")!.at_ms).toBeGreaterThanOrEqual(ahead.atMs);
+  });
+
+  it("waits for room when the window is full before the instant, instead of ringing again at once", async () => {
+    const ahead = aheadJob("no-room", 3_000);
+    const release = await holdBudgetFull(ahead.jobId);
+    await placeJob(ahead.job);
+    await runDurableObjectAlarm(stubFor(ahead.jobId));
+    const after = await runInDurableObject(stubFor(ahead.jobId), async (_instance, state) => ({
+      alarmAtMs: await state.storage.getAlarm(),
+      nowMs: Date.now(),
+    }));
+    // No room: nothing went ahead, and the alarm waits (as for runs held back) rather than
+    // ringing at the job's ahead time, which has passed.
+    expect(await shardRunsOf(ahead.jobId)).toEqual([]);
+    expect(after.alarmAtMs).toBeGreaterThan(after.nowMs + 100);
+    expect(Date.now()).toBeLessThan(ahead.atMs);
+    await release();
+    await waitSucceeded(ahead.jobId);
+    expect(await targetCalls(ahead.path)).toHaveLength(1);
   });
 
   it("holds a jittered run to its instant plus its jitter", async () => {

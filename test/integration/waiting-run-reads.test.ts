@@ -90,6 +90,9 @@ describe("a run waiting for the dispatch window", () => {
       body: jobBody({
         schedule: { type: "once", at: new Date(atMs).toISOString() },
         target: { url: targetUrl("/ok/waiting-one-shot") },
+        // Not sent ahead (only overlap "allow" is): its run is created at its instant, after the
+        // window below is full, not by a pass that may run before it fills.
+        overlap: "skip",
       }),
     });
     expect(created.status).toBe(201);
@@ -123,5 +126,68 @@ describe("a run waiting for the dispatch window", () => {
     );
     const runs = await api<{ data: RunView[] }>("GET", `/v1/jobs/${jobId}/runs`, { token: tenant.key });
     expect(runs.body.data.map((run) => run.state)).toEqual(["SUCCEEDED"]);
+  });
+
+  it("writes the COMPLETED of a one-shot job whose run settled while the shard stays backlogged", async () => {
+    const tenant = await createTenantWithKey("settled-in-backlog");
+    const atMs = Date.now() + 1_000;
+    const created = await api<{ id: string }>("POST", "/v1/jobs", {
+      token: tenant.key,
+      body: jobBody({
+        schedule: { type: "once", at: new Date(atMs).toISOString() },
+        target: { url: targetUrl("/ok/settled-in-backlog") },
+        overlap: "skip",
+      }),
+    });
+    expect(created.status).toBe(201);
+    const jobId = created.body.id;
+    const release = await holdBudgetFull(jobId, tenant.tenantId);
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(atMs), { timeout: 5_000, interval: 50 });
+    await runDurableObjectAlarm(stubFor(jobId));
+    const status = async () =>
+      (await api<{ status: string }>("GET", `/v1/jobs/${jobId}`, { token: tenant.key })).body.status;
+    expect(await status()).toBe("ACTIVE");
+    // The run settles (as an outcome would settle it) while another run of the tenant stays due
+    // and held back: every pass from here on is backlogged.
+    const waitingRunId = "run_still_waiting";
+    await runInDurableObject(stubFor(jobId), (_instance, state) => {
+      const sql = state.storage.sql;
+      const nowMs = Date.now();
+      sql.exec(
+        "UPDATE runs SET state = 'SUCCEEDED', due_at_ms = NULL, dirty = 1, updated_at_ms = ? WHERE job_id = ?",
+        nowMs,
+        jobId,
+      );
+      sql.exec(
+        `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
+           max_attempts, job_version, due_at_ms, dispatch_count, events_json, created_at_ms, updated_at_ms, dirty)
+         VALUES (?, 'job_still_waiting', ?, 'schedule', ?, ?, 'SCHEDULED', 1, 1, 1, ?, 0, '[]', ?, ?, 0)`,
+        waitingRunId,
+        tenant.tenantId,
+        nowMs,
+        nowMs,
+        nowMs,
+        nowMs,
+        nowMs,
+      );
+    });
+    await vi.waitFor(
+      async () => {
+        await runDurableObjectAlarm(stubFor(jobId));
+        expect(await status()).toBe("COMPLETED");
+      },
+      { timeout: 10_000, interval: 200 },
+    );
+    // The premise held: the other run was still waiting for the window.
+    const waiting = await runInDurableObject(stubFor(jobId), (_instance, state) =>
+      state.storage.sql
+        .exec<{ state: string }>("SELECT state FROM runs WHERE run_id = ?", waitingRunId)
+        .one(),
+    );
+    expect(waiting.state).toBe("SCHEDULED");
+    await release();
+    await runInDurableObject(stubFor(jobId), (_instance, state) => {
+      state.storage.sql.exec("DELETE FROM runs WHERE run_id = ?", waitingRunId);
+    });
   });
 });

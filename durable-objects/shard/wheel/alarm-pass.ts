@@ -33,7 +33,9 @@ export async function runAlarmPass(context: AlarmPassContext): Promise<boolean> 
     backlog.afterTick(summary, Date.now());
     testSeam.beforeFlush();
     if (backlog.flushNow(summary, Date.now())) {
-      const flushed = await writeBehind(sql, env, shard);
+      const flushed = await writeBehind(sql, env, shard, {
+        backlogged: summary.backpressured || summary.more,
+      });
       if (flushed.pausedJobs.length > 0) await raisePauseAlerts(env, flushed.pausedJobs);
     }
   } catch (error) {
