@@ -1,10 +1,10 @@
-// Handing runs to the dispatch queue: ACQUIRED with a fence and a lease, bundled per message,
-// sent, then DISPATCHED (or back to SCHEDULED when the send failed).
+// Handing runs to the dispatch queue: ACQUIRED and DISPATCHED with a fence and a lease in one
+// write, bundled per message, sent (and back to SCHEDULED when the send failed).
 import { issueRunToken } from "../../../src/core/run-token";
 import type { DispatchMessage, DispatchRun } from "../../../src/shard/protocol";
 import type { ShardJobRow } from "../jobs/held-jobs";
-import { type Acquisition, acquireRuns } from "../runs/run-batches";
-import { getRuns, moveRun, moveRunsAtFence, nextFences, type RunRow } from "../runs/run-store";
+import { type Acquisition, handOutRuns } from "../runs/run-batches";
+import { getRuns, moveRun, nextFences, type RunRow } from "../runs/run-store";
 import { RUNS_PER_MESSAGE, type TickSettings } from "../wheel/pass-settings";
 
 /** Queues take ≤ 100 messages and ≤ 256 KB per sendBatch; stay clear of the byte limit. */
@@ -67,7 +67,7 @@ export async function dispatchRuns(
     });
   }
   // Every run here is SCHEDULED (collectDueRuns moved leases and retries back to it): one statement.
-  acquireRuns(sql, acquisitions, nowMs);
+  const handedOut = new Set(handOutRuns(sql, acquisitions, nowMs));
   await mintAheadTokens(settings, sent, nowMs);
   const sends = sendGroups(bundleByInstant(settings.shard, sent, settings.runsPerMessage, nowMs));
   let dispatched = 0;
@@ -82,21 +82,15 @@ export async function dispatchRuns(
     );
     const afterSendMs = Date.now();
     const runsOf = (index: number) => (group[index] ?? []).flatMap((message) => message.runs);
-    // Only runs still ACQUIRED at their fence move: a claim may have raced ahead during the await.
+    // Only runs still DISPATCHED at their fence go back on a failed send: a claim may have raced
+    // ahead during the await.
     const deliveredNow = results.flatMap((result, index) =>
       result.status === "fulfilled" ? runsOf(index) : [],
     );
     for (const run of deliveredNow) {
       delivered.push({ runId: run.run_id, sentAtMs: afterSendMs, fireAtMs: run.fire_at_ms ?? 0 });
+      if (handedOut.has(run.run_id)) dispatched += 1;
     }
-    dispatched += moveRunsAtFence(
-      sql,
-      deliveredNow.map((run) => ({ runId: run.run_id, fence: run.fence })),
-      "ACQUIRED",
-      "DISPATCHED",
-      "sent to the dispatch queue",
-      afterSendMs,
-    ).length;
     results.forEach((result, index) => {
       if (result.status === "fulfilled") return;
       const current = getRuns(
@@ -105,7 +99,7 @@ export async function dispatchRuns(
       );
       for (const sentRun of runsOf(index)) {
         const run = current.get(sentRun.run_id);
-        if (run?.state !== "ACQUIRED" || run.fence !== sentRun.fence) continue;
+        if (run?.state !== "DISPATCHED" || run.fence !== sentRun.fence) continue;
         moveRun(sql, run, "SCHEDULED", `queue send failed: ${String(result.reason)}`, afterSendMs, {
           due_at_ms: afterSendMs + SEND_RETRY_MS,
           dispatch_count: run.dispatch_count - 1,

@@ -13,23 +13,30 @@ export interface Acquisition {
   reason: string;
 }
 
+/** The DISPATCHED event of a run handed out (it is written as the send starts). */
+export const HANDED_OUT_REASON = "sent to the dispatch queue";
+
 /**
- * SCHEDULED -> ACQUIRED for every run given, in one statement; a run no longer SCHEDULED is left
- * alone. A run whose instant is still to come (sent ahead, ./ahead.ts) stays clean: history learns of
- * it once it is claimed. Returns the ids moved.
+ * SCHEDULED -> ACQUIRED -> DISPATCHED for every run given, in one statement, before the send: its
+ * history gets both events, as when each was its own write; a run no longer SCHEDULED is left
+ * alone. A send that fails moves the run back (queue-hand-off.ts), and a shard that dies
+ * mid-send leaves it to its lease, as an ACQUIRED run was. A second UPDATE of every run after its
+ * send was a tenth of a backlogged burst's shard time. A run whose instant is still to come (sent
+ * ahead, ../dispatch/ahead.ts) stays clean: history learns of it once it is claimed. Returns the
+ * ids moved.
  */
-export function acquireRuns(sql: SqlStorage, runs: readonly Acquisition[], nowMs: number): string[] {
+export function handOutRuns(sql: SqlStorage, runs: readonly Acquisition[], nowMs: number): string[] {
   if (runs.length === 0) return [];
-  return batchMove(
-    sql,
-    ["SCHEDULED"],
-    "ACQUIRED",
+  return batchMoveReturning<{ run_id: string }>(sql, {
+    from: ["SCHEDULED"],
+    via: { state: "ACQUIRED", reason: HANDED_OUT_REASON },
+    to: "DISPATCHED",
     nowMs,
-    `fence = batch.fence, job_version = batch.job_version, due_at_ms = batch.due_at_ms,
+    set: `fence = batch.fence, job_version = batch.job_version, due_at_ms = batch.due_at_ms,
      dispatch_count = dispatch_count + 1`,
-    runs.map((run) => [run.runId, run.reason, run.fence, run.jobVersion, run.dueAtMs]),
-    ["fence", "job_version", "due_at_ms"],
-  );
+    rows: runs.map((run) => [run.runId, run.reason, run.fence, run.jobVersion, run.dueAtMs]),
+    columns: ["fence", "job_version", "due_at_ms"],
+  }).map((row) => row.run_id);
 }
 
 /** One run a consumer claimed: its RUNNING lease and the lateness of the attempt. */
@@ -204,6 +211,11 @@ function batchMove(
 
 interface BatchMoveSpec {
   from: readonly RunState[];
+  /**
+   * A state the run passes through on the way to `to`: its event comes first, with the batch's
+   * reason, and the event of `to` says `reason`.
+   */
+  via?: { state: RunState; reason: string };
   to: RunState;
   nowMs: number;
   set: string;
@@ -220,6 +232,7 @@ function batchMoveReturning<Row extends { run_id: string }>(
   sql: SqlStorage,
   {
     from,
+    via,
     to,
     nowMs,
     set,
@@ -230,15 +243,23 @@ function batchMoveReturning<Row extends { run_id: string }>(
     returning = "runs.run_id",
   }: BatchMoveSpec,
 ): Row[] {
-  for (const state of from) transition(state, to);
+  for (const state of from) transition(state, via?.state ?? to);
+  if (via) transition(via.state, to);
   const extracted = columns.map((column, index) => `json_extract(value, '$[${index + 2}]') AS ${column}`);
   const fence = columns.includes("fence") ? "batch.fence" : "runs.fence";
+  const event = (state: string, reason: string) =>
+    `json_object('state', ${state}, 'at_ms', ?2, 'reason', ${reason}, 'attempt', runs.attempt, 'fence', ${fence}${eventExtra})`;
+  const events = via
+    ? `${event("?4", "batch.reason")} || ',' || ${event("?1", "?5")}`
+    : event("?1", "batch.reason");
+  const params: (string | number)[] = [to, nowMs, JSON.stringify(rows)];
+  if (via) params.push(via.state, via.reason);
   return sql
     .exec<Row>(
       `UPDATE runs SET state = ?1, ${set},
          events_json = substr(events_json, 1, length(events_json) - 1)
            || CASE WHEN length(events_json) > 2 THEN ',' ELSE '' END
-           || json_object('state', ?1, 'at_ms', ?2, 'reason', batch.reason, 'attempt', runs.attempt, 'fence', ${fence}${eventExtra})
+           || ${events}
            || ']',
          updated_at_ms = ?2, rev = rev + 1,
          dirty = CASE WHEN runs.fire_at_ms > ?2 THEN 0 ELSE 1 END
@@ -246,9 +267,7 @@ function batchMoveReturning<Row extends { run_id: string }>(
              FROM json_each(?3)) AS batch
        WHERE runs.run_id = batch.id AND runs.state IN ${sqlInList(from)} ${where}
        RETURNING ${returning}`,
-      to,
-      nowMs,
-      JSON.stringify(rows),
+      ...params,
     )
     .toArray();
 }

@@ -255,47 +255,6 @@ export function moveRun(
   updateRun(sql, run, nowMs, patch, event);
 }
 
-/**
- * Moves many runs `from` → `to` in one statement, appending the same event to each: only runs
- * still in `from` under the given fence move (a claim may have raced ahead). For the hot path,
- * where a per-run moveRun was one statement and one row object per run. Returns the ids moved.
- * A run whose instant is still to come (sent ahead, ./ahead.ts) is left clean: its run history
- * (the API, the console) learns of it only once it is claimed at its instant (or fails to be).
- */
-export function moveRunsAtFence(
-  sql: SqlStorage,
-  runs: readonly { runId: string; fence: number }[],
-  from: RunState,
-  to: RunState,
-  reason: string,
-  nowMs: number,
-): string[] {
-  if (runs.length === 0) return [];
-  transition(from, to);
-  // The event is built like moveRun's (same keys, same order) so both kinds of append read alike.
-  return sql
-    .exec<{ run_id: string }>(
-      `UPDATE runs SET state = ?1,
-         events_json = substr(events_json, 1, length(events_json) - 1)
-           || CASE WHEN length(events_json) > 2 THEN ',' ELSE '' END
-           || json_object('state', ?1, 'at_ms', ?2, 'reason', ?3, 'attempt', runs.attempt, 'fence', runs.fence)
-           || ']',
-         updated_at_ms = ?2, rev = rev + 1,
-         dirty = CASE WHEN runs.fire_at_ms > ?2 THEN 0 ELSE 1 END
-       FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS sent_fence
-             FROM json_each(?4)) AS sent
-       WHERE runs.run_id = sent.id AND runs.fence = sent.sent_fence AND runs.state = ?5
-       RETURNING runs.run_id`,
-      to,
-      nowMs,
-      reason,
-      JSON.stringify(runs.map((run) => [run.runId, run.fence])),
-      from,
-    )
-    .toArray()
-    .map((row) => row.run_id);
-}
-
 /** Records an event that changes no state (a long-running target accepted the call), plus `patch`. */
 export function noteRun(
   sql: SqlStorage,
