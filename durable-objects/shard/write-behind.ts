@@ -92,6 +92,21 @@ function flushRuns(sql: SqlStorage): { runs: number; settledJobIds: string[] } {
 const COMPLETION_DEFERRED = 2;
 const LIVE_RUN = `EXISTS (SELECT 1 FROM runs WHERE runs.job_id = jobs.job_id AND runs.state NOT IN ${sqlInList(TERMINAL_STATES)})`;
 
+/**
+ * The status_dirty of a job that has just completed: deferred while a run of it lives (a one-shot
+ * job's run always does as it fires), so the pass that fires it writes that once instead of the
+ * flush moving it there after.
+ */
+export function completedStatusDirty(sql: SqlStorage, jobId: string): number {
+  const live = sql
+    .exec<{ live: number }>(
+      `SELECT EXISTS (SELECT 1 FROM runs WHERE job_id = ? AND state NOT IN ${sqlInList(TERMINAL_STATES)}) AS live`,
+      jobId,
+    )
+    .one().live;
+  return live ? COMPLETION_DEFERRED : 1;
+}
+
 async function flushJobStatuses(
   sql: SqlStorage,
   stores: JobStores,

@@ -10,6 +10,7 @@ import { overlapDecision } from "../../../src/core/overlap";
 import { overlapWaitReason } from "../../../src/core/run-waits";
 import { exclusionsOf, type ShardJobRow, specOf } from "../jobs/held-jobs";
 import { countInFlight, insertRun, type RunKind } from "../runs/run-store";
+import { completedStatusDirty } from "../write-behind";
 
 /** Instants enumerated in one pass; a longer outage jumps ahead (the rest count as skipped). */
 const MAX_INSTANTS_PER_PASS = 10_000;
@@ -98,7 +99,7 @@ export function fireDueJob(
   job.next_fire_ms = next?.fireAtMs ?? null;
   if (next === null && job.status === "ACTIVE") {
     job.status = "COMPLETED";
-    job.status_dirty = 1;
+    job.status_dirty = completedStatusDirty(sql, job.job_id);
   }
   // One write for the timer, the count and a completion: this runs once per job per fire.
   sql.exec(
@@ -244,6 +245,10 @@ function insertSkippedRun(sql: SqlStorage, job: ShardJobRow, fire: JobFire, reas
 export function markCompleted(sql: SqlStorage, job: ShardJobRow): void {
   if (job.status !== "ACTIVE") return;
   job.status = "COMPLETED";
-  job.status_dirty = 1;
-  sql.exec("UPDATE jobs SET status = 'COMPLETED', status_dirty = 1 WHERE job_id = ?", job.job_id);
+  job.status_dirty = completedStatusDirty(sql, job.job_id);
+  sql.exec(
+    "UPDATE jobs SET status = 'COMPLETED', status_dirty = ? WHERE job_id = ?",
+    job.status_dirty,
+    job.job_id,
+  );
 }
