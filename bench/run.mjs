@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [-- --scenario burst[,steady...]] [-- --no-build]
-// npm run bench -- --scenario flood [--jobs N --seconds S]: optional, not in the default set; its
+// npm run bench -- --scenario flood [--jobs N --seconds S --hang-calls N]: optional, not in the default set; its
 // results are added to the existing latest.json. Likewise --scenario flowcontrol [--jobs N].
 //
 // Builds the production bundle (wrangler deploy --dry-run), runs it under Miniflare started from
@@ -58,6 +58,7 @@ const { values } = parseArgs({
     concurrency: { type: "string" },
     jobs: { type: "string" },
     seconds: { type: "string" },
+    "hang-calls": { type: "string" },
     verbose: { type: "boolean", default: false },
   },
 });
@@ -127,6 +128,8 @@ try {
     const size = SIZES[mode][name];
     if (values.jobs && name !== "ceiling") size.jobs = Number(values.jobs);
     if (values.seconds && size.seconds) size.seconds = Number(values.seconds);
+    if (values["hang-calls"] !== undefined && "hang_calls" in size)
+      size.hang_calls = Number(values["hang-calls"]);
     console.log(`\n== ${name} ${JSON.stringify(size)}`);
     const t = Date.now();
     try {
