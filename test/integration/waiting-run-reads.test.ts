@@ -30,6 +30,34 @@ async function liveRun(jobId: string): Promise<{ runId: string; inHistory: numbe
   });
 }
 
+/**
+ * A one-shot job of a new tenant whose instant has passed and fired while its shard's window is
+ * full: its run waits SCHEDULED. Returns the window's release and a reader of the job's status.
+ */
+async function firedOneShotWaiting(label: string) {
+  const tenant = await createTenantWithKey(label);
+  const atMs = Date.now() + 1_000;
+  const created = await api<{ id: string }>("POST", "/v1/jobs", {
+    token: tenant.key,
+    body: jobBody({
+      schedule: { type: "once", at: new Date(atMs).toISOString() },
+      target: { url: targetUrl(`/ok/${label}`) },
+      // Not sent ahead (only overlap "allow" is): its run is created at its instant, after the
+      // window below is full, not by a pass that may run before it fills.
+      overlap: "skip",
+    }),
+  });
+  expect(created.status).toBe(201);
+  const jobId = created.body.id;
+  const release = await holdBudgetFull(jobId, tenant.tenantId);
+  // Its instant passes (a clock reading, not a guess at how long anything takes).
+  await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(atMs), { timeout: 5_000, interval: 50 });
+  await runDurableObjectAlarm(stubFor(jobId));
+  const status = async () =>
+    (await api<{ status: string }>("GET", `/v1/jobs/${jobId}`, { token: tenant.key })).body.status;
+  return { tenant, jobId, release, status };
+}
+
 describe("a run waiting for the dispatch window", () => {
   it("is read as it is now: GET /v1/runs/{id} and the job's runs show it SCHEDULED", async () => {
     const tenant = await createTenantWithKey("waiting-reads");
@@ -83,26 +111,7 @@ describe("a run waiting for the dispatch window", () => {
   });
 
   it("keeps a one-shot job ACTIVE while its only run waits, and COMPLETED once that run has settled", async () => {
-    const tenant = await createTenantWithKey("waiting-one-shot");
-    const atMs = Date.now() + 1_000;
-    const created = await api<{ id: string }>("POST", "/v1/jobs", {
-      token: tenant.key,
-      body: jobBody({
-        schedule: { type: "once", at: new Date(atMs).toISOString() },
-        target: { url: targetUrl("/ok/waiting-one-shot") },
-        // Not sent ahead (only overlap "allow" is): its run is created at its instant, after the
-        // window below is full, not by a pass that may run before it fills.
-        overlap: "skip",
-      }),
-    });
-    expect(created.status).toBe(201);
-    const jobId = created.body.id;
-    const release = await holdBudgetFull(jobId, tenant.tenantId);
-    // Its instant passes (a clock reading, not a guess at how long anything takes).
-    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(atMs), { timeout: 5_000, interval: 50 });
-    await runDurableObjectAlarm(stubFor(jobId));
-    const status = async () =>
-      (await api<{ status: string }>("GET", `/v1/jobs/${jobId}`, { token: tenant.key })).body.status;
+    const { tenant, jobId, release, status } = await firedOneShotWaiting("waiting-one-shot");
     // Fired: the shard holds no further instant, but the run still waits for the window.
     const waiting = await runInDurableObject(stubFor(jobId), (_instance, state) =>
       state.storage.sql
@@ -129,23 +138,7 @@ describe("a run waiting for the dispatch window", () => {
   });
 
   it("writes the COMPLETED of a one-shot job whose run settled while the shard stays backlogged", async () => {
-    const tenant = await createTenantWithKey("settled-in-backlog");
-    const atMs = Date.now() + 1_000;
-    const created = await api<{ id: string }>("POST", "/v1/jobs", {
-      token: tenant.key,
-      body: jobBody({
-        schedule: { type: "once", at: new Date(atMs).toISOString() },
-        target: { url: targetUrl("/ok/settled-in-backlog") },
-        overlap: "skip",
-      }),
-    });
-    expect(created.status).toBe(201);
-    const jobId = created.body.id;
-    const release = await holdBudgetFull(jobId, tenant.tenantId);
-    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(atMs), { timeout: 5_000, interval: 50 });
-    await runDurableObjectAlarm(stubFor(jobId));
-    const status = async () =>
-      (await api<{ status: string }>("GET", `/v1/jobs/${jobId}`, { token: tenant.key })).body.status;
+    const { tenant, jobId, release, status } = await firedOneShotWaiting("settled-in-backlog");
     expect(await status()).toBe("ACTIVE");
     // The run settles (as an outcome would settle it) while another run of the tenant stays due
     // and held back: every pass from here on is backlogged.
