@@ -68,15 +68,16 @@ function flushRuns(sql: SqlStorage): { runs: number; settledJobIds: string[] } {
       RUNS_PER_FLUSH,
     )
     .toArray();
-  const rows: { run_id: string }[] = settled.concat(
-    sql
-      .exec<{ run_id: string; job_id: string }>(
+  const rows: { run_id: string }[] = [
+    ...settled,
+    ...sql
+      .exec<{ run_id: string }>(
         "SELECT run_id FROM runs WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED' AND updated_at_ms <= ? LIMIT ?",
         Date.now() - IN_FLIGHT_FLUSH_AFTER_MS,
         RUNS_PER_FLUSH - settled.length,
       )
       .toArray(),
-  );
+  ];
   if (rows.length === 0) return { runs: 0, settledJobIds: [] };
   const runIds = rows.map((run) => run.run_id);
   recordHistory(sql, runIds);
@@ -99,10 +100,7 @@ const LIVE_RUN = `EXISTS (SELECT 1 FROM runs WHERE runs.job_id = jobs.job_id AND
  */
 export function completedStatusDirty(sql: SqlStorage, jobId: string): number {
   const live = sql
-    .exec<{ live: number }>(
-      `SELECT EXISTS (SELECT 1 FROM runs WHERE job_id = ? AND state NOT IN ${sqlInList(TERMINAL_STATES)}) AS live`,
-      jobId,
-    )
+    .exec<{ live: number }>(`SELECT ${LIVE_RUN} AS live FROM jobs WHERE job_id = ?`, jobId)
     .one().live;
   return live ? COMPLETION_DEFERRED : 1;
 }
@@ -116,16 +114,11 @@ async function flushJobStatuses(
   // settles into a history record (flushRuns), so a backlogged pass looks only at the jobs of the
   // runs it just recorded: looking at every deferred job on each pass of a 20,000-job burst cost
   // 28 µs per run; the next pass with no backlog looks at all of them.
-  if (settledJobIds === null) {
+  if (settledJobIds === null || settledJobIds.length > 0) {
+    const among = settledJobIds === null ? "" : "job_id IN (SELECT value FROM json_each(?)) AND";
     sql.exec(
-      `UPDATE jobs SET status_dirty = 1 WHERE status_dirty = ? AND NOT ${LIVE_RUN}`,
-      COMPLETION_DEFERRED,
-    );
-  } else if (settledJobIds.length > 0) {
-    sql.exec(
-      `UPDATE jobs SET status_dirty = 1
-       WHERE job_id IN (SELECT value FROM json_each(?)) AND status_dirty = ? AND NOT ${LIVE_RUN}`,
-      JSON.stringify(settledJobIds),
+      `UPDATE jobs SET status_dirty = 1 WHERE ${among} status_dirty = ? AND NOT ${LIVE_RUN}`,
+      ...(settledJobIds === null ? [] : [JSON.stringify(settledJobIds)]),
       COMPLETION_DEFERRED,
     );
   }
