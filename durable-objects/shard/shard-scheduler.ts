@@ -18,6 +18,7 @@ import { claimRuns } from "./runs/claims";
 import { fireJobNow } from "./runs/fire-now";
 import { completeRun, heartbeatRun } from "./runs/long-running-reports";
 import { backfill, retryRunNow, triggerNow } from "./runs/operator-runs";
+import { giveBackRuns } from "./runs/run-batches";
 import { shareWaitOf } from "./runs/share-wait";
 import { markSlowCalls } from "./runs/slow-calls";
 import { migrateShardSchema } from "./schema";
@@ -170,6 +171,21 @@ export class ShardScheduler extends DurableObject<Env> {
     // Its flow-control permits last as long as the lease the heartbeat extended.
     if (result.ok) await renewHeld(this.sql, this.env, [runId], Date.now());
     return result;
+  }
+
+  /**
+   * Runs a consumer had no connection for, given back uncalled (claimed or not): due again here,
+   * where fair share and the slow-call cap decide when each goes out. Their permits go back with
+   * their rate: no call was made.
+   */
+  async giveBackRuns(shard: number, runs: { runId: string; fence: number }[]): Promise<number> {
+    const given = await this.act(shard, (nowMs) => {
+      const moved = giveBackRuns(this.sql, runs, nowMs);
+      this.backlog.afterOutcomes(this.sql, windowLimits(shardCount(this.env)), nowMs);
+      return moved;
+    });
+    await releaseFinished(this.sql, this.env, given, Date.now(), undefined, { returnRate: true });
+    return given.length;
   }
 
   /** The consumer's word that these claimed runs' calls are slow (src/core/slow-calls.ts). */

@@ -27,8 +27,10 @@ const TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
   ACQUIRED: ["DISPATCHED", "RUNNING", "SCHEDULED", "CANCELLED", "DEAD_LETTERED"],
   // Claimed by a consumer (RUNNING); lease expired unclaimed (back to the wheel); poison message.
   DISPATCHED: ["RUNNING", "SCHEDULED", "CANCELLED", "DEAD_LETTERED"],
-  // One attempt ended. A lease expiry without an outcome is a FAILED attempt.
-  RUNNING: ["SUCCEEDED", "FAILED"],
+  // One attempt ended. A lease expiry without an outcome is a FAILED attempt. Or the consumer
+  // gave the claim back before calling (no connection of its own was free): back to the wheel,
+  // the same attempt, as if it had never been sent.
+  RUNNING: ["SUCCEEDED", "FAILED", "SCHEDULED"],
   // Attempts remain and the failure is retryable (RETRYING), else dead-letter; or manual retry.
   FAILED: ["RETRYING", "DEAD_LETTERED", "SCHEDULED"],
   // The backoff timer re-enters the wheel as a new SCHEDULED timer.

@@ -173,6 +173,18 @@ export async function reportOutcomes(
   return shardStub(env, shard).reportOutcomes(shard, reports);
 }
 
+/**
+ * Gives runs back to their shard uncalled (the consumer had no connection for them): claimed or
+ * not, each is due there again at once. Throws if unreachable (their leases then bring them back).
+ */
+export async function giveBackRuns(
+  env: Env,
+  shard: number,
+  runs: { runId: string; fence: number }[],
+): Promise<number> {
+  return shardStub(env, shard).giveBackRuns(shard, runs);
+}
+
 /** Tells the shard these claimed runs' calls are slow (src/core/slow-calls.ts). Throws if unreachable. */
 export async function markSlowCalls(
   env: Env,

@@ -194,6 +194,7 @@ describe("run state machine", () => {
     ["DISPATCHED", "DEAD_LETTERED"],
     ["RUNNING", "SUCCEEDED"],
     ["RUNNING", "FAILED"],
+    ["RUNNING", "SCHEDULED"],
     ["FAILED", "RETRYING"],
     ["FAILED", "DEAD_LETTERED"],
     ["FAILED", "SCHEDULED"],

@@ -75,6 +75,7 @@ async function eachGate(
 /**
  * Returns the parallelism permits of runs whose outcome the shard just recorded (succeeded,
  * retrying, dead-lettered): one release RPC per key. Never throws; a permit not returned expires.
+ * `returnRate` for runs given back uncalled: their rate tokens were not spent either.
  */
 export async function releaseFinished(
   sql: SqlStorage,
@@ -82,11 +83,12 @@ export async function releaseFinished(
   runIds: readonly string[],
   nowMs: number,
   known?: PermitRows,
+  { returnRate = false }: { returnRate?: boolean } = {},
 ) {
   if (runIds.length === 0) return;
   const byGate = await parallelismGatesOf(sql, env, runIds, nowMs, known);
   await eachGate(byGate, (gate, runs) =>
-    releasePermits(env, gate, { runIds: runs.map((run) => run.run_id), returnRate: false }),
+    releasePermits(env, gate, { runIds: runs.map((run) => run.run_id), returnRate }),
   );
 }
 

@@ -66,6 +66,34 @@ export function startClaimedRuns(sql: SqlStorage, runs: readonly ClaimStart[], n
   );
 }
 
+/** The SCHEDULED event of a run its consumer gave back without calling it. */
+export const GIVEN_BACK_REASON = "given back before its call: its consumer had no connection free";
+
+/**
+ * Runs a consumer gives back without calling them (src/queue/consumers/batch-connections.ts),
+ * claimed (RUNNING) or not: back to SCHEDULED and due now, as if that send had not happened. The
+ * same attempt; its next send takes a new fence, and its lateness is measured at the claim that
+ * calls it. Only a run still at the fence it was sent with moves (one that moved on, or a
+ * long-running call its target accepted, is left alone). Returns the ids moved.
+ */
+export function giveBackRuns(
+  sql: SqlStorage,
+  runs: readonly { runId: string; fence: number }[],
+  nowMs: number,
+): string[] {
+  if (runs.length === 0) return [];
+  return batchMoveReturning<{ run_id: string }>(sql, {
+    from: ["ACQUIRED", "DISPATCHED", "RUNNING"],
+    to: "SCHEDULED",
+    nowMs,
+    set: `due_at_ms = ?2, dispatch_count = MAX(0, dispatch_count - 1), slow_since_ms = NULL,
+     lateness_ms = CASE WHEN runs.attempt = 1 THEN NULL ELSE runs.lateness_ms END`,
+    rows: runs.map((run) => [run.runId, GIVEN_BACK_REASON, run.fence]),
+    columns: ["fence"],
+    where: "AND runs.fence = batch.fence AND runs.accepted_at_ms IS NULL",
+  }).map((row) => row.run_id);
+}
+
 /**
  * The answers to a batch of `count` requests in their order: those a fast path decided (by request
  * index), then the others' answers in the order the rest were decided.

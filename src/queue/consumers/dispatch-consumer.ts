@@ -12,31 +12,35 @@
 // previous one has ended: every other tenant's runs waited for it (a job due every second was up
 // to 29 s late). wrangler.toml sets `queue_consumer_no_wait_for_wait_until` so that a batch ends
 // when this handler returns, not when the handed-off calls do.
+//
+// Under Cloudflare's 6 connections (emulated with EMULATE_CONNECTION_CAP) a handed-off call keeps
+// its connection, so hanging calls can leave a batch none: its runs that will not get one soon are
+// given back to their shard uncalled, claimed or not (./batch-connections.ts, ./give-backs.ts), and
+// wait there as their tenant's backlog instead of holding the batch for the calls' timeout.
 
 import type { TargetOutcome } from "../../core/outcome";
-import { issueRunToken } from "../../core/run-token";
 import { SLOW_CALL_AFTER_MS } from "../../core/slow-calls";
 import type { OtlpConfig } from "../../core/trace/otlp-config";
-import { traceparentOf } from "../../core/trace/trace-ids";
 import { logEvent } from "../../log";
-import { runTokenSecret } from "../../run-tokens";
-import { allowsPrivateTargets } from "../../service/private-targets";
-import { tenantSecrets } from "../../service/tenant-secrets";
 import { type DispatchMessage, runsOfMessage, type SingleRunDispatchMessage } from "../../shard/protocol";
 import { CLOUDFLARE_CONNECTIONS, connectionCapOn } from "../producers/connection-cap";
-import { runPool, semaphore } from "../producers/pool";
+import { runPool } from "../producers/pool";
+import {
+  type BatchConnections,
+  cappedConnections,
+  noteHandedOff,
+  uncappedConnections,
+} from "./batch-connections";
 import { MessageLog } from "./dispatch-log";
 import { afterReport, dropKnownDone, idsOf, pointOf } from "./dispatch-outcomes";
-import { resolverFromEnv } from "./dns-resolver";
+import { GiveBacks } from "./give-backs";
 import { HANDED_OFF, HandOffWatch } from "./hand-off-watch";
 import { holdUntilDue } from "./hold";
 import { recordDispatch } from "./metrics";
 import { OutcomeReporter } from "./outcome-reports";
-import { callTargetWithCallback } from "./qstash-callbacks";
+import { type CallSetup, callRun, callSetup } from "./run-calls";
 import { type Claimed, claimAtShard, type Reported } from "./shard-batches";
 import { SlowCallNotices } from "./slow-call-notices";
-import { callTarget } from "./target-call";
-import type { CallTargetInput } from "./target-input";
 import { exportTelemetry, recordAttempt, telemetryOf } from "./telemetry-export";
 import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
 
@@ -74,9 +78,10 @@ interface BatchContext {
   env: Env;
   ctx: ExecutionContext;
   testSeam: ConsumerTestSeam;
-  slots: ReturnType<typeof semaphore>;
-  /** Cloudflare's 6 connections emulated (./connection-cap.ts): a hand-off keeps its slot. */
-  capped: boolean;
+  /** Where calls get their connection (under the emulated cap a hand-off keeps it). */
+  connections: BatchConnections;
+  /** Runs that will get no connection in this batch, on their way back to their shard. */
+  giveBacks: GiveBacks;
   reporter: OutcomeReporter;
   handOffs: HandOffWatch;
   slowCalls: SlowCallNotices;
@@ -95,14 +100,6 @@ interface MessageProgress {
   claimEndMs: number;
 }
 
-/** What every call of a message needs, read once per message. */
-interface CallSetup {
-  secrets: Map<string, string[]>;
-  tokenSecret: string;
-  allowPrivate: boolean;
-  resolveHost: ReturnType<typeof resolverFromEnv>;
-}
-
 export async function handleDispatchBatch(
   batch: MessageBatch<AnyDispatchMessage>,
   env: Env,
@@ -113,8 +110,10 @@ export async function handleDispatchBatch(
     env,
     ctx,
     testSeam,
-    slots: semaphore(connectionCapOn(env) ? CLOUDFLARE_CONNECTIONS : TARGET_CONCURRENCY),
-    capped: connectionCapOn(env),
+    connections: connectionCapOn(env)
+      ? cappedConnections(CLOUDFLARE_CONNECTIONS)
+      : uncappedConnections(TARGET_CONCURRENCY),
+    giveBacks: new GiveBacks(env),
     reporter: new OutcomeReporter(env, () => testSeam.beforeReport()),
     handOffs: new HandOffWatch(HANDOFF_AFTER_MS),
     slowCalls: new SlowCallNotices(env),
@@ -139,9 +138,15 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
   const { shard, runs } = runsOfMessage(message.body);
   const fresh = message.attempts > 1 ? await dropKnownDone(runs, env) : runs;
   await holdUntilDue(fresh);
+  // A run this batch has no connection for goes back unclaimed: claimed, it would only wait here.
+  const served = fresh.filter((run) => context.connections.mayServe(run.tenant_id));
+  const givenBack = fresh
+    .filter((run) => !context.connections.mayServe(run.tenant_id))
+    .map((run) => context.giveBacks.add(shard, { runId: run.run_id, fence: run.fence }));
   const claimStartMs = Date.now();
-  const claimed = fresh.length === 0 ? [] : await claimAtShard(env, shard, fresh);
+  const claimed = served.length === 0 ? [] : await claimAtShard(env, shard, served);
   const claimEndMs = Date.now();
+  await Promise.all(givenBack);
   if (claimed === null) {
     message.retry({ delaySeconds: 1 });
     return;
@@ -167,29 +172,18 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
   message.ack();
 }
 
-async function callSetup(claimed: Claimed[], env: Env): Promise<CallSetup> {
-  const [secrets, tokenSecret] = await Promise.all([
-    tenantSecrets(
-      env.DB,
-      claimed.map((run) => run.tenantId),
-      Date.now(),
-    ),
-    runTokenSecret(env),
-  ]);
-  return {
-    secrets,
-    tokenSecret,
-    allowPrivate: allowsPrivateTargets(env),
-    resolveHost: resolverFromEnv(env),
-  };
-}
-
-/** Resolves once the run's outcome is reported, or once its call is handed off. */
+/** Resolves once the run's outcome is reported, once its call is handed off, or once it is given back. */
 async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgress, context: BatchContext) {
   const { reporter, env, ctx } = context;
   const { deliveries } = progress;
   const lastOfMessage = () => --progress.undone === 0;
-  const release = await context.slots.acquire();
+  const connection = await context.connections.acquire(run.tenantId);
+  if (connection === null) {
+    reporter.release(run.shard, lastOfMessage());
+    await context.giveBacks.add(run.shard, { runId: run.runId, fence: run.fence });
+    return;
+  }
+  const { release } = connection;
   let call: Promise<TargetOutcome>;
   const callStartMs = Date.now();
   const traced = (report: Reported) => {
@@ -220,7 +214,9 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   }
   if (outcome === HANDED_OFF) {
     // Under the emulated connection cap a handed-off call keeps its connection until it ends.
-    if (!context.capped) release();
+    connection.handedOff();
+    const handOffEnded = noteHandedOff(run.tenantId);
+    void call.then(handOffEnded, handOffEnded);
     reporter.release(run.shard, lastOfMessage());
     logEvent("run.handed_off", { ...idsOf(run), attempt: run.attempt, after_ms: HANDOFF_AFTER_MS });
     const late = call
@@ -253,38 +249,4 @@ function handOffUnlessFull(
     handedOffCalls += 1;
     return true;
   });
-}
-
-/** One target call; every call carries its attempt's run token (any target may answer 202). */
-async function callRun(run: Claimed, setup: CallSetup, env: Env): Promise<TargetOutcome> {
-  const runToken =
-    run.runToken ??
-    (await issueRunToken(setup.tokenSecret, run.runId, {
-      shard: run.shard,
-      attempt: run.attempt,
-      fence: run.fence,
-    }));
-  const input: CallTargetInput = {
-    target: run.target,
-    runToken,
-    completion: run.completion ?? "response",
-    ...(run.qstash ? { qstash: run.qstash.delivery } : {}),
-    runId: run.runId,
-    jobId: run.jobId,
-    scheduledAtMs: run.scheduledAtMs,
-    attempt: run.attempt,
-    idempotencyKey: run.idempotencyKey,
-    traceparent: traceparentOf(run.runId, run.attempt),
-    secrets: setup.secrets.get(run.tenantId) ?? [],
-    timeoutMs: run.timeoutMs,
-    retryOnStatus: run.retryOnStatus,
-    allowPrivate: setup.allowPrivate,
-    resolveHost: setup.resolveHost,
-    // Binding targets are looked up by name; which names a job may use was checked at create.
-    bindings: env as unknown as Readonly<Record<string, unknown>>,
-    nowMs: Date.now(),
-  };
-  // A /v2 job's call is made the QStash way, and its callback queued (qstash-callbacks.ts); a run
-  // without QStash options is called directly.
-  return run.qstash === undefined ? callTarget(input) : callTargetWithCallback(env, input, run);
 }
