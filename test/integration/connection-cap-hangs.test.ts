@@ -42,12 +42,13 @@ interface RunRow {
   state: string;
   attempt: number;
   events_json: string;
+  slow_since_ms: number | null;
 }
 
 async function runOf(jobId: string): Promise<RunRow> {
   const [run] = await shardRows<RunRow>(
     jobId,
-    "SELECT run_id, fence, scheduled_at_ms, state, attempt, events_json FROM runs WHERE job_id = ?",
+    "SELECT run_id, fence, scheduled_at_ms, state, attempt, events_json, slow_since_ms FROM runs WHERE job_id = ?",
     jobId,
   );
   if (run === undefined) throw new Error(`no run of ${jobId}`);
@@ -105,7 +106,7 @@ describe("hanging calls under the six connections", () => {
     const runs = await dispatchedRuns([...hanging, quick]);
     const { batch, ctx, tookMs } = await deliverCapped("all-six-hang", quick.shard, runs);
 
-    // Six calls hang, each keeping its connection; the batch did not wait for them.
+    // Six calls hang, each keeping its connection once slow; the batch did not wait for them.
     expect(tookMs).toBeLessThan(HANG_MS / 2);
     const [seventh, quickRun] = [runs[6] as DispatchRun, runs[7] as DispatchRun];
     for (const run of runs.slice(0, 6)) {
@@ -153,8 +154,9 @@ describe("hanging calls under the six connections", () => {
   it("keeps the last connection from a tenant whose calls already hang: the other tenant's run is called", async () => {
     const ids = jobIdsOnOneShard("cap-known-hanger", 8);
     const first = hangingJob(ids[0] as string);
-    // One call of the tenant hangs and is handed off: from then on it is known to hang here.
+    // One call of the tenant hangs and turns slow: from then on the tenant is known to hang here.
     const firstDelivery = await deliverCapped("first-hang", first.shard, await dispatchedRuns([first]));
+    await vi.waitFor(async () => expect((await runOf(first.jobId)).slow_since_ms).not.toBeNull(), WAIT);
     const hanging = ids.slice(1, 7).map(hangingJob);
     const quick = quickJob(ids[7] as string);
     const runs = await dispatchedRuns([...hanging, quick]);

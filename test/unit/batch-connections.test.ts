@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import {
   type Connection,
   cappedConnections,
-  noteHandedOff,
+  noteSlowCall,
   uncappedConnections,
 } from "../../src/queue/consumers/batch-connections";
 
@@ -38,25 +38,37 @@ describe("a batch's connections under the cap", () => {
     expect(await settledValue(seventh)).not.toBe("pending");
   });
 
-  it("gives back every waiting run, and each newcomer, once all 6 are kept by hand-offs", async () => {
+  it("gives back every waiting run, and each newcomer, once all 6 are kept by slow calls", async () => {
     const connections = cappedConnections(6);
     const taken = await takeAll(connections, "ten_first_wave", 6);
     const waiting = [connections.acquire("ten_other"), connections.acquire("ten_first_wave")];
-    for (const connection of taken.slice(0, 5)) connection.handedOff();
+    for (const connection of taken.slice(0, 5)) connection.slow();
     // One connection is still live (its call may end soon): the other tenant's run waits for it.
     expect(await settledValue(waiting[0] as Promise<Connection | null>)).toBe("pending");
-    taken[5]?.handedOff();
+    taken[5]?.slow();
     expect(await Promise.all(waiting)).toEqual([null, null]);
     expect(connections.mayServe("ten_other")).toBe(false);
     expect(await connections.acquire("ten_other")).toBeNull();
-    // A handed-off call that ends frees its connection for the batch again.
+    // A slow call that ends frees its connection for the batch again.
     taken[0]?.release();
     expect(connections.mayServe("ten_other")).toBe(true);
     expect(await connections.acquire("ten_other")).not.toBeNull();
   });
 
+  it("lets runs wait for handed-off calls that are not slow: they usually end soon", async () => {
+    const connections = cappedConnections(6);
+    const taken = await takeAll(connections, "ten_busy_burst", 6);
+    for (const connection of taken) connection.handedOff();
+    const waiting = connections.acquire("ten_busy_burst");
+    expect(await settledValue(waiting)).toBe("pending");
+    expect(connections.mayServe("ten_busy_burst")).toBe(true);
+    taken[0]?.release();
+    expect(await settledValue(waiting)).not.toBeNull();
+    expect(await settledValue(waiting)).not.toBe("pending");
+  });
+
   it("keeps the last connection from a tenant whose calls hang, for the others", async () => {
-    const ended = noteHandedOff("ten_hangs_here");
+    const ended = noteSlowCall("ten_hangs_here");
     try {
       const connections = cappedConnections(6);
       await takeAll(connections, "ten_hangs_here", 5);
@@ -70,7 +82,7 @@ describe("a batch's connections under the cap", () => {
   });
 
   it("gives a freed connection to another tenant's run before a hanging tenant's", async () => {
-    const ended = noteHandedOff("ten_hangs_too");
+    const ended = noteSlowCall("ten_hangs_too");
     try {
       const connections = cappedConnections(6);
       const taken = await takeAll(connections, "ten_busy", 6);
@@ -87,8 +99,8 @@ describe("a batch's connections under the cap", () => {
     }
   });
 
-  it("treats a tenant as hanging only while a call of it is handed off", async () => {
-    const ended = noteHandedOff("ten_recovers");
+  it("treats a tenant as hanging only while a call of it is slow", async () => {
+    const ended = noteSlowCall("ten_recovers");
     ended();
     ended(); // a second call is harmless
     const connections = cappedConnections(6);

@@ -6,13 +6,19 @@
 // run that will not get a connection soon is given back to its shard uncalled (the consumer asks
 // `acquire` and gets null), where it waits as its tenant's backlog under fair share. And a tenant
 // whose calls are hanging here never takes a batch's last live connection: the other tenants'
-// runs of the batch keep one.
+// runs of the batch keep one. "Hanging" is a slow call (src/core/slow-calls.ts: still running 1 s
+// after it started), not merely a handed-off one: under a burst's load a quick target's call can
+// run past the 100 ms hand-off, and giving runs back then would only add a round trip; waiting
+// for such a call costs less.
 import { type Release, semaphore } from "../producers/pool";
 
-/** A held connection; `handedOff` says its call was handed off (under the cap it keeps the connection). */
+/** A held connection. */
 export interface Connection {
   release: Release;
+  /** Its call was handed off: uncapped its slot is free again; under the cap the call keeps it. */
   handedOff(): void;
+  /** Its call is slow: under the cap the connection is kept by it (gone for this batch) until it ends. */
+  slow(): void;
 }
 
 export interface BatchConnections {
@@ -22,24 +28,24 @@ export interface BatchConnections {
   mayServe(tenantId: string): boolean;
 }
 
-/** Calls handed off and not yet ended, per tenant, in this isolate: the tenants whose targets hang. */
-const handedOffByTenant = new Map<string, number>();
+/** Slow calls not yet ended, per tenant, in this isolate: the tenants whose targets hang. */
+const slowCallsByTenant = new Map<string, number>();
 
-/** A call of `tenantId` was handed off; the returned function says it has ended. */
-export function noteHandedOff(tenantId: string): () => void {
-  handedOffByTenant.set(tenantId, (handedOffByTenant.get(tenantId) ?? 0) + 1);
+/** A call of `tenantId` is slow; the returned function says it has ended. */
+export function noteSlowCall(tenantId: string): () => void {
+  slowCallsByTenant.set(tenantId, (slowCallsByTenant.get(tenantId) ?? 0) + 1);
   let ended = false;
   return () => {
     if (ended) return;
     ended = true;
-    const left = (handedOffByTenant.get(tenantId) ?? 1) - 1;
-    if (left > 0) handedOffByTenant.set(tenantId, left);
-    else handedOffByTenant.delete(tenantId);
+    const left = (slowCallsByTenant.get(tenantId) ?? 1) - 1;
+    if (left > 0) slowCallsByTenant.set(tenantId, left);
+    else slowCallsByTenant.delete(tenantId);
   };
 }
 
 function hanging(tenantId: string): boolean {
-  return handedOffByTenant.has(tenantId);
+  return slowCallsByTenant.has(tenantId);
 }
 
 /** Uncapped: `concurrency` calls at once; a handed-off call gives its slot back; never null. */
@@ -48,7 +54,7 @@ export function uncappedConnections(concurrency: number): BatchConnections {
   return {
     async acquire() {
       const release = await slots.acquire();
-      return { release, handedOff: release };
+      return { release, handedOff: release, slow: () => {} };
     },
     mayServe: () => true,
   };
@@ -60,9 +66,9 @@ interface Waiter {
 }
 
 /**
- * `capacity` connections (Cloudflare's 6). A handed-off call keeps its connection until it ends.
- * A run waits for a connection while any is not kept. A run of a hanging tenant (one with calls
- * handed off in this isolate) only takes or waits for one while two are neither kept nor held by
+ * `capacity` connections (Cloudflare's 6). A slow call keeps its connection until it ends. A run
+ * waits for a connection while any is not kept. A run of a hanging tenant (one with slow calls
+ * in this isolate) only takes or waits for one while two are neither kept nor held by
  * such runs: the last is the other tenants'. A run that may not wait is given back (null), at once
  * or as soon as that becomes so, and so is each newcomer until a kept connection comes free. Free
  * connections go to other tenants' runs before a hanging tenant's, in arrival order.
@@ -70,7 +76,7 @@ interface Waiter {
 export function cappedConnections(capacity: number): BatchConnections {
   let held = 0;
   let kept = 0;
-  /** Held connections kept by a hand-off or given to a hanging tenant's run. */
+  /** Held connections kept by a slow call or given to a hanging tenant's run. */
   let suspect = 0;
   const waiting: Waiter[] = [];
   const hangingMayTake = () => capacity - suspect >= 2;
@@ -90,7 +96,8 @@ export function cappedConnections(capacity: number): BatchConnections {
         if (suspectHere) suspect -= 1;
         grant();
       },
-      handedOff() {
+      handedOff() {},
+      slow() {
         if (released || keptHere) return;
         keptHere = true;
         kept += 1;

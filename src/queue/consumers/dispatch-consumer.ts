@@ -28,7 +28,7 @@ import { runPool } from "../producers/pool";
 import {
   type BatchConnections,
   cappedConnections,
-  noteHandedOff,
+  noteSlowCall,
   uncappedConnections,
 } from "./batch-connections";
 import { MessageLog } from "./dispatch-log";
@@ -215,8 +215,6 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   if (outcome === HANDED_OFF) {
     // Under the emulated connection cap a handed-off call keeps its connection until it ends.
     connection.handedOff();
-    const handOffEnded = noteHandedOff(run.tenantId);
-    void call.then(handOffEnded, handOffEnded);
     reporter.release(run.shard, lastOfMessage());
     logEvent("run.handed_off", { ...idsOf(run), attempt: run.attempt, after_ms: HANDOFF_AFTER_MS });
     const late = call
@@ -227,7 +225,11 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
       .finally(() => {
         handedOffCalls -= 1;
       });
-    const slow = context.slowCalls.watch(run, call, SLOW_CALL_AFTER_MS - HANDOFF_AFTER_MS);
+    const slow = context.slowCalls.watch(run, call, SLOW_CALL_AFTER_MS - HANDOFF_AFTER_MS, () => {
+      connection.slow();
+      const slowEnded = noteSlowCall(run.tenantId);
+      void call.then(slowEnded, slowEnded);
+    });
     ctx.waitUntil(Promise.all([late, slow]));
     return;
   }

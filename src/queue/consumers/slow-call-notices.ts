@@ -26,12 +26,14 @@ export class SlowCallNotices {
   /**
    * Resolves once the call has ended before `afterMs` from now, or once the notice that it did not
    * has been sent (errors are logged: the notice only eases the load; nothing depends on it).
+   * `onSlow` runs when the call turns out slow, before the notice goes.
    */
-  watch(run: SlowRun, call: Promise<unknown>, afterMs: number): Promise<void> {
+  watch(run: SlowRun, call: Promise<unknown>, afterMs: number, onSlow: () => void = () => {}): Promise<void> {
     return new Promise<void>((resolve) => {
       let ended = false;
       const timer = setTimeout(() => {
         ended = true;
+        onSlow();
         this.#add(run).then(resolve);
       }, afterMs);
       const end = () => {
