@@ -56,7 +56,7 @@ export class FlowGate extends DurableObject<Env> {
       const result = acquireHostPermits(this.sql, request, nowMs);
       this.reportWaiting(
         request.holder,
-        request.runs.length - result.granted.length,
+        request.runs.length - result.granted.length + (request.alsoWaiting ?? 0),
         result.retryAtMs,
         nowMs,
       );
@@ -102,7 +102,7 @@ export class FlowGate extends DurableObject<Env> {
     const refused = request.runs.length - granted.length;
     const retryAtMs =
       refused === 0 ? null : paused ? nowMs + PAUSED_ASK_AGAIN_MS : this.retryAt(limits, nowMs);
-    this.reportWaiting(request.holder, refused, retryAtMs, nowMs);
+    this.reportWaiting(request.holder, refused + (request.alsoWaiting ?? 0), retryAtMs, nowMs);
     return { granted, retryAtMs };
   }
 

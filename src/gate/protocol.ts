@@ -25,6 +25,12 @@ export interface AcquireRequest {
   holder: number | null;
   runs: PermitRequest[];
   /**
+   * The holder's other runs already waiting at this gate, not asked for in this request: the
+   * holder's entry in the wait list is these plus the runs this request is refused. Without it a
+   * second ask from the same shard replaced the first one's count (two runs, one waiting).
+   */
+  alsoWaiting?: number;
+  /**
    * A destination host's gate (hostGate): the gate's own adaptive limit applies, not `limits`,
    * and a host no longer throttled grants every run and answers `hostThrottled: false`.
    */

@@ -6,6 +6,7 @@ import { PARALLELISM_RECHECK_MS } from "../../src/core/flow-control";
 import { acquirePermits, flowKeyGate, gateState, releasePermits, renewPermits } from "../../src/gate/client";
 import { loseShardAlarm, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
+import { jobIdsOnOneShard } from "../helpers/dead-letters";
 import {
   makeJobDue,
   placeJob,
@@ -87,6 +88,49 @@ describe("a flow gate and its shards", () => {
     await runInDurableObject(stubFor(jobId), (_instance, state) => {
       state.storage.sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
       state.storage.sql.exec("DELETE FROM jobs WHERE job_id = ?", jobId);
+    });
+  });
+
+  it("counts every run a shard has waiting at the key, asked in one pass or in several", async () => {
+    await seedTenant();
+    const key = `gate-count-${crypto.randomUUID().slice(0, 8)}`;
+    const gate = flowKeyGate(TENANT_ID, key);
+    const limits = { rate: null, periodMs: 1_000, parallelism: 1 };
+    await acquirePermits(env, gate, {
+      gate,
+      key,
+      tenantId: TENANT_ID,
+      limits,
+      holder: null,
+      runs: [{ runId: "run_elsewhere_count", leaseMs: 60_000 }],
+    });
+    const jobIds = jobIdsOnOneShard("gate-count", 2);
+    for (const jobId of jobIds) {
+      await placeJob(
+        snapshot(
+          jobId,
+          spec({
+            schedule: { type: "interval", every: "1h" },
+            target: { url: targetUrl("/ok/gate-count") },
+            flow_control: { key, parallelism: 1 },
+          }),
+        ),
+      );
+    }
+    // One run asks and waits; later a second run of the same shard asks on its own.
+    for (const [index, jobId] of jobIds.entries()) {
+      await makeJobDue(jobId);
+      await runDurableObjectAlarm(stubFor(jobId));
+      const [waiting] = await runsOf(jobId);
+      expect(waiting?.flow_gate).toBe(gate);
+      expect(await gateState(env, gate)).toMatchObject({ waiting: index + 1 });
+    }
+    await releasePermits(env, gate, { runIds: ["run_elsewhere_count"], returnRate: false });
+    await runInDurableObject(stubFor(jobIds[0] as string), (_instance, state) => {
+      for (const jobId of jobIds) {
+        state.storage.sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
+        state.storage.sql.exec("DELETE FROM jobs WHERE job_id = ?", jobId);
+      }
     });
   });
 

@@ -18,7 +18,7 @@ import { recordWaitingHistory } from "../history/records";
 import { type ShardJobRow, specOf } from "../jobs/held-jobs";
 import { RUNNING_LEASE_GRACE_MS } from "../runs/attempt-outcomes";
 import { getRuns, type RunRow } from "../runs/run-store";
-import { holdAtGate } from "../runs/run-timers";
+import { holdAtGate, waitingAtGate } from "../runs/run-timers";
 import { nextAskMs } from "./gate-wakes";
 import { hostOfRun, noteHostThrottled, type ThrottledHost, throttledHosts } from "./host-throttles";
 import { tenantGateLimits } from "./tenant-gates";
@@ -205,6 +205,7 @@ async function askGates(
           tenantId: group.tenantId,
           limits: group.limits,
           holder: admission.holder,
+          alsoWaiting: waitingAtGate(sql, group.gate, group.runs, nowMs),
           ...(group.host === undefined ? {} : { host: true }),
           runs: group.runs.map((run) => ({
             runId: run.run_id,

@@ -47,6 +47,27 @@ export function endGateHolds(sql: SqlStorage, gate: string, count: number, nowMs
   ).rowsWritten;
 }
 
+/**
+ * Runs waiting at `gate` here (as endGateHolds finds them), other than `asking`: the rest of this
+ * shard's entry in the gate's wait list when those ask (runs_flow_gate index).
+ */
+export function waitingAtGate(
+  sql: SqlStorage,
+  gate: string,
+  asking: readonly { run_id: string }[],
+  nowMs: number,
+): number {
+  return sql
+    .exec<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM runs WHERE flow_gate = ?1 AND state = 'SCHEDULED' AND due_at_ms > ?2
+         AND run_id NOT IN (SELECT value FROM json_each(?3))`,
+      gate,
+      nowMs,
+      JSON.stringify(asking.map((run) => run.run_id)),
+    )
+    .one().n;
+}
+
 /** A terminal run with a timer left over: cleared so it never comes back. */
 export function clearTimer(sql: SqlStorage, runId: string): void {
   sql.exec("UPDATE runs SET due_at_ms = NULL WHERE run_id = ?", runId);
