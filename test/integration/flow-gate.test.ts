@@ -35,33 +35,42 @@ async function runsOf(jobId: string): Promise<RunTimer[]> {
   );
 }
 
+/** Someone outside the shard takes the key's only permit (parallelism 1). */
+async function takeOnlyPermit(gate: string, key: string, runId: string) {
+  return acquirePermits(env, gate, {
+    gate,
+    key,
+    tenantId: TENANT_ID,
+    limits: { rate: null, periodMs: 1_000, parallelism: 1 },
+    holder: null,
+    runs: [{ runId, leaseMs: 60_000 }],
+  });
+}
+
+/** An hourly job under the key's parallelism 1. */
+async function placeGatedJob(jobId: string, key: string, path: string): Promise<void> {
+  await placeJob(
+    snapshot(
+      jobId,
+      spec({
+        schedule: { type: "interval", every: "1h" },
+        target: { url: targetUrl(path) },
+        flow_control: { key, parallelism: 1 },
+      }),
+    ),
+  );
+}
+
 describe("a flow gate and its shards", () => {
   it("keeps a refused run SCHEDULED until a permit comes back, then wakes it", async () => {
     await seedTenant();
     const key = `gate-${crypto.randomUUID().slice(0, 8)}`;
     const gate = flowKeyGate(TENANT_ID, key);
-    const limits = { rate: null, periodMs: 1_000, parallelism: 1 };
     // Someone else holds the key's only permit.
-    const held = await acquirePermits(env, gate, {
-      gate,
-      key,
-      tenantId: TENANT_ID,
-      limits,
-      holder: null,
-      runs: [{ runId: "run_elsewhere", leaseMs: 60_000 }],
-    });
+    const held = await takeOnlyPermit(gate, key, "run_elsewhere");
     expect(held.granted).toEqual(["run_elsewhere"]);
     const jobId = uniqueJobId("gate");
-    await placeJob(
-      snapshot(
-        jobId,
-        spec({
-          schedule: { type: "interval", every: "1h" },
-          target: { url: targetUrl("/ok/gate") },
-          flow_control: { key, parallelism: 1 },
-        }),
-      ),
-    );
+    await placeGatedJob(jobId, key, "/ok/gate");
     await makeJobDue(jobId);
     const askedAtMs = Date.now();
     await runDurableObjectAlarm(stubFor(jobId));
@@ -95,28 +104,9 @@ describe("a flow gate and its shards", () => {
     await seedTenant();
     const key = `gate-count-${crypto.randomUUID().slice(0, 8)}`;
     const gate = flowKeyGate(TENANT_ID, key);
-    const limits = { rate: null, periodMs: 1_000, parallelism: 1 };
-    await acquirePermits(env, gate, {
-      gate,
-      key,
-      tenantId: TENANT_ID,
-      limits,
-      holder: null,
-      runs: [{ runId: "run_elsewhere_count", leaseMs: 60_000 }],
-    });
+    await takeOnlyPermit(gate, key, "run_elsewhere_count");
     const jobIds = jobIdsOnOneShard("gate-count", 2);
-    for (const jobId of jobIds) {
-      await placeJob(
-        snapshot(
-          jobId,
-          spec({
-            schedule: { type: "interval", every: "1h" },
-            target: { url: targetUrl("/ok/gate-count") },
-            flow_control: { key, parallelism: 1 },
-          }),
-        ),
-      );
-    }
+    for (const jobId of jobIds) await placeGatedJob(jobId, key, "/ok/gate-count");
     // One run asks and waits; later a second run of the same shard asks on its own.
     for (const [index, jobId] of jobIds.entries()) {
       await makeJobDue(jobId);

@@ -139,10 +139,12 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
   const fresh = message.attempts > 1 ? await dropKnownDone(runs, env) : runs;
   await holdUntilDue(fresh);
   // A run this batch has no connection for goes back unclaimed: claimed, it would only wait here.
-  const served = fresh.filter((run) => context.connections.mayServe(run.tenant_id));
-  const givenBack = fresh
-    .filter((run) => !context.connections.mayServe(run.tenant_id))
-    .map((run) => context.giveBacks.add(shard, { runId: run.run_id, fence: run.fence }));
+  const served: typeof fresh = [];
+  const givenBack: Promise<void>[] = [];
+  for (const run of fresh) {
+    if (context.connections.mayServe(run.tenant_id)) served.push(run);
+    else givenBack.push(context.giveBacks.add(shard, { runId: run.run_id, fence: run.fence }));
+  }
   const claimStartMs = Date.now();
   const claimed = served.length === 0 ? [] : await claimAtShard(env, shard, served);
   const claimEndMs = Date.now();
