@@ -24,13 +24,20 @@ const OWN_ID = /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** Ids minted elsewhere (runs by shards, dead letters by consumers): a conservative alphabet. */
 const FOREIGN_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
-/** A path id that does not look like one of ours is simply not found (never a 500). */
-export function requireOwnId(value: string | undefined, prefix: string, notFound: EdgecronError): string {
-  if (value === undefined || !value.startsWith(`${prefix}_`) || !OWN_ID.test(value)) throw notFound;
+/**
+ * A path id that does not look like one of ours is simply not found (never a 500). The error is
+ * built only when thrown: an error captures a stack, and every DELETE paid for one it never threw.
+ */
+export function requireOwnId(
+  value: string | undefined,
+  prefix: string,
+  notFound: () => EdgecronError,
+): string {
+  if (value === undefined || !value.startsWith(`${prefix}_`) || !OWN_ID.test(value)) throw notFound();
   return value;
 }
 
-export function requireForeignId(value: string | undefined, notFound: EdgecronError): string {
-  if (value === undefined || !FOREIGN_ID.test(value)) throw notFound;
+export function requireForeignId(value: string | undefined, notFound: () => EdgecronError): string {
+  if (value === undefined || !FOREIGN_ID.test(value)) throw notFound();
   return value;
 }

@@ -43,6 +43,16 @@ describe("auth", () => {
     expect(res.status).toBe(401);
   });
 
+  it("refuses a key revoked after it was used, at once (the isolate's key cache forgets it)", async () => {
+    const tenant = await createTenantWithKey();
+    expect((await api("GET", "/v1/me", { token: tenant.key })).status).toBe(200);
+    expect((await api("GET", "/v1/me", { token: tenant.key })).status).toBe(200);
+    expect((await api("DELETE", `/v1/api-keys/${tenant.keyId}`)).status).toBe(200);
+    const res = await api<{ detail: string }>("GET", "/v1/me", { token: tenant.key });
+    expect(res.status).toBe(401);
+    expect(res.body.detail).toContain("revoked");
+  });
+
   it("fails closed when the admin secret is empty or unset", async () => {
     const tenant = await createTenantWithKey();
     for (const token of ["", undefined]) {

@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { sha256Hex } from "../../core/encoding";
 import { findApiKeyByHash } from "../../db/api-keys";
 import { findTenant } from "../../db/tenants";
+import { cachedCallerOf, rememberCaller } from "./api-key-cache";
 import type { AppEnv, Caller } from "./app-env";
 import { authThrottled, clientAddressOf, isAddressThrottled, recordAuthFailure } from "./auth-throttle";
 import { inProcessCallerOf } from "./in-process-caller";
@@ -36,20 +37,27 @@ async function resolveCaller(env: Env, token: string | null, address: string | n
   const keyPrefix = isApiKey ? token.slice(0, 11) : null;
   // A revoked key throws here uncounted: it is a known key, not a guess, and its client must keep
   // hearing that it was revoked rather than to retry later.
-  const tenantCaller = isApiKey ? await callerOfApiKey(env.DB, token) : null;
+  const tenantCaller = isApiKey ? await callerOfApiKey(env.DB, token, nowMs) : null;
   if (tenantCaller !== null) return tenantCaller;
   if (await secretsEqual(token, adminToken)) return { role: "admin", tenantId: null, keyId: null };
   if (await recordAuthFailure(env.AUTH_FAILURES, { address, keyPrefix }, nowMs)) throw authThrottled();
   throw unauthorized();
 }
 
-/** Looks the key up by its SHA-256, then compares the hashes in constant time. Null when unknown. */
-async function callerOfApiKey(db: D1Database, token: string): Promise<Caller | null> {
+/**
+ * Looks the key up by its SHA-256, then compares the hashes in constant time. Null when unknown.
+ * A key resolved within the last few seconds is answered from ./api-key-cache.ts.
+ */
+async function callerOfApiKey(db: D1Database, token: string, nowMs: number): Promise<Caller | null> {
+  const cached = cachedCallerOf(token, nowMs);
+  if (cached !== null) return cached;
   const keyHash = await sha256Hex(token);
   const key = await findApiKeyByHash(db, keyHash);
   if (key === null || !(await secretsEqual(keyHash, key.key_hash))) return null;
   if (key.revoked_at_ms !== null) throw unauthorized("This API key has been revoked");
-  return { role: "tenant", tenantId: key.tenant_id, keyId: key.id };
+  const caller: Caller = { role: "tenant", tenantId: key.tenant_id, keyId: key.id };
+  rememberCaller(token, caller, nowMs);
+  return caller;
 }
 
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {

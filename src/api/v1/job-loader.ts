@@ -12,7 +12,7 @@ export function jobNotFound(id?: string): EdgecronError {
 
 /** The job named by `:id`, in the caller's tenant; anything else (malformed, other tenant) is 404. */
 export async function loadJob(c: Context<AppEnv>): Promise<StoredJob> {
-  const id = requireOwnId(c.req.param("id"), "job", jobNotFound());
+  const id = requireOwnId(c.req.param("id"), "job", jobNotFound);
   const job = await findStoredJob(jobStores(c.env), c.get("tenantId"), id);
   if (job === null) throw jobNotFound(id);
   return job;

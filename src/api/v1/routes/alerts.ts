@@ -84,7 +84,7 @@ for (const action of ACTIONS) {
       },
     }),
     async (c) => {
-      const id = requireForeignId(c.req.param("id"), alertNotFound());
+      const id = requireForeignId(c.req.param("id"), alertNotFound);
       const row = await action.apply(c.env.DB, c.get("tenantId"), id, Date.now());
       if (row === null) throw alertNotFound(id);
       return c.json(alertResource(row));

@@ -3,6 +3,7 @@ import { sha256Hex } from "../../../core/encoding";
 import { apiKeyResource, findApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../../../db/api-keys";
 import { findTenant } from "../../../db/tenants";
 import { newId, requireOwnId } from "../../../service/ids";
+import { forgetApiKey } from "../../http/api-key-cache";
 import { requireAdmin } from "../../http/auth";
 import { readBody } from "../../http/body";
 import { EdgecronError } from "../../http/problem";
@@ -106,9 +107,10 @@ defineRoute(
   }),
   async (c) => {
     const notFound = new EdgecronError("api_key_not_found", "No such API key");
-    const id = requireOwnId(c.req.param("id"), "key", notFound);
+    const id = requireOwnId(c.req.param("id"), "key", () => notFound);
     if ((await findApiKey(c.env.DB, id)) === null) throw notFound;
     await revokeApiKey(c.env.DB, id, Date.now());
+    forgetApiKey(id);
     const row = await findApiKey(c.env.DB, id);
     if (row === null) throw notFound;
     return c.json({ id: row.id, revoked_at: new Date(row.revoked_at_ms ?? Date.now()).toISOString() });

@@ -79,7 +79,7 @@ defineRoute(
     },
   }),
   async (c) => {
-    const id = requireForeignId(c.req.param("id"), deadLetterNotFound());
+    const id = requireForeignId(c.req.param("id"), deadLetterNotFound);
     const tenantId = c.get("tenantId");
     const letter = await findDeadLetter(c.env.DB, tenantId, id);
     if (letter === null) throw deadLetterNotFound(id);

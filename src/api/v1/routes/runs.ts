@@ -83,7 +83,7 @@ defineRoute(
     },
   }),
   async (c) => {
-    const id = requireForeignId(c.req.param("id"), runNotFound());
+    const id = requireForeignId(c.req.param("id"), runNotFound);
     const row = await callShard("read the run", () => findRunRecord(c.env, c.get("tenantId"), id));
     if (row === null) throw runNotFound(id);
     return c.json(runResource(row));
@@ -106,7 +106,7 @@ defineRoute(
     },
   }),
   async (c) => {
-    const id = requireForeignId(c.req.param("id"), runNotFound());
+    const id = requireForeignId(c.req.param("id"), runNotFound);
     const row = await callShard("read the run", () => findRunRecord(c.env, c.get("tenantId"), id));
     if (row === null) throw runNotFound(id);
     const result = await callShard("retry the run", () => retryRun(c.env, row.shard, row.id));

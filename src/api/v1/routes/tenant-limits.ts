@@ -105,7 +105,7 @@ function tenantNotFound(id?: string): EdgecronError {
 }
 
 async function loadTenantId(db: D1Database, rawId: string): Promise<string> {
-  const id = requireOwnId(rawId, "ten", tenantNotFound());
+  const id = requireOwnId(rawId, "ten", tenantNotFound);
   if ((await findTenant(db, id)) === null) throw tenantNotFound(id);
   return id;
 }

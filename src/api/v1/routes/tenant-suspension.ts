@@ -35,7 +35,7 @@ function defineSuspension(path: "/{id}/suspend" | "/{id}/unsuspend", suspended: 
       },
     }),
     async (c) => {
-      const id = requireOwnId(c.req.param("id"), "ten", tenantNotFound());
+      const id = requireOwnId(c.req.param("id"), "ten", tenantNotFound);
       if ((await findTenant(c.env.DB, id)) === null) throw tenantNotFound(id);
       await setTenantSuspendedAt(c.env.DB, id, suspended ? Date.now() : null);
       await tellEveryShard(c.env, id, suspended);

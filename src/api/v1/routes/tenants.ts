@@ -184,7 +184,7 @@ function tenantNotFound(id?: string): EdgecronError {
 }
 
 async function loadTenant(db: D1Database, rawId: string) {
-  const id = requireOwnId(rawId, "ten", tenantNotFound());
+  const id = requireOwnId(rawId, "ten", tenantNotFound);
   const tenant = await findTenant(db, id);
   if (tenant === null) throw tenantNotFound(id);
   return tenant;
