@@ -12,6 +12,7 @@ import {
   type JobListFilter,
   listJobs,
   listUnsyncedJobs,
+  markJobDeleted,
   markJobsSynced,
   type StoredJob,
   updateJobVersion,
@@ -32,6 +33,19 @@ export async function findStoredJob(
   if ((await findJob(stores.legacy, tenantId, id)) === null) return null;
   await moveLegacyJobs(stores, { ids: [id] });
   return findJob(home, tenantId, id);
+}
+
+/**
+ * markJobDeleted in the job's home database. Null also when the row may still be in the legacy
+ * table: the caller then takes the read-then-write path, which moves it home first.
+ */
+export async function deleteStoredJobAtOnce(
+  stores: JobStores,
+  tenantId: string,
+  id: string,
+  nowMs: number,
+): Promise<StoredJob | null> {
+  return markJobDeleted(homeOf(stores, id), tenantId, id, nowMs);
 }
 
 /** updateJobVersion in the job's database (optimistic: false when the row moved on). */

@@ -211,6 +211,27 @@ export async function updateJobVersion(
 }
 
 /**
+ * Marks a tenant's job DELETED as its next version in one statement, the row as written; null
+ * when there is no such row or it is already deleted. A DELETE's read and write were two round
+ * trips, each queued behind a flood's work on a busy instance.
+ */
+export async function markJobDeleted(
+  db: D1Database,
+  tenantId: string,
+  id: string,
+  nowMs: number,
+): Promise<StoredJob | null> {
+  const row = await db
+    .prepare(
+      `UPDATE jobs SET status = 'DELETED', version = version + 1, updated_at_ms = ?
+       WHERE id = ? AND tenant_id = ? AND status <> 'DELETED' RETURNING *`,
+    )
+    .bind(nowMs, id, tenantId)
+    .first<JobRow>();
+  return row === null ? null : rowToJob(row);
+}
+
+/**
  * Records that shards confirmed `version` of these jobs: synced_version becomes the confirmed
  * version, never the row's newer one (an edit written meanwhile stays unsynced for the outbox
  * sweep) and never moves backwards.

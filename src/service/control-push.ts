@@ -3,7 +3,7 @@
 // is retried at once inside the request, and the D1 bookkeeping that follows it (marking the
 // version synced, which only spares the outbox sweep a re-send) is left out of the answer path.
 import { jobStores } from "../db/databases";
-import { markJobsSyncedAcross } from "../db/job-store";
+import { deleteStoredJobAtOnce, markJobsSyncedAcross } from "../db/job-store";
 import type { StoredJob } from "../db/jobs";
 import { logEvent } from "../log";
 import { pushStoredJobs } from "./job-push";
@@ -27,6 +27,23 @@ export async function saveControlAction(
   const next = await writeJobVersion(env, job, change, nowMs);
   await pushControlAction(env, [next], kind, options);
   return next;
+}
+
+/**
+ * A DELETE of a live job in one D1 statement, then pushed as below; null when the job is not a
+ * live row of its home database (unknown, already deleted, still in the legacy table), for the
+ * caller's read-then-write path to answer.
+ */
+export async function deleteJobAtOnce(
+  env: Env,
+  tenantId: string,
+  jobId: string,
+  nowMs: number,
+  options: PushOptions = {},
+): Promise<StoredJob | null> {
+  const deleted = await deleteStoredJobAtOnce(jobStores(env), tenantId, jobId, nowMs);
+  if (deleted !== null) await pushControlAction(env, [deleted], "stop", options);
+  return deleted;
 }
 
 /**

@@ -186,4 +186,38 @@ describe("npm run migrate:layout (POST /v1/admin/job-layout/moves)", () => {
     expect(runs.map((run) => run.scheduled_at_ms)).toEqual([instantMs]);
     expect(await targetCalls(`/ok/${due.id}/`)).toHaveLength(1);
   });
+
+  it("deletes a job still in the legacy table: moved home, then deleted, and its shard told", async () => {
+    const job = oldJob("legacy-delete", "0 0 1 1 *");
+    await pushJobs(env, [
+      {
+        jobId: job.id,
+        tenantId: job.tenantId,
+        shard: job.shard,
+        version: job.version,
+        status: job.status,
+        specJson: JSON.stringify(job.spec),
+        createdAtMs: job.createdAtMs,
+      },
+    ]);
+    await insertJobs(env.DB, [job]);
+    const deleted = await legacyApi<Job>("DELETE", `/v1/jobs/${job.id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ id: job.id, status: "DELETED", version: 2 });
+    expect(await env.DB.prepare("SELECT id FROM jobs WHERE id = ?").bind(job.id).first()).toBeNull();
+    const home = await homeOf(jobStores(env), job.id)
+      .prepare("SELECT status, version FROM jobs WHERE id = ?")
+      .bind(job.id)
+      .first<JobRow>();
+    expect(home).toMatchObject({ status: "DELETED", version: 2 });
+    const onShard = await shardRows<{ status: string; version: number }>(
+      job.id,
+      "SELECT status, version FROM jobs WHERE job_id = ?",
+      job.id,
+    );
+    expect(onShard).toEqual([{ status: "DELETED", version: 2 }]);
+    // A second DELETE answers the job as it is, still version 2.
+    const again = await legacyApi<Job>("DELETE", `/v1/jobs/${job.id}`);
+    expect(again.body).toMatchObject({ status: "DELETED", version: 2 });
+  });
 });

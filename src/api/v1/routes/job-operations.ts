@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { schedulesOf } from "../../../core/schedule-set";
 import { calendarSetsFor } from "../../../db/calendars";
 import type { StoredJob } from "../../../db/jobs";
-import { pushControlAction, saveControlAction } from "../../../service/control-push";
+import { deleteJobAtOnce, pushControlAction, saveControlAction } from "../../../service/control-push";
 import { checkBackfillRange, checkJobInput, pushAndMarkSynced } from "../../../service/job-writes";
 import { allowsPrivateTargets } from "../../../service/private-targets";
 import { callShard, type ShardRefusalCode, shardRefusal } from "../../../service/shard-calls";
@@ -13,7 +13,7 @@ import type { AppEnv } from "../../http/app-env";
 import { readBody, readJsonBody } from "../../http/body";
 import { EdgecronError, validationError } from "../../http/problem";
 import { pushOptionsOf } from "../../http/push-options";
-import { loadJob } from "../job-loader";
+import { jobIdOf, loadJob } from "../job-loader";
 import { expectedVersionOf, mergeJobPatch } from "../job-patch";
 import {
   backfillRequestSchema,
@@ -100,8 +100,18 @@ defineRoute(
     },
   }),
   async (c) => {
-    const job = await loadJob(c);
     const nowMs = Date.now();
+    // A live job, the common case, is marked in one statement that returns it; anything else
+    // (unknown, already deleted) is read and answered below.
+    const deletedAtOnce = await deleteJobAtOnce(
+      c.env,
+      c.get("tenantId"),
+      jobIdOf(c),
+      nowMs,
+      pushOptionsOf(c),
+    );
+    if (deletedAtOnce !== null) return jobResponse(c, deletedAtOnce);
+    const job = await loadJob(c);
     if (job.status === "DELETED") return jobResponse(c, await resent(c, job));
     const deleted = await saveControlAction(
       c.env,
