@@ -1,6 +1,7 @@
 // npm run bench [-- --quick] [-- --scenario burst[,steady...]] [-- --no-build]
 // npm run bench -- --scenario flood [--jobs N --seconds S --hang-calls N]: optional, not in the default set; its
-// results are added to the existing latest.json. Likewise --scenario flowcontrol [--jobs N].
+// results are added to the existing latest.json. Likewise --scenario flowcontrol [--jobs N] and
+// --scenario deletes [--jobs N].
 //
 // Builds the production bundle (wrangler deploy --dry-run), runs it under Miniflare started from
 // this process (wrangler dev proxies every outbound fetch through its own Node process and manages
@@ -10,6 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { deletes } from "./lib/deletes-scenario.mjs";
 import { flood } from "./lib/flood.mjs";
 import { flowcontrol } from "./lib/flow-control-scenario.mjs";
 import { latenessSvg, markdownSummary } from "./lib/report.mjs";
@@ -23,11 +25,11 @@ import {
 } from "./lib/runtime.mjs";
 import * as scenarioModule from "./lib/scenarios.mjs";
 
-const scenarios = { ...scenarioModule, flood, flowcontrol };
+const scenarios = { ...scenarioModule, flood, flowcontrol, deletes };
 
 const ORDER = ["ceiling", "create", "burst", "steady", "scale"];
 /** Run only when named with --scenario: each takes minutes at full size. */
-const OPTIONAL = ["flood", "flowcontrol"];
+const OPTIONAL = ["flood", "flowcontrol", "deletes"];
 const ALL = [...ORDER, ...OPTIONAL];
 const SIZES = {
   full: {
@@ -38,6 +40,7 @@ const SIZES = {
     scale: { jobs: 1_000_000 },
     flood: { jobs: 1_500, seconds: 60, hang_calls: 300 },
     flowcontrol: { jobs: 5_000, parallelism: 20, rate: 200, hold_ms: 100 },
+    deletes: { jobs: 1_500 },
   },
   quick: {
     ceiling: { msgs: 5_000 },
@@ -47,6 +50,7 @@ const SIZES = {
     scale: { jobs: 20_000 },
     flood: { jobs: 200, seconds: 10, hang_calls: 30 },
     flowcontrol: { jobs: 500, parallelism: 20, rate: 200, hold_ms: 100 },
+    deletes: { jobs: 300 },
   },
 };
 
