@@ -73,6 +73,17 @@ function oldJob(label: string, expr: string, version = 1): StoredJob {
   };
 }
 
+/** What the old deployment had pushed of a job: its shard holds this version. */
+const snapshotOf = (job: StoredJob) => ({
+  jobId: job.id,
+  tenantId: job.tenantId,
+  shard: job.shard,
+  version: job.version,
+  status: job.status,
+  specJson: JSON.stringify(job.spec),
+  createdAtMs: job.createdAtMs,
+});
+
 const legacyCount = async () =>
   (await env.DB.prepare("SELECT COUNT(*) AS n FROM jobs").first<{ n: number }>())?.n;
 const legacyRows = async () => (await env.DB.prepare("SELECT * FROM jobs ORDER BY id").all<JobRow>()).results;
@@ -88,18 +99,7 @@ describe("npm run migrate:layout (POST /v1/admin/job-layout/moves)", () => {
     // An edit the old deployment wrote but no shard confirmed: the outbox must send version 2.
     const edited = { ...oldJob("edited", "0 0 1 1 *"), version: 2 };
     const all = [...jobs, due, edited];
-    await pushJobs(
-      env,
-      [...jobs, due, { ...edited, version: 1 }].map((job) => ({
-        jobId: job.id,
-        tenantId: job.tenantId,
-        shard: job.shard,
-        version: job.version,
-        status: job.status,
-        specJson: JSON.stringify(job.spec),
-        createdAtMs: job.createdAtMs,
-      })),
-    );
+    await pushJobs(env, [...jobs, due, { ...edited, version: 1 }].map(snapshotOf));
     await insertJobs(env.DB, all);
 
     // The due job fires once under the old layout.
@@ -189,17 +189,7 @@ describe("npm run migrate:layout (POST /v1/admin/job-layout/moves)", () => {
 
   it("deletes a job still in the legacy table: moved home, then deleted, and its shard told", async () => {
     const job = oldJob("legacy-delete", "0 0 1 1 *");
-    await pushJobs(env, [
-      {
-        jobId: job.id,
-        tenantId: job.tenantId,
-        shard: job.shard,
-        version: job.version,
-        status: job.status,
-        specJson: JSON.stringify(job.spec),
-        createdAtMs: job.createdAtMs,
-      },
-    ]);
+    await pushJobs(env, [snapshotOf(job)]);
     await insertJobs(env.DB, [job]);
     const deleted = await legacyApi<Job>("DELETE", `/v1/jobs/${job.id}`);
     expect(deleted.status).toBe(200);

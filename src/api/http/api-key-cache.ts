@@ -1,7 +1,7 @@
 // The tenant callers this isolate resolved from API keys lately. Looking a key up (a SHA-256, a D1
 // read, a constant-time compare) was an eighth of a DELETE's CPU, paid again on every request of
 // a client that sends the same key each time. A revoke in this isolate forgets the key at once;
-// another isolate stops accepting it within API_KEY_CACHE_TTL_MS (the README says so).
+// another isolate stops accepting it within API_KEY_CACHE_TTL_MS (docs/API.md says so).
 import type { Caller } from "./app-env";
 
 /** How long a resolved key is trusted without asking D1 again. */
