@@ -5,6 +5,7 @@
 import { jobStores } from "../db/databases";
 import { deleteStoredJobAtOnce, markJobsSyncedAcross } from "../db/job-store";
 import type { StoredJob } from "../db/jobs";
+import { markJobsSyncedSoon } from "../db/synced-marks";
 import { logEvent } from "../log";
 import { pushStoredJobs } from "./job-push";
 import { type JobChange, type PushOptions, pushAndMarkSynced, writeJobVersion } from "./job-writes";
@@ -70,7 +71,7 @@ export async function pushControlAction(
     left = left.filter((job) => !synced.has(job.id));
   }
   for (const job of confirmed) job.syncedVersion = job.version;
-  const afterAnswer = finishInBackground(env, confirmed, left, options);
+  const afterAnswer = finishInBackground(env, confirmed, left, kind, options);
   if (options.waitUntil && kind === "stop") options.waitUntil(afterAnswer);
   else await afterAnswer;
   for (const job of jobs) {
@@ -85,15 +86,21 @@ export async function pushControlAction(
   }
 }
 
-/** Records what the shards confirmed; what they did not goes to the usual background re-sends. */
+/**
+ * Records what the shards confirmed; what they did not goes to the usual background re-sends.
+ * After a "stop" nobody reads the mark right away, so it joins the isolate's other confirmations
+ * (one D1 statement for many deletes in a flood); an edit's is written before it answers.
+ */
 async function finishInBackground(
   env: Env,
   confirmed: StoredJob[],
   unconfirmed: StoredJob[],
+  kind: ControlKind,
   options: PushOptions,
 ): Promise<void> {
   try {
-    await markJobsSyncedAcross(jobStores(env), confirmed);
+    if (kind === "stop") await markJobsSyncedSoon(jobStores(env), confirmed);
+    else await markJobsSyncedAcross(jobStores(env), confirmed);
   } catch (error) {
     logEvent("job.mark_synced_failed", { jobs: confirmed.length, error, note: "the sweep re-sends them" });
   }
