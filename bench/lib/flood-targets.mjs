@@ -38,10 +38,11 @@ export function floodTargets(result) {
       DELETES_DONE_WITHIN_MS,
       actions.deletes?.done_ms <= DELETES_DONE_WITHIN_MS,
     ),
-    jobs_called_over_1s_after_delete: check(
-      actions.deletes?.jobs_with_a_call_over_1s_after_their_delete,
+    // By the call's start (its claim), which is what a delete stops; arrivals are in the result.
+    jobs_with_a_call_started_over_1s_after_delete: check(
+      actions.deletes?.jobs_with_a_call_started_over_1s_after_their_delete,
       0,
-      actions.deletes?.jobs_with_a_call_over_1s_after_their_delete === 0,
+      actions.deletes?.jobs_with_a_call_started_over_1s_after_their_delete === 0,
     ),
     calls_over_1s_after_bulk_delete: check(
       actions.bulk_delete?.calls_over_1s_after_answer,
