@@ -27,7 +27,13 @@ disarmShardsAfterEach();
 const HANGING_TENANT = "ten_hangs_under_cap";
 /** Far past the hand-off deadline and any batch's normal length. */
 const HANG_MS = 6_000;
-const CAPPED = { ...env, EMULATE_CONNECTION_CAP: "true" };
+/** The dispatch data points the capped batches wrote (Analytics Engine cannot be read back locally). */
+const dataPoints: AnalyticsEngineDataPoint[] = [];
+const CAPPED = {
+  ...env,
+  EMULATE_CONNECTION_CAP: "true",
+  ANALYTICS: { writeDataPoint: (point?: AnalyticsEngineDataPoint) => point && dataPoints.push(point) },
+};
 const FAR = { type: "once" as const, at: new Date(Date.now() + 3_600_000).toISOString() };
 
 beforeAll(async () => {
@@ -104,7 +110,10 @@ describe("hanging calls under the six connections", () => {
     const hanging = ids.slice(0, 7).map(hangingJob);
     const quick = quickJob(ids[7] as string);
     const runs = await dispatchedRuns([...hanging, quick]);
+    dataPoints.length = 0;
     const { batch, ctx, tookMs } = await deliverCapped("all-six-hang", quick.shard, runs);
+    // Only the six calls made count as dispatches; the two given back count when they are called.
+    expect(dataPoints.filter((point) => point.blobs?.[0] === "dispatch")).toHaveLength(6);
 
     // Six calls hang, each keeping its connection once slow; the batch did not wait for them.
     expect(tookMs).toBeLessThan(HANG_MS / 2);

@@ -156,7 +156,6 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
   if (claimed.length > 0) {
     context.reporter.expect(shard, claimed.length);
     const setup = await callSetup(claimed, env);
-    for (const run of claimed) recordDispatch(env.ANALYTICS, pointOf(run));
     const log = new MessageLog(shard, claimed);
     log.dispatched();
     const progress: MessageProgress = {
@@ -186,6 +185,8 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     return;
   }
   const { release } = connection;
+  // Counted here, not at the claim: a claimed run given back above is counted when it is called.
+  recordDispatch(env.ANALYTICS, pointOf(run));
   let call: Promise<TargetOutcome>;
   const callStartMs = Date.now();
   const traced = (report: Reported) => {
