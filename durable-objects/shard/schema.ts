@@ -305,6 +305,14 @@ const MIGRATIONS: readonly string[] = [
     since_ms INTEGER NOT NULL
   );
   `,
+  // v23: indexes no query needs, each one more entry to move on every state change of a run.
+  // runs_unclaimed served the unclaimed budget that the dispatch window (v14) replaced. The
+  // (tenant_id, due_at_ms) of runs_tenant_due is the prefix and suffix of runs_tenant_priority_due
+  // (v15): the tenant walk and the tenant's due rows read that one (../wheel/fair-due-runs.ts).
+  `
+  DROP INDEX runs_unclaimed;
+  DROP INDEX runs_tenant_due;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

@@ -105,6 +105,20 @@ export function completedStatusDirty(sql: SqlStorage, jobId: string): number {
   return live ? COMPLETION_DEFERRED : 1;
 }
 
+/**
+ * Completions deferred while a run of these jobs lived, whose runs have all settled now: written to
+ * D1 by the next write-behind pass. A job with no deferred completion costs one key lookup.
+ */
+export function releaseDeferredCompletions(sql: SqlStorage, jobIds: readonly string[]): void {
+  if (jobIds.length === 0) return;
+  sql.exec(
+    `UPDATE jobs SET status_dirty = 1
+     WHERE job_id IN (SELECT value FROM json_each(?)) AND status_dirty = ? AND NOT ${LIVE_RUN}`,
+    JSON.stringify(jobIds),
+    COMPLETION_DEFERRED,
+  );
+}
+
 async function flushJobStatuses(
   sql: SqlStorage,
   stores: JobStores,
@@ -114,14 +128,12 @@ async function flushJobStatuses(
   // settles into a history record (flushRuns), so a backlogged pass looks only at the jobs of the
   // runs it just recorded: looking at every deferred job on each pass of a 20,000-job burst cost
   // 28 µs per run; the next pass with no backlog looks at all of them.
-  if (settledJobIds === null || settledJobIds.length > 0) {
-    const among = settledJobIds === null ? "" : "job_id IN (SELECT value FROM json_each(?)) AND";
+  if (settledJobIds === null) {
     sql.exec(
-      `UPDATE jobs SET status_dirty = 1 WHERE ${among} status_dirty = ? AND NOT ${LIVE_RUN}`,
-      ...(settledJobIds === null ? [] : [JSON.stringify(settledJobIds)]),
+      `UPDATE jobs SET status_dirty = 1 WHERE status_dirty = ? AND NOT ${LIVE_RUN}`,
       COMPLETION_DEFERRED,
     );
-  }
+  } else releaseDeferredCompletions(sql, settledJobIds);
   sql.exec(
     `UPDATE jobs SET status_dirty = ? WHERE status_dirty = 1 AND status = 'COMPLETED' AND ${LIVE_RUN}`,
     COMPLETION_DEFERRED,

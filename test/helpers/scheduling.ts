@@ -1,6 +1,7 @@
 // Helpers for workers-pool tests that drive shards directly (below the HTTP API).
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { inject } from "vitest";
+import { HISTORY_COLUMNS } from "../../durable-objects/shard/history/records";
 import type { Secrets } from "../../src/client/verify";
 import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
 import { runIdFor } from "../../src/core/run-id";
@@ -103,6 +104,39 @@ export async function shardRows<T>(
   );
 }
 
+/**
+ * A job's runs as they stand, oldest instant first: the live row of a run still on the wheel, else
+ * the history record of one that settled and left `runs` (durable-objects/shard/runs/settle.ts).
+ * `columns` are read from either; one a record lacks reads null there, and `run_id` is derived.
+ */
+export async function currentRunsOf<T>(jobId: string, columns: readonly string[]): Promise<T[]> {
+  const recorded = new Set<string>(HISTORY_COLUMNS);
+  const historyColumns = columns.map((column) =>
+    column === "run_id" ? "NULL AS run_id" : recorded.has(column) ? column : `NULL AS ${column}`,
+  );
+  return runInDurableObject(stubFor(jobId), (_instance, state) => {
+    const read = (select: string, table: string) =>
+      state.storage.sql
+        .exec<Record<string, SqlStorageValue>>(
+          `SELECT ${select}, scheduled_at_ms AS at_ms FROM ${table} WHERE job_id = ?`,
+          jobId,
+        )
+        .toArray();
+    const live = read(columns.join(", "), "runs");
+    const liveAt = new Set(live.map((row) => row.at_ms));
+    const settled = read(historyColumns.join(", "), "run_history")
+      .filter((row) => !liveAt.has(row.at_ms))
+      .map(
+        (row): Record<string, SqlStorageValue> => ({ ...row, run_id: runIdFor(jobId, row.at_ms as number) }),
+      );
+    return [...live, ...settled]
+      .sort((a, b) => (a.at_ms as number) - (b.at_ms as number))
+      .map(({ at_ms: _at, ...row }) =>
+        Object.fromEntries(Object.entries(row).filter(([key]) => columns.includes(key))),
+      ) as T[];
+  });
+}
+
 export interface TargetCall {
   method: string;
   path: string;
@@ -131,6 +165,7 @@ export interface HistoryRow {
   target_status: number | null;
   error: string | null;
   fence: number | null;
+  job_version: number;
 }
 
 /** The job's run history as its shard recorded it, oldest instant first. */

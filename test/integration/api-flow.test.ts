@@ -262,7 +262,11 @@ async function shardTimer(job: Job) {
 async function shardScheduledTimes(job: Job): Promise<number[]> {
   return runInDurableObject(shardStub(job.shard), (_instance, state) =>
     state.storage.sql
-      .exec<{ scheduled_at_ms: number }>("SELECT scheduled_at_ms FROM runs WHERE job_id = ?", job.id)
+      // Live rows, and the records of runs that settled and left `runs`.
+      .exec<{ scheduled_at_ms: number }>(
+        "SELECT scheduled_at_ms FROM runs WHERE job_id = ?1 UNION SELECT scheduled_at_ms FROM run_history WHERE job_id = ?1",
+        job.id,
+      )
       .toArray()
       .map((row) => row.scheduled_at_ms),
   );

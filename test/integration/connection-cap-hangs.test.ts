@@ -11,10 +11,10 @@ import type { DispatchMessage, DispatchRun, ShardJob } from "../../src/shard/pro
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { jobIdsOnOneShard } from "../helpers/dead-letters";
 import {
+  currentRunsOf,
   dispatchButLose,
   placeJob,
   seedTenant,
-  shardRows,
   snapshot,
   spec,
   targetCalls,
@@ -51,12 +51,17 @@ interface RunRow {
   slow_since_ms: number | null;
 }
 
+/** The job's run as it stands: its live row, or its history record once it settled. */
 async function runOf(jobId: string): Promise<RunRow> {
-  const [run] = await shardRows<RunRow>(
-    jobId,
-    "SELECT run_id, fence, scheduled_at_ms, state, attempt, events_json, slow_since_ms FROM runs WHERE job_id = ?",
-    jobId,
-  );
+  const [run] = await currentRunsOf<RunRow>(jobId, [
+    "run_id",
+    "fence",
+    "scheduled_at_ms",
+    "state",
+    "attempt",
+    "events_json",
+    "slow_since_ms",
+  ]);
   if (run === undefined) throw new Error(`no run of ${jobId}`);
   return run;
 }

@@ -139,17 +139,46 @@ describe("fault injection", () => {
     expect(await targetCalls(job.path)).toHaveLength(1);
   });
 
-  it("a failing history flush keeps the history marked in the shard until it is written", async () => {
+  it("a failing history flush keeps a dead letter's history marked in the shard until it is written", async () => {
     const job = farJob("d1fail");
-    await placeJob(snapshot(job.jobId, job.jobSpec));
+    const failing = spec({
+      ...job.jobSpec,
+      target: { url: targetUrl(`/status/503/${job.jobId}`) },
+      retry: { ...job.jobSpec.retry, max_attempts: 1 },
+    });
+    await placeJob(snapshot(job.jobId, failing));
     const stub = stubFor(job.jobId);
     await setFaultsOf(job.jobId, { failWriteBehind: true });
     faultsInjected += 1;
     await makeJobDue(job.jobId);
     await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
-    await waitForShardState(job.jobId, "SUCCEEDED");
+    await waitForShardState(job.jobId, "DEAD_LETTERED");
     expect(await historyOf(job.jobId)).toHaveLength(0);
     await setFaultsOf(job.jobId, {});
+    await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
+    const run = await vi.waitFor(async () => {
+      const [found] = await historyOf(job.jobId);
+      expect(found?.state).toBe("DEAD_LETTERED");
+      return found!;
+    }, WAIT);
+    expect(JSON.parse(run.events_json).map((event: { state: string }) => event.state)).toEqual([
+      "SCHEDULED",
+      "ACQUIRED",
+      "DISPATCHED",
+      "RUNNING",
+      "FAILED",
+      "DEAD_LETTERED",
+    ]);
+    expect(await targetCalls(`/status/503/${job.jobId}`)).toHaveLength(1);
+  });
+
+  it("writes a success's history record with its outcome, whatever the write-behind does", async () => {
+    const job = farJob("d1fail-success");
+    await placeJob(snapshot(job.jobId, job.jobSpec));
+    const stub = stubFor(job.jobId);
+    await setFaultsOf(job.jobId, { failWriteBehind: true });
+    faultsInjected += 1;
+    await makeJobDue(job.jobId);
     await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
     const run = await vi.waitFor(async () => {
       const [found] = await historyOf(job.jobId);
@@ -163,6 +192,9 @@ describe("fault injection", () => {
       "RUNNING",
       "SUCCEEDED",
     ]);
+    // Settled: the run left the wheel's table with its record written.
+    expect(await shardRows(job.jobId, "SELECT run_id FROM runs WHERE job_id = ?", job.jobId)).toEqual([]);
+    await setFaultsOf(job.jobId, {});
     expect(await targetCalls(job.path)).toHaveLength(1);
   });
 

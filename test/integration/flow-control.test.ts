@@ -59,7 +59,13 @@ async function dispatchTimes(jobs: readonly CreatedJob[]): Promise<number[]> {
     jobs.map((job) =>
       runInDurableObject(shardStub(job.shard), (_instance, state) => {
         const rows = state.storage.sql
-          .exec<{ events_json: string }>("SELECT events_json FROM runs WHERE job_id = ?", job.id)
+          // Live rows, and the records of runs that settled and left `runs`.
+          .exec<{ events_json: string }>(
+            `SELECT events_json FROM runs WHERE job_id = ?1
+             UNION ALL SELECT events_json FROM run_history WHERE job_id = ?1
+               AND scheduled_at_ms NOT IN (SELECT scheduled_at_ms FROM runs WHERE job_id = ?1)`,
+            job.id,
+          )
           .toArray();
         return rows.flatMap((row) =>
           (JSON.parse(row.events_json) as { state: string; at_ms: number }[])

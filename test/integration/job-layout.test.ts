@@ -178,9 +178,10 @@ describe("npm run migrate:layout (POST /v1/admin/job-layout/moves)", () => {
 
     // The due job's instant does not fire again after the move.
     await runDurableObjectAlarm(stubFor(due.id));
+    // Its run, live or settled into its history record: one instant, once.
     const runs = await shardRows<{ scheduled_at_ms: number }>(
       due.id,
-      "SELECT scheduled_at_ms FROM runs WHERE job_id = ?",
+      "SELECT scheduled_at_ms FROM runs WHERE job_id = ?1 UNION SELECT scheduled_at_ms FROM run_history WHERE job_id = ?1",
       due.id,
     );
     expect(runs.map((run) => run.scheduled_at_ms)).toEqual([instantMs]);

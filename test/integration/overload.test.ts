@@ -9,6 +9,7 @@ import { api, createTenantWithKey } from "../helpers/api";
 import { holdBudgetFull } from "../helpers/backlog";
 import { jobsDb } from "../helpers/job-databases";
 import {
+  currentRunsOf,
   dispatchButLose,
   historyOf,
   makeJobDue,
@@ -233,8 +234,7 @@ describe("a pause or a delete while the shard works through a large due backlog"
     });
     const jobs = created.body.results.map((result) => result.job);
     for (const job of jobs) await seedDueBacklog(job.id, t.tenantId, BACKLOG_RUNS_PER_JOB);
-    const runsOf = (jobId: string) =>
-      shardRows<ShardRun>(jobId, "SELECT run_id, state, events_json FROM runs WHERE job_id = ?", jobId);
+    const runsOf = (jobId: string) => currentRunsOf<ShardRun>(jobId, ["run_id", "state", "events_json"]);
     // Start the drain and wait until it is well under way.
     for (const job of jobs) await runDurableObjectAlarm(stubFor(job.id));
     await vi.waitFor(async () => expect((await targetCalls(prefix)).length).toBeGreaterThan(200), WAIT);

@@ -7,10 +7,10 @@ import { shardOfJob } from "../../src/shard/client";
 import type { DispatchMessage, ShardJob } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
+  currentRunsOf,
   dispatchButLose,
   placeJob,
   seedTenant,
-  shardRows,
   snapshot,
   spec,
   type TargetCall,
@@ -51,11 +51,7 @@ function ofTenant(job: ShardJob, tenantId: string): ShardJob {
 }
 
 async function shardState(jobId: string): Promise<string[]> {
-  const rows = await shardRows<{ state: string }>(
-    jobId,
-    "SELECT state FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms",
-    jobId,
-  );
+  const rows = await currentRunsOf<{ state: string }>(jobId, ["state"]);
   return rows.map((row) => row.state);
 }
 
@@ -90,10 +86,9 @@ describe("a target that hangs", () => {
     // Both runs in one message, as a shard bundles a tick's runs: two tenants, one slow target.
     const runs = await Promise.all(
       [hanging, quick].map(async (job) => {
-        const [run] = await shardRows<{ run_id: string; fence: number; scheduled_at_ms: number }>(
+        const [run] = await currentRunsOf<{ run_id: string; fence: number; scheduled_at_ms: number }>(
           job.jobId,
-          "SELECT run_id, fence, scheduled_at_ms FROM runs WHERE job_id = ?",
-          job.jobId,
+          ["run_id", "fence", "scheduled_at_ms"],
         );
         return {
           run_id: run!.run_id,

@@ -5,7 +5,8 @@
 import { sqlInList, TERMINAL_STATES } from "../../../src/core/run-state";
 import { markRecorded } from "../runs/run-timers";
 
-const HISTORY_COLUMNS = [
+/** The columns of a history record (each also a column of `runs`). */
+export const HISTORY_COLUMNS = [
   "job_id",
   "scheduled_at_ms",
   "tenant_id",
@@ -75,6 +76,64 @@ export function recordWaitingHistory(sql: SqlStorage, runIds: readonly string[],
   if (waiting.length === 0) return;
   recordHistory(sql, waiting);
   markRecorded(sql, waiting);
+}
+
+/** What a success writes over the run's row (every other column is the row's). */
+const SUCCEEDED_COLUMNS: Partial<Record<(typeof HISTORY_COLUMNS)[number], string>> = {
+  state: "'SUCCEEDED'",
+  target_status: "batch.target_status",
+  error: "NULL",
+  duration_ms: "batch.duration_ms",
+  next_attempt_at_ms: "NULL",
+  // The SUCCEEDED event, as the move of a run in one statement appends it (../runs/run-batches.ts).
+  events_json: `substr(runs.events_json, 1, length(runs.events_json) - 1)
+    || CASE WHEN length(runs.events_json) > 2 THEN ',' ELSE '' END
+    || json_object('state', 'SUCCEEDED', 'at_ms', ?1, 'reason', batch.reason, 'attempt', runs.attempt,
+         'fence', runs.fence, 'target_status', batch.target_status) || ']'`,
+  updated_at_ms: "?1",
+};
+
+const SUCCEEDED_SELECT = HISTORY_COLUMNS.map((column) => SUCCEEDED_COLUMNS[column] ?? `runs.${column}`).join(
+  ", ",
+);
+
+/** A settled run's key: what names its record, and (through runIdFor) its row. */
+export type SettledKey = {
+  job_id: string;
+  scheduled_at_ms: number;
+  tenant_id: string;
+};
+
+/**
+ * Writes the history records of RUNNING runs that succeeded, as their rows read after the move
+ * (../runs/settle.ts deletes the rows right after). `batchJson` holds
+ * `[run_id, reason, target_status, duration_ms, fence, job_id]` per run; `fenced`: only a run still
+ * at that fence and job moves (the outcomes' fast path, which has not read the rows). Returns the
+ * runs written.
+ */
+export function recordSucceeded(
+  sql: SqlStorage,
+  batchJson: string,
+  nowMs: number,
+  fenced: boolean,
+): SettledKey[] {
+  const fence = fenced ? "AND runs.fence = batch.fence AND runs.job_id = batch.job_id" : "";
+  return sql
+    .exec<SettledKey>(
+      `INSERT INTO run_history (${HISTORY_COLUMN_LIST})
+       SELECT ${SUCCEEDED_SELECT}
+       FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS reason,
+               json_extract(value, '$[2]') AS target_status, json_extract(value, '$[3]') AS duration_ms,
+               json_extract(value, '$[4]') AS fence, json_extract(value, '$[5]') AS job_id
+             FROM json_each(?2)) AS batch
+       JOIN runs ON runs.run_id = batch.id
+       WHERE runs.state = 'RUNNING' ${fence}
+       ON CONFLICT (job_id, scheduled_at_ms) DO UPDATE SET ${UPDATE_SET}
+       RETURNING job_id, scheduled_at_ms, tenant_id`,
+      nowMs,
+      batchJson,
+    )
+    .toArray();
 }
 
 const IMPORT_SQL = `

@@ -11,14 +11,9 @@ import { overlapReleaseReason } from "../../../src/core/run-waits";
 import type { OutcomeReport, OutcomeResult } from "../../../src/shard/protocol";
 import { getJobHeads, type JobHead, specOf } from "../jobs/held-jobs";
 import { cancelPendingRuns } from "../jobs/job-sync";
-import {
-  type FencedSuccess,
-  inRequestOrder,
-  type Success,
-  succeedRunningRuns,
-  succeedRuns,
-} from "./run-batches";
-import { countInFlight, getRuns, moveRun, noteRun, RUN_COLUMNS, type RunRow } from "./run-store";
+import { inRequestOrder } from "./run-batches";
+import { countInFlight, getRuns, moveRun, noteRun, RUN_COLUMNS, type RunRow, runSettled } from "./run-store";
+import { type FencedSuccess, type Success, settleSucceeded } from "./settle";
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
 export const RUNNING_LEASE_GRACE_MS = 15_000;
@@ -71,7 +66,7 @@ export function reportOutcomes(
   const succeeded: Success[] = [];
   const context: ReportContext = { rows, sql, nowMs, effects, random, succeeded };
   const restResults = rest.map((report) => reportOutcome(context, report));
-  succeedRuns(sql, succeeded, nowMs);
+  settleSucceeded(sql, succeeded, nowMs, { fenced: false });
   effects.rows = { runs: new Map([...fast.rows.runs, ...rows.runs]), jobs: rows.jobs };
   return inRequestOrder(reports.length, fast.results, restResults);
 }
@@ -111,7 +106,7 @@ function succeedReadyReports(
   });
   const results = new Map<number, OutcomeResult>();
   const runs = new Map<string, Pick<RunRow, "run_id" | "job_id" | "tenant_id" | "due_at_ms">>();
-  for (const row of succeedRunningRuns(sql, ready, nowMs)) {
+  for (const row of settleSucceeded(sql, ready, nowMs, { fenced: true })) {
     results.set(indexOf.get(row.run_id) as number, { ok: true, runId: row.run_id, state: "SUCCEEDED" });
     runs.set(row.run_id, row);
   }
@@ -124,7 +119,7 @@ interface ReportContext {
   nowMs: number;
   effects: OutcomeEffects;
   random: () => number;
-  /** Plain successes, written together once the batch is decided (succeedRuns). */
+  /** Plain successes, settled together once the batch is decided (./settle.ts). */
   succeeded: Success[];
 }
 
@@ -133,7 +128,11 @@ function reportOutcome(
   report: OutcomeReport,
 ): OutcomeResult {
   const run = rows.runs.get(report.runId);
-  if (!run) return { ok: false, runId: report.runId, code: "unknown_run" };
+  if (!run) {
+    // A run reported again after it settled (in this batch or before) is no longer running.
+    const settled = runSettled(sql, report.runId, report.jobId);
+    return { ok: false, runId: report.runId, code: settled ? "not_running" : "unknown_run" };
+  }
   if (run.fence !== report.fence) return { ok: false, runId: run.run_id, code: "stale_fence" };
   if (run.state !== "RUNNING") return { ok: false, runId: run.run_id, code: "not_running" };
   const job = rows.jobs.get(run.job_id) ?? null;

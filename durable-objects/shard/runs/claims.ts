@@ -18,7 +18,7 @@ import {
   type ReadyClaim,
   startClaimedRuns,
 } from "./run-batches";
-import { heldByPause, moveRun } from "./run-store";
+import { heldByPause, moveRun, runSettled } from "./run-store";
 
 const TERMINAL = new Set<string>(TERMINAL_STATES);
 
@@ -102,7 +102,11 @@ function claimRun(
   suspended: ReadonlySet<string>,
 ): ClaimResult {
   const run = rows.runs.get(claim.runId);
-  if (!run) return { ok: false, runId: claim.runId, code: "unknown_run" };
+  if (!run) {
+    // A claim of a run that settled and left `runs` (./settle.ts): its message delivered again.
+    const settled = runSettled(sql, claim.runId, claim.jobId);
+    return { ok: false, runId: claim.runId, code: settled ? "duplicate" : "unknown_run" };
+  }
   if (run.fence !== claim.fence) return { ok: false, runId: run.run_id, code: "stale_fence" };
   if (run.state === "RUNNING" || TERMINAL.has(run.state))
     return { ok: false, runId: run.run_id, code: "duplicate" };

@@ -156,68 +156,6 @@ export function claimReadyRuns(
   });
 }
 
-/** One run whose attempt succeeded, as the target answered. */
-export interface Success {
-  runId: string;
-  reason: string;
-  targetStatus: number | null;
-  durationMs: number | null;
-}
-
-/**
- * RUNNING -> SUCCEEDED for every run given, in one statement: the same columns and event as
- * applySuccess (execution.ts) writes for one run, which still handles every run that needs more
- * than the move (a failure streak to end, buffered runs to release).
- */
-export function succeedRuns(sql: SqlStorage, runs: readonly Success[], nowMs: number): string[] {
-  if (runs.length === 0) return [];
-  return batchMove(
-    sql,
-    ["RUNNING"],
-    "SUCCEEDED",
-    nowMs,
-    `due_at_ms = NULL, error = NULL, next_attempt_at_ms = NULL, target_status = batch.target_status,
-     duration_ms = batch.duration_ms`,
-    runs.map((run) => [run.runId, run.reason, run.targetStatus, run.durationMs]),
-    ["target_status", "duration_ms"],
-    ", 'target_status', batch.target_status",
-  );
-}
-
-/** A success reported for a run at `fence`, of job `jobId` (as the consumer claimed it). */
-export interface FencedSuccess extends Success {
-  jobId: string;
-  fence: number;
-}
-
-/** What returning a finished run's permits needs of it (flow-permits.ts). */
-export type FinishedRunRow = { run_id: string; job_id: string; tenant_id: string; due_at_ms: number | null };
-
-/**
- * The outcomes' fast path: RUNNING -> SUCCEEDED in one statement, without reading the runs first,
- * for every run still RUNNING at the reported fence (the caller has checked that each run's job
- * needs nothing but the move). Any other run is left as it is, for the caller to decide with its row.
- */
-export function succeedRunningRuns(
-  sql: SqlStorage,
-  runs: readonly FencedSuccess[],
-  nowMs: number,
-): FinishedRunRow[] {
-  if (runs.length === 0) return [];
-  return batchMoveReturning<FinishedRunRow>(sql, {
-    from: ["RUNNING"],
-    to: "SUCCEEDED",
-    nowMs,
-    set: `due_at_ms = NULL, error = NULL, next_attempt_at_ms = NULL, target_status = batch.target_status,
-     duration_ms = batch.duration_ms`,
-    rows: runs.map((run) => [run.runId, run.reason, run.targetStatus, run.durationMs, run.fence, run.jobId]),
-    columns: ["target_status", "duration_ms", "reported_fence", "reported_job_id"],
-    eventExtra: ", 'target_status', batch.target_status",
-    where: "AND runs.fence = batch.reported_fence AND runs.job_id = batch.reported_job_id",
-    returning: "runs.run_id, runs.job_id, runs.tenant_id, runs.due_at_ms",
-  });
-}
-
 /**
  * The one UPDATE behind every batch move. `rows` are `[run_id, reason, ...columns]`, read back as
  * `batch.<column>` in `set`; the event's fence is the run's fence after the move.

@@ -2,7 +2,7 @@
 // appends the event to the run's history and marks the run for the next write-behind into its history record.
 
 import { DEFAULT_JOB_PRIORITY } from "../../../src/core/job-spec";
-import { runIdFor } from "../../../src/core/run-id";
+import { parseRunId, runIdFor } from "../../../src/core/run-id";
 import {
   PENDING_STATES,
   type RunState,
@@ -132,15 +132,19 @@ export interface NewRun {
   nowMs: number;
 }
 
-/** Inserts a run unless one exists for the same (job, instant). Returns the run id, or null. */
+/**
+ * Inserts a run unless the same (job, instant) has one: a live row, or a history record (a run that
+ * settled and left `runs`, ./settle.ts). Returns the run id, or null.
+ */
 export function insertRun(sql: SqlStorage, run: NewRun): string | null {
   const runId = runIdFor(run.jobId, run.scheduledAtMs);
   const events: RunEvent[] = [{ state: run.state, at_ms: run.nowMs, reason: run.reason, attempt: 1 }];
   const cursor = sql.exec(
     `INSERT OR IGNORE INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
        max_attempts, job_version, due_at_ms, waiting, events_json, created_at_ms, updated_at_ms, priority)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?,
-       COALESCE((SELECT json_extract(spec_json, '$.priority') FROM jobs WHERE job_id = ?2), ${DEFAULT_JOB_PRIORITY}))`,
+     SELECT ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?,
+       COALESCE((SELECT json_extract(spec_json, '$.priority') FROM jobs WHERE job_id = ?2), ${DEFAULT_JOB_PRIORITY})
+     WHERE NOT EXISTS (SELECT 1 FROM run_history WHERE job_id = ?2 AND scheduled_at_ms = ?5)`,
     runId,
     run.jobId,
     run.tenantId,
@@ -159,11 +163,40 @@ export function insertRun(sql: SqlStorage, run: NewRun): string | null {
   return cursor.rowsWritten > 0 ? runId : null;
 }
 
-/** A trigger's instant is its idempotency key: the first from `nowMs` no run of the job has. */
+/**
+ * A trigger's instant is its idempotency key: the first from `nowMs` no run of the job has, live
+ * or settled.
+ */
 export function freeTriggerInstant(sql: SqlStorage, jobId: string, nowMs: number): number {
   let scheduledAtMs = nowMs;
-  while (getRun(sql, runIdFor(jobId, scheduledAtMs))) scheduledAtMs += 1;
+  while (instantTaken(sql, jobId, scheduledAtMs)) scheduledAtMs += 1;
   return scheduledAtMs;
+}
+
+/**
+ * Whether a run with no row here settled and left `runs` (./settle.ts): a second claim or report
+ * of it is then a message delivered again, not one for a run never known. `jobId` when the caller
+ * knows it (a run id alone names its job only for job ids made here).
+ */
+export function runSettled(sql: SqlStorage, runId: string, jobId?: string): boolean {
+  const key = parseRunId(runId);
+  if (key === null) return false;
+  const job = jobId ?? key.jobId;
+  return runIdFor(job, key.scheduledAtMs) === runId && instantTaken(sql, job, key.scheduledAtMs);
+}
+
+/** Whether the (job, instant) has a run: a live row, or a history record of one that settled. */
+export function instantTaken(sql: SqlStorage, jobId: string, scheduledAtMs: number): boolean {
+  return (
+    sql
+      .exec<{ taken: number }>(
+        `SELECT EXISTS (SELECT 1 FROM runs WHERE job_id = ?1 AND scheduled_at_ms = ?2)
+           OR EXISTS (SELECT 1 FROM run_history WHERE job_id = ?1 AND scheduled_at_ms = ?2) AS taken`,
+        jobId,
+        scheduledAtMs,
+      )
+      .one().taken === 1
+  );
 }
 
 export function getRun(sql: SqlStorage, runId: string): RunRow | null {

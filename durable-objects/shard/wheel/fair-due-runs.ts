@@ -3,6 +3,7 @@
 // first ones: a tenant with one run due has it read, and sent, in the same tick as another
 // tenant's backlog.
 import { fairOrder, roundRobin, sharePerTenant } from "../../../src/core/fair-share";
+import { JOB_PRIORITY_HIGHEST, JOB_PRIORITY_LOWEST } from "../../../src/core/job-spec";
 import type { RunRow } from "../runs/run-store";
 
 /**
@@ -13,6 +14,15 @@ import type { RunRow } from "../runs/run-store";
  */
 export type DueRow = Pick<RunRow, "run_id" | "job_id" | "tenant_id" | "state" | "dispatch_count">;
 const DUE_COLUMNS = "run_id, job_id, tenant_id, state, dispatch_count";
+
+/** Every job priority, highest first: a tenant's first timer is the earliest of theirs. */
+const PRIORITIES = Array.from(
+  { length: JOB_PRIORITY_LOWEST - JOB_PRIORITY_HIGHEST + 1 },
+  (_, index) => JOB_PRIORITY_HIGHEST + index,
+);
+const FIRST_DUE_SQL = `SELECT MIN(due) AS due FROM (
+  SELECT (SELECT MIN(due_at_ms) FROM runs WHERE tenant_id = ?1 AND priority = p.value AND due_at_ms IS NOT NULL) AS due
+  FROM json_each(?2) AS p)`;
 
 /** At most this many tenants get a share of one tick; the rest are read oldest first. */
 const MAX_TENANTS_PER_TICK = 1_000;
@@ -90,9 +100,9 @@ function readOneTenant(sql: SqlStorage, nowMs: number, limit: number, oldest: Pr
 }
 
 /**
- * Tenants with a run due, the one waiting longest first. Walks the (tenant_id, due_at_ms) index
- * one tenant at a time (a seek each) instead of grouping every due row: a backlog of 80,000 rows
- * costs as many seeks as there are tenants with timers on the shard.
+ * Tenants with a run due, the one waiting longest first. Walks the (tenant_id, priority,
+ * due_at_ms) index one tenant at a time instead of grouping every due row: a backlog of 80,000
+ * rows costs a seek per tenant with timers on the shard, and one per priority for its first timer.
  */
 function tenantsWithWorkDue(sql: SqlStorage, nowMs: number): { tenantId: string; firstDueMs: number }[] {
   const tenants: { tenantId: string; firstDueMs: number }[] = [];
@@ -107,10 +117,7 @@ function tenantsWithWorkDue(sql: SqlStorage, nowMs: number): { tenantId: string;
     if (next === undefined) break;
     after = next.tenant_id;
     const first = sql
-      .exec<{ due: number | null }>(
-        "SELECT MIN(due_at_ms) AS due FROM runs WHERE tenant_id = ? AND due_at_ms IS NOT NULL",
-        after,
-      )
+      .exec<{ due: number | null }>(FIRST_DUE_SQL, after, JSON.stringify(PRIORITIES))
       .one().due;
     if (first !== null && first <= nowMs) tenants.push({ tenantId: after, firstDueMs: first });
   }
