@@ -24,6 +24,7 @@ import {
   shardRows,
   snapshot,
   spec,
+  statesOf,
   stubFor,
   TENANT_ID,
   targetCalls,
@@ -45,6 +46,16 @@ function farJob(label: string) {
     retry: { max_attempts: 3, backoff: { initial: "0s", max: "1s", multiplier: 2, jitter: "none" } },
   });
   return { jobId, jobSpec, path: `/ok/${jobId}` };
+}
+
+/** The states in the job's first history record, once that record reads `state`. */
+async function recordedStates(jobId: string, state: string): Promise<string[]> {
+  const run = await vi.waitFor(async () => {
+    const [found] = await historyOf(jobId);
+    expect(found?.state).toBe(state);
+    return found!;
+  }, WAIT);
+  return statesOf(run);
 }
 
 async function waitForShardState(jobId: string, state: string) {
@@ -156,12 +167,7 @@ describe("fault injection", () => {
     expect(await historyOf(job.jobId)).toHaveLength(0);
     await setFaultsOf(job.jobId, {});
     await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
-    const run = await vi.waitFor(async () => {
-      const [found] = await historyOf(job.jobId);
-      expect(found?.state).toBe("DEAD_LETTERED");
-      return found!;
-    }, WAIT);
-    expect(JSON.parse(run.events_json).map((event: { state: string }) => event.state)).toEqual([
+    expect(await recordedStates(job.jobId, "DEAD_LETTERED")).toEqual([
       "SCHEDULED",
       "ACQUIRED",
       "DISPATCHED",
@@ -180,12 +186,7 @@ describe("fault injection", () => {
     faultsInjected += 1;
     await makeJobDue(job.jobId);
     await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
-    const run = await vi.waitFor(async () => {
-      const [found] = await historyOf(job.jobId);
-      expect(found?.state).toBe("SUCCEEDED");
-      return found!;
-    }, WAIT);
-    expect(JSON.parse(run.events_json).map((event: { state: string }) => event.state)).toEqual([
+    expect(await recordedStates(job.jobId, "SUCCEEDED")).toEqual([
       "SCHEDULED",
       "ACQUIRED",
       "DISPATCHED",
