@@ -1,5 +1,6 @@
-// A shard's run history: one compact record per run in run_history (schema v11), copied from the
-// run's row in `runs` when the run settles (see ./history.ts) and kept HISTORY_RETENTION_DAYS.
+// A shard's run history: one compact record per run in run_history (schema v11), kept
+// HISTORY_RETENTION_DAYS. A success writes it with its outcome (recordSucceeded, ../runs/settle.ts);
+// any other change is copied from the run's row by the write-behind (recordHistory).
 // The shard already owns the run, so history costs no request and no other database: a write is
 // a local upsert in the same SQLite, and reads are routed to the owning shard (src/shard/client.ts).
 import { sqlInList, TERMINAL_STATES } from "../../../src/core/run-state";

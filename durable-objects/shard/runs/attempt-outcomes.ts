@@ -12,8 +12,9 @@ import type { OutcomeReport, OutcomeResult } from "../../../src/shard/protocol";
 import { getJobHeads, type JobHead, specOf } from "../jobs/held-jobs";
 import { cancelPendingRuns } from "../jobs/job-sync";
 import { inRequestOrder } from "./run-batches";
-import { countInFlight, getRuns, moveRun, noteRun, RUN_COLUMNS, type RunRow, runSettled } from "./run-store";
+import { countInFlight, getRuns, moveRun, noteRun, RUN_COLUMNS, type RunRow } from "./run-store";
 import { type FencedSuccess, type Success, settleSucceeded } from "./settle";
+import { runSettled } from "./settled-instants";
 
 /** Extra time past a run's timeout before its lease expires and the attempt counts as failed. */
 export const RUNNING_LEASE_GRACE_MS = 15_000;

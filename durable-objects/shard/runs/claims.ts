@@ -18,7 +18,8 @@ import {
   type ReadyClaim,
   startClaimedRuns,
 } from "./run-batches";
-import { heldByPause, moveRun, runSettled } from "./run-store";
+import { heldByPause, moveRun } from "./run-store";
+import { runSettled } from "./settled-instants";
 
 const TERMINAL = new Set<string>(TERMINAL_STATES);
 

@@ -2,7 +2,7 @@
 // appends the event to the run's history and marks the run for the next write-behind into its history record.
 
 import { DEFAULT_JOB_PRIORITY } from "../../../src/core/job-spec";
-import { parseRunId, runIdFor } from "../../../src/core/run-id";
+import { runIdFor } from "../../../src/core/run-id";
 import {
   PENDING_STATES,
   type RunState,
@@ -10,6 +10,7 @@ import {
   transition,
   UNFINISHED_STATES,
 } from "../../../src/core/run-state";
+import { instantTaken } from "./settled-instants";
 
 export type RunKind = "schedule" | "trigger" | "backfill" | "catch_up";
 
@@ -171,32 +172,6 @@ export function freeTriggerInstant(sql: SqlStorage, jobId: string, nowMs: number
   let scheduledAtMs = nowMs;
   while (instantTaken(sql, jobId, scheduledAtMs)) scheduledAtMs += 1;
   return scheduledAtMs;
-}
-
-/**
- * Whether a run with no row here settled and left `runs` (./settle.ts): a second claim or report
- * of it is then a message delivered again, not one for a run never known. `jobId` when the caller
- * knows it (a run id alone names its job only for job ids made here).
- */
-export function runSettled(sql: SqlStorage, runId: string, jobId?: string): boolean {
-  const key = parseRunId(runId);
-  if (key === null) return false;
-  const job = jobId ?? key.jobId;
-  return runIdFor(job, key.scheduledAtMs) === runId && instantTaken(sql, job, key.scheduledAtMs);
-}
-
-/** Whether the (job, instant) has a run: a live row, or a history record of one that settled. */
-export function instantTaken(sql: SqlStorage, jobId: string, scheduledAtMs: number): boolean {
-  return (
-    sql
-      .exec<{ taken: number }>(
-        `SELECT EXISTS (SELECT 1 FROM runs WHERE job_id = ?1 AND scheduled_at_ms = ?2)
-           OR EXISTS (SELECT 1 FROM run_history WHERE job_id = ?1 AND scheduled_at_ms = ?2) AS taken`,
-        jobId,
-        scheduledAtMs,
-      )
-      .one().taken === 1
-  );
 }
 
 export function getRun(sql: SqlStorage, runId: string): RunRow | null {
