@@ -11,6 +11,7 @@ import {
 } from "../../durable-objects/shard/dispatch/queue-hand-off";
 import { getRuns, insertRun } from "../../durable-objects/shard/runs/run-store";
 import { dispatchLeadMs, tickSettings } from "../../durable-objects/shard/wheel/pass-settings";
+import { fireJitterMs } from "../../src/core/jitter";
 import type { JobCreate } from "../../src/core/job-spec";
 import { verifyRunToken } from "../../src/core/run-token";
 import { holdUntilMs } from "../../src/queue/consumers/hold";
@@ -150,7 +151,11 @@ describe("dispatch ahead of the instant", () => {
   });
 
   it("holds a jittered run to its instant plus its jitter", async () => {
-    const ahead = aheadJob("jitter", 2_000, { jitter: "2s" });
+    let ahead = aheadJob("jitter", 2_000, { jitter: "2s" });
+    // One job id in 2,000 draws no offset for its instant; pick one that draws some, so the
+    // check below can tell a jittered fire time from an unjittered one.
+    while (fireJitterMs(ahead.jobId, ahead.atMs, 2_000) === 0)
+      ahead = aheadJob("jitter", 2_000, { jitter: "2s" });
     await placeJob(ahead.job);
     await waitQueuedAhead(ahead);
     const [row] = await shardRows<{ fire_at_ms: number }>(
