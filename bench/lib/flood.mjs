@@ -55,6 +55,7 @@ export async function flood(ctx, { jobs, seconds, hang_calls: hangCalls = 0 }) {
     victim_lateness_quiet_ms: quiet.lateness,
     victim_lateness_flood_ms: flooded.lateness,
     victim_missed: { quiet: quiet.missed, flood: flooded.missed },
+    victim_run_path: { quiet: quiet.runPath, flood: flooded.runPath },
     api_read_ms: { quiet: quiet.apiReadMs, flood: flooded.apiReadMs },
     flooder_calls_during_window: flooded.flooderCalls,
     ...hang,
@@ -103,6 +104,7 @@ async function victimWindow(ctx, victim, scenario, seconds, flood) {
     await sleep(500);
     stats = await ctx.target.ask({ type: "stats", scenario, withLateness: true });
   }
+  const runPath = await victimRunPath(victim, job.id);
   await victim.call("DELETE", `/v1/jobs/${job.id}`).catch(() => {});
   const failedReads = apiReadMs.filter((ms) => !Number.isFinite(ms)).length;
   return {
@@ -110,6 +112,29 @@ async function victimWindow(ctx, victim, scenario, seconds, flood) {
     missed: seconds - stats.uniqueKeys,
     apiReadMs: { ...percentiles(apiReadMs.filter(Number.isFinite)), failed: failedReads },
     flooderCalls,
+    runPath,
+  };
+}
+
+/**
+ * How the victim's runs went, from their history: how many were sent ahead of their instant
+ * (held by the consumer until it) rather than sent at it, and when each was claimed (its RUNNING
+ * event) after its instant.
+ */
+async function victimRunPath(victim, jobId) {
+  const page = await victim.call("GET", `/v1/runs?job_id=${jobId}&limit=100`).catch(() => ({ data: [] }));
+  let sentAhead = 0;
+  const claimAfterInstantMs = [];
+  for (const run of page.data ?? []) {
+    const events = run.events ?? [];
+    if (events.some((event) => String(event.reason ?? "").includes("ahead of its instant"))) sentAhead += 1;
+    const running = events.find((event) => event.state === "RUNNING");
+    if (running) claimAfterInstantMs.push(Date.parse(running.at) - Date.parse(run.scheduled_at));
+  }
+  return {
+    runs: (page.data ?? []).length,
+    sent_ahead: sentAhead,
+    claim_after_instant_ms: percentiles(claimAfterInstantMs),
   };
 }
 

@@ -100,3 +100,32 @@ export function windowAllowances(window: number, tenants: readonly TenantDemand[
   }
   return allowed;
 }
+
+/**
+ * What is left of each tenant's guaranteed share of the window (pass 1 of windowAllowances) once
+ * its runs in flight and this pass's sends are counted, for any tenant: one with nothing due or in
+ * flight here has the share it would have if it joined. Runs sent ahead of their instant use it, so
+ * a tenant under its share sends its next instants ahead while another fills the window, as alone.
+ *
+ * @example shareLeft(10, [{ tenantId: "a", inFlight: 10, due: 90, weight: 1 }], new Map(), () => 1)("b") === 5
+ */
+export function shareLeft(
+  window: number,
+  tenants: readonly TenantDemand[],
+  sending: ReadonlyMap<string, number>,
+  weightOf: (tenantId: string) => number,
+): (tenantId: string) => number {
+  const active = new Map(
+    tenants
+      .filter((tenant) => tenant.due > 0 || tenant.inFlight > 0)
+      .map((tenant) => [tenant.tenantId, tenant]),
+  );
+  let totalWeight = 0;
+  for (const tenant of active.values()) totalWeight += tenant.weight;
+  return (tenantId) => {
+    const tenant = active.get(tenantId);
+    const weight = tenant?.weight ?? weightOf(tenantId);
+    const share = Math.max(1, Math.floor((window * weight) / (totalWeight + (tenant ? 0 : weight))));
+    return Math.max(0, share - (tenant?.inFlight ?? 0) - (sending.get(tenantId) ?? 0));
+  };
+}

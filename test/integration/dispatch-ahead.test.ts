@@ -150,6 +150,30 @@ describe("dispatch ahead of the instant", () => {
     expect(await targetCalls(ahead.path)).toHaveLength(1);
   });
 
+  it("sends a tenant's instant ahead within its share while another tenant fills the window", async () => {
+    const flooderTenant = "ten_ahead_flooder";
+    await seedTenant(flooderTenant);
+    const victim = aheadJob("share", 4_000);
+    let flooder = aheadJob("share-flooder", 4_000);
+    while (shardOfJob(env, flooder.jobId) !== shardOfJob(env, victim.jobId))
+      flooder = aheadJob("share-flooder", 4_000);
+    const release = await holdBudgetFull(victim.jobId, flooderTenant);
+    await placeJob({ ...flooder.job, tenantId: flooderTenant });
+    await placeJob(victim.job);
+    await runDurableObjectAlarm(stubFor(victim.jobId));
+    // The window is full of the other tenant's runs, but this tenant has none in flight here: its
+    // instant goes ahead, to be held by the consumer until it comes, as when it is alone.
+    await waitQueuedAhead(victim);
+    // The tenant over its share sends nothing ahead: its instant waits for room.
+    expect(await shardRunsOf(flooder.jobId)).toEqual([]);
+    const done = await waitSucceeded(victim.jobId);
+    expect(done.events_json).toContain("queued ahead of its instant");
+    const [call] = await targetCalls(victim.path);
+    expect(call!.receivedAtMs).toBeGreaterThanOrEqual(victim.atMs);
+    await release();
+    await waitSucceeded(flooder.jobId);
+  });
+
   it("holds a jittered run to its instant plus its jitter", async () => {
     let ahead = aheadJob("jitter", 2_000, { jitter: "2s" });
     // One job id in 2,000 draws no offset for its instant; pick one that draws some, so the

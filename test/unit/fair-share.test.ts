@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fairOrder, roundRobin, sharePerTenant } from "../../src/core/fair-share";
+import { fairOrder, roundRobin, shareLeft, sharePerTenant } from "../../src/core/fair-share";
 
 describe("roundRobin", () => {
   it.each([
@@ -31,5 +31,32 @@ describe("sharePerTenant", () => {
     [600, 0, 600],
   ])("%i rows over %i tenants: %i each", (limit, tenants, share) => {
     expect(sharePerTenant(limit, tenants)).toBe(share);
+  });
+});
+
+describe("shareLeft", () => {
+  const flooder = { tenantId: "a", inFlight: 10, due: 90, weight: 1 };
+
+  it("gives a tenant with nothing here the share it would have if it joined, while another fills the window", () => {
+    const left = shareLeft(10, [flooder], new Map(), () => 1);
+    expect(left("b")).toBe(5);
+    expect(left("a")).toBe(0);
+  });
+
+  it("counts the tenant's runs in flight and this pass's sends against its share", () => {
+    const victim = { tenantId: "b", inFlight: 2, due: 0, weight: 1 };
+    expect(shareLeft(10, [flooder, victim], new Map([["b", 1]]), () => 1)("b")).toBe(2);
+    expect(shareLeft(10, [flooder, victim], new Map([["b", 5]]), () => 1)("b")).toBe(0);
+  });
+
+  it("sizes the share by weight, and never under one slot", () => {
+    expect(shareLeft(10, [flooder], new Map(), (tenantId) => (tenantId === "b" ? 4 : 1))("b")).toBe(8);
+    expect(shareLeft(2, [flooder, { ...flooder, tenantId: "c" }], new Map(), () => 1)("b")).toBe(1);
+  });
+
+  it("leaves an active tenant its share when the window has room", () => {
+    expect(shareLeft(100, [{ tenantId: "b", inFlight: 1, due: 0, weight: 1 }], new Map(), () => 1)("b")).toBe(
+      99,
+    );
   });
 });

@@ -10,12 +10,16 @@
 //    (dropAheadRuns): its message is then refused at the claim (unknown run), and the instant is
 //    decided again by the job's timer, e.g. it still runs if the job is resumed before it;
 //  - the claim refuses a run whose instant has not come (execution.ts, `not_due`).
+// Runs sent ahead count in the dispatch window (../dispatch/budget.ts) like any run in flight: a
+// pass sends ahead what the window has room for, and while it is full, the instants of tenants
+// still under their share of it (queueAheadWithinShares), so another tenant's flood does not
+// turn a punctual job into one sent at its instant behind the flood's queue.
 // Until its instant a run queued ahead is never written to its run history (it is left clean), so
 // history and the console never show it dispatched early.
 import { isExcluded } from "../../../src/core/exclusions";
 import { windowSkipReason } from "../../../src/core/job-timeline";
 import { exclusionsOf, type ShardJobRow, specOf } from "../jobs/held-jobs";
-import { insertRun } from "../runs/run-store";
+import { getRuns, insertRun, type RunRow } from "../runs/run-store";
 import { deleteUnfiredAheadRun } from "../runs/run-timers";
 
 /**
@@ -78,6 +82,60 @@ export function queueAheadRuns(
       Math.min(limit, MAX_AHEAD_JOBS_PER_TICK),
     )
     .toArray();
+  return queueJobsAhead(sql, jobs, nowMs);
+}
+
+/**
+ * Rows of the lead window looked at, at most, for tenants under their share while the window is
+ * full (queueAheadWithinShares): past these the instants fire at the instant, in their share.
+ */
+export const SHARE_SCAN_ROWS = 512;
+
+/**
+ * While the window has no room, the next instants of the tenants still under their share of it
+ * (`shareLeft`) go ahead anyway, up to that share: a tenant with one job due each second is then
+ * held to its instant by the consumer, as when it is alone, instead of being sent at its instant
+ * behind the queue another tenant's flood keeps full. Looks at the first SHARE_SCAN_ROWS of the
+ * lead window (ids and tenants only). Returns the jobs handled.
+ */
+export function queueAheadWithinShares(
+  sql: SqlStorage,
+  leadMs: number,
+  nowMs: number,
+  shareLeft: (tenantId: string) => number,
+): QueuedAhead[] {
+  if (leadMs <= 0) return [];
+  const candidates = sql
+    .exec<{ job_id: string; tenant_id: string }>(
+      `SELECT job_id, tenant_id FROM jobs WHERE ${AHEAD_ELIGIBLE} AND next_fire_ms > ? AND next_fire_ms <= ? ORDER BY next_fire_ms LIMIT ?`,
+      nowMs,
+      nowMs + leadMs,
+      SHARE_SCAN_ROWS,
+    )
+    .toArray();
+  const left = new Map<string, number>();
+  const chosen: string[] = [];
+  for (const { job_id: jobId, tenant_id: tenantId } of candidates) {
+    const allowance = left.get(tenantId) ?? shareLeft(tenantId);
+    if (allowance <= 0) {
+      left.set(tenantId, 0);
+      continue;
+    }
+    left.set(tenantId, allowance - 1);
+    chosen.push(jobId);
+  }
+  if (chosen.length === 0) return [];
+  const jobs = sql
+    .exec<ShardJobRow>(
+      "SELECT * FROM jobs WHERE job_id IN (SELECT value FROM json_each(?)) ORDER BY next_fire_ms",
+      JSON.stringify(chosen),
+    )
+    .toArray();
+  return queueJobsAhead(sql, jobs, nowMs);
+}
+
+/** Each job's next instant queued ahead (its run created), and the job marked as queued for it. */
+function queueJobsAhead(sql: SqlStorage, jobs: readonly ShardJobRow[], nowMs: number): QueuedAhead[] {
   const queued: QueuedAhead[] = jobs.map((job) => ({ ...job, runId: queueAheadRun(sql, job, nowMs) }));
   if (jobs.length > 0) {
     sql.exec(
@@ -133,4 +191,46 @@ export function nextAheadMs(sql: SqlStorage, leadMs: number): number | null {
     .exec<{ ms: number | null }>(`SELECT MIN(next_fire_ms) AS ms FROM jobs WHERE ${AHEAD_ELIGIBLE}`)
     .one();
   return row.ms === null ? null : row.ms - leadMs;
+}
+
+/**
+ * Creates the runs of instants within the lead window (as many as the window has room for, then
+ * those of tenants under their share); returns them, their jobs added to `jobs`.
+ */
+export function queueAheadInPass(
+  sql: SqlStorage,
+  // The pass's settings this needs (../wheel/pass-settings.ts, TickSettings).
+  settings: { leadMs: number; shareScanDue?: (nowMs: number) => boolean },
+  nowMs: number,
+  jobs: Map<string, ShardJobRow | null>,
+  room: number,
+  shareLeftOf: (tenantId: string) => number,
+): { jobs: number; runs: RunRow[]; heldBack: boolean } {
+  const queued = room > 0 ? queueAheadRuns(sql, settings.leadMs, nowMs, room) : [];
+  let heldBack = queued.length >= room && aheadWaiting(sql, settings.leadMs, nowMs);
+  if (heldBack && (settings.shareScanDue?.(nowMs) ?? true)) {
+    const taken = new Map<string, number>();
+    for (const job of queued) taken.set(job.tenant_id, (taken.get(job.tenant_id) ?? 0) + 1);
+    const withinShares = queueAheadWithinShares(
+      sql,
+      settings.leadMs,
+      nowMs,
+      (tenantId) => shareLeftOf(tenantId) - (taken.get(tenantId) ?? 0),
+    );
+    queued.push(...withinShares);
+    if (withinShares.length > 0) heldBack = aheadWaiting(sql, settings.leadMs, nowMs);
+  }
+  if (queued.length === 0) return { jobs: 0, runs: [], heldBack };
+  for (const job of queued) jobs.set(job.job_id, job);
+  const runs = getRuns(
+    sql,
+    queued.flatMap((job) => (job.runId === null ? [] : [job.runId])),
+  );
+  return { jobs: queued.length, runs: [...runs.values()], heldBack };
+}
+
+/** Whether a job's next instant is in the lead window and still to be queued ahead. */
+function aheadWaiting(sql: SqlStorage, leadMs: number, nowMs: number): boolean {
+  const aheadAtMs = nextAheadMs(sql, leadMs);
+  return aheadAtMs !== null && aheadAtMs <= nowMs && aheadAtMs + leadMs > nowMs;
 }

@@ -19,6 +19,12 @@ import { countInFlight } from "./budget";
 const BACKLOG_FLUSH_INTERVAL_MS = 1_000;
 /** A backpressured shard waits at most this long for claims or outcomes to free room. */
 const BACKPRESSURE_RETRY_MS = 250;
+/**
+ * While the window is full, the lead window is looked through for tenants under their share at
+ * most this often (tick.ts, queueAheadWithinShares): a job due every second is found 4 s or more
+ * before its instant, and a lone tenant's burst, which fills the window, pays one look a second.
+ */
+const SHARE_SCAN_INTERVAL_MS = 1_000;
 /** Send times remembered at most: a lost message's entry must not live for ever. */
 const MAX_REMEMBERED_SENDS = 20_000;
 
@@ -26,6 +32,7 @@ export class BacklogPacer {
   /** While the window is full, the alarm is not armed before this instant. */
   backpressureUntilMs = 0;
   private lastFlushAtMs = 0;
+  private lastShareScanAtMs = Number.NEGATIVE_INFINITY;
   private wasBacklogged = false;
   private window: WindowState | null = null;
   /** When each run in the queue was sent (or its instant, if later): its claim measures the delay. */
@@ -82,6 +89,13 @@ export class BacklogPacer {
     if (this.backpressureUntilMs <= nowMs) return;
     const size = this.windowSize(limits);
     if (countInFlight(sql, nowMs) <= size - Math.max(1, Math.floor(size / 4))) this.backpressureUntilMs = 0;
+  }
+
+  /** Whether a pass with a full window may look for tenants under their share now (then it does). */
+  shareScanDue(nowMs: number): boolean {
+    if (nowMs - this.lastShareScanAtMs < SHARE_SCAN_INTERVAL_MS) return false;
+    this.lastShareScanAtMs = nowMs;
+    return true;
   }
 
   /** Whether this pass runs the write-behind (then it counts as the last flush). */

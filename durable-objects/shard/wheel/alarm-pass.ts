@@ -28,6 +28,7 @@ export async function runAlarmPass(context: AlarmPassContext): Promise<boolean> 
     const settings = tickSettings(env, shard);
     settings.window = backlog.windowSize(windowLimits(shardCount(env)));
     settings.tenantWeight = tenantWeightReader(sql);
+    settings.shareScanDue = (nowMs) => backlog.shareScanDue(nowMs);
     const summary = await runTick(sql, testSeam.tickSettings(settings), Date.now());
     busy = summary.more;
     backlog.afterTick(summary, Date.now());

@@ -67,6 +67,12 @@ export interface TickSettings {
    * here before the instant instead of by the consumer at it. Unset: the consumer mints every one.
    */
   runTokenSecret?: () => Promise<string>;
+  /**
+   * Whether this pass may look for the next instants of tenants under their share while the
+   * window is full (../dispatch/ahead.ts, queueAheadWithinShares); the shard paces it
+   * (../dispatch/backlog.ts). Unset: every pass may.
+   */
+  shareScanDue?: (nowMs: number) => boolean;
   /** Flow control (job keys, tenant limits) before a send; unset: every due run is sent. */
   admission?: FlowAdmission;
   /**

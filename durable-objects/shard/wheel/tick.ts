@@ -1,9 +1,9 @@
 // One pass of the timing wheel: fire due jobs, then act on due runs (dispatch, retry, expired
 // leases), then hand the dispatchable runs to the queue.
 
-import { windowAllowances } from "../../../src/core/fair-share";
+import { shareLeft, type TenantDemand, windowAllowances } from "../../../src/core/fair-share";
 import { sendsAllowed } from "../../../src/core/slow-calls";
-import { MAX_AHEAD_JOBS_PER_TICK, nextAheadMs, queueAheadRuns } from "../dispatch/ahead";
+import { MAX_AHEAD_JOBS_PER_TICK, queueAheadInPass } from "../dispatch/ahead";
 import { inFlightByTenant, slowCallsByTenant } from "../dispatch/budget";
 import { dispatchRuns, type SentRun } from "../dispatch/queue-hand-off";
 import { admitFlowControlled } from "../flow/flow-admission";
@@ -52,13 +52,13 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
   };
   summary.firedJobs = fireDueJobs(sql, settings, nowMs);
   if (summary.firedJobs >= MAX_JOBS_PER_TICK) summary.more = true;
-  const { toDispatch, backpressured, roomLeft, jobs } = collectDueRuns(sql, settings, nowMs);
+  const { toDispatch, backpressured, roomLeft, shareLeftOf, jobs } = collectDueRuns(sql, settings, nowMs);
   if (toDispatch.length >= MAX_RUNS_PER_TICK) summary.more = true;
   summary.backpressured = backpressured;
   // After collectDueRuns, so the runs created here are sent once, below, not read again there.
   // Inside the window: only as many as it has room for once the due runs are sent; the other
   // jobs' instants fire at the instant, as without dispatch ahead.
-  const ahead = queueAhead(sql, settings, nowMs, jobs, roomLeft);
+  const ahead = queueAheadInPass(sql, settings, nowMs, jobs, roomLeft, shareLeftOf);
   summary.queuedAhead = ahead.jobs;
   if (ahead.jobs >= MAX_AHEAD_JOBS_PER_TICK) summary.more = true;
   // Instants in the lead window that the window had no room for wait for room as due runs do:
@@ -98,31 +98,6 @@ function fireDueJobs(sql: SqlStorage, settings: TickSettings, nowMs: number): nu
   return fired;
 }
 
-/** Creates the runs of instants within the lead window; returns them, their jobs added to `jobs`. */
-function queueAhead(
-  sql: SqlStorage,
-  settings: TickSettings,
-  nowMs: number,
-  jobs: Map<string, ShardJobRow | null>,
-  room: number,
-): { jobs: number; runs: RunRow[]; heldBack: boolean } {
-  const queued = room > 0 ? queueAheadRuns(sql, settings.leadMs, nowMs, room) : [];
-  const heldBack = queued.length >= room && aheadWaiting(sql, settings.leadMs, nowMs);
-  if (queued.length === 0) return { jobs: 0, runs: [], heldBack };
-  for (const job of queued) jobs.set(job.job_id, job);
-  const runs = getRuns(
-    sql,
-    queued.flatMap((job) => (job.runId === null ? [] : [job.runId])),
-  );
-  return { jobs: queued.length, runs: [...runs.values()], heldBack };
-}
-
-/** Whether a job's next instant is in the lead window and still to be queued ahead. */
-function aheadWaiting(sql: SqlStorage, leadMs: number, nowMs: number): boolean {
-  const aheadAtMs = nextAheadMs(sql, leadMs);
-  return aheadAtMs !== null && aheadAtMs <= nowMs && aheadAtMs + leadMs > nowMs;
-}
-
 /** Whether a due row of this state becomes a send (the rest only change state). */
 function wantsSend(run: DueRow): boolean {
   switch (run.state) {
@@ -148,21 +123,21 @@ function pickSends(
   runs: DueRow[],
   inFlight: Map<string, number>,
   nowMs: number,
-): { picked: Set<string>; roomLeft: number; heldBack: boolean } {
+): { picked: Set<string>; roomLeft: number; shareLeftOf: (tenantId: string) => number; heldBack: boolean } {
   const due = new Map<string, number>();
   for (const run of runs) if (wantsSend(run)) due.set(run.tenant_id, (due.get(run.tenant_id) ?? 0) + 1);
   const tenants = new Set([...due.keys(), ...inFlight.keys()]);
-  const allowances = windowAllowances(
-    settings.window,
-    [...tenants].map((tenantId) => ({
-      tenantId,
-      inFlight: inFlight.get(tenantId) ?? 0,
-      due: due.get(tenantId) ?? 0,
-      weight: settings.tenantWeight?.(tenantId) ?? 1,
-    })),
-  );
-  capSlowTenants(sql, settings, allowances, inFlight, nowMs);
+  const weightOf = (tenantId: string) => settings.tenantWeight?.(tenantId) ?? 1;
+  const demands: TenantDemand[] = [...tenants].map((tenantId) => ({
+    tenantId,
+    inFlight: inFlight.get(tenantId) ?? 0,
+    due: due.get(tenantId) ?? 0,
+    weight: weightOf(tenantId),
+  }));
+  const allowances = windowAllowances(settings.window, demands);
+  const slowTenants = capSlowTenants(sql, settings, allowances, inFlight, nowMs);
   const picked = new Set<string>();
+  const sending = new Map<string, number>();
   let heldBack = false;
   for (const run of runs) {
     if (!wantsSend(run)) continue;
@@ -173,26 +148,36 @@ function pickSends(
     }
     allowances.set(run.tenant_id, left - 1);
     picked.add(run.run_id);
+    sending.set(run.tenant_id, (sending.get(run.tenant_id) ?? 0) + 1);
   }
   let inUse = picked.size;
   for (const count of inFlight.values()) inUse += count;
-  return { picked, roomLeft: Math.max(0, settings.window - inUse), heldBack };
+  // A tenant whose calls hang sends nothing ahead: its slots are for the runs already due.
+  const shareOf = shareLeft(settings.window, demands, sending, weightOf);
+  const shareLeftOf = (tenantId: string) => (slowTenants.has(tenantId) ? 0 : shareOf(tenantId));
+  return { picked, roomLeft: Math.max(0, settings.window - inUse), shareLeftOf, heldBack };
 }
 
-/** A tenant whose calls hang keeps only a few runs in flight here (src/core/slow-calls.ts). */
+/**
+ * A tenant whose calls hang keeps only a few runs in flight here (src/core/slow-calls.ts).
+ * Returns the tenants with slow calls.
+ */
 function capSlowTenants(
   sql: SqlStorage,
   settings: TickSettings,
   allowances: Map<string, number>,
   inFlight: ReadonlyMap<string, number>,
   nowMs: number,
-): void {
+): Set<string> {
+  const slowTenants = new Set<string>();
   for (const [tenantId, slowCalls] of slowCallsByTenant(sql, nowMs)) {
+    slowTenants.add(tenantId);
     const allowance = allowances.get(tenantId);
     if (allowance === undefined || allowance === 0) continue;
     const tenant = { allowance, inFlight: inFlight.get(tenantId) ?? 0, slowCalls };
     allowances.set(tenantId, sendsAllowed(tenant, settings.slowTenantInFlight));
   }
+  return slowTenants;
 }
 
 /**
@@ -207,6 +192,8 @@ function collectDueRuns(
   toDispatch: RunRow[];
   backpressured: boolean;
   roomLeft: number;
+  /** What each tenant may still send ahead of its instants (src/core/fair-share.ts, shareLeft). */
+  shareLeftOf: (tenantId: string) => number;
   jobs: Map<string, ShardJobRow | null>;
 } {
   const inFlight = inFlightByTenant(sql, nowMs);
@@ -220,7 +207,7 @@ function collectDueRuns(
     nowMs,
     Math.min(MAX_RUNS_PER_TICK, Math.max(0, settings.window - inUse) + COLLECT_SLACK_ROWS),
   );
-  const { picked, roomLeft, heldBack } = pickSends(sql, settings, due, inFlight, nowMs);
+  const { picked, roomLeft, shareLeftOf, heldBack } = pickSends(sql, settings, due, inFlight, nowMs);
   const runs = rowsActedOn(sql, due, picked);
   // The jobs of the rows to send, in one statement; the job is read for any other row only when it
   // is acted on: under backpressure most due rows are SCHEDULED runs left waiting, and reading
@@ -271,7 +258,7 @@ function collectDueRuns(
         clearTimer(sql, run.run_id);
     }
   }
-  return { toDispatch, backpressured: heldBack, roomLeft, jobs };
+  return { toDispatch, backpressured: heldBack, roomLeft, shareLeftOf, jobs };
 }
 
 /** The whole rows of the due rows this pass acts on (sends and state changes), in their order. */
