@@ -12,12 +12,12 @@ import {
 import { getRuns, insertRun } from "../../durable-objects/shard/runs/run-store";
 import { dispatchLeadMs, tickSettings } from "../../durable-objects/shard/wheel/pass-settings";
 import { fireJitterMs } from "../../src/core/jitter";
-import type { JobCreate } from "../../src/core/job-spec";
 import { verifyRunToken } from "../../src/core/run-token";
 import { holdUntilMs } from "../../src/queue/consumers/hold";
 import { runTokenSecret } from "../../src/run-tokens";
 import { shardOfJob } from "../../src/shard/client";
 import type { ClaimResult, DispatchMessage, DispatchRun, ShardJob } from "../../src/shard/protocol";
+import { aheadJob, shardRunsOf, waitQueuedAhead, waitSucceeded } from "../helpers/ahead";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { holdBudgetFull } from "../helpers/backlog";
 import {
@@ -38,62 +38,6 @@ import {
 disarmShardsAfterEach();
 
 const LEAD_MS = dispatchLeadMs(env.DISPATCH_LEAD_MS);
-
-interface AheadJob {
-  jobId: string;
-  atMs: number;
-  path: string;
-  job: ShardJob;
-}
-
-/** A one-shot job due `inMs` from now (whole seconds: the instant has no sub-second part). */
-function aheadJob(label: string, inMs: number, extra: Partial<JobCreate> = {}): AheadJob {
-  const jobId = uniqueJobId(label);
-  const atMs = Math.ceil((Date.now() + inMs) / 1000) * 1000;
-  const path = `/ok/ahead/${jobId}`;
-  const jobSpec = spec({
-    schedule: { type: "once", at: new Date(atMs).toISOString() },
-    target: { url: targetUrl(path), method: "POST" },
-    ...extra,
-  });
-  return { jobId, atMs, path, job: snapshot(jobId, jobSpec) };
-}
-
-interface ShardRun {
-  run_id: string;
-  state: string;
-  fence: number | null;
-  dirty: number;
-  job_version: number;
-}
-
-async function shardRunsOf(jobId: string): Promise<ShardRun[]> {
-  return shardRows<ShardRun>(
-    jobId,
-    "SELECT run_id, state, fence, dirty, job_version FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms",
-    jobId,
-  );
-}
-
-/** Waits until the job's run is on the queue ahead of its instant (and checks it is still ahead). */
-async function waitQueuedAhead({ jobId, atMs }: AheadJob): Promise<ShardRun> {
-  const run = await vi.waitFor(async () => {
-    const [row] = await shardRunsOf(jobId);
-    expect(row?.state).toBe("DISPATCHED");
-    return row as ShardRun;
-  }, WAIT);
-  // The test is only meaningful while the instant is still to come.
-  expect(Date.now()).toBeLessThan(atMs);
-  return run;
-}
-
-async function waitSucceeded(jobId: string) {
-  return vi.waitFor(async () => {
-    const [run] = await historyOf(jobId);
-    expect(run?.state).toBe("SUCCEEDED");
-    return run!;
-  }, WAIT);
-}
 
 async function push(job: ShardJob, version: number, changes: Partial<ShardJob> = {}): Promise<void> {
   await placeJob({ ...job, version, ...changes });
@@ -148,30 +92,6 @@ describe("dispatch ahead of the instant", () => {
     await release();
     await waitSucceeded(ahead.jobId);
     expect(await targetCalls(ahead.path)).toHaveLength(1);
-  });
-
-  it("sends a tenant's instant ahead within its share while another tenant fills the window", async () => {
-    const flooderTenant = "ten_ahead_flooder";
-    await seedTenant(flooderTenant);
-    const victim = aheadJob("share", 4_000);
-    let flooder = aheadJob("share-flooder", 4_000);
-    while (shardOfJob(env, flooder.jobId) !== shardOfJob(env, victim.jobId))
-      flooder = aheadJob("share-flooder", 4_000);
-    const release = await holdBudgetFull(victim.jobId, flooderTenant);
-    await placeJob({ ...flooder.job, tenantId: flooderTenant });
-    await placeJob(victim.job);
-    await runDurableObjectAlarm(stubFor(victim.jobId));
-    // The window is full of the other tenant's runs, but this tenant has none in flight here: its
-    // instant goes ahead, to be held by the consumer until it comes, as when it is alone.
-    await waitQueuedAhead(victim);
-    // The tenant over its share sends nothing ahead: its instant waits for room.
-    expect(await shardRunsOf(flooder.jobId)).toEqual([]);
-    const done = await waitSucceeded(victim.jobId);
-    expect(done.events_json).toContain("queued ahead of its instant");
-    const [call] = await targetCalls(victim.path);
-    expect(call!.receivedAtMs).toBeGreaterThanOrEqual(victim.atMs);
-    await release();
-    await waitSucceeded(flooder.jobId);
   });
 
   it("holds a jittered run to its instant plus its jitter", async () => {

@@ -30,6 +30,7 @@ export async function dispatchRuns(
   runs: RunRow[],
   jobs: Map<string, ShardJobRow | null>,
   nowMs: number,
+  { queueBusy = false }: { queueBusy?: boolean } = {},
 ): Promise<{ dispatched: number; failed: number; sent: SentRun[] }> {
   const sent: DispatchRun[] = [];
   const acquisitions: Acquisition[] = [];
@@ -77,7 +78,7 @@ export async function dispatchRuns(
     const group = sends.slice(i, i + SENDS_IN_PARALLEL);
     const results = await Promise.allSettled(
       group.map((messages) =>
-        settings.queue.sendBatch(messages.map((body) => sendRequest(body, Date.now()))),
+        settings.queue.sendBatch(messages.map((body) => sendRequest(body, Date.now(), queueBusy))),
       ),
     );
     const afterSendMs = Date.now();
@@ -144,7 +145,17 @@ function acquireReason(resend: boolean, ahead: boolean): string {
  * so it arrives before the instant (the consumer holds it the rest of the way, src/queue/consumers/hold.ts)
  * and a consumer invocation does not sit idle through a long wait.
  */
-function sendRequest(body: DispatchMessage, nowMs: number): MessageSendRequest<DispatchMessage> {
+/**
+ * A message of runs sent ahead is delivered a second or two before its first instant, unless the
+ * queue is busy (the window is full, so what is in it waits up to a second or more before a
+ * consumer takes it): then at once, and the consumer holds it until the instant.
+ */
+export function sendRequest(
+  body: DispatchMessage,
+  nowMs: number,
+  queueBusy: boolean,
+): MessageSendRequest<DispatchMessage> {
+  if (queueBusy) return { body, contentType: "json" };
   const firstFireMs = Math.min(...body.runs.map((run) => run.fire_at_ms ?? 0));
   const delaySeconds = Math.floor((firstFireMs - nowMs) / 1000) - 1;
   return delaySeconds > 0 ? { body, contentType: "json", delaySeconds } : { body, contentType: "json" };

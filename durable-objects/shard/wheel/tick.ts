@@ -71,7 +71,10 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
   const admitted = settings.admission
     ? await admitFlowControlled(sql, settings.admission, toSend, jobs, nowMs)
     : toSend;
-  const sent = await dispatchRuns(sql, settings, admitted, jobs, nowMs);
+  // A full window means the queue holds about as much as the consumers can start in its target
+  // delay or more: runs sent ahead now go at once rather than a second or two before their instant.
+  const queueBusy = summary.backpressured || roomLeft === 0;
+  const sent = await dispatchRuns(sql, settings, admitted, jobs, nowMs, { queueBusy });
   summary.dispatched = sent.dispatched;
   summary.sent = sent.sent;
   summary.sendFailures = sent.failed;

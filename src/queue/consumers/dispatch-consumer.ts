@@ -3,6 +3,12 @@
 // each outcome reported as its call finishes (coalesced per shard, ./outcome-reports.ts). A
 // message is acked once every run of it is reported or handed off.
 //
+// A message of runs sent ahead that arrives more than HANDOFF_AFTER_MS before their instant is
+// acked at once and held to the instant under ctx.waitUntil, off its batch: held in the batch, it
+// stopped the queue behind it until then (see below). Acked early, its runs are still safe: they
+// are DISPATCHED at the shard with a lease from their instant, and a consumer that dies holding
+// them leaves them to that lease, which re-sends them.
+//
 // Handing off: a call still running HANDOFF_AFTER_MS after it started gives its slot back and
 // stops holding its message and the batch; it goes on under ctx.waitUntil and reports when it
 // ends. The shard needs nothing new for it: the claim already leased the run for the call's
@@ -22,7 +28,12 @@ import type { TargetOutcome } from "../../core/outcome";
 import { SLOW_CALL_AFTER_MS } from "../../core/slow-calls";
 import type { OtlpConfig } from "../../core/trace/otlp-config";
 import { logEvent } from "../../log";
-import { type DispatchMessage, runsOfMessage, type SingleRunDispatchMessage } from "../../shard/protocol";
+import {
+  type DispatchMessage,
+  type DispatchRun,
+  runsOfMessage,
+  type SingleRunDispatchMessage,
+} from "../../shard/protocol";
 import { CLOUDFLARE_CONNECTIONS, connectionCapOn } from "../producers/connection-cap";
 import { runPool } from "../producers/pool";
 import {
@@ -35,7 +46,7 @@ import { MessageLog } from "./dispatch-log";
 import { afterReport, dropKnownDone, idsOf, pointOf } from "./dispatch-outcomes";
 import { GiveBacks } from "./give-backs";
 import { HANDED_OFF, HandOffWatch } from "./hand-off-watch";
-import { holdUntilDue } from "./hold";
+import { holdUntilDue, holdUntilMs } from "./hold";
 import { recordDispatch } from "./metrics";
 import { OutcomeReporter } from "./outcome-reports";
 import { type CallSetup, callRun, callSetup } from "./run-calls";
@@ -71,6 +82,16 @@ export const HANDOFF_AFTER_MS = 100;
  */
 const MAX_HANDED_OFF_CALLS = 2_048;
 let handedOffCalls = 0;
+/**
+ * Messages held off their batch until their runs' instant, at most, per isolate. A message sent
+ * ahead arrives before its instant (by design, or by a whole-second delivery delay rounded down)
+ * and held its batch until then; the local queue starts a queue's next batch only when the
+ * previous one has ended, so each such message stopped the queue for up to its hold (seconds,
+ * for a tenant whose runs go ahead during another's flood). Past this many, a message holds its
+ * batch as before.
+ */
+const MAX_HELD_MESSAGES = 1_024;
+let heldMessages = 0;
 
 type AnyDispatchMessage = DispatchMessage | SingleRunDispatchMessage;
 
@@ -134,9 +155,38 @@ export async function handleDispatchBatch(
 }
 
 async function handleMessage(message: Message<AnyDispatchMessage>, context: BatchContext): Promise<void> {
-  const { env } = context;
   const { shard, runs } = runsOfMessage(message.body);
-  const fresh = message.attempts > 1 ? await dropKnownDone(runs, env) : runs;
+  const fresh = message.attempts > 1 ? await dropKnownDone(runs, context.env) : runs;
+  if (holdUntilMs(fresh) - Date.now() > HANDOFF_AFTER_MS && heldMessages < MAX_HELD_MESSAGES) {
+    // Runs sent ahead and not due yet: the batch, and the queue behind it, does not wait for them.
+    heldMessages += 1;
+    message.ack();
+    const held = serveMessage(shard, fresh, message.attempts, context, null)
+      .catch((error: unknown) =>
+        logEvent("dispatch.held_message_failed", { shard, runs: fresh.length, error }),
+      )
+      .finally(() => {
+        heldMessages -= 1;
+      });
+    context.ctx.waitUntil(held);
+    return;
+  }
+  await serveMessage(shard, fresh, message.attempts, context, message);
+}
+
+/**
+ * Holds the runs to their instant, claims them and calls them. `message` is null for a message
+ * already acked (held off its batch): a failed claim then leaves its runs to their lease at the
+ * shard, which re-sends them, as it does for a consumer that dies holding them.
+ */
+async function serveMessage(
+  shard: number,
+  fresh: DispatchRun[],
+  deliveries: number,
+  context: BatchContext,
+  message: Message<AnyDispatchMessage> | null,
+): Promise<void> {
+  const { env } = context;
   await holdUntilDue(fresh);
   // A run this batch has no connection for goes back unclaimed: claimed, it would only wait here.
   const served: typeof fresh = [];
@@ -150,7 +200,13 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
   const claimEndMs = Date.now();
   await Promise.all(givenBack);
   if (claimed === null) {
-    message.retry({ delaySeconds: 1 });
+    if (message !== null) message.retry({ delaySeconds: 1 });
+    else
+      logEvent("dispatch.held_claim_failed", {
+        shard,
+        runs: served.length,
+        note: "their lease re-sends them",
+      });
     return;
   }
   if (claimed.length > 0) {
@@ -159,7 +215,7 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
     const log = new MessageLog(shard, claimed);
     log.dispatched();
     const progress: MessageProgress = {
-      deliveries: message.attempts,
+      deliveries,
       undone: claimed.length,
       log,
       claimStartMs,
@@ -170,7 +226,7 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
     const failed = settled.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
   }
-  message.ack();
+  message?.ack();
 }
 
 /** Resolves once the run's outcome is reported, once its call is handed off, or once it is given back. */
