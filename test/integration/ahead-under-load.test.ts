@@ -2,8 +2,9 @@
 // queueAheadWithinShares) and the consumer's hold of runs sent ahead (src/queue/consumers/dispatch-consumer.ts):
 // a tenant under its share still has its instants sent ahead, and a message held to its instant
 // does not hold the queue behind it.
-import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { queueAheadInPass } from "../../durable-objects/shard/dispatch/ahead";
 import { shardOfJob } from "../../src/shard/client";
 import { type AheadJob, aheadJob, shardRunsOf, waitQueuedAhead, waitSucceeded } from "../helpers/ahead";
 import { disarmShardsAfterEach } from "../helpers/alarms";
@@ -13,6 +14,7 @@ import { placeJob, seedTenant, stubFor, targetCalls } from "../helpers/schedulin
 disarmShardsAfterEach();
 
 const FLOODER_TENANT = "ten_ahead_flooder";
+const LEAD_MS = 5_000;
 
 /** A job like `aheadJob` on the same shard as `beside`. */
 function aheadJobBeside(beside: AheadJob, label: string, inMs: number): AheadJob {
@@ -65,5 +67,48 @@ describe("dispatch ahead while the window is full", () => {
     const [heldCall] = await targetCalls(held.path);
     expect(heldCall!.receivedAtMs).toBeGreaterThanOrEqual(held.atMs);
     await release();
+  });
+
+  describe("with the window full, a pass queues ahead", () => {
+    /**
+     * One pass's ahead step for a job due a minute from now, seen from 2 s before its instant (time
+     * is a parameter), the window full: returns how many runs it queued. The job is paused after,
+     * which drops what was queued.
+     */
+    async function queuedAhead(
+      label: string,
+      pass: { scanDue: boolean; fired: boolean; shareLeft: number },
+    ): Promise<number> {
+      const job = aheadJob(label, 60_000);
+      await placeJob(job.job);
+      const queued = await runInDurableObject(stubFor(job.jobId), (_instance, state) =>
+        queueAheadInPass(
+          state.storage.sql,
+          { leadMs: LEAD_MS, shareScanDue: () => pass.scanDue },
+          job.atMs - 2_000,
+          {
+            jobs: new Map(),
+            room: 0,
+            shareLeftOf: () => pass.shareLeft,
+            firedJobIds: pass.fired ? [job.jobId] : [],
+          },
+        ),
+      );
+      await placeJob({ ...job.job, version: 2, status: "PAUSED" });
+      return queued.runs.length;
+    }
+
+    it("the next instant of a job it fired, every pass, for a tenant under its share", async () => {
+      expect(await queuedAhead("fired", { scanDue: false, fired: true, shareLeft: 1 })).toBe(1);
+    });
+
+    it("other jobs' instants only when a look through the lead window is due", async () => {
+      expect(await queuedAhead("unfired", { scanDue: false, fired: false, shareLeft: 1 })).toBe(0);
+      expect(await queuedAhead("scanned", { scanDue: true, fired: false, shareLeft: 1 })).toBe(1);
+    });
+
+    it("nothing of a tenant over its share", async () => {
+      expect(await queuedAhead("over-share", { scanDue: true, fired: true, shareLeft: 0 })).toBe(0);
+    });
   });
 });

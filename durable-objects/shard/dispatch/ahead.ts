@@ -96,21 +96,25 @@ export const SHARE_SCAN_ROWS = 512;
  * (`shareLeft`) go ahead anyway, up to that share: a tenant with one job due each second is then
  * held to its instant by the consumer, as when it is alone, instead of being sent at its instant
  * behind the queue another tenant's flood keeps full. Looks at the first SHARE_SCAN_ROWS of the
- * lead window (ids and tenants only). Returns the jobs handled.
+ * lead window (ids and tenants only), or of `onlyJobIds` in it. Returns the jobs handled.
  */
 export function queueAheadWithinShares(
   sql: SqlStorage,
   leadMs: number,
   nowMs: number,
   shareLeft: (tenantId: string) => number,
+  onlyJobIds: readonly string[] | null = null,
 ): QueuedAhead[] {
   if (leadMs <= 0) return [];
   const candidates = sql
     .exec<{ job_id: string; tenant_id: string }>(
-      `SELECT job_id, tenant_id FROM jobs WHERE ${AHEAD_ELIGIBLE} AND next_fire_ms > ? AND next_fire_ms <= ? ORDER BY next_fire_ms LIMIT ?`,
+      `SELECT job_id, tenant_id FROM jobs WHERE ${AHEAD_ELIGIBLE} AND next_fire_ms > ? AND next_fire_ms <= ?
+       ${onlyJobIds === null ? "" : "AND job_id IN (SELECT value FROM json_each(?4))"}
+       ORDER BY next_fire_ms LIMIT ?3`,
       nowMs,
       nowMs + leadMs,
       SHARE_SCAN_ROWS,
+      ...(onlyJobIds === null ? [] : [JSON.stringify(onlyJobIds)]),
     )
     .toArray();
   const left = new Map<string, number>();
@@ -193,35 +197,51 @@ export function nextAheadMs(sql: SqlStorage, leadMs: number): number | null {
   return row.ms === null ? null : row.ms - leadMs;
 }
 
+/** What a pass knows when it queues runs ahead (../wheel/tick.ts). */
+export interface AheadPass {
+  /** The jobs read in this pass, by id; the jobs queued ahead are added. */
+  jobs: Map<string, ShardJobRow | null>;
+  /** Room left in the dispatch window once this pass's due runs are counted. */
+  room: number;
+  /** What each tenant may still send ahead (src/core/fair-share.ts, shareLeft). */
+  shareLeftOf: (tenantId: string) => number;
+  /** The jobs this pass fired: their timers just moved, maybe into the lead window. */
+  firedJobIds: readonly string[];
+}
+
 /**
- * Creates the runs of instants within the lead window (as many as the window has room for, then
- * those of tenants under their share); returns them, their jobs added to `jobs`.
+ * Creates the runs of instants within the lead window: as many as the window has room for, then,
+ * while it is full, those of tenants under their share. Among those, the jobs this pass fired are
+ * looked at every pass (a job due every second has its next instant in the lead window from the
+ * pass after its instant until that instant, less than a second); the whole lead window at most
+ * as often as `shareScanDue` allows. Returns the runs, their jobs added to `pass.jobs`.
  */
 export function queueAheadInPass(
   sql: SqlStorage,
   // The pass's settings this needs (../wheel/pass-settings.ts, TickSettings).
   settings: { leadMs: number; shareScanDue?: (nowMs: number) => boolean },
   nowMs: number,
-  jobs: Map<string, ShardJobRow | null>,
-  room: number,
-  shareLeftOf: (tenantId: string) => number,
+  pass: AheadPass,
 ): { jobs: number; runs: RunRow[]; heldBack: boolean } {
+  const { room } = pass;
   const queued = room > 0 ? queueAheadRuns(sql, settings.leadMs, nowMs, room) : [];
   let heldBack = queued.length >= room && aheadWaiting(sql, settings.leadMs, nowMs);
-  if (heldBack && (settings.shareScanDue?.(nowMs) ?? true)) {
+  if (heldBack) {
     const taken = new Map<string, number>();
+    const shareLeft = (tenantId: string) => pass.shareLeftOf(tenantId) - (taken.get(tenantId) ?? 0);
+    const within = (jobIds: readonly string[] | null) => {
+      const more = queueAheadWithinShares(sql, settings.leadMs, nowMs, shareLeft, jobIds);
+      for (const job of more) taken.set(job.tenant_id, (taken.get(job.tenant_id) ?? 0) + 1);
+      queued.push(...more);
+    };
     for (const job of queued) taken.set(job.tenant_id, (taken.get(job.tenant_id) ?? 0) + 1);
-    const withinShares = queueAheadWithinShares(
-      sql,
-      settings.leadMs,
-      nowMs,
-      (tenantId) => shareLeftOf(tenantId) - (taken.get(tenantId) ?? 0),
-    );
-    queued.push(...withinShares);
-    if (withinShares.length > 0) heldBack = aheadWaiting(sql, settings.leadMs, nowMs);
+    const before = queued.length;
+    if (pass.firedJobIds.length > 0) within(pass.firedJobIds);
+    if (settings.shareScanDue?.(nowMs) ?? true) within(null);
+    if (queued.length > before) heldBack = aheadWaiting(sql, settings.leadMs, nowMs);
   }
   if (queued.length === 0) return { jobs: 0, runs: [], heldBack };
-  for (const job of queued) jobs.set(job.job_id, job);
+  for (const job of queued) pass.jobs.set(job.job_id, job);
   const runs = getRuns(
     sql,
     queued.flatMap((job) => (job.runId === null ? [] : [job.runId])),

@@ -50,7 +50,8 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
     backpressured: false,
     sent: [],
   };
-  summary.firedJobs = fireDueJobs(sql, settings, nowMs);
+  const firedJobIds = fireDueJobs(sql, settings, nowMs);
+  summary.firedJobs = firedJobIds.length;
   if (summary.firedJobs >= MAX_JOBS_PER_TICK) summary.more = true;
   const { toDispatch, backpressured, roomLeft, shareLeftOf, jobs } = collectDueRuns(sql, settings, nowMs);
   if (toDispatch.length >= MAX_RUNS_PER_TICK) summary.more = true;
@@ -58,7 +59,7 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
   // After collectDueRuns, so the runs created here are sent once, below, not read again there.
   // Inside the window: only as many as it has room for once the due runs are sent; the other
   // jobs' instants fire at the instant, as without dispatch ahead.
-  const ahead = queueAheadInPass(sql, settings, nowMs, jobs, roomLeft, shareLeftOf);
+  const ahead = queueAheadInPass(sql, settings, nowMs, { jobs, room: roomLeft, shareLeftOf, firedJobIds });
   summary.queuedAhead = ahead.jobs;
   if (ahead.jobs >= MAX_AHEAD_JOBS_PER_TICK) summary.more = true;
   // Instants in the lead window that the window had no room for wait for room as due runs do:
@@ -81,9 +82,10 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
   return summary;
 }
 
-function fireDueJobs(sql: SqlStorage, settings: TickSettings, nowMs: number): number {
-  let fired = 0;
-  while (fired < MAX_JOBS_PER_TICK) {
+/** Fires the due jobs; returns their ids. */
+function fireDueJobs(sql: SqlStorage, settings: TickSettings, nowMs: number): string[] {
+  const fired: string[] = [];
+  while (fired.length < MAX_JOBS_PER_TICK) {
     const jobs = sql
       .exec<ShardJobRow>(
         "SELECT * FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms <= ? ORDER BY next_fire_ms LIMIT ?",
@@ -93,9 +95,9 @@ function fireDueJobs(sql: SqlStorage, settings: TickSettings, nowMs: number): nu
       .toArray();
     if (jobs.length === 0) break;
     for (const job of jobs) {
-      settings.beforeFire?.(fired);
+      settings.beforeFire?.(fired.length);
       fireDueJob(sql, job, nowMs, "tick");
-      fired += 1;
+      fired.push(job.job_id);
     }
   }
   return fired;
