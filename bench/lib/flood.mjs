@@ -125,15 +125,20 @@ async function victimRunPath(victim, jobId) {
   const page = await victim.call("GET", `/v1/runs?job_id=${jobId}&limit=100`).catch(() => ({ data: [] }));
   let sentAhead = 0;
   const claimAfterInstantMs = [];
+  const sentBeforeInstantMs = [];
   for (const run of page.data ?? []) {
     const events = run.events ?? [];
+    const instantMs = Date.parse(run.scheduled_at);
     if (events.some((event) => String(event.reason ?? "").includes("ahead of its instant"))) sentAhead += 1;
+    const sent = events.find((event) => event.state === "DISPATCHED");
+    if (sent) sentBeforeInstantMs.push(instantMs - Date.parse(sent.at));
     const running = events.find((event) => event.state === "RUNNING");
-    if (running) claimAfterInstantMs.push(Date.parse(running.at) - Date.parse(run.scheduled_at));
+    if (running) claimAfterInstantMs.push(Date.parse(running.at) - instantMs);
   }
   return {
     runs: (page.data ?? []).length,
     sent_ahead: sentAhead,
+    sent_before_instant_ms: percentiles(sentBeforeInstantMs),
     claim_after_instant_ms: percentiles(claimAfterInstantMs),
   };
 }
