@@ -150,7 +150,7 @@ function acquireReason(resend: boolean, ahead: boolean): string {
  * queue is busy (the window is full, so what is in it waits up to a second or more before a
  * consumer takes it): then at once, and the consumer holds it until the instant.
  */
-export function sendRequest(
+function sendRequest(
   body: DispatchMessage,
   nowMs: number,
   queueBusy: boolean,
