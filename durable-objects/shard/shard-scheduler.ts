@@ -9,6 +9,7 @@ import { pullForwardWaiting, releaseFinished, renewHeld } from "./flow/flow-perm
 import { noteHostThrottled, reportHostAnswers, type ThrottledHost } from "./flow/host-throttles";
 import { forgetTenantLimits } from "./flow/tenant-gates";
 import { setTenantWeight } from "./flow/tenant-weights";
+import { takeCancelledUncalled } from "./flow/uncalled-permits";
 import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./history/reads";
 import { importHistory } from "./history/records";
 import { applyJobSnapshots } from "./jobs/job-sync";
@@ -303,6 +304,10 @@ export class ShardScheduler extends DurableObject<Env> {
     if (faultable) await this.testSeam.beforeRpc();
     const result = await work(Date.now());
     if (rearmDuringAlarm || !this.alarmRunning) await this.armAlarm();
+    // Runs this work cancelled while sent give their flow-control permits back (./flow/uncalled-permits.ts).
+    const uncalled = takeCancelledUncalled(this.sql);
+    if (uncalled.length > 0)
+      await releaseFinished(this.sql, this.env, uncalled, Date.now(), undefined, { returnRate: true });
     return result;
   }
 

@@ -155,6 +155,8 @@ export type ClaimRejection =
   | "job_deleted"
   /** The run's tenant is suspended: nothing of it starts until it is unsuspended. */
   | "tenant_suspended"
+  /** The run was cancelled before its claim (its job deleted, paused or edited, its tenant suspended). */
+  | "cancelled"
   /** The run's instant has not come: no call may reach a target before it. */
   | "not_due";
 

@@ -4,6 +4,7 @@ import { firstFire, upcomingFires } from "../../../src/core/job-timeline";
 import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../../../src/core/queue-limits";
 import type { ShardJob } from "../../../src/shard/protocol";
 import { dropAheadRuns } from "../dispatch/ahead";
+import { noteCancelledUncalled } from "../flow/uncalled-permits";
 import { moveRun, pendingRunsOfJob, type RunRow } from "../runs/run-store";
 import { fireDueJob, markCompleted } from "../wheel/firing";
 import { applyCalendarRevision, storeCalendars } from "./calendar-revisions";
@@ -190,13 +191,16 @@ export function cancelPendingRuns(sql: SqlStorage, jobId: string, reason: string
   // A run queued ahead of an instant still to come is deleted, not cancelled: see ./ahead.ts.
   dropAheadRuns(sql, jobId, nowMs);
   const pending: RunRow[] = pendingRunsOfJob(sql, jobId);
+  const sent: string[] = [];
   for (const run of pending) {
     if (run.state === "FAILED") continue;
+    if (run.state === "ACQUIRED" || run.state === "DISPATCHED") sent.push(run.run_id);
     moveRun(sql, run, "CANCELLED", reason, nowMs, {
       due_at_ms: null,
       waiting: null,
       next_attempt_at_ms: null,
     });
   }
+  noteCancelledUncalled(sql, sent);
   return pending.length;
 }

@@ -7,6 +7,7 @@ import { type QstashRunContext, qstashRunContextOf } from "../../../src/core/qst
 import { runIdempotencyKey } from "../../../src/core/run-idempotency";
 import { TERMINAL_STATES } from "../../../src/core/run-state";
 import type { ClaimRequest, ClaimResult } from "../../../src/shard/protocol";
+import { noteCancelledUncalled } from "../flow/uncalled-permits";
 import { getJobHeads, type JobHead, specOf } from "../jobs/held-jobs";
 import { suspendedTenantsAmong } from "../jobs/suspension";
 import { type BatchRows, RUNNING_LEASE_GRACE_MS, readBatch } from "./attempt-outcomes";
@@ -18,7 +19,7 @@ import {
   type ReadyClaim,
   startClaimedRuns,
 } from "./run-batches";
-import { heldByPause, moveRun } from "./run-store";
+import { heldByPause, moveRun, type RunRow } from "./run-store";
 import { runSettled } from "./settled-instants";
 
 const TERMINAL = new Set<string>(TERMINAL_STATES);
@@ -109,6 +110,8 @@ function claimRun(
     return { ok: false, runId: claim.runId, code: settled ? "duplicate" : "unknown_run" };
   }
   if (run.fence !== claim.fence) return { ok: false, runId: run.run_id, code: "stale_fence" };
+  // Cancelled by a delete, pause, edit or suspend that reached the shard first: not a duplicate.
+  if (run.state === "CANCELLED") return { ok: false, runId: run.run_id, code: "cancelled" };
   if (run.state === "RUNNING" || TERMINAL.has(run.state))
     return { ok: false, runId: run.run_id, code: "duplicate" };
   if (run.state !== "ACQUIRED" && run.state !== "DISPATCHED") {
@@ -119,26 +122,19 @@ function claimRun(
   if (run.fire_at_ms > nowMs) return { ok: false, runId: run.run_id, code: "not_due" };
   const job = rows.jobs.get(run.job_id);
   if (!job || job.status === "DELETED") {
-    moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
+    cancelAtClaim(sql, run, "job deleted", nowMs);
     return { ok: false, runId: run.run_id, code: "job_deleted" };
   }
   if (suspended.has(job.tenant_id)) {
-    moveRun(sql, run, "CANCELLED", "tenant suspended", nowMs, { due_at_ms: null });
+    cancelAtClaim(sql, run, "tenant suspended", nowMs);
     return { ok: false, runId: run.run_id, code: "tenant_suspended" };
   }
   if (heldByPause(job.status, run)) {
-    moveRun(sql, run, "CANCELLED", "job paused", nowMs, { due_at_ms: null });
+    cancelAtClaim(sql, run, "job paused", nowMs);
     return { ok: false, runId: run.run_id, code: "job_paused" };
   }
   if (run.job_version !== job.version) {
-    moveRun(
-      sql,
-      run,
-      "CANCELLED",
-      `job edited (run stamped v${run.job_version}, job is v${job.version})`,
-      nowMs,
-      { due_at_ms: null },
-    );
+    cancelAtClaim(sql, run, `job edited (run stamped v${run.job_version}, job is v${job.version})`, nowMs);
     return { ok: false, runId: run.run_id, code: "stale_version" };
   }
   // Written with the batch's other claims (startClaimedRuns); this row object reads RUNNING now.
@@ -149,6 +145,12 @@ function claimRun(
   });
   run.state = "RUNNING";
   return grantedClaim(run, job, nowMs);
+}
+
+/** A sent run its claim finds it must not call: cancelled, and its flow-control permits returned. */
+function cancelAtClaim(sql: SqlStorage, run: RunRow, reason: string, nowMs: number): void {
+  moveRun(sql, run, "CANCELLED", reason, nowMs, { due_at_ms: null });
+  noteCancelledUncalled(sql, [run.run_id]);
 }
 
 /** What a granted claim tells the consumer: everything its call needs. */

@@ -45,6 +45,7 @@ import {
 import { MessageLog } from "./dispatch-log";
 import { afterReport, dropKnownDone, idsOf, pointOf } from "./dispatch-outcomes";
 import { GiveBacks } from "./give-backs";
+import { handOffRoom } from "./hand-off-room";
 import { HANDED_OFF, HandOffWatch } from "./hand-off-watch";
 import { holdUntilDue, holdUntilMs } from "./hold";
 import { recordDispatch } from "./metrics";
@@ -73,15 +74,6 @@ const MESSAGES_IN_FLIGHT = 8;
  * hang; during it 76-468 ms at 250 ms, 46-174 and 70-258 ms (two runs) at 100 ms.
  */
 export const HANDOFF_AFTER_MS = 100;
-/**
- * Handed-off calls per isolate, at most: each still holds a connection (about four sockets under
- * `wrangler dev`, whose file limit is typically 20,000). Past this a slow call keeps its slot and
- * its batch waits for it. The shards keep it from coming to that: a tenant with slow calls keeps
- * only a few runs in flight at each shard (src/core/slow-calls.ts, 512 in all), so several
- * tenants' hanging targets fit here with room to spare.
- */
-const MAX_HANDED_OFF_CALLS = 2_048;
-let handedOffCalls = 0;
 /**
  * Messages held off their batch until their runs' instant, at most, per isolate. A message sent
  * ahead arrives before its instant (by design, or by a whole-second delivery delay rounded down)
@@ -192,7 +184,7 @@ async function serveMessage(
   const served: typeof fresh = [];
   const givenBack: Promise<void>[] = [];
   for (const run of fresh) {
-    if (context.connections.mayServe(run.tenant_id)) served.push(run);
+    if (context.connections.mayServe(run.tenant_id) && handOffRoom.mayStart(run.tenant_id)) served.push(run);
     else givenBack.push(context.giveBacks.add(shard, { runId: run.run_id, fence: run.fence }));
   }
   const claimStartMs = Date.now();
@@ -235,12 +227,18 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   const { deliveries } = progress;
   const lastOfMessage = () => --progress.undone === 0;
   const connection = await context.connections.acquire(run.tenantId);
-  if (connection === null) {
+  // Asked after the wait for a connection: the tenant's hanging calls may have taken the room since.
+  if (connection === null || !handOffRoom.mayStart(run.tenantId)) {
+    connection?.release();
     reporter.release(run.shard, lastOfMessage());
     await context.giveBacks.add(run.shard, { runId: run.runId, fence: run.fence });
     return;
   }
-  const { release } = connection;
+  const callEnded = handOffRoom.started(run.tenantId);
+  const release = () => {
+    callEnded();
+    connection.release();
+  };
   // Counted here, not at the claim: a claimed run given back above is counted when it is called.
   recordDispatch(env.ANALYTICS, pointOf(run));
   let call: Promise<TargetOutcome>;
@@ -281,9 +279,7 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
       .then((report) => afterReport(traced(report), deliveries, env, ctx))
       .then(() => exportTelemetry(context.telemetry, ctx))
       .catch((error) => logEvent("run.outcome_report_failed", { ...idsOf(run), error }))
-      .finally(() => {
-        handedOffCalls -= 1;
-      });
+      .finally(() => handOffRoom.free());
     const slow = context.slowCalls.watch(run, call, SLOW_CALL_AFTER_MS - HANDOFF_AFTER_MS, () => {
       connection.slow();
       const slowEnded = noteSlowCall(run.tenantId);
@@ -301,13 +297,8 @@ function handOffUnlessFull(
   call: Promise<TargetOutcome>,
   handOffs: HandOffWatch,
 ): Promise<TargetOutcome | typeof HANDED_OFF> {
-  const roomLeft = () => handedOffCalls < MAX_HANDED_OFF_CALLS;
-  if (!roomLeft()) return call;
-  // Checked again at the deadline (others may have filled the room meanwhile), and the room
-  // taken there and then, so calls handed off in the same check cannot overfill it.
-  return handOffs.watch(call, () => {
-    if (!roomLeft()) return false;
-    handedOffCalls += 1;
-    return true;
-  });
+  if (handOffRoom.left <= 0) return call;
+  // The room is taken at the deadline (others may have filled it meanwhile), there and then, so
+  // calls handed off in the same check cannot overfill it.
+  return handOffs.watch(call, () => handOffRoom.take());
 }

@@ -1,0 +1,64 @@
+// The isolate's room for handed-off calls (./dispatch-consumer.ts), and who may start a call in it.
+// A handed-off call still holds a connection (about four sockets under `wrangler dev`), so the room
+// is bounded; a call that runs past the hand-off when the room is full keeps its batch slot, and
+// the local queue delivers the next batch only when that one has ended: every tenant waits.
+//
+// The shards keep a tenant with slow calls to a few runs in flight (src/core/slow-calls.ts), but a
+// call is known slow only a second after it starts, and by then a tenant that floods a hanging
+// target has had a whole dispatch window sent (thousands of runs): 300 every-second jobs to a
+// target that never answers filled the room in 15 s, and another tenant's every-second job then
+// waited up to 30 s. So the room is shared here as well: a tenant may start a call only while its
+// calls in progress (started and not ended, handed off or not) are fewer than the room left. A
+// tenant whose target hangs stops at about half the room, the next at half of what is left, and so
+// on; others' quick calls, which hold none of it, still start. The room never fills, so no batch
+// waits on it; and a tenant stays here only until its shards know its calls are slow (a second),
+// after which they send it only a few runs. A run that may not start is given back to its shard
+// uncalled, where it waits as its tenant's backlog.
+
+/** Handed-off calls per isolate, at most. */
+export const MAX_HANDED_OFF_CALLS = 2_048;
+
+export class HandOffRoom {
+  #handedOff = 0;
+  readonly #inProgress = new Map<string, number>();
+
+  constructor(private readonly capacity: number) {}
+
+  /** Room left for handed-off calls. */
+  get left(): number {
+    return this.capacity - this.#handedOff;
+  }
+
+  /** Whether a call of `tenantId` may start now (otherwise its run goes back to its shard). */
+  mayStart(tenantId: string): boolean {
+    return (this.#inProgress.get(tenantId) ?? 0) < this.left;
+  }
+
+  /** A call of `tenantId` started; the returned function says it ended (once, however often called). */
+  started(tenantId: string): () => void {
+    this.#inProgress.set(tenantId, (this.#inProgress.get(tenantId) ?? 0) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.#inProgress.get(tenantId) ?? 1) - 1;
+      if (left > 0) this.#inProgress.set(tenantId, left);
+      else this.#inProgress.delete(tenantId);
+    };
+  }
+
+  /** Takes room for a call being handed off; false when none is left (the call keeps its slot). */
+  take(): boolean {
+    if (this.#handedOff >= this.capacity) return false;
+    this.#handedOff += 1;
+    return true;
+  }
+
+  /** A handed-off call ended: its room is free again. */
+  free(): void {
+    this.#handedOff = Math.max(0, this.#handedOff - 1);
+  }
+}
+
+/** The room of this isolate: every batch's calls share it. */
+export const handOffRoom = new HandOffRoom(MAX_HANDED_OFF_CALLS);
