@@ -130,7 +130,7 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
     const claims = await stub.claimRuns(shardOfJob(env, jobId), [
       { runId: inFlight!.run_id, fence: inFlight!.fence },
     ]);
-    expect(claims[0]).toMatchObject({ ok: false, code: "duplicate" });
+    expect(claims[0]).toMatchObject({ ok: false, code: "cancelled" });
     await makeJobDue(jobId);
     await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now() + 60_000));
     await runDurableObjectAlarm(stub);
