@@ -3,7 +3,10 @@
 // interval, so one burst of refusals counts once); each 2xx grows it back by one call per window
 // of calls (1/limit per success, as TCP's congestion avoidance), and once it is back above the
 // ceiling the throttle ends: a healthy host costs nothing. `Retry-After` on those answers pauses
-// the whole host until then. Pure: the gate passes in what it holds and the time.
+// the whole host until then. At the floor (one call in flight) a host that still refuses at once
+// would be called again as soon as each refusal came back, tens of times a second: there each
+// further cut pauses the host instead, for a second and then twice as long each time, up to a
+// minute, until a 2xx. Pure: the gate passes in what it holds and the time.
 import type { TargetOutcome } from "./outcome";
 
 /** What a host answered that slows it down. */
@@ -22,6 +25,9 @@ export interface HostThrottleSettings {
   cutIntervalMs: number;
   /** A `Retry-After` pauses the host at most this long. */
   maxPauseMs: number;
+  /** A cut at the floor pauses the host this long, then twice as long each time (no 2xx between). */
+  floorPauseMs: number;
+  maxFloorPauseMs: number;
 }
 
 export const HOST_THROTTLE_SETTINGS: HostThrottleSettings = {
@@ -31,6 +37,8 @@ export const HOST_THROTTLE_SETTINGS: HostThrottleSettings = {
   minCalls: 1,
   cutIntervalMs: 1_000,
   maxPauseMs: 10 * 60_000,
+  floorPauseMs: 1_000,
+  maxFloorPauseMs: 60_000,
 };
 
 export interface HostThrottle {
@@ -115,15 +123,26 @@ export function throttleAfterSignal(
     };
   }
   const cuts = nowMs - throttle.lastCutAtMs >= settings.cutIntervalMs;
+  const atFloor = throttle.limit <= settings.minCalls;
   return {
     limit: cuts
       ? Math.max(settings.minCalls, Math.floor(throttle.limit * settings.decreaseFactor))
       : throttle.limit,
-    pausedUntilMs,
+    pausedUntilMs:
+      cuts && atFloor ? latest(pausedUntilMs, nowMs + floorPauseMs(throttle, settings)) : pausedUntilMs,
     lastSignal: event.signal,
     lastSignalAtMs: nowMs,
     lastCutAtMs: cuts ? nowMs : throttle.lastCutAtMs,
   };
+}
+
+/** How long a cut at the floor pauses the host: twice its last pause (set by its last cut), or the first. */
+function floorPauseMs(throttle: HostThrottle, settings: HostThrottleSettings): number {
+  const lastPauseMs =
+    throttle.pausedUntilMs === null ? 0 : Math.max(0, throttle.pausedUntilMs - throttle.lastCutAtMs);
+  return lastPauseMs === 0
+    ? settings.floorPauseMs
+    : Math.min(settings.maxFloorPauseMs, Math.max(settings.floorPauseMs, lastPauseMs * 2));
 }
 
 /**
@@ -142,7 +161,12 @@ export function throttleAfterSuccesses(
     limit += 1 / Math.floor(limit);
   const paused = throttle.pausedUntilMs !== null && throttle.pausedUntilMs > nowMs;
   if (limit > settings.ceilingCalls && !paused) return null;
-  return { ...throttle, limit: Math.min(limit, settings.ceilingCalls + 1) };
+  // A pause that has passed is forgotten: the next cut at the floor starts its pauses afresh.
+  return {
+    ...throttle,
+    limit: Math.min(limit, settings.ceilingCalls + 1),
+    pausedUntilMs: paused ? throttle.pausedUntilMs : null,
+  };
 }
 
 /**

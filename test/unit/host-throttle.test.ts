@@ -85,6 +85,35 @@ describe("throttleAfterSignal", () => {
     expect(floor.limit).toBe(HOST_THROTTLE_SETTINGS.minCalls);
   });
 
+  it("pauses a host still refusing at the floor, twice as long each time up to a minute, afresh after a 2xx", () => {
+    const { floorPauseMs, maxFloorPauseMs } = HOST_THROTTLE_SETTINGS;
+    // Each refusal comes back at once, right after the last pause ended.
+    let state = throttle(1);
+    let nowMs = T0 + 1_000;
+    const pauses: number[] = [];
+    for (let n = 0; n < 9; n += 1) {
+      state = throttleAfterSignal(state, rateLimited, nowMs);
+      expect(state.limit).toBe(1);
+      expect(throttledPermits(state, 0, nowMs).permits).toBe(0);
+      pauses.push((state.pausedUntilMs as number) - nowMs);
+      nowMs = state.pausedUntilMs as number;
+    }
+    expect(pauses).toEqual([1, 2, 4, 8, 16, 32, 60, 60, 60].map((s) => s * floorPauseMs));
+    expect(Math.max(...pauses)).toBe(maxFloorPauseMs);
+    // A 2xx once the pause has passed: the next refusal at the floor pauses for the first time again.
+    const answered = throttleAfterSuccesses(state, 1, nowMs) as HostThrottle;
+    expect(answered.pausedUntilMs).toBeNull();
+    const again = throttleAfterSignal({ ...answered, limit: 1 }, rateLimited, nowMs + 1_000);
+    expect((again.pausedUntilMs as number) - (nowMs + 1_000)).toBe(floorPauseMs);
+  });
+
+  it("does not pause a host above the floor without a Retry-After", () => {
+    expect(throttleAfterSignal(throttle(4), rateLimited, T0 + 1_000)).toMatchObject({
+      limit: 2,
+      pausedUntilMs: null,
+    });
+  });
+
   it("pauses the host for its Retry-After, never shortening a pause, capped", () => {
     const paused = throttleAfterSignal(null, { signal: "unavailable", retryAfterMs: 30_000 }, T0);
     expect(paused.pausedUntilMs).toBe(T0 + 30_000);
