@@ -1,7 +1,8 @@
 // The isolate's room for handed-off calls (src/queue/consumers/hand-off-room.ts): a tenant whose
 // calls hang must never fill it, or every tenant's batch waits behind its calls' timeout.
 import { describe, expect, it } from "vitest";
-import { HandOffRoom } from "../../src/queue/consumers/hand-off-room";
+import { uncappedConnections } from "../../src/queue/consumers/batch-connections";
+import { HandOffRoom, sharingRoom } from "../../src/queue/consumers/hand-off-room";
 
 /** Starts calls of `tenantId` while it may, each handed off at once; returns how many started. */
 function flood(room: HandOffRoom, tenantId: string, attempts: number): number {
@@ -58,5 +59,22 @@ describe("HandOffRoom", () => {
     second();
     room.free();
     expect(room.left).toBe(4);
+  });
+});
+
+describe("sharingRoom", () => {
+  it("gives a tenant that may not start a call no connection, and ends a call when its connection is released", async () => {
+    const room = new HandOffRoom(2);
+    const connections = sharingRoom(uncappedConnections(8), room);
+    const first = await connections.acquire("hanging");
+    expect(first).not.toBeNull();
+    expect(room.take()).toBe(true);
+    // One call in progress against one place left: no more for this tenant, still one for another.
+    expect(connections.mayServe("hanging")).toBe(false);
+    expect(await connections.acquire("hanging")).toBeNull();
+    expect(connections.mayServe("quick")).toBe(true);
+    first?.release();
+    room.free();
+    expect(connections.mayServe("hanging")).toBe(true);
   });
 });

@@ -11,6 +11,7 @@
 // run past the 100 ms hand-off, and giving runs back then would only add a round trip; waiting
 // for such a call costs less.
 import { type Release, semaphore } from "../producers/pool";
+import { TenantCounter } from "./tenant-counter";
 
 /** A held connection. */
 export interface Connection {
@@ -29,23 +30,15 @@ export interface BatchConnections {
 }
 
 /** Slow calls not yet ended, per tenant, in this isolate: the tenants whose targets hang. */
-const slowCallsByTenant = new Map<string, number>();
+const slowCalls = new TenantCounter();
 
 /** A call of `tenantId` is slow; the returned function says it has ended. */
 export function noteSlowCall(tenantId: string): () => void {
-  slowCallsByTenant.set(tenantId, (slowCallsByTenant.get(tenantId) ?? 0) + 1);
-  let ended = false;
-  return () => {
-    if (ended) return;
-    ended = true;
-    const left = (slowCallsByTenant.get(tenantId) ?? 1) - 1;
-    if (left > 0) slowCallsByTenant.set(tenantId, left);
-    else slowCallsByTenant.delete(tenantId);
-  };
+  return slowCalls.add(tenantId);
 }
 
 function hanging(tenantId: string): boolean {
-  return slowCallsByTenant.has(tenantId);
+  return slowCalls.has(tenantId);
 }
 
 /** Uncapped: `concurrency` calls at once; a handed-off call gives its slot back; never null. */

@@ -45,7 +45,7 @@ import {
 import { MessageLog } from "./dispatch-log";
 import { afterReport, dropKnownDone, idsOf, pointOf } from "./dispatch-outcomes";
 import { GiveBacks } from "./give-backs";
-import { handOffRoom } from "./hand-off-room";
+import { handOffRoom, sharingRoom } from "./hand-off-room";
 import { HANDED_OFF, HandOffWatch } from "./hand-off-watch";
 import { holdUntilDue, holdUntilMs } from "./hold";
 import { recordDispatch } from "./metrics";
@@ -123,9 +123,11 @@ export async function handleDispatchBatch(
     env,
     ctx,
     testSeam,
-    connections: connectionCapOn(env)
-      ? cappedConnections(CLOUDFLARE_CONNECTIONS)
-      : uncappedConnections(TARGET_CONCURRENCY),
+    connections: sharingRoom(
+      connectionCapOn(env)
+        ? cappedConnections(CLOUDFLARE_CONNECTIONS)
+        : uncappedConnections(TARGET_CONCURRENCY),
+    ),
     giveBacks: new GiveBacks(env),
     reporter: new OutcomeReporter(env, () => testSeam.beforeReport()),
     handOffs: new HandOffWatch(HANDOFF_AFTER_MS),
@@ -184,7 +186,7 @@ async function serveMessage(
   const served: typeof fresh = [];
   const givenBack: Promise<void>[] = [];
   for (const run of fresh) {
-    if (context.connections.mayServe(run.tenant_id) && handOffRoom.mayStart(run.tenant_id)) served.push(run);
+    if (context.connections.mayServe(run.tenant_id)) served.push(run);
     else givenBack.push(context.giveBacks.add(shard, { runId: run.run_id, fence: run.fence }));
   }
   const claimStartMs = Date.now();
@@ -227,18 +229,12 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   const { deliveries } = progress;
   const lastOfMessage = () => --progress.undone === 0;
   const connection = await context.connections.acquire(run.tenantId);
-  // Asked after the wait for a connection: the tenant's hanging calls may have taken the room since.
-  if (connection === null || !handOffRoom.mayStart(run.tenantId)) {
-    connection?.release();
+  if (connection === null) {
     reporter.release(run.shard, lastOfMessage());
     await context.giveBacks.add(run.shard, { runId: run.runId, fence: run.fence });
     return;
   }
-  const callEnded = handOffRoom.started(run.tenantId);
-  const release = () => {
-    callEnded();
-    connection.release();
-  };
+  const { release } = connection;
   // Counted here, not at the claim: a claimed run given back above is counted when it is called.
   recordDispatch(env.ANALYTICS, pointOf(run));
   let call: Promise<TargetOutcome>;

@@ -15,12 +15,15 @@
 // after which they send it only a few runs. A run that may not start is given back to its shard
 // uncalled, where it waits as its tenant's backlog.
 
+import type { BatchConnections } from "./batch-connections";
+import { TenantCounter } from "./tenant-counter";
+
 /** Handed-off calls per isolate, at most. */
 export const MAX_HANDED_OFF_CALLS = 2_048;
 
 export class HandOffRoom {
   #handedOff = 0;
-  readonly #inProgress = new Map<string, number>();
+  readonly #inProgress = new TenantCounter();
 
   constructor(private readonly capacity: number) {}
 
@@ -31,20 +34,12 @@ export class HandOffRoom {
 
   /** Whether a call of `tenantId` may start now (otherwise its run goes back to its shard). */
   mayStart(tenantId: string): boolean {
-    return (this.#inProgress.get(tenantId) ?? 0) < this.left;
+    return this.#inProgress.of(tenantId) < this.left;
   }
 
   /** A call of `tenantId` started; the returned function says it ended (once, however often called). */
   started(tenantId: string): () => void {
-    this.#inProgress.set(tenantId, (this.#inProgress.get(tenantId) ?? 0) + 1);
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      const left = (this.#inProgress.get(tenantId) ?? 1) - 1;
-      if (left > 0) this.#inProgress.set(tenantId, left);
-      else this.#inProgress.delete(tenantId);
-    };
+    return this.#inProgress.add(tenantId);
   }
 
   /** Takes room for a call being handed off; false when none is left (the call keeps its slot). */
@@ -62,3 +57,33 @@ export class HandOffRoom {
 
 /** The room of this isolate: every batch's calls share it. */
 export const handOffRoom = new HandOffRoom(MAX_HANDED_OFF_CALLS);
+
+/**
+ * A batch's connections that also share the room: a run of a tenant that may not start a call
+ * gets no connection (its run goes back to its shard), and a connection's release ends its call.
+ */
+export function sharingRoom(
+  connections: BatchConnections,
+  room: HandOffRoom = handOffRoom,
+): BatchConnections {
+  return {
+    mayServe: (tenantId) => connections.mayServe(tenantId) && room.mayStart(tenantId),
+    async acquire(tenantId) {
+      const connection = await connections.acquire(tenantId);
+      if (connection === null) return null;
+      // Asked after the wait for a connection: the tenant's calls may have taken the room since.
+      if (!room.mayStart(tenantId)) {
+        connection.release();
+        return null;
+      }
+      const callEnded = room.started(tenantId);
+      return {
+        ...connection,
+        release() {
+          callEnded();
+          connection.release();
+        },
+      };
+    },
+  };
+}
