@@ -27,7 +27,7 @@ import * as scenarioModule from "./lib/scenarios.mjs";
 
 const scenarios = { ...scenarioModule, flood, flowcontrol, deletes };
 
-const ORDER = ["ceiling", "create", "burst", "steady", "scale"];
+const ORDER = ["ceiling", "create", "burst", "steady", "retry", "scale"];
 /** Run only when named with --scenario: each takes minutes at full size. */
 const OPTIONAL = ["flood", "flowcontrol", "deletes"];
 const ALL = [...ORDER, ...OPTIONAL];
@@ -37,6 +37,7 @@ const SIZES = {
     create: { jobs: 50_000 },
     burst: { jobs: 20_000 },
     steady: { jobs: 10_000, seconds: 60 },
+    retry: { jobs: 2_000, seconds: 40 },
     scale: { jobs: 1_000_000 },
     flood: { jobs: 1_500, seconds: 60, hang_calls: 300 },
     flowcontrol: { jobs: 5_000, parallelism: 20, rate: 200, hold_ms: 100 },
@@ -46,7 +47,8 @@ const SIZES = {
     ceiling: { msgs: 5_000 },
     create: { jobs: 5_000 },
     burst: { jobs: 2_000 },
-    steady: { jobs: 1_000, seconds: 20 },
+    steady: { jobs: 1_000, seconds: 30 },
+    retry: { jobs: 500, seconds: 30 },
     scale: { jobs: 20_000 },
     flood: { jobs: 200, seconds: 10, hang_calls: 30 },
     flowcontrol: { jobs: 500, parallelism: 20, rate: 200, hold_ms: 100 },
@@ -154,7 +156,7 @@ try {
   target.stop();
 }
 
-const series = ["burst", "steady", "scale"]
+const series = ["burst", "steady", "retry", "scale"]
   .filter((name) => results[name]?._lateness)
   .map((name) => ({ name: name === "scale" ? "scale probes" : name, values: results[name]._lateness }));
 for (const name of ALL) if (results[name]) delete results[name]._lateness;

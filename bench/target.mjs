@@ -2,7 +2,8 @@
 // not delayed by the bench's own work. Keep-alive, answers 200 at once, and records per scenario
 // (the first path segment) the receipt time minus `Edgecron-Scheduled-At` and how often each
 // idempotency key arrived. `?hold=<ms>` holds the answer that long and records receipt times and
-// the most calls in progress at once (the flowcontrol scenario). The parent asks over IPC.
+// the most calls in progress at once (the flowcontrol scenario). `?fail_first=1` answers 500 the
+// first time it sees an idempotency key and 200 after (the retry scenario). The parent asks over IPC.
 import { createServer } from "node:http";
 
 /** scenario -> { lateness: number[], keys: Map<key, count>, firstMs, lastMs } */
@@ -36,8 +37,11 @@ const server = createServer((req, res) => {
   const scheduledAt = req.headers["edgecron-scheduled-at"];
   if (typeof scheduledAt === "string") s.lateness.push(receivedAtMs - Date.parse(scheduledAt));
   const key = req.headers["idempotency-key"];
+  const seenBefore = typeof key === "string" && s.keys.has(key);
   if (typeof key === "string") s.keys.set(key, (s.keys.get(key) ?? 0) + 1);
-  const holdMs = Number(new URL(req.url ?? "/", "http://target").searchParams.get("hold") ?? 0);
+  const params = new URL(req.url ?? "/", "http://target").searchParams;
+  const holdMs = Number(params.get("hold") ?? 0);
+  const status = params.get("fail_first") === "1" && !seenBefore ? 500 : 200;
   if (holdMs > 0) {
     s.receipts.push(receivedAtMs);
     s.inFlight += 1;
@@ -45,7 +49,7 @@ const server = createServer((req, res) => {
   }
   const answer = () => {
     if (holdMs > 0) s.inFlight -= 1;
-    res.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
+    res.writeHead(status, { "content-type": "text/plain", "content-length": "2" });
     res.end("ok");
   };
   // Drain the body (if any) before answering, so the connection stays reusable.

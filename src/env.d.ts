@@ -8,6 +8,11 @@ declare namespace Cloudflare {
      * `{"version": "...", "patches": [{"zone", "fromMs", "shiftMinutes"}]}` (see src/tzdata.ts).
      */
     EDGECRON_TEST_TZDATA?: string;
+    /**
+     * "1": count the rows every statement writes and every setAlarm (src/rows-meter.ts), read at
+     * `GET /__meter/rows` with the admin token. The bench sets it; unset everywhere else.
+     */
+    EDGECRON_ROWS_METER?: string;
     /** Present only inside the vitest workers pool (test/apply-migrations.ts). */
     TEST_MIGRATIONS?: import("cloudflare:test").D1Migration[];
     /** The job databases' migrations (migrations-jobs/), likewise only inside the pool. */

@@ -12,6 +12,8 @@ import { exportTelemetry, telemetryOf } from "./queue/consumers/telemetry-export
 import { isDispatchQueue } from "./queue/producers/dispatch-queues";
 import { SIDE_DELIVERY_QUEUE_NAME } from "./queue/producers/side-delivery-queue";
 import type { SideDeliveryMessage } from "./queue/producers/side-delivery-types";
+import { meteredEnv, rowsMeterOn, rowsMeterSnapshot } from "./rows-meter";
+import { shardCount, watchShard } from "./shard/client";
 import type { DeadLetterMessage, DispatchMessage } from "./shard/protocol";
 
 export { Dispatcher } from "../durable-objects/dispatcher/dispatcher";
@@ -46,16 +48,50 @@ function ensureMaintenance(env: Env, ctx: ExecutionContext): void {
   );
 }
 
+/**
+ * `GET /__meter/rows[?reset=1]` with the admin token, only while EDGECRON_ROWS_METER is "1": the
+ * rows every store wrote since the last reset (src/rows-meter.ts). The bench reads it per scenario.
+ */
+async function rowsMeterAnswer(request: Request, env: Env): Promise<Response | null> {
+  const url = new URL(request.url);
+  if (!rowsMeterOn(env) || !url.pathname.startsWith("/__meter/")) return null;
+  const token = env.EDGECRON_ADMIN_TOKEN;
+  if (!token || request.headers.get("authorization") !== `Bearer ${token}`) {
+    return new Response("forbidden", { status: 403 });
+  }
+  if (url.pathname === "/__meter/rows") {
+    return Response.json(rowsMeterSnapshot({ reset: url.searchParams.get("reset") === "1" }));
+  }
+  // What a run costs later, measured now: every shard prunes its settled runs and their history
+  // as the retention pass would once they are old enough (retention 0: everything settled).
+  if (url.pathname === "/__meter/prune" && request.method === "POST") {
+    const shards = Array.from({ length: shardCount(env) }, (_, shard) => shard);
+    const reports = await Promise.all(
+      shards.map((shard) => watchShard(env, shard, { runsMs: 0, historyMs: 0 })),
+    );
+    return Response.json({
+      pruned: reports.reduce((sum, report) => sum + report.pruned, 0),
+      historyPruned: reports.reduce((sum, report) => sum + report.historyPruned, 0),
+    });
+  }
+  return new Response("not found", { status: 404 });
+}
+
 export default {
-  fetch(request, env, ctx) {
+  fetch(request, rawEnv, ctx) {
+    const env = meteredEnv(rawEnv);
     ensureMaintenance(env, ctx);
+    if (rowsMeterOn(env) && new URL(request.url).pathname.startsWith("/__meter/")) {
+      return rowsMeterAnswer(request, env).then((answer) => answer ?? http.fetch(request, env, ctx));
+    }
     if (env.EDGECRON_TEST_HOOKS === "1" && new URL(request.url).pathname.startsWith("/__test/")) {
       return testHooks.fetch(request, env, ctx);
     }
     return http.fetch(request, env, ctx);
   },
 
-  async queue(batch, env, ctx) {
+  async queue(batch, rawEnv, ctx) {
+    const env = meteredEnv(rawEnv);
     ensureMaintenance(env, ctx);
     if (isDispatchQueue(batch.queue)) {
       return handleDispatchBatch(batch as MessageBatch<DispatchMessage>, env, ctx);
@@ -73,6 +109,6 @@ export default {
   },
 
   async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(runMaintenancePass(env, Date.now()));
+    ctx.waitUntil(runMaintenancePass(meteredEnv(env), Date.now()));
   },
 } satisfies ExportedHandler<Env>;

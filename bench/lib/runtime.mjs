@@ -126,6 +126,9 @@ export async function startScheduler({
   const vars = {
     ...wranglerVars(),
     EDGECRON_ADMIN_TOKEN: ADMIN_TOKEN,
+    // Every statement's rows written and every setAlarm counted (src/rows-meter.ts);
+    // BENCH_ROWS_METER=0 runs without the meter.
+    EDGECRON_ROWS_METER: process.env.BENCH_ROWS_METER === "0" ? "0" : "1",
     ALLOW_PRIVATE_TARGETS: "true",
     ...(process.env.BENCH_TRACE ? { BENCH_TRACE: "1" } : {}),
     ...(process.env.BENCH_BP_MS ? { BENCH_BP_MS: process.env.BENCH_BP_MS } : {}),

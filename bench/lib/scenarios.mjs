@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isolateProfiler } from "./profile.mjs";
 import { percentiles } from "./report.mjs";
+import { measurePrune, readMeter, rowsReport, settleRowsWindow, startRowsWindow } from "./rows.mjs";
 import { cpuSeconds, diskBytes, workerdMemory } from "./runtime.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -175,6 +176,7 @@ export async function ceiling(ctx, size) {
 /** POST /v1/jobs/batch throughput: one-shot jobs a day ahead (they do not fire during the bench). */
 export async function create(ctx, { jobs }) {
   const atIso = new Date(Date.now() + 86_400_000).toISOString();
+  await startRowsWindow(ctx);
   const meter = cpuMeter(ctx);
   const stopProfile = await profileIf("create");
   const result = await createJobs(ctx.api, jobs, (i) => ({
@@ -183,10 +185,13 @@ export async function create(ctx, { jobs }) {
     target: { type: "http", url: `${ctx.target.url}/create/${i}`, method: "POST" },
   }));
   const profile = await stopProfile();
+  const rows = rowsReport(jobs, await settleRowsWindow(ctx), null);
   return {
     jobs,
     failed: result.failed,
     seconds: round(result.seconds, 2),
+    rows_written_per_job: rows.rows_written_per_run,
+    rows: { ...rows, runs: undefined, jobs },
     jobs_per_s: Math.round(jobs / result.seconds),
     batch_size: BATCH,
     requests_in_flight: 4,
@@ -207,6 +212,8 @@ export async function burst(ctx, { jobs }) {
     target: { type: "http", url: `${ctx.target.url}/burst/${i}`, method: "POST", body: { i } },
   }));
   const createdBeforeMs = atMs - Date.now();
+  // Rows written from here on are the runs' (the creates' are the create scenario's figure).
+  await startRowsWindow(ctx);
   // The lead window before the instant: the shard creates and sends the runs then.
   const aheadMeter = cpuMeter(ctx);
   await sleep(Math.max(0, atMs - Date.now()));
@@ -219,8 +226,11 @@ export async function burst(ctx, { jobs }) {
   await sleep(2_000); // late duplicates, if any
   const stats = await ctx.target.ask({ type: "stats", scenario: "burst", withLateness: true });
   const drainS = (stats.lastMs - atMs) / 1000;
+  const rows = rowsReport(jobs, await settleRowsWindow(ctx), await measurePrune(ctx));
   return {
     jobs,
+    rows_written_per_run: rows.rows_written_per_run,
+    rows,
     drain_jobs_per_s: Math.round(stats.uniqueKeys / drainS),
     drain_seconds: round(drainS, 2),
     // first receipt to last: the rate once the pipeline is full
@@ -249,38 +259,91 @@ export async function burst(ctx, { jobs }) {
  * `jobs` cron jobs with a seconds field, each firing every 10 s; job i fires at second i mod 10
  * of each 10 s, so the load is an even jobs/10 triggers per second. Runs for `seconds`.
  */
-export async function steady(ctx, { jobs, seconds }) {
+export function steady(ctx, { jobs, seconds }) {
+  return cronLoad(ctx, { jobs, seconds, scenario: "steady" });
+}
+
+/**
+ * The steady load against a target that answers 500 to each run's first call and 200 to its
+ * second (retried 1 s later): what a run that fails once and then succeeds costs.
+ */
+export function retry(ctx, { jobs, seconds }) {
+  return cronLoad(ctx, { jobs, seconds, scenario: "retry", failFirst: true });
+}
+
+/** Rows are counted over the middle of the load, away from its first and last instants. */
+const ROWS_WINDOW_EDGE_MS = 10_000;
+
+async function cronLoad(ctx, { jobs, seconds, scenario, failFirst = false }) {
   const leadMs = Math.max(8_000, jobs * 0.4 + 5_000) + (ctx.results.meta.dispatch_lead_ms ?? 0);
   const startMs = Math.ceil((Date.now() + leadMs) / 10_000) * 10_000;
   const endMs = startMs + seconds * 1000;
+  const query = failFirst ? "?fail_first=1" : "";
   const created = await createJobs(ctx.api, jobs, (i) => ({
-    name: `steady-${i}`,
+    name: `${scenario}-${i}`,
     schedule: { type: "cron", expr: `${i % 10}/10 * * * * *`, timezone: "UTC" },
-    target: { type: "http", url: `${ctx.target.url}/steady/${i}`, method: "POST", body: { i } },
+    target: { type: "http", url: `${ctx.target.url}/${scenario}/${i}${query}`, method: "POST", body: { i } },
     start_at: new Date(startMs).toISOString(),
     end_at: new Date(endMs - 500).toISOString(),
+    ...(failFirst
+      ? { retry: { max_attempts: 3, backoff: { initial: "1s", max: "1s", multiplier: 1, jitter: "none" } } }
+      : {}),
   }));
   const createdBeforeMs = startMs - Date.now();
   const expected = (jobs * seconds) / 10;
   await sleep(Math.max(0, startMs - Date.now()));
   const meter = cpuMeter(ctx);
-  const stopProfile = await profileIf("steady");
+  const stopProfile = await profileIf(scenario);
+  // The rows window: whole seconds in the middle of the load, opened and closed at the same point
+  // of a second, so the pipeline holds as much at both ends; its runs are the calls it saw.
+  const windowStartMs = startMs + ROWS_WINDOW_EDGE_MS + 500;
+  const windowEndMs = endMs - ROWS_WINDOW_EDGE_MS + 500;
+  let rowsWindow = null;
+  if (windowEndMs > windowStartMs + 5_000) {
+    await sleep(Math.max(0, windowStartMs - Date.now()));
+    await startRowsWindow(ctx);
+    const callsBefore = (await ctx.target.ask({ type: "count", scenario })).calls;
+    await sleep(Math.max(0, windowEndMs - Date.now()));
+    const window = await readMeter(ctx, { reset: true });
+    const calls = (await ctx.target.ask({ type: "count", scenario })).calls - callsBefore;
+    rowsWindow = { window, runs: failFirst ? calls / 2 : calls };
+  }
   await sleep(Math.max(0, endMs - Date.now()));
   const cpu = meter();
   const profile = await stopProfile();
-  await waitForCalls(ctx, "steady", expected, { stallMs: 10_000 });
+  await waitForCalls(ctx, scenario, failFirst ? 2 * expected : expected, { stallMs: 10_000 });
   await sleep(2_000);
-  const stats = await ctx.target.ask({ type: "stats", scenario: "steady", withLateness: true });
+  const stats = await ctx.target.ask({ type: "stats", scenario, withLateness: true });
   if (process.env.BENCH_DUMP) writeFileSync(process.env.BENCH_DUMP, JSON.stringify(stats.lateness));
+  let rows = null;
+  if (rowsWindow !== null) {
+    // The prune of every run the load made, per run, added to the window's rows per run.
+    await settleRowsWindow(ctx);
+    const prune = await measurePrune(ctx);
+    const report = rowsReport(rowsWindow.runs, rowsWindow.window, null);
+    const prunePerRun = prune.totalBilledRows / expected;
+    rows = {
+      ...report,
+      rows_written_per_run: round(report.rows_written_per_run + prunePerRun, 3),
+      later_prune: {
+        by_store: prune.byStore,
+        billed_rows: prune.totalBilledRows,
+        per_run: round(prunePerRun, 3),
+      },
+      window_ms: windowEndMs - windowStartMs,
+    };
+  }
   return {
     jobs,
     seconds,
     triggers_per_s: jobs / 10,
     expected,
     received: stats.calls,
+    rows_written_per_run: rows?.rows_written_per_run ?? null,
+    rows,
     lateness_ms: percentiles(stats.lateness),
     missed: expected - stats.uniqueKeys,
-    duplicates: stats.duplicates,
+    duplicates: failFirst ? stats.duplicates - expected : stats.duplicates,
     create_failed: created.failed,
     created_ms_before_start: createdBeforeMs,
     cpu,

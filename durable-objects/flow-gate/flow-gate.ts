@@ -13,6 +13,7 @@ import type {
   RenewRequest,
 } from "../../src/gate/protocol";
 import { logEvent } from "../../src/log";
+import { meteredEnv, meteredSql, rowsMeterOn } from "../../src/rows-meter";
 import { noteHostThrottledOnShards, wakeFlowWaiters } from "../../src/shard/client";
 import { acquireHostPermits, applyHostReport, hostThrottleState } from "./host-gate";
 import { migrateGateSchema } from "./schema";
@@ -46,7 +47,8 @@ export class FlowGate extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
+    this.env = meteredEnv(env);
+    this.sql = rowsMeterOn(env) ? meteredSql(ctx.storage.sql, "flow-gate") : ctx.storage.sql;
     ctx.blockConcurrencyWhile(async () => migrateGateSchema(this.sql));
   }
 

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { logEvent } from "../../src/log";
+import { countAlarmSet, meteredEnv, rowsMeterOn } from "../../src/rows-meter";
 import { type MaintenanceSummary, runMaintenancePass } from "./pass";
 
 /**
@@ -7,12 +8,16 @@ import { type MaintenanceSummary, runMaintenancePass } from "./pass";
  * production the Cron Trigger is the backstop that calls the same pass.
  */
 export class Maintenance extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.env = meteredEnv(env);
+  }
+
   /** Arms the alarm if it is not armed; cheap enough to call on every isolate's first request. */
   async ensureScheduled(): Promise<void> {
     const intervalMs = this.intervalMs();
     if (intervalMs <= 0) return;
-    if ((await this.ctx.storage.getAlarm()) === null)
-      await this.ctx.storage.setAlarm(Date.now() + intervalMs);
+    if ((await this.ctx.storage.getAlarm()) === null) await this.setAlarm(Date.now() + intervalMs);
   }
 
   async runNow(): Promise<MaintenanceSummary> {
@@ -26,8 +31,13 @@ export class Maintenance extends DurableObject<Env> {
       logEvent("maintenance.failed", { error });
     } finally {
       const intervalMs = this.intervalMs();
-      if (intervalMs > 0) await this.ctx.storage.setAlarm(Date.now() + intervalMs);
+      if (intervalMs > 0) await this.setAlarm(Date.now() + intervalMs);
     }
+  }
+
+  private async setAlarm(atMs: number): Promise<void> {
+    await this.ctx.storage.setAlarm(atMs);
+    if (rowsMeterOn(this.env)) countAlarmSet("maintenance");
   }
 
   private intervalMs(): number {

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { countAlarmSet, meteredEnv, meteredSql, rowsMeterOn } from "../../src/rows-meter";
 import { shardCount } from "../../src/shard/client";
 import type { ShardFaults, ShardTestCommand } from "../../src/shard/fault-switches";
 import type * as History from "../../src/shard/history-protocol";
@@ -58,8 +59,10 @@ export class ShardScheduler extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
-    this.armed = new ArmedAlarm(ctx.storage);
+    this.env = meteredEnv(env);
+    const metering = rowsMeterOn(env);
+    this.sql = metering ? meteredSql(ctx.storage.sql, "shard") : ctx.storage.sql;
+    this.armed = new ArmedAlarm(ctx.storage, metering ? () => countAlarmSet("shard") : undefined);
     this.tzdata = new TzdataWatch(this.sql, env);
     ctx.blockConcurrencyWhile(async () => {
       migrateShardSchema(this.sql);

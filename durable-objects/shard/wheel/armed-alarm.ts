@@ -6,7 +6,11 @@ export class ArmedAlarm {
   /** The instant of the alarm set, as far as this instance knows (null: none). */
   atMs: number | null = null;
 
-  constructor(private readonly storage: DurableObjectStorage) {}
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    /** Told of every setAlarm (billed as one row written: src/rows-meter.ts). */
+    private readonly onSet?: () => void,
+  ) {}
 
   async apply(plan: AlarmPlan): Promise<void> {
     if (plan.action === "keep") return;
@@ -15,6 +19,7 @@ export class ArmedAlarm {
       return;
     }
     await this.storage.setAlarm(plan.atMs);
+    this.onSet?.();
     this.atMs = plan.atMs;
   }
 
