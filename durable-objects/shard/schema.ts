@@ -313,6 +313,49 @@ const MIGRATIONS: readonly string[] = [
   DROP INDEX runs_unclaimed;
   DROP INDEX runs_tenant_due;
   `,
+  // v24: storage by batch (./store/README.md). Runs and the jobs' timing state live in memory and
+  // are written as batches: each commit is one journal row (a ring, rewritten in place, so an
+  // entry costs one row and no delete), a checkpoint rewrites the snapshot's changed chunks, and
+  // settled runs go into history pages (one row per tenant, outcome and 10 s of instants per
+  // commit), keyed so a run, a job's runs and a tenant's runs are index seeks. The per-row indexes
+  // of jobs and runs go (every one was an entry written per run), and so do the triggers of
+  // run_history (its aggregates are kept in memory and checkpointed). The rows of runs, and the
+  // timing columns of jobs, are read once into memory by the first start of this version.
+  `
+  CREATE TABLE journal (slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
+  CREATE TABLE snapshot (slot INTEGER PRIMARY KEY, body TEXT NOT NULL);
+  CREATE TABLE history_pages (
+    tenant_id TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    bucket_ms INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    written_at_ms INTEGER NOT NULL,
+    job_ids TEXT NOT NULL,
+    counts TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, outcome, bucket_ms, seq)
+  ) WITHOUT ROWID;
+  DROP INDEX jobs_due;
+  DROP INDEX jobs_status_dirty;
+  DROP INDEX jobs_ahead_due;
+  DROP INDEX jobs_due_sent_ahead;
+  DROP INDEX jobs_due_not_sent_ahead;
+  DROP INDEX jobs_completion_deferred;
+  DROP INDEX runs_due;
+  DROP INDEX runs_job_state;
+  DROP INDEX runs_dlq;
+  DROP INDEX runs_waiting;
+  DROP INDEX runs_terminal_age;
+  DROP INDEX runs_flush_now;
+  DROP INDEX runs_flush_in_flight;
+  DROP INDEX runs_flow_gate;
+  DROP INDEX runs_in_flight;
+  DROP INDEX runs_tenant_priority_due;
+  DROP INDEX runs_slow_calls;
+  DROP TRIGGER run_history_inserted;
+  DROP TRIGGER run_history_updated;
+  DROP TRIGGER run_history_deleted;
+  `,
 ];
 
 /** Applies every migration newer than the stored schema version. */

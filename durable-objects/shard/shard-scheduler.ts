@@ -11,19 +11,21 @@ import { noteHostThrottled, reportHostAnswers, type ThrottledHost } from "./flow
 import { forgetTenantLimits } from "./flow/tenant-gates";
 import { setTenantWeight } from "./flow/tenant-weights";
 import { takeCancelledUncalled } from "./flow/uncalled-permits";
+import { importHistory } from "./history/legacy-records";
 import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./history/reads";
-import { importHistory } from "./history/records";
 import { applyJobSnapshots } from "./jobs/job-sync";
 import { reparkSuspended, setTenantSuspended } from "./jobs/suspension";
 import { type OutcomeEffects, reportOutcomes } from "./runs/attempt-outcomes";
 import { claimRuns } from "./runs/claims";
 import { fireJobNow } from "./runs/fire-now";
+import { giveBackRuns } from "./runs/give-backs";
 import { completeRun, heartbeatRun } from "./runs/long-running-reports";
 import { backfill, retryRunNow, triggerNow } from "./runs/operator-runs";
-import { giveBackRuns } from "./runs/run-batches";
 import { shareWaitOf } from "./runs/share-wait";
 import { markSlowCalls } from "./runs/slow-calls";
 import { migrateShardSchema } from "./schema";
+import { restoreShardState } from "./state/restore";
+import { ShardState } from "./state/shard-state";
 import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./test-seam";
 import { tzdataProgress } from "./tzdata/timers-version";
 import { TzdataWatch } from "./tzdata/watch";
@@ -49,6 +51,8 @@ interface ActOptions {
  */
 export class ShardScheduler extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** Its runs, jobs and stats in memory, made durable by batch (./state/shard-state.ts). */
+  readonly state: ShardState;
   private shard = -1;
   private readonly armed: ArmedAlarm;
   private readonly backlog = new BacklogPacer();
@@ -63,9 +67,11 @@ export class ShardScheduler extends DurableObject<Env> {
     const metering = rowsMeterOn(env);
     this.sql = metering ? meteredSql(ctx.storage.sql, "shard") : ctx.storage.sql;
     this.armed = new ArmedAlarm(ctx.storage, metering ? () => countAlarmSet("shard") : undefined);
-    this.tzdata = new TzdataWatch(this.sql, env);
+    this.state = new ShardState(this.sql);
+    this.tzdata = new TzdataWatch(this.state, env);
     ctx.blockConcurrencyWhile(async () => {
       migrateShardSchema(this.sql);
+      restoreShardState(this.state, Date.now());
       const row = this.sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'shard'").toArray()[0];
       this.shard = row?.value ?? -1;
       this.armed.atMs = await ctx.storage.getAlarm();
@@ -75,8 +81,8 @@ export class ShardScheduler extends DurableObject<Env> {
 
   async upsertJobs(shard: number, jobs: Protocol.ShardJob[]): Promise<Protocol.UpsertResult> {
     const apply = (nowMs: number) => {
-      const confirmed = applyJobSnapshots(this.sql, jobs, nowMs);
-      reparkSuspended(this.sql, jobs, nowMs);
+      const confirmed = applyJobSnapshots(this.state, jobs, nowMs);
+      reparkSuspended(this.state, jobs, nowMs);
       return { ok: true as const, confirmed };
     };
     return this.act(shard, apply, { faultable: true });
@@ -84,7 +90,7 @@ export class ShardScheduler extends DurableObject<Env> {
 
   /** Suspends or unsuspends a tenant's jobs on this shard (./shard/tenant-suspension.ts). */
   async setTenantSuspended(shard: number, tenantId: string, suspended: boolean): Promise<number> {
-    return this.act(shard, (nowMs) => setTenantSuspended(this.sql, tenantId, suspended, nowMs), {
+    return this.act(shard, (nowMs) => setTenantSuspended(this.state, tenantId, suspended, nowMs), {
       faultable: true,
     });
   }
@@ -98,7 +104,7 @@ export class ShardScheduler extends DurableObject<Env> {
   }
 
   async trigger(shard: number, jobId: string, debounceKey?: string): Promise<Protocol.TriggerResult> {
-    return this.act(shard, (nowMs) => triggerNow(this.sql, jobId, nowMs, debounceKey));
+    return this.act(shard, (nowMs) => triggerNow(this.state, jobId, nowMs, debounceKey));
   }
 
   async backfill(
@@ -107,15 +113,15 @@ export class ShardScheduler extends DurableObject<Env> {
     fromMs: number,
     toMs: number,
   ): Promise<Protocol.BackfillResult> {
-    return this.act(shard, (nowMs) => backfill(this.sql, jobId, fromMs, toMs, nowMs));
+    return this.act(shard, (nowMs) => backfill(this.state, jobId, fromMs, toMs, nowMs));
   }
 
   async fireNow(shard: number, jobId: string): Promise<Protocol.FireNowResult> {
-    return this.act(shard, (nowMs) => fireJobNow(this.sql, jobId, nowMs));
+    return this.act(shard, (nowMs) => fireJobNow(this.state, jobId, nowMs));
   }
 
   async retryRun(shard: number, runId: string): Promise<Protocol.RetryResult> {
-    return this.act(shard, (nowMs) => retryRunNow(this.sql, runId, nowMs));
+    return this.act(shard, (nowMs) => retryRunNow(this.state, runId, nowMs));
   }
 
   /** The authoritative dedup: one claim per fence; stale fences, old versions, paused jobs refused. */
@@ -123,9 +129,9 @@ export class ShardScheduler extends DurableObject<Env> {
     return this.act(
       shard,
       (nowMs) => {
-        const results = claimRuns(this.sql, claims, nowMs);
+        const results = claimRuns(this.state, claims, nowMs);
         const claimed = results.flatMap((result) => (result.ok ? [result.runId] : []));
-        this.backlog.afterClaims(this.sql, claimed, windowLimits(shardCount(this.env)), nowMs);
+        this.backlog.afterClaims(this.state, claimed, windowLimits(shardCount(this.env)), nowMs);
         return results;
       },
       { faultable: true },
@@ -137,9 +143,9 @@ export class ShardScheduler extends DurableObject<Env> {
     const results = await this.act(
       shard,
       (nowMs) => {
-        const reported = reportOutcomes(this.sql, reports, nowMs, effects, Math.random);
+        const reported = reportOutcomes(this.state, reports, nowMs, effects, Math.random);
         // Ended runs freed room in the dispatch window: a shard waiting for it may send again.
-        this.backlog.afterOutcomes(this.sql, windowLimits(shardCount(this.env)), nowMs);
+        this.backlog.afterOutcomes(this.state, windowLimits(shardCount(this.env)), nowMs);
         return reported;
       },
       { faultable: true },
@@ -152,10 +158,10 @@ export class ShardScheduler extends DurableObject<Env> {
     const accepted = results.flatMap((result) =>
       result.ok && result.state === "RUNNING" ? [result.runId] : [],
     );
-    await releaseFinished(this.sql, this.env, ended, Date.now(), effects.rows);
-    await renewHeld(this.sql, this.env, accepted, Date.now(), effects.rows);
+    await releaseFinished(this.state, this.env, ended, Date.now(), effects.rows);
+    await renewHeld(this.state, this.env, accepted, Date.now(), effects.rows);
     // What the answers said about their hosts: a "slow down" throttles the host (host-throttles.ts).
-    await reportHostAnswers(this.sql, this.env, reports, results, effects.rows, Date.now());
+    await reportHostAnswers(this.state, this.env, reports, results, effects.rows, Date.now());
     return results;
   }
 
@@ -163,17 +169,17 @@ export class ShardScheduler extends DurableObject<Env> {
   async completeRun(shard: number, completion: Protocol.RunCompletion): Promise<Protocol.CompleteRunResult> {
     const effects: OutcomeEffects = { pausedJobs: [] };
     const result = await this.act(shard, (nowMs) =>
-      completeRun(this.sql, completion, nowMs, effects, Math.random),
+      completeRun(this.state, completion, nowMs, effects, Math.random),
     );
-    if (result.ok) await releaseFinished(this.sql, this.env, [result.runId], Date.now());
+    if (result.ok) await releaseFinished(this.state, this.env, [result.runId], Date.now(), effects.rows);
     return result;
   }
 
   /** A long-running target is still working: extend its attempt's lease. */
   async heartbeatRun(shard: number, runId: string, fence: number): Promise<Protocol.HeartbeatResult> {
-    const result = await this.act(shard, (nowMs) => heartbeatRun(this.sql, runId, fence, nowMs));
+    const result = await this.act(shard, (nowMs) => heartbeatRun(this.state, runId, fence, nowMs));
     // Its flow-control permits last as long as the lease the heartbeat extended.
-    if (result.ok) await renewHeld(this.sql, this.env, [runId], Date.now());
+    if (result.ok) await renewHeld(this.state, this.env, [runId], Date.now());
     return result;
   }
 
@@ -184,17 +190,17 @@ export class ShardScheduler extends DurableObject<Env> {
    */
   async giveBackRuns(shard: number, runs: { runId: string; fence: number }[]): Promise<number> {
     const given = await this.act(shard, (nowMs) => {
-      const moved = giveBackRuns(this.sql, runs, nowMs);
-      this.backlog.afterOutcomes(this.sql, windowLimits(shardCount(this.env)), nowMs);
+      const moved = giveBackRuns(this.state, runs, nowMs);
+      this.backlog.afterOutcomes(this.state, windowLimits(shardCount(this.env)), nowMs);
       return moved;
     });
-    await releaseFinished(this.sql, this.env, given, Date.now(), undefined, { returnRate: true });
+    await releaseFinished(this.state, this.env, given, Date.now(), undefined, { returnRate: true });
     return given.length;
   }
 
   /** The consumer's word that these claimed runs' calls are slow (src/core/slow-calls.ts). */
   async markSlowCalls(shard: number, runs: { runId: string; fence: number }[]): Promise<number> {
-    return this.act(shard, (nowMs) => markSlowCalls(this.sql, runs, nowMs), { rearmDuringAlarm: false });
+    return this.act(shard, (nowMs) => markSlowCalls(this.state, runs, nowMs), { rearmDuringAlarm: false });
   }
 
   /** A host's gate says the tenant's calls to the host are (or no longer are) throttled. */
@@ -204,19 +210,19 @@ export class ShardScheduler extends DurableObject<Env> {
 
   /** A flow gate has permits again: its waiting runs here ask at once (see flow-permits.ts). */
   async wakeFlowWaiters(shard: number, gate: string, count: number): Promise<number> {
-    return this.act(shard, (nowMs) => pullForwardWaiting(this.sql, gate, count, nowMs));
+    return this.act(shard, (nowMs) => pullForwardWaiting(this.state, gate, count, nowMs));
   }
 
   /** A dispatch message the queue gave up on (the consumer kept failing): dead-letter its run. */
   async deadLetterPoison(shard: number, runId: string, fence: number, reason: string): Promise<boolean> {
-    return this.act(shard, (nowMs) => deadLetterPoisonRun(this.sql, runId, fence, reason, nowMs));
+    return this.act(shard, (nowMs) => deadLetterPoisonRun(this.state, runId, fence, reason, nowMs));
   }
 
   /** Maintenance: re-arm a missing alarm, report overdue jobs, prune old runs and history. */
   async watchdog(shard: number, retention: Retention): Promise<Protocol.WatchdogReport> {
     const work = async (nowMs: number) => {
       const alarmAtMs = await this.ctx.storage.getAlarm();
-      const report = watchdogScan(this.sql, nowMs, retention, alarmAtMs);
+      const report = watchdogScan(this.state, nowMs, retention, alarmAtMs);
       if (this.alarmRunning) return report;
       // Storage is the truth: an alarm lost behind this instance's back rings now (the pass then
       // plans the next), even when storage still holds one: one that never rang is not registered
@@ -224,7 +230,7 @@ export class ShardScheduler extends DurableObject<Env> {
       // change nothing the scheduler sees.
       report.alarmRearmed = alarmWasLost(
         alarmAtMs,
-        earliestTimerMs(readDueTimes(this.sql, this.leadMs())),
+        earliestTimerMs(readDueTimes(this.state, this.leadMs())),
         nowMs,
       );
       if (report.alarmRearmed && !this.testSeam.alarmHeld(nowMs)) {
@@ -237,15 +243,15 @@ export class ShardScheduler extends DurableObject<Env> {
 
   // Run history (./shard/history-reads.ts): reads only, so the alarm is left as it is.
   async historyRun(shard: number, tenantId: string, jobId: string, scheduledAtMs: number) {
-    return this.read(shard, () => historyRun(this.sql, shard, tenantId, jobId, scheduledAtMs));
+    return this.read(shard, () => historyRun(this.state, shard, tenantId, jobId, scheduledAtMs));
   }
 
   async jobHistory(shard: number, query: History.JobHistoryQuery): Promise<History.HistoryRecord[]> {
-    return this.read(shard, () => jobHistory(this.sql, shard, query));
+    return this.read(shard, () => jobHistory(this.state, shard, query));
   }
 
   async tenantHistory(shard: number, query: History.TenantHistoryQuery): Promise<History.HistoryRecord[]> {
-    return this.read(shard, () => tenantHistory(this.sql, shard, query));
+    return this.read(shard, () => tenantHistory(this.state, shard, query));
   }
 
   /** Several pages of a tenant's runs in one request (the failed and dead-lettered lists together). */
@@ -253,18 +259,18 @@ export class ShardScheduler extends DurableObject<Env> {
     shard: number,
     queries: History.TenantHistoryQuery[],
   ): Promise<History.HistoryRecord[][]> {
-    return this.read(shard, () => queries.map((query) => tenantHistory(this.sql, shard, query)));
+    return this.read(shard, () => queries.map((query) => tenantHistory(this.state, shard, query)));
   }
 
   async historyStats(shard: number, query: History.HistoryStatsQuery): Promise<History.HistoryStats> {
     return this.read(shard, () => ({
-      ...historyStats(this.sql, query),
-      shareWait: shareWaitOf(this.sql, query.tenantId, Date.now()),
+      ...historyStats(this.state, query),
+      shareWait: shareWaitOf(this.state, query.tenantId, Date.now()),
     }));
   }
 
   async firedSince(shard: number, queries: History.FiredSinceQuery[]): Promise<number[]> {
-    return this.read(shard, () => firedSince(this.sql, queries));
+    return this.read(shard, () => firedSince(this.state, queries));
   }
 
   /** History records moved in from elsewhere (the legacy D1 table); newer records win. */
@@ -274,7 +280,7 @@ export class ShardScheduler extends DurableObject<Env> {
 
   /** Admin view: the tz database version of this shard's timers and any re-derivation. */
   async tzdataStatus(shard: number): Promise<Protocol.TzdataProgress> {
-    return this.act(shard, () => tzdataProgress(this.sql, shard));
+    return this.act(shard, () => tzdataProgress(this.state, shard));
   }
 
   override async alarm(): Promise<void> {
@@ -282,10 +288,10 @@ export class ShardScheduler extends DurableObject<Env> {
     this.alarmRunning = true;
     let busy = false;
     try {
-      const { sql, env, shard, backlog, testSeam } = this;
+      const { state, env, shard, backlog, testSeam } = this;
       // A tz database change first: timers it moves into the past fire in this same pass.
       const rederiving = this.tzdata.pass(shard, testSeam.rederiveBatchJobs());
-      busy = (await runAlarmPass({ sql, env, shard, backlog, testSeam })) || rederiving;
+      busy = (await runAlarmPass({ state, env, shard, backlog, testSeam })) || rederiving;
     } finally {
       this.alarmRunning = false;
       await this.armAlarm(busy);
@@ -305,12 +311,18 @@ export class ShardScheduler extends DurableObject<Env> {
   ): Promise<T> {
     this.rememberShard(shard);
     if (faultable) await this.testSeam.beforeRpc();
-    const result = await work(Date.now());
+    let result: T;
+    try {
+      result = await work(Date.now());
+    } finally {
+      // What the work changed is durable before its answer leaves (the output gate holds it).
+      this.state.commit();
+    }
     if (rearmDuringAlarm || !this.alarmRunning) await this.armAlarm();
     // Runs this work cancelled while sent give their flow-control permits back (./flow/uncalled-permits.ts).
-    const uncalled = takeCancelledUncalled(this.sql);
+    const uncalled = takeCancelledUncalled(this.state);
     if (uncalled.length > 0)
-      await releaseFinished(this.sql, this.env, uncalled, Date.now(), undefined, { returnRate: true });
+      await releaseFinished(this.state, this.env, uncalled, Date.now(), undefined, { returnRate: true });
     return result;
   }
 
@@ -335,7 +347,7 @@ export class ShardScheduler extends DurableObject<Env> {
   private async armAlarm(busy = false): Promise<void> {
     const nowMs = Date.now();
     if (this.testSeam.alarmHeld(nowMs)) return;
-    const due = readDueTimes(this.sql, this.leadMs());
+    const due = readDueTimes(this.state, this.leadMs());
     const { backpressureUntilMs } = this.backlog;
     const plan = planAlarm({
       due,

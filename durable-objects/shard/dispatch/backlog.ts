@@ -7,8 +7,8 @@ import {
   type WindowLimits,
   type WindowState,
 } from "../../../src/core/dispatch-window";
+import type { ShardState } from "../state/shard-state";
 import type { TickSummary } from "../wheel/tick";
-import { countInFlight } from "./budget";
 
 /**
  * While runs wait for the dispatch window, the write-behind runs at most this often: a backlogged
@@ -65,7 +65,7 @@ export class BacklogPacer {
    * Runs were claimed: their queue delay adapts the window, and a backpressured shard whose window
    * has room again may send at once.
    */
-  afterClaims(sql: SqlStorage, claimedRunIds: string[], limits: WindowLimits, nowMs: number): void {
+  afterClaims(state: ShardState, claimedRunIds: string[], limits: WindowLimits, nowMs: number): void {
     let delayMs = 0;
     let count = 0;
     for (const runId of claimedRunIds) {
@@ -81,14 +81,14 @@ export class BacklogPacer {
       { delayMs, count, wasFull: this.backpressureUntilMs > 0 },
       nowMs,
     );
-    this.afterOutcomes(sql, limits, nowMs);
+    this.afterOutcomes(state, limits, nowMs);
   }
 
   /** Runs ended or were claimed: a backpressured shard may send again once a quarter is free. */
-  afterOutcomes(sql: SqlStorage, limits: WindowLimits, nowMs: number): void {
+  afterOutcomes(state: ShardState, limits: WindowLimits, nowMs: number): void {
     if (this.backpressureUntilMs <= nowMs) return;
     const size = this.windowSize(limits);
-    if (countInFlight(sql, nowMs) <= size - Math.max(1, Math.floor(size / 4))) this.backpressureUntilMs = 0;
+    if (state.runs.windowTotal() <= size - Math.max(1, Math.floor(size / 4))) this.backpressureUntilMs = 0;
   }
 
   /** Whether a pass with a full window may look for tenants under their share now (then it does). */

@@ -1,10 +1,11 @@
-// Handing runs to the dispatch queue: ACQUIRED and DISPATCHED with a fence and a lease in one
-// write, bundled per message, sent (and back to SCHEDULED when the send failed).
+// Handing runs to the dispatch queue: ACQUIRED and DISPATCHED with a fence and a lease, bundled
+// per message, committed, then sent (and back to SCHEDULED when the send failed).
 import { issueRunToken } from "../../../src/core/run-token";
 import type { DispatchMessage, DispatchRun } from "../../../src/shard/protocol";
-import type { ShardJobRow } from "../jobs/held-jobs";
-import { type Acquisition, handOutRuns } from "../runs/run-batches";
-import { getRuns, moveRun, nextFences, type RunRow } from "../runs/run-store";
+import type { JobRecord } from "../state/job-book";
+import type { Run } from "../state/run";
+import { moveRun, moveRunVia } from "../state/run-moves";
+import type { ShardState } from "../state/shard-state";
 import { RUNS_PER_MESSAGE, type TickSettings } from "../wheel/pass-settings";
 
 /** Queues take ≤ 100 messages and ≤ 256 KB per sendBatch; stay clear of the byte limit. */
@@ -16,6 +17,8 @@ const MAX_LEASE_MS = 10 * 60_000;
 export const HOLD_SPREAD_MS = 20;
 /** How soon a failed send is tried again. */
 const SEND_RETRY_MS = 1_000;
+/** The DISPATCHED event of a run handed out (it is written as the send starts). */
+export const HANDED_OUT_REASON = "sent to the dispatch queue";
 
 /** A run delivered to the queue: when, and its instant (a run sent ahead cannot start before it). */
 export interface SentRun {
@@ -25,19 +28,18 @@ export interface SentRun {
 }
 
 export async function dispatchRuns(
-  sql: SqlStorage,
+  state: ShardState,
   settings: TickSettings,
-  runs: RunRow[],
-  jobs: Map<string, ShardJobRow | null>,
+  runs: Run[],
+  jobs: Map<string, JobRecord | null>,
   nowMs: number,
   { queueBusy = false }: { queueBusy?: boolean } = {},
 ): Promise<{ dispatched: number; failed: number; sent: SentRun[] }> {
   const sent: DispatchRun[] = [];
-  const acquisitions: Acquisition[] = [];
-  const newFences = runs.filter((run) => !isResend(run)).length;
-  let fenceCursor = newFences > 0 ? nextFences(sql, newFences) : 0;
-  for (const run of runs) {
-    // collectDueRuns already read every job it let through.
+  const toSend = runs.filter((run) => run.state === "SCHEDULED");
+  const newFences = toSend.filter((run) => !isResend(run)).length;
+  let fenceCursor = newFences > 0 ? state.nextFences(newFences) : 0;
+  for (const run of toSend) {
     const job = jobs.get(run.job_id) ?? null;
     // A re-send of the same attempt keeps its fence: the first copy to arrive claims it and the
     // other is refused as a duplicate, so a message that was only slow is not wasted. A new
@@ -49,12 +51,11 @@ export async function dispatchRuns(
     // A run sent ahead cannot be claimed before its instant: its lease starts there.
     const ahead = run.fire_at_ms > nowMs;
     const version = job?.version ?? run.job_version;
-    acquisitions.push({
-      runId: run.run_id,
+    moveRunVia(state, run, { state: "ACQUIRED", reason: acquireReason(resend, ahead) }, "DISPATCHED", HANDED_OUT_REASON, nowMs, {
       fence,
-      jobVersion: version,
-      dueAtMs: Math.max(nowMs, run.fire_at_ms) + leaseMs,
-      reason: acquireReason(resend, ahead),
+      job_version: version,
+      due_at_ms: Math.max(nowMs, run.fire_at_ms) + leaseMs,
+      dispatch_count: run.dispatch_count + 1,
     });
     sent.push({
       run_id: run.run_id,
@@ -67,10 +68,10 @@ export async function dispatchRuns(
       fire_at_ms: run.fire_at_ms,
     });
   }
-  // Every run here is SCHEDULED (collectDueRuns moved leases and retries back to it): one statement.
-  const handedOut = new Set(handOutRuns(sql, acquisitions, nowMs));
   await mintAheadTokens(settings, sent, nowMs);
   const sends = sendGroups(bundleByInstant(settings.shard, sent, settings.runsPerMessage, nowMs));
+  // The hand-out is durable before any message leaves (the output gate holds the sends until it is).
+  state.commit();
   let dispatched = 0;
   let failed = 0;
   const delivered: SentRun[] = [];
@@ -83,31 +84,25 @@ export async function dispatchRuns(
     );
     const afterSendMs = Date.now();
     const runsOf = (index: number) => (group[index] ?? []).flatMap((message) => message.runs);
-    // Only runs still DISPATCHED at their fence go back on a failed send: a claim may have raced
-    // ahead during the await.
-    const deliveredNow = results.flatMap((result, index) =>
-      result.status === "fulfilled" ? runsOf(index) : [],
-    );
-    for (const run of deliveredNow) {
-      delivered.push({ runId: run.run_id, sentAtMs: afterSendMs, fireAtMs: run.fire_at_ms ?? 0 });
-      if (handedOut.has(run.run_id)) dispatched += 1;
-    }
-    results.forEach((result, index) => {
-      if (result.status === "fulfilled") return;
-      const current = getRuns(
-        sql,
-        runsOf(index).map((run) => run.run_id),
-      );
+    for (const [index, result] of results.entries()) {
+      if (result.status === "fulfilled") {
+        for (const run of runsOf(index)) {
+          delivered.push({ runId: run.run_id, sentAtMs: afterSendMs, fireAtMs: run.fire_at_ms ?? 0 });
+          dispatched += 1;
+        }
+        continue;
+      }
+      // Only runs still DISPATCHED at their fence go back: a claim may have raced ahead during the await.
       for (const sentRun of runsOf(index)) {
-        const run = current.get(sentRun.run_id);
+        const run = state.runs.get(sentRun.run_id);
         if (run?.state !== "DISPATCHED" || run.fence !== sentRun.fence) continue;
-        moveRun(sql, run, "SCHEDULED", `queue send failed: ${String(result.reason)}`, afterSendMs, {
+        moveRun(state, run, "SCHEDULED", `queue send failed: ${String(result.reason)}`, afterSendMs, {
           due_at_ms: afterSendMs + SEND_RETRY_MS,
           dispatch_count: run.dispatch_count - 1,
         });
         failed += 1;
       }
-    });
+    }
   }
   return { dispatched, failed, sent: delivered };
 }
@@ -161,7 +156,7 @@ function sendRequest(
   return delaySeconds > 0 ? { body, contentType: "json", delaySeconds } : { body, contentType: "json" };
 }
 
-function isResend(run: RunRow): boolean {
+function isResend(run: Run): boolean {
   return run.dispatch_count > 0 && run.fence !== null;
 }
 

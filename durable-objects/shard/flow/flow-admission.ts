@@ -14,11 +14,12 @@ import {
   tenantGate,
 } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
-import { recordWaitingHistory } from "../history/records";
-import { type ShardJobRow, specOf } from "../jobs/held-jobs";
-import { RUNNING_LEASE_GRACE_MS } from "../runs/attempt-outcomes";
-import { getRuns, type RunRow } from "../runs/run-store";
+import { jobSpec } from "../jobs/job-specs";
+import { RUNNING_LEASE_GRACE_MS } from "../runs/leases";
 import { holdAtGate, waitingAtGate } from "../runs/run-timers";
+import type { JobRecord } from "../state/job-book";
+import type { Run } from "../state/run";
+import type { ShardState } from "../state/shard-state";
 import { nextAskMs } from "./gate-wakes";
 import { hostOfRun, noteHostThrottled, type ThrottledHost, throttledHosts } from "./host-throttles";
 import { tenantGateLimits } from "./tenant-gates";
@@ -41,20 +42,22 @@ interface GateGroup {
   /** Set for a job key (the gate lists it under its tenant); null for a tenant's own gate. */
   tenantId: string | null;
   limits: FlowLimits;
-  runs: RunRow[];
+  runs: Run[];
   /** A destination host's gate: its own adaptive limit applies (./host-throttles.ts). */
   host?: ThrottledHost;
 }
 
 /** The runs that may be sent now, in the order given; the rest are moved to their next ask. */
 export async function admitFlowControlled(
-  sql: SqlStorage,
+  state: ShardState,
   admission: FlowAdmission,
-  runs: RunRow[],
-  jobs: Map<string, ShardJobRow | null>,
+  runs: Run[],
+  jobs: Map<string, JobRecord | null>,
   nowMs: number,
-): Promise<RunRow[]> {
+): Promise<Run[]> {
   if (runs.length === 0) return runs;
+  // The runs are live objects: what each was before the gates were awaited is its revision now.
+  const revs = new Map(runs.map((run) => [run.run_id, run.rev]));
   const {
     limits: tenantLimits,
     readD1,
@@ -64,9 +67,9 @@ export async function admitFlowControlled(
     runs.map((run) => run.tenant_id),
     nowMs,
   );
-  rememberTenantWeights(sql, weights, nowMs);
+  rememberTenantWeights(state.sql, weights, nowMs);
   const byKey = groupByGate(runs, (run) => {
-    const flow = flowControlOf(jobs.get(run.job_id) ?? null);
+    const flow = flowControlOf(state, jobs.get(run.job_id) ?? null);
     return flow === null
       ? null
       : {
@@ -76,18 +79,18 @@ export async function admitFlowControlled(
           limits: flowLimitsOf(flow),
         };
   });
-  const hosts = throttledHosts(sql);
+  const hosts = throttledHosts(state.sql);
   if (byKey.size === 0 && hosts.size === 0 && [...tenantLimits.values()].every((limits) => limits === null)) {
     // Reading D1 let other requests in (a pause may have cancelled a run): send what still stands.
-    return readD1 ? stillSendable(sql, runs, new Set()) : runs;
+    return readD1 ? stillSendable(state, runs, new Set(), revs) : runs;
   }
   const refused = new Set<string>();
-  const grantedByKey = await askGates(sql, admission, byKey, jobs, refused, nowMs);
-  const grantedByTenant = await askTenantGates(sql, admission, runs, tenantLimits, jobs, refused, nowMs);
+  const grantedByKey = await askGates(state, admission, byKey, jobs, refused, nowMs);
+  const grantedByTenant = await askTenantGates(state, admission, runs, tenantLimits, jobs, refused, nowMs);
   // A key permit of a run its tenant's gate refused was never used: give it back, rate included.
   await returnUnused(admission.env, grantedByKey, new Set(grantedByTenant.refused));
   for (const runId of grantedByTenant.refused) refused.add(runId);
-  const grantedByHost = await askHostGates(sql, admission, runs, hosts, jobs, refused, nowMs);
+  const grantedByHost = await askHostGates(state, admission, runs, hosts, jobs, refused, nowMs);
   // The same for the key and tenant permits of a run its host's throttle holds.
   await returnUnused(
     admission.env,
@@ -95,7 +98,7 @@ export async function admitFlowControlled(
     grantedByHost.refused,
   );
   for (const runId of grantedByHost.refused) refused.add(runId);
-  const sendable = stillSendable(sql, runs, refused);
+  const sendable = stillSendable(state, runs, refused, revs);
   // A run that changed while the gates were asked (cancelled, claimed) is not sent: its permits go back.
   const kept = new Set(sendable.map((run) => run.run_id));
   const changed = new Set(
@@ -115,11 +118,11 @@ export async function admitFlowControlled(
  * `Retry-After` pause ends). A host whose throttle ended grants them all and leaves the list.
  */
 async function askHostGates(
-  sql: SqlStorage,
+  state: ShardState,
   admission: FlowAdmission,
-  runs: readonly RunRow[],
+  runs: readonly Run[],
   hosts: Map<string, ThrottledHost>,
-  jobs: Map<string, ShardJobRow | null>,
+  jobs: Map<string, JobRecord | null>,
   refusedBefore: ReadonlySet<string>,
   nowMs: number,
 ): Promise<{ granted: Map<string, string[]>; refused: Set<string> }> {
@@ -128,23 +131,23 @@ async function askHostGates(
   const byHost = groupByGate(
     runs.filter((run) => !refusedBefore.has(run.run_id)),
     (run) => {
-      const host = hostOfRun(jobs.get(run.job_id) ?? null, run.tenant_id);
+      const host = hostOfRun(state, jobs.get(run.job_id) ?? null, run.tenant_id);
       if (host === null || !hosts.has(host.gate)) return null;
       const limits = { rate: null, periodMs: 1_000, parallelism: null };
       return { gate: host.gate, key: host.origin, tenantId: run.tenant_id, limits, host };
     },
   );
-  const granted = await askGates(sql, admission, byHost, jobs, refused, nowMs);
+  const granted = await askGates(state, admission, byHost, jobs, refused, nowMs);
   return { granted, refused };
 }
 
 /** The tenant gates (triggers per second, concurrent calls) for the runs their key let through. */
 async function askTenantGates(
-  sql: SqlStorage,
+  state: ShardState,
   admission: FlowAdmission,
-  runs: readonly RunRow[],
+  runs: readonly Run[],
   tenantLimits: Map<string, FlowLimits | null>,
-  jobs: Map<string, ShardJobRow | null>,
+  jobs: Map<string, JobRecord | null>,
   refusedByKey: ReadonlySet<string>,
   nowMs: number,
 ): Promise<{ granted: Map<string, string[]>; refused: string[] }> {
@@ -157,17 +160,17 @@ async function askTenantGates(
     },
   );
   const refused = new Set<string>();
-  const granted = await askGates(sql, admission, byTenant, jobs, refused, nowMs);
+  const granted = await askGates(state, admission, byTenant, jobs, refused, nowMs);
   return { granted, refused: [...refused] };
 }
 
-export function flowControlOf(job: Pick<ShardJobRow, "job_id" | "version" | "spec_json"> | null) {
-  return job === null ? null : (specOf(job).flow_control ?? null);
+export function flowControlOf(state: ShardState, job: JobRecord | null) {
+  return job === null ? null : (jobSpec(state, job).flow_control ?? null);
 }
 
 function groupByGate(
-  runs: readonly RunRow[],
-  gateOf: (run: RunRow) => Omit<GateGroup, "runs"> | null,
+  runs: readonly Run[],
+  gateOf: (run: Run) => Omit<GateGroup, "runs"> | null,
 ): Map<string, GateGroup> {
   const groups = new Map<string, GateGroup>();
   for (const run of runs) {
@@ -186,10 +189,10 @@ function groupByGate(
 
 /** Asks each gate (in parallel) for its runs; adds the refused to `refused`; returns the grants per gate. */
 async function askGates(
-  sql: SqlStorage,
+  state: ShardState,
   admission: FlowAdmission,
   groups: Map<string, GateGroup>,
-  jobs: Map<string, ShardJobRow | null>,
+  jobs: Map<string, JobRecord | null>,
   refused: Set<string>,
   nowMs: number,
 ): Promise<Map<string, string[]>> {
@@ -205,11 +208,11 @@ async function askGates(
           tenantId: group.tenantId,
           limits: group.limits,
           holder: admission.holder,
-          alsoWaiting: waitingAtGate(sql, group.gate, group.runs, nowMs),
+          alsoWaiting: waitingAtGate(state, group.gate, group.runs, nowMs),
           ...(group.host === undefined ? {} : { host: true }),
           runs: group.runs.map((run) => ({
             runId: run.run_id,
-            leaseMs: permitLeaseMs(admission, jobs, run),
+            leaseMs: permitLeaseMs(state, admission, jobs, run),
           })),
         });
       } catch (error) {
@@ -221,19 +224,24 @@ async function askGates(
       const waiting = group.runs.filter((run) => !grantedIds.has(run.run_id));
       for (const run of waiting) refused.add(run.run_id);
       if (group.host !== undefined && result.hostThrottled === false) {
-        noteHostThrottled(sql, group.host, false, nowMs);
+        noteHostThrottled(state.sql, group.host, false, nowMs);
       }
-      const retryAtMs = nextAskMs(sql, group.gate, askedAtMs, result.retryAtMs ?? nowMs + 1, nowMs);
-      deferRuns(sql, waiting, group, { ...result, retryAtMs }, nowMs);
+      const retryAtMs = nextAskMs(state, group.gate, askedAtMs, result.retryAtMs ?? nowMs + 1, nowMs);
+      deferRuns(state, waiting, group, { ...result, retryAtMs }, nowMs);
     }),
   );
   return granted;
 }
 
 /** A permit never returned expires after the dispatch lease, the run's timeout and its grace. */
-function permitLeaseMs(admission: FlowAdmission, jobs: Map<string, ShardJobRow | null>, run: RunRow): number {
+function permitLeaseMs(
+  state: ShardState,
+  admission: FlowAdmission,
+  jobs: Map<string, JobRecord | null>,
+  run: Run,
+): number {
   const job = jobs.get(run.job_id) ?? null;
-  const timeoutMs = job === null ? 30_000 : durationMs(specOf(job).timeout);
+  const timeoutMs = job === null ? 30_000 : durationMs(jobSpec(state, job).timeout);
   return admission.leaseMs + timeoutMs + RUNNING_LEASE_GRACE_MS;
 }
 
@@ -246,8 +254,8 @@ function permitLeaseMs(admission: FlowAdmission, jobs: Map<string, ShardJobRow |
  * split, src/core/run-waits.ts).
  */
 function deferRuns(
-  sql: SqlStorage,
-  runs: readonly RunRow[],
+  state: ShardState,
+  runs: readonly Run[],
   group: GateGroup,
   result: AcquireResult,
   nowMs: number,
@@ -264,14 +272,8 @@ function deferRuns(
   runs.forEach((run, index) => {
     const windowsAhead = limits.rate === null ? 0 : Math.floor(index / limits.rate);
     const dueAtMs = retryAtMs + windowsAhead * limits.periodMs;
-    run.due_at_ms = dueAtMs;
-    holdAtGate(sql, { runId: run.run_id, dueAtMs, gate: group.gate, reason, heldBy }, nowMs);
+    holdAtGate(state, { runId: run.run_id, dueAtMs, gate: group.gate, reason, heldBy }, nowMs);
   });
-  recordWaitingHistory(
-    sql,
-    runs.map((run) => run.run_id),
-    nowMs,
-  );
 }
 
 async function returnUnused(
@@ -295,14 +297,12 @@ async function returnUnused(
  * The admitted runs as they are now: the gates were awaited, so a claim, an edit or a delete may
  * have changed a row meanwhile. Only rows still SCHEDULED at the same revision are sent.
  */
-function stillSendable(sql: SqlStorage, runs: readonly RunRow[], refused: Set<string>): RunRow[] {
-  const admitted = runs.filter((run) => !refused.has(run.run_id));
-  const current = getRuns(
-    sql,
-    admitted.map((run) => run.run_id),
+function stillSendable(state: ShardState, runs: readonly Run[], refused: Set<string>, revs: Map<string, number>): Run[] {
+  return runs.filter(
+    (run) =>
+      !refused.has(run.run_id) &&
+      state.runs.get(run.run_id) === run &&
+      run.state === "SCHEDULED" &&
+      revs.get(run.run_id) === run.rev,
   );
-  return admitted.filter((run) => {
-    const now = current.get(run.run_id);
-    return now !== undefined && now.state === "SCHEDULED" && now.rev === run.rev;
-  });
 }

@@ -3,16 +3,13 @@
 // has permits again wakes the runs waiting on it here.
 import { flowKeyGate, releasePermits, renewPermits, tenantGate } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
-import { getJobs } from "../jobs/held-jobs";
-import { type PermitRows, RUNNING_LEASE_GRACE_MS } from "../runs/attempt-outcomes";
-import { getRuns, type RunRow } from "../runs/run-store";
+import type { PermitRows, PermitRun } from "../runs/attempt-outcomes";
+import { RUNNING_LEASE_GRACE_MS } from "../runs/leases";
 import { endGateHolds } from "../runs/run-timers";
+import type { JobRecord } from "../state/job-book";
+import type { ShardState } from "../state/shard-state";
 import { flowControlOf } from "./flow-admission";
 import { noteGateWake } from "./gate-wakes";
-
-/** What a permit's return or renewal needs of its run. */
-type PermitRun = Pick<RunRow, "run_id" | "job_id" | "tenant_id" | "due_at_ms">;
-
 import { tenantGateLimits } from "./tenant-gates";
 
 /**
@@ -20,13 +17,13 @@ import { tenantGateLimits } from "./tenant-gates";
  * `known`: the rows the caller already read for these runs (an outcome batch), read again otherwise.
  */
 async function parallelismGatesOf(
-  sql: SqlStorage,
+  state: ShardState,
   env: Env,
   runIds: readonly string[],
   nowMs: number,
   known?: PermitRows,
 ): Promise<Map<string, PermitRun[]>> {
-  const { runs, jobs } = known === undefined ? readRows(sql, runIds) : pickRows(known, runIds);
+  const { runs, jobs } = known === undefined ? readRows(state, runIds) : pickRows(known, runIds);
   const { limits: tenantLimits } = await tenantGateLimits(
     env,
     runs.map((run) => run.tenant_id),
@@ -35,19 +32,23 @@ async function parallelismGatesOf(
   const byGate = new Map<string, PermitRun[]>();
   const add = (gate: string, run: PermitRun) => byGate.set(gate, [...(byGate.get(gate) ?? []), run]);
   for (const run of runs) {
-    const flow = flowControlOf(jobs.get(run.job_id) ?? null);
+    const flow = flowControlOf(state, jobs.get(run.job_id) ?? null);
     if (flow?.parallelism !== undefined) add(flowKeyGate(run.tenant_id, flow.key), run);
     if (tenantLimits.get(run.tenant_id)?.parallelism != null) add(tenantGate(run.tenant_id), run);
   }
   return byGate;
 }
 
-function readRows(sql: SqlStorage, runIds: readonly string[]) {
-  const runs = [...getRuns(sql, runIds).values()];
-  const jobs = getJobs(
-    sql,
-    runs.map((run) => run.job_id),
-  );
+function readRows(state: ShardState, runIds: readonly string[]) {
+  const runs = runIds.flatMap((runId) => {
+    const run = state.runs.get(runId);
+    return run === undefined ? [] : [run];
+  });
+  const jobs = new Map<string, JobRecord>();
+  for (const run of runs) {
+    const job = state.jobs.get(run.job_id);
+    if (job !== undefined) jobs.set(job.job_id, job);
+  }
   return { runs, jobs };
 }
 
@@ -78,7 +79,7 @@ async function eachGate(
  * `returnRate` for runs given back uncalled: their rate tokens were not spent either.
  */
 export async function releaseFinished(
-  sql: SqlStorage,
+  state: ShardState,
   env: Env,
   runIds: readonly string[],
   nowMs: number,
@@ -86,7 +87,7 @@ export async function releaseFinished(
   { returnRate = false }: { returnRate?: boolean } = {},
 ) {
   if (runIds.length === 0) return;
-  const byGate = await parallelismGatesOf(sql, env, runIds, nowMs, known);
+  const byGate = await parallelismGatesOf(state, env, runIds, nowMs, known);
   await eachGate(byGate, (gate, runs) =>
     releasePermits(env, gate, { runIds: runs.map((run) => run.run_id), returnRate }),
   );
@@ -97,14 +98,14 @@ export async function releaseFinished(
  * shard (plus the grace the shard gives it), so a call that is still working keeps its slot.
  */
 export async function renewHeld(
-  sql: SqlStorage,
+  state: ShardState,
   env: Env,
   runIds: readonly string[],
   nowMs: number,
   known?: PermitRows,
 ) {
   if (runIds.length === 0) return;
-  const byGate = await parallelismGatesOf(sql, env, runIds, nowMs, known);
+  const byGate = await parallelismGatesOf(state, env, runIds, nowMs, known);
   await eachGate(byGate, (gate, runs) =>
     renewPermits(env, gate, {
       runs: runs.map((run) => ({
@@ -116,7 +117,7 @@ export async function renewHeld(
 }
 
 /** The gate has permits again: up to `count` of the runs waiting on it ask at the next tick. */
-export function pullForwardWaiting(sql: SqlStorage, gate: string, count: number, nowMs: number): number {
-  noteGateWake(sql, gate, Date.now());
-  return endGateHolds(sql, gate, count, nowMs);
+export function pullForwardWaiting(state: ShardState, gate: string, count: number, nowMs: number): number {
+  noteGateWake(state, gate, Date.now());
+  return endGateHolds(state, gate, count, nowMs);
 }

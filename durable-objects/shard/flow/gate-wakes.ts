@@ -4,26 +4,28 @@
 // up to a minute for a paused key that was just resumed. So each wake is noted, and a refusal
 // from an ask that started before the latest wake asks again at once.
 
-/** The latest wake per gate, per shard instance (its SqlStorage is one per object). */
-const wakesByShard = new WeakMap<SqlStorage, Map<string, number>>();
+import type { ShardState } from "../state/shard-state";
 
-export function noteGateWake(sql: SqlStorage, gate: string, atMs: number): void {
-  let wakes = wakesByShard.get(sql);
+/** The latest wake per gate, per shard instance. */
+const wakesByShard = new WeakMap<ShardState, Map<string, number>>();
+
+export function noteGateWake(state: ShardState, gate: string, atMs: number): void {
+  let wakes = wakesByShard.get(state);
   if (wakes === undefined) {
     wakes = new Map();
-    wakesByShard.set(sql, wakes);
+    wakesByShard.set(state, wakes);
   }
   wakes.set(gate, atMs);
 }
 
 /** When a refused run asks again: at once if the gate woke this shard since the ask began. */
 export function nextAskMs(
-  sql: SqlStorage,
+  state: ShardState,
   gate: string,
   askedAtMs: number,
   gateRetryAtMs: number,
   nowMs: number,
 ): number {
-  const wokeAtMs = wakesByShard.get(sql)?.get(gate);
+  const wokeAtMs = wakesByShard.get(state)?.get(gate);
   return wokeAtMs !== undefined && wokeAtMs >= askedAtMs ? nowMs + 1 : gateRetryAtMs;
 }

@@ -6,8 +6,10 @@ import { type HostSignalEvent, hostSignalOf, originOfTarget } from "../../../src
 import { hostGate, reportHostOutcomes } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
 import type { OutcomeReport, OutcomeResult } from "../../../src/shard/protocol";
-import { type ShardJobRow, specOf } from "../jobs/held-jobs";
+import { jobSpec } from "../jobs/job-specs";
 import type { PermitRows } from "../runs/attempt-outcomes";
+import type { JobRecord } from "../state/job-book";
+import type { ShardState } from "../state/shard-state";
 
 export interface ThrottledHost {
   gate: string;
@@ -28,12 +30,9 @@ export function throttledHosts(sql: SqlStorage): Map<string, ThrottledHost> {
 }
 
 /** The host gate of a run's job (its tenant's calls to its target's host); null for a binding target. */
-export function hostOfRun(
-  job: Pick<ShardJobRow, "job_id" | "version" | "spec_json"> | null,
-  tenantId: string,
-): ThrottledHost | null {
+export function hostOfRun(state: ShardState, job: JobRecord | null, tenantId: string): ThrottledHost | null {
   if (job === null) return null;
-  const origin = originOfTarget(specOf(job).target);
+  const origin = originOfTarget(jobSpec(state, job).target);
   return origin === null ? null : { gate: hostGate(tenantId, origin), tenantId, origin };
 }
 
@@ -68,7 +67,7 @@ interface HostBatch {
  * lost only delays the throttle to the host's next answer.
  */
 export async function reportHostAnswers(
-  sql: SqlStorage,
+  state: ShardState,
   env: Env,
   reports: readonly OutcomeReport[],
   results: readonly OutcomeResult[],
@@ -76,6 +75,7 @@ export async function reportHostAnswers(
   nowMs: number,
 ): Promise<void> {
   if (rows === undefined) return;
+  const { sql } = state;
   const known = throttledHosts(sql);
   const batches = new Map<string, HostBatch>();
   reports.forEach((report, index) => {
@@ -86,7 +86,7 @@ export async function reportHostAnswers(
     const slowDown = signal !== null && signal !== "ok";
     // The hot path: an answer that does not say "slow down", with no host throttled here.
     if (!slowDown && known.size === 0) return;
-    const host = hostOfRun(rows.jobs.get(run.job_id) ?? null, run.tenant_id);
+    const host = hostOfRun(state, rows.jobs.get(run.job_id) ?? null, run.tenant_id);
     if (host === null || (!slowDown && !known.has(host.gate))) return;
     const batch = batches.get(host.gate) ?? { host, signals: [], successes: 0, endedRunIds: [] };
     batches.set(host.gate, batch);

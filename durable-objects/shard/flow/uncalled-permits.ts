@@ -7,20 +7,22 @@
 // their rate (no call was made), once its work is done (../shard-scheduler.ts, act). Best effort: a
 // permit not returned still expires.
 
-const noted = new WeakMap<SqlStorage, string[]>();
+import type { ShardState } from "../state/shard-state";
+
+const noted = new WeakMap<ShardState, string[]>();
 
 /** Runs of this shard just cancelled while sent and not yet called. */
-export function noteCancelledUncalled(sql: SqlStorage, runIds: readonly string[]): void {
+export function noteCancelledUncalled(state: ShardState, runIds: readonly string[]): void {
   if (runIds.length === 0) return;
-  const list = noted.get(sql);
-  if (list === undefined) noted.set(sql, [...runIds]);
+  const list = noted.get(state);
+  if (list === undefined) noted.set(state, [...runIds]);
   else list.push(...runIds);
 }
 
 /** The runs noted since the last call, whose permits go back now. */
-export function takeCancelledUncalled(sql: SqlStorage): string[] {
-  const list = noted.get(sql);
+export function takeCancelledUncalled(state: ShardState): string[] {
+  const list = noted.get(state);
   if (list === undefined) return [];
-  noted.delete(sql);
+  noted.delete(state);
   return list;
 }

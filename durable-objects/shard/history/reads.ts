@@ -1,8 +1,11 @@
-// Reads of a shard's run history (./history-store.ts): one run, a job's runs, this shard's part of
-// a tenant's runs (the Worker merges the shards' pages), and the aggregates behind the stats.
+// Reads of a shard's run history: one run, a job's runs, this shard's part of a tenant's runs (the
+// Worker merges the shards' pages), the aggregates behind the stats and the missed-run check.
+// A run is the newest of what the shard has of it: its live state in memory, its records in the
+// history pages (../store/history-pages.ts), a record in the table history used before pages.
+// Lists run newest instant first, ties by run id descending.
 import { runIdempotencyKey } from "../../../src/core/run-idempotency";
-import { sqlInList, UNCLAIMED_STATES } from "../../../src/core/run-state";
-import { latenessSplit } from "../../../src/core/run-waits";
+import { runIdFor } from "../../../src/core/run-id";
+import { UNCLAIMED_STATES } from "../../../src/core/run-state";
 import type {
   FiredSinceQuery,
   HistoryCursor,
@@ -10,19 +13,27 @@ import type {
   HistoryStats,
   HistoryStatsQuery,
   JobHistoryQuery,
-  LatenessSample,
   TenantHistoryQuery,
 } from "../../../src/shard/history-protocol";
-import { runIdFor } from "../runs/run-store";
-import { HISTORY_COLUMN_LIST } from "./records";
+import { MAX_HISTORY_BUCKETS, type JobRecord } from "../state/job-book";
+import type { Run } from "../state/run";
+import type { ShardState } from "../state/shard-state";
+import { latenessSampleOf } from "../state/stats-book";
+import {
+  bucketOf,
+  HISTORY_BUCKET_MS,
+  type PageOutcome,
+  type PageRow,
+  pagesOfJobInBucket,
+  tenantPages,
+} from "../store/history-pages";
+import { legacyFiredSince, legacyJobRecords, legacyRecord, legacyTenantRecords } from "./legacy-reads";
+import { type HistoryPageRecord, type StoredRecord, storedRecordOfPage, storedRecordOfRun } from "./page-records";
 
-type StoredRecord = Omit<HistoryRecord, "id" | "shard" | "idempotency_key">;
+/** Pages read at a time from a tenant's history. */
+const PAGES_PER_READ = 32;
 
-/** The run id, as SQL: what `runIdFor` makes of the key, for ordering ties like the Worker does. */
-const RUN_ID_SQL = `('run_' || CASE WHEN substr(job_id, 1, 4) = 'job_' THEN substr(job_id, 5) ELSE job_id END
-  || '_' || scheduled_at_ms)`;
-
-function recordOf(row: StoredRecord, shard: number): HistoryRecord {
+export function recordOf(row: StoredRecord, shard: number): HistoryRecord {
   return {
     ...row,
     id: runIdFor(row.job_id, row.scheduled_at_ms),
@@ -31,227 +42,306 @@ function recordOf(row: StoredRecord, shard: number): HistoryRecord {
   };
 }
 
+/** The records a page holds, as reads return them. */
+export function recordsOfPage(page: PageRow): StoredRecord[] {
+  return (JSON.parse(page.body) as HistoryPageRecord[]).map((record) => storedRecordOfPage(page.tenant_id, record));
+}
+
+/** Newest instant first, then run id descending: the order of every list. */
+function newestFirst(a: StoredRecord, b: StoredRecord): number {
+  if (a.scheduled_at_ms !== b.scheduled_at_ms) return b.scheduled_at_ms - a.scheduled_at_ms;
+  const idA = runIdFor(a.job_id, a.scheduled_at_ms);
+  const idB = runIdFor(b.job_id, b.scheduled_at_ms);
+  return idA < idB ? 1 : idA > idB ? -1 : 0;
+}
+
+/** Strictly after the cursor in newest-first order. */
+function afterCursor(record: StoredRecord, cursor: HistoryCursor | undefined): boolean {
+  if (cursor === undefined) return true;
+  if (record.scheduled_at_ms !== cursor.ms) return record.scheduled_at_ms < cursor.ms;
+  return runIdFor(record.job_id, record.scheduled_at_ms) < cursor.id;
+}
+
+/**
+ * Keeps one record per run: its live state if it has one, else its newest record (an operator's
+ * retry writes a run's record again).
+ */
+class RunSet {
+  private readonly byId = new Map<string, { record: StoredRecord; live: boolean }>();
+
+  add(record: StoredRecord, live = false): void {
+    const id = runIdFor(record.job_id, record.scheduled_at_ms);
+    const held = this.byId.get(id);
+    if (held !== undefined && (held.live || (!live && held.record.updated_at_ms >= record.updated_at_ms))) return;
+    this.byId.set(id, { record, live });
+  }
+
+  sorted(): StoredRecord[] {
+    return [...this.byId.values()].map((entry) => entry.record).sort(newestFirst);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+}
+
+function liveRecord(state: ShardState, runId: string, tenantId: string): StoredRecord | null {
+  const live = state.runs.get(runId);
+  return live !== undefined && live.tenant_id === tenantId ? storedRecordOfRun(live) : null;
+}
+
+/** One run's record: live, in its page, or in the old table. */
+export function findRecord(
+  state: ShardState,
+  tenantId: string,
+  jobId: string,
+  scheduledAtMs: number,
+): StoredRecord | null {
+  const live = liveRecord(state, runIdFor(jobId, scheduledAtMs), tenantId);
+  if (live !== null) return live;
+  const found = new RunSet();
+  for (const page of pagesOfJobInBucket(state.sql, tenantId, bucketOf(scheduledAtMs), jobId)) {
+    for (const record of recordsOfPage(page)) {
+      if (record.job_id === jobId && record.scheduled_at_ms === scheduledAtMs) found.add(record);
+    }
+  }
+  const legacy = legacyRecord(state.sql, tenantId, jobId, scheduledAtMs);
+  if (legacy !== null) found.add(legacy);
+  return found.sorted()[0] ?? null;
+}
+
 export function historyRun(
-  sql: SqlStorage,
+  state: ShardState,
   shard: number,
   tenantId: string,
   jobId: string,
   scheduledAtMs: number,
 ): HistoryRecord | null {
-  const row = sql
-    .exec<StoredRecord>(
-      "SELECT * FROM run_history WHERE job_id = ? AND scheduled_at_ms = ? AND tenant_id = ?",
-      jobId,
-      scheduledAtMs,
-      tenantId,
-    )
-    .toArray()[0];
-  const live = sql
-    .exec<StoredRecord>(
-      `SELECT ${HISTORY_COLUMN_LIST} FROM runs WHERE job_id = ? AND scheduled_at_ms = ? AND tenant_id = ?`,
-      jobId,
-      scheduledAtMs,
-      tenantId,
-    )
-    .toArray()[0];
-  const newest = newerOf(row, live);
-  return newest === undefined ? null : recordOf(newest, shard);
+  const record = findRecord(state, tenantId, jobId, scheduledAtMs);
+  return record === null ? null : recordOf(record, shard);
 }
 
 /**
- * The newer of a run's history record and its live row. The history is written when a run settles
- * or moves on, so a run waiting in the wheel (a re-send after its lease expired, a catch-up after a
- * crash, one held back by the window) may have no record yet, or an older one: its live row is
- * what it is now, never a 404 nor a state it has left.
+ * Whether (job, instant) has a run: live, or settled into its history. A settled run's instant
+ * stays taken: an operator's trigger or backfill never runs it again.
  */
-function newerOf(record: StoredRecord | undefined, live: StoredRecord | undefined): StoredRecord | undefined {
-  if (record === undefined) return live;
-  if (live === undefined) return record;
-  return live.updated_at_ms > record.updated_at_ms ? live : record;
+export function instantTaken(state: ShardState, job: JobRecord, runId: string, scheduledAtMs: number): boolean {
+  if (state.runs.has(runId) || state.settledState(runId) !== undefined) return true;
+  return findRecord(state, job.tenant_id, job.job_id, scheduledAtMs) !== null;
 }
 
-/** A job's runs, newest instant first. Within a job the instant is unique, so it alone orders. */
 /**
- * One job's records with its live rows merged in, each run the newer of its record and its row.
- * A run sent ahead of its instant is left out before the instant, as its record is not written.
+ * Whether a run with no live state settled (a claim or report of it is then a message delivered
+ * again, not one for a run never known), and its final state.
  */
-function withLiveRows(records: StoredRecord[], live: StoredRecord[]): StoredRecord[] {
-  const byInstant = new Map(records.map((row) => [row.scheduled_at_ms, row]));
-  const nowMs = Date.now();
-  for (const row of live) {
-    if (row.scheduled_at_ms > nowMs) continue;
-    const newest = newerOf(byInstant.get(row.scheduled_at_ms), row);
-    if (newest !== undefined) byInstant.set(row.scheduled_at_ms, newest);
+export function settledStateOf(state: ShardState, runId: string, jobId: string, scheduledAtMs: number): string | null {
+  const known = state.settledState(runId);
+  if (known !== undefined) return known;
+  const job = state.jobs.get(jobId);
+  if (job === undefined) return null;
+  return findRecord(state, job.tenant_id, jobId, scheduledAtMs)?.state ?? null;
+}
+
+/** The job's records in history buckets at or before `atOrBeforeBucketMs`, from its bucket list. */
+function jobRecordsFromBuckets(
+  state: ShardState,
+  job: JobRecord,
+  atOrBeforeBucketMs: number,
+  want: number,
+  into: RunSet,
+): { complete: boolean; oldestBucketMs: number | null } {
+  const buckets = job.history_buckets.filter((bucketMs) => bucketMs <= atOrBeforeBucketMs).reverse();
+  let oldestBucketMs: number | null = null;
+  for (const bucketMs of buckets) {
+    for (const page of pagesOfJobInBucket(state.sql, job.tenant_id, bucketMs, job.job_id)) {
+      for (const record of recordsOfPage(page)) if (record.job_id === job.job_id) into.add(record);
+    }
+    oldestBucketMs = bucketMs;
+    if (into.size >= want) return { complete: true, oldestBucketMs };
   }
-  return [...byInstant.values()];
+  // The list keeps a job's newest buckets only: a full list may leave older ones out.
+  return { complete: job.history_buckets.length < MAX_HISTORY_BUCKETS, oldestBucketMs };
 }
 
-export function jobHistory(sql: SqlStorage, shard: number, query: JobHistoryQuery): HistoryRecord[] {
-  const beforeMs = query.cursor?.ms ?? Number.MAX_SAFE_INTEGER;
-  const read = (table: string, columns: string) =>
-    sql
-      .exec<StoredRecord>(
-        `SELECT ${columns} FROM ${table} WHERE job_id = ? AND tenant_id = ? AND scheduled_at_ms < ?
-         ORDER BY scheduled_at_ms DESC LIMIT ?`,
-        query.jobId,
-        query.tenantId,
-        beforeMs,
-        query.limit,
-      )
-      .toArray();
-  // The job's live runs too (a handful: those not yet settled), each the newer of it and its record.
-  return withLiveRows(read("run_history", "*"), read("runs", HISTORY_COLUMN_LIST))
-    .sort((a, b) => b.scheduled_at_ms - a.scheduled_at_ms)
-    .slice(0, query.limit)
+/** A tenant's pages of one outcome from `fromBucketMs` down, while `more` wants them. */
+function scanTenantPages(
+  state: ShardState,
+  tenantId: string,
+  outcome: PageOutcome,
+  fromBucketMs: number,
+  jobId: string | undefined,
+  more: (pagesRead: PageRow[]) => boolean,
+): void {
+  let atOrBeforeBucketMs = fromBucketMs;
+  let skipSeqAbove: number | null = null;
+  for (;;) {
+    const pages = tenantPages(state.sql, {
+      tenantId,
+      outcome,
+      atOrBeforeBucketMs,
+      ...(jobId === undefined ? {} : { jobId }),
+      limit: PAGES_PER_READ,
+    }).filter((page) => skipSeqAbove === null || page.bucket_ms < atOrBeforeBucketMs || page.seq < skipSeqAbove);
+    if (pages.length === 0 || !more(pages)) return;
+    const last = pages[pages.length - 1] as PageRow;
+    atOrBeforeBucketMs = last.bucket_ms;
+    skipSeqAbove = last.seq;
+  }
+}
+
+/** Reads pages until `want` records are held and the last bucket read is complete. */
+function collectFromPages(
+  state: ShardState,
+  tenantId: string,
+  outcome: PageOutcome,
+  fromBucketMs: number,
+  jobId: string | undefined,
+  keep: (record: StoredRecord) => boolean,
+  want: number,
+  into: RunSet,
+): void {
+  let held = 0;
+  let lastBucketMs: number | null = null;
+  scanTenantPages(state, tenantId, outcome, fromBucketMs, jobId, (pages) => {
+    for (const page of pages) {
+      // Every page of a bucket is read before stopping: a later page may hold newer instants.
+      if (held >= want && lastBucketMs !== null && page.bucket_ms < lastBucketMs) return false;
+      for (const record of recordsOfPage(page)) {
+        if (!keep(record)) continue;
+        into.add(record);
+        held += 1;
+      }
+      lastBucketMs = page.bucket_ms;
+    }
+    return true;
+  });
+}
+
+export function jobHistory(state: ShardState, shard: number, query: JobHistoryQuery): HistoryRecord[] {
+  return jobRecords(state, query.tenantId, query.jobId, query.cursor, query.limit, undefined).map((row) =>
+    recordOf(row, shard),
+  );
+}
+
+/** A job's runs (of one state, when asked), newest instant first, after the cursor. */
+function jobRecords(
+  state: ShardState,
+  tenantId: string,
+  jobId: string,
+  cursor: HistoryCursor | undefined,
+  limit: number,
+  runState: string | undefined,
+): StoredRecord[] {
+  const keep = (record: StoredRecord) =>
+    record.job_id === jobId && afterCursor(record, cursor) && (runState === undefined || record.state === runState);
+  const found = new RunSet();
+  for (const run of state.runs.ofJob(jobId)) {
+    const record = storedRecordOfRun(run);
+    if (run.tenant_id === tenantId && keep(record)) found.add(record, true);
+  }
+  const fromBucketMs = cursor === undefined ? Number.MAX_SAFE_INTEGER : bucketOf(cursor.ms);
+  const job = state.jobs.get(jobId);
+  const fromPages = new RunSet();
+  if (job !== undefined && job.tenant_id === tenantId) {
+    const listed = jobRecordsFromBuckets(state, job, fromBucketMs, limit + found.size, fromPages);
+    if (!listed.complete) {
+      const belowMs = listed.oldestBucketMs === null ? fromBucketMs : listed.oldestBucketMs - HISTORY_BUCKET_MS;
+      for (const outcome of ["ok", "other"] as const) {
+        collectFromPages(state, tenantId, outcome, belowMs, jobId, keep, limit, fromPages);
+      }
+    }
+  }
+  for (const record of fromPages.sorted()) if (keep(record)) found.add(record);
+  const beforeMs = cursor === undefined ? Number.MAX_SAFE_INTEGER : cursor.ms + 1;
+  for (const record of legacyJobRecords(state.sql, tenantId, jobId, beforeMs, limit)) {
+    if (keep(record)) found.add(record);
+  }
+  return found.sorted().slice(0, limit);
+}
+
+/** This shard's runs of a tenant (of one state, of one job, when asked), newest instant first. */
+export function tenantHistory(state: ShardState, shard: number, query: TenantHistoryQuery): HistoryRecord[] {
+  const { tenantId, cursor, limit } = query;
+  if (query.jobId !== undefined) {
+    return jobRecords(state, tenantId, query.jobId, cursor, limit, query.state).map((row) => recordOf(row, shard));
+  }
+  const keep = (record: StoredRecord) =>
+    afterCursor(record, cursor) && (query.state === undefined || record.state === query.state);
+  const found = new RunSet();
+  for (const run of state.runs.all()) {
+    if (run.tenant_id !== tenantId) continue;
+    const record = storedRecordOfRun(run);
+    if (keep(record)) found.add(record, true);
+  }
+  const fromBucketMs = cursor === undefined ? Number.MAX_SAFE_INTEGER : bucketOf(cursor.ms);
+  const outcomes: PageOutcome[] =
+    query.state === undefined ? ["ok", "other"] : query.state === "SUCCEEDED" ? ["ok"] : ["other"];
+  for (const outcome of outcomes) {
+    collectFromPages(state, tenantId, outcome, fromBucketMs, undefined, keep, limit, found);
+  }
+  for (const record of legacyTenantRecords(state.sql, tenantId, query.state, cursor, limit)) {
+    if (keep(record)) found.add(record);
+  }
+  return found
+    .sorted()
+    .slice(0, limit)
     .map((row) => recordOf(row, shard));
 }
 
-function cursorClause(cursor: HistoryCursor | undefined): { clause: string; values: (string | number)[] } {
-  if (cursor === undefined) return { clause: "", values: [] };
+/** Settled runs per state and per minute, recent lateness, and the runs live now. */
+export function historyStats(state: ShardState, query: HistoryStatsQuery): Omit<HistoryStats, "shareWait"> {
+  const byState = state.stats.byState(query.tenantId);
+  const lateness = state.stats.latenessSince(query.tenantId, query.sinceMs, query.latenessLimit);
+  for (const run of state.runs.all()) {
+    if (query.tenantId !== null && run.tenant_id !== query.tenantId) continue;
+    byState.set(run.state, (byState.get(run.state) ?? 0) + 1);
+    const sample = run.created_at_ms >= query.sinceMs ? latenessSampleOf(run) : null;
+    if (sample !== null) lateness.push(sample);
+  }
+  lateness.sort((a, b) => b.createdAtMs - a.createdAtMs);
   return {
-    // The first term is implied by the second; it makes the read a range seek on the index
-    // instead of a walk past every newer run.
-    clause: ` AND created_at_ms <= ? AND (created_at_ms < ? OR (created_at_ms = ? AND ${RUN_ID_SQL} < ?))`,
-    values: [cursor.ms, cursor.ms, cursor.ms, cursor.id],
+    byState: [...byState].map(([runState, n]) => ({ state: runState, n })),
+    minutes: state.stats.minutesSince(query.tenantId, query.sinceMs),
+    lateness: lateness.slice(0, query.latenessLimit),
   };
 }
 
-/** This shard's runs of a tenant, newest created first (ties: run id descending). */
-export function tenantHistory(sql: SqlStorage, shard: number, query: TenantHistoryQuery): HistoryRecord[] {
-  const filters: string[] = ["tenant_id = ?"];
-  const values: (string | number)[] = [query.tenantId];
-  if (query.state !== undefined) {
-    filters.push("state = ?");
-    values.push(query.state);
-    // The exact term of the partial index's WHERE: only then may SQLite use it.
-    if (query.state !== "SUCCEEDED") filters.push("state <> 'SUCCEEDED'");
-  }
-  if (query.jobId !== undefined) {
-    filters.push("job_id = ?");
-    values.push(query.jobId);
-  }
-  const after = cursorClause(query.cursor);
-  const records = sql
-    .exec<StoredRecord>(
-      `SELECT * FROM run_history WHERE ${filters.join(" AND ")}${after.clause}
-       ORDER BY created_at_ms DESC, ${RUN_ID_SQL} DESC LIMIT ?`,
-      ...values,
-      ...after.values,
-      query.limit,
-    )
-    .toArray();
-  const jobId = query.jobId;
-  if (jobId === undefined) return records.map((row) => recordOf(row, shard));
-  return tenantPageWithLiveRuns(sql, records, { ...query, jobId }, after).map((row) => recordOf(row, shard));
-}
+const UNCLAIMED = new Set<string>(["SCHEDULED", ...UNCLAIMED_STATES]);
 
-/**
- * One job's page with its live runs merged in, each the newer of it and its record (as the job's
- * own run list reads them, jobHistory): a run the live row already shows settled, its record not
- * yet written, is listed here too. The live runs of one job are a handful (runs_job_state).
- */
-function tenantPageWithLiveRuns(
-  sql: SqlStorage,
-  records: StoredRecord[],
-  query: TenantHistoryQuery & { jobId: string },
-  after: { clause: string; values: (string | number)[] },
-): StoredRecord[] {
-  const live = sql
-    .exec<StoredRecord>(
-      `SELECT ${HISTORY_COLUMN_LIST} FROM runs WHERE job_id = ? AND tenant_id = ?${after.clause}
-       ORDER BY created_at_ms DESC, ${RUN_ID_SQL} DESC LIMIT ?`,
-      query.jobId,
-      query.tenantId,
-      ...after.values,
-      query.limit,
-    )
-    .toArray();
-  const rowId = (row: StoredRecord) => runIdFor(row.job_id, row.scheduled_at_ms);
-  return withLiveRows(records, live)
-    .filter((row) => query.state === undefined || row.state === query.state)
-    .sort((a, b) => b.created_at_ms - a.created_at_ms || (rowId(a) < rowId(b) ? 1 : -1))
-    .slice(0, query.limit);
-}
-
-/** A fire the shard recorded as a misfire (its first reason says so). */
-const MISFIRE_SQL = `(json_extract(events_json, '$[0].reason') LIKE 'misfire%')`;
-/** Late on purpose: a backfill or catch-up run, or a fire the shard recorded as a misfire. */
-const DELIBERATE_SQL = `(kind IN ('backfill', 'catch_up') OR ${MISFIRE_SQL})`;
-
-type LatenessRow = {
-  createdAtMs: number;
-  latenessMs: number;
-  deliberate: number;
-  misfire: number;
-  kind: string;
-  heldMs: number | null;
-  heldBy: string | null;
-  scheduledAtMs: number;
-};
-
-function latenessSample(row: LatenessRow): LatenessSample {
-  const split = latenessSplit({ ...row, misfire: row.misfire === 1 });
-  return {
-    createdAtMs: row.createdAtMs,
-    latenessMs: row.latenessMs,
-    deliberate: row.deliberate === 1,
-    ...split,
-  };
-}
-
-export function historyStats(sql: SqlStorage, query: HistoryStatsQuery): HistoryStats {
-  const tenant = query.tenantId === null ? "" : "tenant_id = ? AND";
-  const tenantValues = query.tenantId === null ? [] : [query.tenantId];
-  const byState = sql
-    .exec<{ state: string; n: number }>(
-      `SELECT state, SUM(n) AS n FROM run_counts WHERE ${tenant} n > 0 GROUP BY state`,
-      ...tenantValues,
-    )
-    .toArray();
-  const minutes = sql
-    .exec<{ minuteMs: number; triggers: number; failures: number }>(
-      `SELECT minute_ms AS minuteMs, SUM(triggers) AS triggers, SUM(failures) AS failures FROM run_minutes
-       WHERE ${tenant} minute_ms >= ? GROUP BY minute_ms`,
-      ...tenantValues,
-      query.sinceMs,
-    )
-    .toArray();
-  const lateness = sql
-    .exec<LatenessRow>(
-      `SELECT created_at_ms AS createdAtMs, lateness_ms AS latenessMs, ${DELIBERATE_SQL} AS deliberate,
-         ${MISFIRE_SQL} AS misfire, kind, held_ms AS heldMs, held_by AS heldBy, scheduled_at_ms AS scheduledAtMs
-       FROM run_history WHERE ${tenant} created_at_ms >= ? AND lateness_ms IS NOT NULL
-       ORDER BY created_at_ms DESC LIMIT ?`,
-      ...tenantValues,
-      query.sinceMs,
-      query.latenessLimit,
-    )
-    .toArray()
-    .map(latenessSample);
-  return { byState, minutes, lateness };
+/** A run of the job's schedule (not a trigger or backfill) that a consumer took. */
+function firedAs(record: Pick<Run, "kind" | "fence" | "state">): boolean {
+  return (record.kind === "schedule" || record.kind === "catch_up") && record.fence !== null && !UNCLAIMED.has(record.state);
 }
 
 /**
  * Which of `queries` (by index) saw their job fire since their instant: a run of the job's
- * schedule (not a manual trigger or backfill) that a consumer took (it has a fence and is past
- * the unclaimed states: a run sent and never claimed is the missed run itself, not its recovery).
- * A query naming a run waits for that run: a later instant going out while it still waits (an
- * overlap buffer, flow control) has not recovered it.
+ * schedule that a consumer took (a run sent and never claimed is the missed run itself, not its
+ * recovery). A query naming a run waits for that run.
  */
-export function firedSince(sql: SqlStorage, queries: readonly FiredSinceQuery[]): number[] {
-  if (queries.length === 0) return [];
-  return sql
-    .exec<{ i: number }>(
-      `SELECT CAST(asked.key AS INTEGER) AS i FROM (
-         SELECT key, json_extract(value, '$[0]') AS job_id, json_extract(value, '$[1]') AS since_ms,
-           json_extract(value, '$[2]') AS named_at_ms FROM json_each(?)
-       ) AS asked
-       WHERE EXISTS (SELECT 1 FROM run_history r WHERE r.job_id = asked.job_id
-         AND r.scheduled_at_ms >= asked.since_ms
-         AND (asked.named_at_ms IS NULL OR r.scheduled_at_ms = asked.named_at_ms) AND r.kind IN ('schedule', 'catch_up') AND r.fence IS NOT NULL
-         AND r.state NOT IN ${sqlInList(["SCHEDULED", ...UNCLAIMED_STATES])})`,
-      JSON.stringify(queries.map((query) => [query.jobId, query.sinceMs, query.namedRunAtMs ?? null])),
-    )
-    .toArray()
-    .map((row) => row.i);
+export function firedSince(state: ShardState, queries: readonly FiredSinceQuery[]): number[] {
+  const fired: number[] = [];
+  queries.forEach((query, index) => {
+    const matches = (record: { scheduled_at_ms: number } & Pick<Run, "kind" | "fence" | "state">) =>
+      record.scheduled_at_ms >= query.sinceMs &&
+      (query.namedRunAtMs === undefined || record.scheduled_at_ms === query.namedRunAtMs) &&
+      firedAs(record);
+    if (state.runs.ofJob(query.jobId).some(matches)) {
+      fired.push(index);
+      return;
+    }
+    const job = state.jobs.get(query.jobId);
+    if (job !== undefined) {
+      const sinceBucketMs = bucketOf(query.sinceMs);
+      for (const bucketMs of job.history_buckets) {
+        if (bucketMs < sinceBucketMs) continue;
+        const pages = pagesOfJobInBucket(state.sql, job.tenant_id, bucketMs, job.job_id);
+        if (pages.some((page) => recordsOfPage(page).some((record) => record.job_id === job.job_id && matches(record as never)))) {
+          fired.push(index);
+          return;
+        }
+      }
+    }
+    if (legacyFiredSince(state.sql, query)) fired.push(index);
+  });
+  return fired;
 }

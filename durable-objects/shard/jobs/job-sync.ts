@@ -1,206 +1,155 @@
 // Applying D1's job snapshots to a shard. Idempotent by version: the outbox sweep may re-send any
 // snapshot any number of times, and an older version never overwrites a newer one.
+import { DEFAULT_JOB_PRIORITY, type JobSpec } from "../../../src/core/job-spec";
 import { firstFire, upcomingFires } from "../../../src/core/job-timeline";
-import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../../../src/core/queue-limits";
 import type { ShardJob } from "../../../src/shard/protocol";
-import { dropAheadRuns } from "../dispatch/ahead";
-import { noteCancelledUncalled } from "../flow/uncalled-permits";
-import { moveRun, pendingRunsOfJob, type RunRow } from "../runs/run-store";
-import { fireDueJob, markCompleted } from "../wheel/firing";
-import { applyCalendarRevision, storeCalendars } from "./calendar-revisions";
+import { cancelPendingRuns } from "../runs/cancel-runs";
+import type { JobRecord } from "../state/job-book";
+import type { ShardState } from "../state/shard-state";
 import {
-  exclusionsOf,
-  getJob,
-  getJobs,
-  type ShardJobRow,
-  setFiredThrough,
-  setJobTimer,
-  specOf,
-} from "./held-jobs";
+  insertJobDefinitions,
+  type JobDefinition,
+  readJobDefinition,
+  updateJobDefinition,
+} from "../store/job-definitions";
+import { fireDueJob, markCompleted } from "../wheel/firing";
+import { applyCalendarRevision } from "./calendar-revisions";
+import { exclusionsOfDefinition, jobExclusions, rememberDefinition } from "./job-specs";
 
 /** Applies snapshots in order; returns the ids the shard now holds at their version (or newer). */
-export function applyJobSnapshots(sql: SqlStorage, snapshots: readonly ShardJob[], nowMs: number): string[] {
-  // One read for the whole push: a batch create sends hundreds of new jobs to each shard.
-  const stored = getJobs(
-    sql,
-    snapshots.map((snapshot) => snapshot.jobId),
-  );
-  const seen = new Set<string>();
+export function applyJobSnapshots(state: ShardState, snapshots: readonly ShardJob[], nowMs: number): string[] {
   const confirmed: string[] = [];
-  // New jobs go in with one INSERT at the end; a job named twice in one push (rare) writes what
-  // is pending first, then is re-read: its first snapshot may have just changed it.
-  let pending: NewJobRow[] = [];
+  // New jobs' definitions go in together at the end (a batch create sends hundreds per shard).
+  const fresh: JobDefinition[] = [];
+  const freshIds = new Set<string>();
   for (const snapshot of snapshots) {
-    if (seen.has(snapshot.jobId)) {
-      insertJobRows(sql, pending);
-      pending = [];
+    const existing = state.jobs.get(snapshot.jobId);
+    if (existing === undefined) {
+      const definition = definitionOf(snapshot);
+      fresh.push(definition);
+      freshIds.add(snapshot.jobId);
+      state.putJob(newJobRecord(snapshot, rememberDefinition(definition), nowMs));
+    } else {
+      if (freshIds.has(snapshot.jobId)) {
+        // Named twice in one push: its first snapshot is not stored yet, so write it now.
+        insertJobDefinitions(state.sql, fresh.splice(0));
+        freshIds.clear();
+      }
+      applyJobSnapshot(state, snapshot, existing, nowMs);
     }
-    const existing = seen.has(snapshot.jobId)
-      ? getJob(sql, snapshot.jobId)
-      : (stored.get(snapshot.jobId) ?? null);
-    seen.add(snapshot.jobId);
-    if (existing === null) pending.push(newJobRow(snapshot, nowMs));
-    else applyJobSnapshot(sql, snapshot, existing, nowMs);
     confirmed.push(snapshot.jobId);
   }
-  insertJobRows(sql, pending);
+  insertJobDefinitions(state.sql, fresh);
   return confirmed;
 }
 
-/** Applies one snapshot to a job the shard holds; after it, the shard holds this version or newer. */
-function applyJobSnapshot(sql: SqlStorage, snapshot: ShardJob, existing: ShardJobRow, nowMs: number): void {
-  if (existing.version > snapshot.version) return;
-  if (existing.version === snapshot.version) {
-    applyCalendarRevision(sql, snapshot, existing, nowMs);
-    return;
-  }
-  storeCalendars(sql, existing, snapshot);
-  // A run sent ahead carries the old version and its claim would refuse it: the next tick sends
-  // the instant again at the new one (or not, if the change below pauses, edits or deletes).
-  dropAheadRuns(sql, existing.job_id, nowMs);
-  const specJson = snapshot.specJson;
-  const specChanged = existing.spec_json !== specJson;
-  const previousStatus = existing.status;
-  existing.version = snapshot.version;
-  existing.spec_json = specJson;
-  sql.exec(
-    "UPDATE jobs SET version = ?, spec_json = ?, tenant_id = ? WHERE job_id = ?",
-    snapshot.version,
-    specJson,
-    snapshot.tenantId,
-    snapshot.jobId,
-  );
-
-  if (snapshot.status === "DELETED") {
-    cancelPendingRuns(sql, existing.job_id, "job deleted", nowMs);
-    setStatus(sql, existing, "DELETED");
-    setJobTimer(sql, existing, null);
-    return;
-  }
-  if (specChanged) {
-    cancelPendingRuns(sql, existing.job_id, "job edited", nowMs);
-    // An edit reschedules from now; a COMPLETED job whose new spec fires again comes back.
-    const next =
-      upcomingFires(specOf(existing), existing.job_id, nowMs, 1, exclusionsOf(existing))[0] ?? null;
-    setJobTimer(sql, existing, next);
-    setFiredThrough(sql, existing, nowMs);
-    if (previousStatus === "COMPLETED" && next !== null && snapshot.status !== "PAUSED") {
-      setStatus(sql, existing, "ACTIVE");
-    }
-  }
-  if (snapshot.status === "PAUSED" && previousStatus !== "PAUSED") {
-    cancelPendingRuns(sql, existing.job_id, "job paused", nowMs);
-    setStatus(sql, existing, "PAUSED");
-    sql.exec("UPDATE jobs SET paused_at_ms = ? WHERE job_id = ?", nowMs, existing.job_id);
-  } else if (snapshot.status === "ACTIVE" && previousStatus === "PAUSED") {
-    setStatus(sql, existing, "ACTIVE");
-    sql.exec("UPDATE jobs SET paused_at_ms = NULL WHERE job_id = ?", existing.job_id);
-    // What passed while paused is missed: the misfire policy decides, whatever the grace.
-    if (!specChanged) fireDueJob(sql, existing, nowMs, "resume");
-    if (existing.next_fire_ms === null) markCompleted(sql, existing);
-  }
-}
-
-/** The columns of a new job, in NEW_JOB_COLUMNS order. */
-type NewJobRow = [
-  string,
-  string,
-  number,
-  string,
-  string,
-  number,
-  number | null,
-  number | null,
-  number | null,
-  number,
-  string,
-  number,
-];
-const NEW_JOB_COLUMNS = [
-  "job_id",
-  "tenant_id",
-  "version",
-  "status",
-  "spec_json",
-  "created_at_ms",
-  "next_scheduled_ms",
-  "next_fire_ms",
-  "paused_at_ms",
-  "status_dirty",
-  "calendars_json",
-  "calendars_revision",
-] as const;
-
-function newJobRow(snapshot: ShardJob, nowMs: number): NewJobRow {
-  const specJson = snapshot.specJson;
-  const stored = {
+function definitionOf(snapshot: ShardJob): JobDefinition {
+  return {
     job_id: snapshot.jobId,
+    tenant_id: snapshot.tenantId,
     version: snapshot.version,
-    spec_json: specJson,
+    status: snapshot.status,
+    spec_json: snapshot.specJson,
+    created_at_ms: snapshot.createdAtMs,
     calendars_json: snapshot.calendarsJson ?? "[]",
     calendars_revision: snapshot.calendarsRevision ?? 0,
   };
-  const spec = specOf(stored);
-  // A new job fires its instants from its creation on, the first one exactly as its create
-  // response listed it: instants between creation and now (a late outbox delivery) are found
-  // late by the next tick and go through the misfire policy.
-  const next =
-    snapshot.status === "ACTIVE" || snapshot.status === "PAUSED"
-      ? firstFire(spec, snapshot.jobId, snapshot.createdAtMs, exclusionsOf(stored))
-      : null;
-  const status = snapshot.status === "ACTIVE" && next === null ? "COMPLETED" : snapshot.status;
-  return [
-    snapshot.jobId,
-    snapshot.tenantId,
-    snapshot.version,
-    status,
-    specJson,
-    snapshot.createdAtMs,
-    next?.scheduledAtMs ?? null,
-    next?.fireAtMs ?? null,
-    status === "PAUSED" ? nowMs : null,
-    status !== snapshot.status ? 1 : 0,
-    stored.calendars_json,
-    stored.calendars_revision,
-  ];
+}
+
+/** What the wheel keeps of a spec in the job's record (read on every pass, without the spec). */
+export function specFields(spec: JobSpec): Pick<JobRecord, "overlap" | "priority"> {
+  return { overlap: spec.overlap, priority: spec.priority ?? DEFAULT_JOB_PRIORITY };
 }
 
 /**
- * One statement per ~1 MB of new jobs (a batch create sends hundreds per shard). One statement
- * for a whole push failed with SQLITE_TOOBIG once an outbox sweep carried many large specs, and
- * the sweep would then re-send the same group forever.
+ * A new job fires its instants from its creation on, the first one exactly as its create response
+ * listed it: instants between creation and now (a late outbox delivery) are found late by the
+ * next tick and go through the misfire policy.
  */
-function insertJobRows(sql: SqlStorage, rows: readonly NewJobRow[]): void {
-  if (rows.length === 0) return;
-  const values = NEW_JOB_COLUMNS.map((_, index) => `json_extract(value, '$[${index}]')`).join(", ");
-  for (const group of splitIntoBatches(rows, jsonBytes, STATEMENT_LIMITS)) {
-    sql.exec(
-      `INSERT INTO jobs (${NEW_JOB_COLUMNS.join(", ")}) SELECT ${values} FROM json_each(?)`,
-      JSON.stringify(group),
-    );
+function newJobRecord(snapshot: ShardJob, spec: JobSpec, nowMs: number): JobRecord {
+  const exclusions = exclusionsOfDefinition(spec, snapshot.calendarsJson ?? "[]");
+  const next =
+    snapshot.status === "ACTIVE" || snapshot.status === "PAUSED"
+      ? firstFire(spec, snapshot.jobId, snapshot.createdAtMs, exclusions)
+      : null;
+  const status = snapshot.status === "ACTIVE" && next === null ? "COMPLETED" : snapshot.status;
+  return {
+    job_id: snapshot.jobId,
+    tenant_id: snapshot.tenantId,
+    version: snapshot.version,
+    status,
+    created_at_ms: snapshot.createdAtMs,
+    next_scheduled_ms: next?.scheduledAtMs ?? null,
+    next_fire_ms: next?.fireAtMs ?? null,
+    run_count: 0,
+    consecutive_failures: 0,
+    paused_at_ms: status === "PAUSED" ? nowMs : null,
+    pause_reason: null,
+    status_dirty: status !== snapshot.status ? 1 : 0,
+    last_missed_alert_ms: null,
+    fired_through_ms: null,
+    calendars_revision: snapshot.calendarsRevision ?? 0,
+    ...specFields(spec),
+    ahead_fire_ms: null,
+    parked_fire_ms: null,
+    history_buckets: [],
+  };
+}
+
+/** Applies one snapshot to a job the shard holds; after it, the shard holds this version or newer. */
+function applyJobSnapshot(state: ShardState, snapshot: ShardJob, existing: JobRecord, nowMs: number): void {
+  if (existing.version > snapshot.version) return;
+  if (existing.version === snapshot.version) {
+    applyCalendarRevision(state, snapshot, existing, nowMs);
+    return;
+  }
+  const previousSpecJson = readJobDefinition(state.sql, existing.job_id)?.spec_json;
+  const definition = definitionOf(snapshot);
+  const spec = rememberDefinition(definition);
+  updateJobDefinition(state.sql, definition);
+  const specChanged = previousSpecJson !== snapshot.specJson;
+  const previousStatus = existing.status;
+  existing.version = snapshot.version;
+  existing.tenant_id = snapshot.tenantId;
+  existing.calendars_revision = definition.calendars_revision;
+  Object.assign(existing, specFields(spec));
+  state.touchJob(existing);
+
+  if (snapshot.status === "DELETED") {
+    cancelPendingRuns(state, existing.job_id, "job deleted", nowMs);
+    setTimer(state, existing, null);
+    existing.status = "DELETED";
+    state.touchJob(existing);
+    return;
+  }
+  if (specChanged) {
+    cancelPendingRuns(state, existing.job_id, "job edited", nowMs);
+    existing.ahead_fire_ms = null;
+    // An edit reschedules from now; a COMPLETED job whose new spec fires again comes back.
+    const next = upcomingFires(spec, existing.job_id, nowMs, 1, jobExclusions(state, existing))[0] ?? null;
+    setTimer(state, existing, next);
+    existing.fired_through_ms = nowMs;
+    if (previousStatus === "COMPLETED" && next !== null && snapshot.status !== "PAUSED") existing.status = "ACTIVE";
+  }
+  if (snapshot.status === "PAUSED" && previousStatus !== "PAUSED") {
+    // A run sent ahead hands its instant back: a resume before it runs it at its instant.
+    cancelPendingRuns(state, existing.job_id, "job paused", nowMs, { rewindTimer: !specChanged });
+    existing.status = "PAUSED";
+    existing.paused_at_ms = nowMs;
+    state.touchJob(existing);
+  } else if (snapshot.status === "ACTIVE" && previousStatus === "PAUSED") {
+    existing.status = "ACTIVE";
+    existing.paused_at_ms = null;
+    existing.pause_reason = null;
+    state.touchJob(existing);
+    // What passed while paused went unnoticed: the misfire policy and its grace decide, as after an outage.
+    if (!specChanged) fireDueJob(state, existing, nowMs);
+    if (existing.next_fire_ms === null) markCompleted(state, existing);
   }
 }
 
-function setStatus(sql: SqlStorage, job: ShardJobRow, status: ShardJobRow["status"]): void {
-  job.status = status;
-  sql.exec("UPDATE jobs SET status = ? WHERE job_id = ?", status, job.job_id);
-}
-
-/** Cancels every run of the job that has not started executing; running ones finish. */
-export function cancelPendingRuns(sql: SqlStorage, jobId: string, reason: string, nowMs: number): number {
-  // A run queued ahead of an instant still to come is deleted, not cancelled: see ./ahead.ts.
-  dropAheadRuns(sql, jobId, nowMs);
-  const pending: RunRow[] = pendingRunsOfJob(sql, jobId);
-  const sent: string[] = [];
-  for (const run of pending) {
-    if (run.state === "FAILED") continue;
-    if (run.state === "ACQUIRED" || run.state === "DISPATCHED") sent.push(run.run_id);
-    moveRun(sql, run, "CANCELLED", reason, nowMs, {
-      due_at_ms: null,
-      waiting: null,
-      next_attempt_at_ms: null,
-    });
-  }
-  noteCancelledUncalled(sql, sent);
-  return pending.length;
+function setTimer(state: ShardState, job: JobRecord, next: { scheduledAtMs: number; fireAtMs: number } | null): void {
+  job.next_scheduled_ms = next?.scheduledAtMs ?? null;
+  job.next_fire_ms = next?.fireAtMs ?? null;
+  state.touchJob(job);
 }

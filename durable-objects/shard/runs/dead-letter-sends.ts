@@ -13,8 +13,11 @@ import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../../../src/cor
 import { deadLetterPayload, EMPTY_PAYLOAD } from "../../../src/core/target-payload";
 import { logEvent } from "../../../src/log";
 import type { DeadLetterMessage } from "../../../src/shard/protocol";
-import { getJobs, type ShardJobRow, specOf } from "../jobs/held-jobs";
-import { RUN_COLUMNS, type RunRow } from "./run-store";
+import { jobSpec } from "../jobs/job-specs";
+import type { JobRecord } from "../state/job-book";
+import type { Run } from "../state/run";
+import { patchRun } from "../state/run-moves";
+import type { ShardState } from "../state/shard-state";
 
 const DEAD_LETTERS_PER_PASS = 100;
 /** After this many failed sends in one pass the rest wait: the queue is likely down. */
@@ -25,10 +28,8 @@ const SEND_BACKOFF_MAX_MS = 300_000;
 /** A reference message keeps this much of the run's last error (what keeps it small). */
 const REFERENCE_ERROR_CHARS = 2_000;
 
-type PendingRun = RunRow & { dlq_send_failures: number; dlq_retry_at_ms: number | null };
-
 interface Outgoing {
-  run: PendingRun;
+  run: Run;
   body: DeadLetterMessage;
   bytes: number;
 }
@@ -41,26 +42,19 @@ export interface DeadLetterSendSummary {
 
 /** Sends what is pending and due; never throws for a failed send (see the file comment). */
 export async function sendDeadLetters(
-  sql: SqlStorage,
+  state: ShardState,
   queue: Queue,
   shard: number,
   nowMs: number,
 ): Promise<DeadLetterSendSummary> {
   const summary: DeadLetterSendSummary = { sent: 0, byReference: 0, failed: 0 };
-  const runs = sql
-    .exec<PendingRun>(
-      `SELECT ${RUN_COLUMNS} FROM runs WHERE dlq_pending = 1 AND COALESCE(dlq_retry_at_ms, 0) <= ?
-       ORDER BY COALESCE(dlq_retry_at_ms, 0) LIMIT ?`,
-      nowMs,
-      DEAD_LETTERS_PER_PASS,
-    )
-    .toArray();
+  const runs = state.runs
+    .pendingDeadLetters()
+    .filter((run) => (run.dlq_retry_at_ms ?? 0) <= nowMs)
+    .sort((a, b) => (a.dlq_retry_at_ms ?? 0) - (b.dlq_retry_at_ms ?? 0))
+    .slice(0, DEAD_LETTERS_PER_PASS);
   if (runs.length === 0) return summary;
-  const jobs = getJobs(
-    sql,
-    runs.map((run) => run.job_id),
-  );
-  const outgoing = runs.map((run) => outgoingOf(run, jobs.get(run.job_id) ?? null, shard));
+  const outgoing = runs.map((run) => outgoingOf(state, run, state.jobs.get(run.job_id) ?? null, shard));
   const batches = [
     ...splitIntoBatches(
       outgoing.filter((item) => item.run.dlq_send_failures < 2),
@@ -71,17 +65,19 @@ export async function sendDeadLetters(
   let failedSends = 0;
   for (const batch of batches) {
     if (failedSends >= MAX_FAILED_SENDS_PER_PASS) {
-      deferRuns(sql, batch, nowMs + SEND_BACKOFF_BASE_MS);
+      deferRuns(state, batch, nowMs + SEND_BACKOFF_BASE_MS);
       continue;
     }
     try {
+      // What the send took is written first: the output gate holds the send until it is durable.
+      state.commit();
       await queue.sendBatch(batch.map((item) => ({ body: item.body, contentType: "json" as const })));
-      markSent(sql, batch);
+      markSent(state, batch, Date.now());
       summary.sent += batch.length;
       summary.byReference += batch.filter((item) => item.body.payload_ref !== undefined).length;
     } catch (error) {
       failedSends += 1;
-      markFailed(sql, batch, nowMs);
+      markFailed(state, batch, nowMs);
       summary.failed += batch.length;
       const bytes = batch.reduce((total, item) => total + item.bytes, 0);
       logEvent("shard.dead_letter_send_failed", { shard, runs: batch.length, bytes, error });
@@ -91,8 +87,8 @@ export async function sendDeadLetters(
 }
 
 /** The message for a run: the payload inline when it fits and never failed, else by reference. */
-function outgoingOf(run: PendingRun, job: ShardJobRow | null, shard: number): Outgoing {
-  const spec = job ? specOf(job) : null;
+function outgoingOf(state: ShardState, run: Run, job: JobRecord | null, shard: number): Outgoing {
+  const spec = job ? jobSpec(state, job) : null;
   const target = spec?.target ?? null;
   const payload = target === null ? EMPTY_PAYLOAD : deadLetterPayload(target);
   const { method, url } = payload;
@@ -125,46 +121,32 @@ function outgoingOf(run: PendingRun, job: ShardJobRow | null, shard: number): Ou
   return { run, body: reference, bytes: jsonBytes(reference) };
 }
 
-function qstashLetterField(spec: JobSpec | null, job: ShardJobRow | null): { qstash?: QstashRunContext } {
+function qstashLetterField(spec: JobSpec | null, job: JobRecord | null): { qstash?: QstashRunContext } {
   const qstash = spec === null || job === null ? undefined : qstashRunContextOf(spec, job.created_at_ms);
   return qstash === undefined ? {} : { qstash };
 }
 
-/** Run ids with the attempt sent: a run redriven and dead-lettered again meanwhile stays pending. */
-function sentKeys(batch: readonly Outgoing[]): string {
-  return JSON.stringify(batch.map((item) => [item.run.run_id, item.run.attempt]));
+/**
+ * The letters went out: a run still at the attempt sent leaves memory into its history (a run
+ * redriven and dead-lettered again meanwhile stays pending).
+ */
+function markSent(state: ShardState, batch: readonly Outgoing[], nowMs: number): void {
+  for (const { run, attempt } of batch.map((item) => ({ run: item.run, attempt: item.body.attempt }))) {
+    if (state.runs.get(run.run_id) !== run || run.attempt !== attempt || run.dlq_pending !== 1) continue;
+    patchRun(state, run, nowMs, { dlq_pending: 0, dlq_send_failures: 0, dlq_retry_at_ms: null });
+    if (run.state === "DEAD_LETTERED") state.settleRun(run);
+  }
 }
 
-function markSent(sql: SqlStorage, batch: readonly Outgoing[]): void {
-  sql.exec(
-    `UPDATE runs SET dlq_pending = 0, dlq_send_failures = 0, dlq_retry_at_ms = NULL
-     FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS attempt FROM json_each(?)) AS sent
-     WHERE runs.run_id = sent.id AND runs.attempt = sent.attempt`,
-    sentKeys(batch),
-  );
-}
-
-function markFailed(sql: SqlStorage, batch: readonly Outgoing[], nowMs: number): void {
+function markFailed(state: ShardState, batch: readonly Outgoing[], nowMs: number): void {
   for (const { run } of batch) {
     const failures = run.dlq_send_failures + 1;
     const backoffMs = Math.min(SEND_BACKOFF_MAX_MS, SEND_BACKOFF_BASE_MS * 2 ** (failures - 1));
-    sql.exec(
-      "UPDATE runs SET dlq_send_failures = ?, dlq_retry_at_ms = ? WHERE run_id = ? AND attempt = ?",
-      failures,
-      nowMs + backoffMs,
-      run.run_id,
-      run.attempt,
-    );
+    patchRun(state, run, nowMs, { dlq_send_failures: failures, dlq_retry_at_ms: nowMs + backoffMs });
   }
 }
 
 /** Not tried in this pass (too many sends failed): tried again soon, not counted as a failure. */
-function deferRuns(sql: SqlStorage, batch: readonly Outgoing[], retryAtMs: number): void {
-  sql.exec(
-    `UPDATE runs SET dlq_retry_at_ms = ?
-     FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS attempt FROM json_each(?)) AS sent
-     WHERE runs.run_id = sent.id AND runs.attempt = sent.attempt`,
-    retryAtMs,
-    sentKeys(batch),
-  );
+function deferRuns(state: ShardState, batch: readonly Outgoing[], retryAtMs: number): void {
+  for (const { run } of batch) patchRun(state, run, Date.now(), { dlq_retry_at_ms: retryAtMs });
 }

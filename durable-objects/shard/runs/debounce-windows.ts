@@ -9,10 +9,15 @@ import {
   debounceRuleOf,
   decideDebounce,
 } from "../../../src/core/debounce";
+import { runIdFor } from "../../../src/core/run-id";
 import type { TriggerResult } from "../../../src/shard/protocol";
-import { type ShardJobRow, specOf } from "../jobs/held-jobs";
+import { foldIntoSettledRecord } from "../history/folds";
+import { jobSpec } from "../jobs/job-specs";
+import type { JobRecord } from "../state/job-book";
+import { insertRun, patchRun } from "../state/run-moves";
+import type { ShardState } from "../state/shard-state";
 import { startRun } from "../wheel/firing";
-import { freeTriggerInstant, getRun, insertRun, runIdFor } from "./run-store";
+import { freeTriggerInstant } from "./operator-runs";
 
 type WindowRow = {
   run_id: string;
@@ -22,20 +27,21 @@ type WindowRow = {
 };
 
 export function triggerDebounced(
-  sql: SqlStorage,
-  job: ShardJobRow,
+  state: ShardState,
+  job: JobRecord,
   debounce: Debounce,
   triggerKey: string | undefined,
   nowMs: number,
 ): TriggerResult {
+  const { sql } = state;
   const rule = debounceRuleOf(debounce);
   const key = debounceKeyOf(debounce, triggerKey);
   // Windows that take no more triggers go at the job's next trigger: a job keeps one row per live key.
   sql.exec("DELETE FROM debounce_windows WHERE job_id = ? AND expires_at_ms <= ?", job.job_id, nowMs);
   const stored = storedWindow(sql, job.job_id, key);
-  const decision = decideDebounce(rule, stored === null ? null : windowOf(sql, stored), nowMs);
+  const decision = decideDebounce(rule, stored === null ? null : windowOf(state, stored), nowMs);
   if (decision.action === "fold" && stored !== null) {
-    foldInto(sql, stored, job.job_id, decision.fireAtMs);
+    foldInto(state, job, stored, decision.fireAtMs, nowMs);
     if (rule.mode === "trailing") {
       sql.exec(
         "UPDATE debounce_windows SET fire_at_ms = ?1, expires_at_ms = ?1 WHERE job_id = ?2 AND debounce_key = ?3",
@@ -52,11 +58,11 @@ export function triggerDebounced(
       folded: true,
     };
   }
-  const scheduledAtMs = freeTriggerInstant(sql, job.job_id, nowMs);
+  const scheduledAtMs = freeTriggerInstant(state, job.job_id, nowMs);
   const runId = runIdFor(job.job_id, scheduledAtMs);
   if (rule.mode === "leading") {
     startRun(
-      sql,
+      state,
       job,
       { scheduledAtMs, fireAtMs: scheduledAtMs },
       "trigger",
@@ -65,14 +71,15 @@ export function triggerDebounced(
     );
   } else {
     // Waits on the wheel until its fire time, which each folded trigger may move later.
-    insertRun(sql, {
+    insertRun(state, {
       jobId: job.job_id,
       tenantId: job.tenant_id,
       kind: "trigger",
       scheduledAtMs,
       fireAtMs: decision.fireAtMs,
-      maxAttempts: specOf(job).retry.max_attempts,
+      maxAttempts: jobSpec(state, job).retry.max_attempts,
       jobVersion: job.version,
+      priority: job.priority,
       state: "SCHEDULED",
       dueAtMs: decision.fireAtMs,
       waiting: null,
@@ -109,34 +116,31 @@ function storedWindow(sql: SqlStorage, jobId: string, key: string): WindowRow | 
   );
 }
 
-function windowOf(sql: SqlStorage, row: WindowRow): DebounceWindow {
-  const run = getRun(sql, row.run_id);
+function windowOf(state: ShardState, row: WindowRow): DebounceWindow {
+  const run = state.runs.get(row.run_id);
   return {
     runId: row.run_id,
     openedAtMs: row.opened_at_ms,
     fireAtMs: row.fire_at_ms,
     // Not sent yet: still on the wheel, so moving its fire time moves the call.
-    runWaiting: run !== null && run.state === "SCHEDULED" && run.dispatch_count === 0,
+    runWaiting: run !== undefined && run.state === "SCHEDULED" && run.dispatch_count === 0,
   };
 }
 
 /**
- * Counts the trigger on the run, in its row and in its history record if it has one already (a
- * leading run may have settled and been written, or pruned from `runs`), and moves a run still
- * waiting on the wheel to its new fire time.
+ * Counts the trigger on the run (live, or in its history record if it settled already), and
+ * moves a run still waiting on the wheel to its new fire time.
  */
-function foldInto(sql: SqlStorage, window: WindowRow, jobId: string, fireAtMs: number): void {
-  sql.exec(
-    `UPDATE runs SET triggers_folded = triggers_folded + 1,
-       fire_at_ms = CASE WHEN state = 'SCHEDULED' AND dispatch_count = 0 THEN ?2 ELSE fire_at_ms END,
-       due_at_ms = CASE WHEN state = 'SCHEDULED' AND dispatch_count = 0 AND due_at_ms IS NOT NULL THEN ?2 ELSE due_at_ms END
-     WHERE run_id = ?1`,
-    window.run_id,
-    fireAtMs,
-  );
-  sql.exec(
-    "UPDATE run_history SET triggers_folded = triggers_folded + 1 WHERE job_id = ? AND scheduled_at_ms = ?",
-    jobId,
-    window.scheduled_at_ms,
-  );
+function foldInto(state: ShardState, job: JobRecord, window: WindowRow, fireAtMs: number, nowMs: number): void {
+  const run = state.runs.get(window.run_id);
+  if (run === undefined) {
+    foldIntoSettledRecord(state, job, window.scheduled_at_ms);
+    return;
+  }
+  const waiting = run.state === "SCHEDULED" && run.dispatch_count === 0;
+  patchRun(state, run, nowMs, {
+    triggers_folded: run.triggers_folded + 1,
+    ...(waiting ? { fire_at_ms: fireAtMs } : {}),
+    ...(waiting && run.due_at_ms !== null ? { due_at_ms: fireAtMs } : {}),
+  });
 }

@@ -8,16 +8,23 @@ import type {
   RunCallbackRefusal,
   RunCompletion,
 } from "../../../src/shard/protocol";
-import { getJob, specOf } from "../jobs/held-jobs";
+import { jobSpec } from "../jobs/job-specs";
+import type { Run } from "../state/run";
+import { patchRun } from "../state/run-moves";
+import type { ShardState } from "../state/shard-state";
 import { applyFailure, applySuccess, type OutcomeEffects } from "./attempt-outcomes";
-import { getRun, patchRun, type RunRow, runEvents } from "./run-store";
 
 type Refusal = { ok: false; runId: string; code: RunCallbackRefusal; state?: string };
 
 /** The run when the fence's attempt is running, else why not. */
-function runningAttempt(sql: SqlStorage, runId: string, fence: number): RunRow | Refusal {
-  const run = getRun(sql, runId);
-  if (run === null) return { ok: false, runId, code: "run_not_found" };
+function runningAttempt(state: ShardState, runId: string, fence: number): Run | Refusal {
+  const run = state.runs.get(runId);
+  if (run === undefined) {
+    const settled = state.settledState(runId);
+    return settled === undefined
+      ? { ok: false, runId, code: "run_not_found" }
+      : { ok: false, runId, code: "attempt_superseded", state: settled };
+  }
   if (run.fence !== fence || run.state !== "RUNNING") {
     return { ok: false, runId, code: "attempt_superseded", state: run.state };
   }
@@ -25,29 +32,28 @@ function runningAttempt(sql: SqlStorage, runId: string, fence: number): RunRow |
 }
 
 /** Time since the attempt was claimed: the first of the trailing RUNNING events (claimed, accepted). */
-function attemptDurationMs(sql: SqlStorage, run: RunRow, nowMs: number): number | null {
-  const events = runEvents(sql, run.run_id);
+function attemptDurationMs(run: Run, nowMs: number): number | null {
   let claimed: { at_ms: number } | undefined;
-  for (let index = events.length - 1; index >= 0 && events[index]?.state === "RUNNING"; index--) {
-    claimed = events[index];
+  for (let index = run.events.length - 1; index >= 0 && run.events[index]?.state === "RUNNING"; index--) {
+    claimed = run.events[index];
   }
   return claimed === undefined ? null : Math.max(0, nowMs - claimed.at_ms);
 }
 
 export function completeRun(
-  sql: SqlStorage,
+  state: ShardState,
   completion: RunCompletion,
   nowMs: number,
   effects: OutcomeEffects,
   random: () => number,
 ): CompleteRunResult {
-  const found = runningAttempt(sql, completion.runId, completion.fence);
+  const found = runningAttempt(state, completion.runId, completion.fence);
   if ("ok" in found) return found;
   const run = found;
-  const job = getJob(sql, run.job_id);
-  const durationMs = attemptDurationMs(sql, run, nowMs);
+  const job = state.jobs.get(run.job_id) ?? null;
+  const durationMs = attemptDurationMs(run, nowMs);
   if (completion.status === "succeeded") {
-    applySuccess(sql, job, run, "target reported success", nowMs, {
+    applySuccess(state, job, run, "target reported success", nowMs, {
       duration_ms: durationMs,
       result_json: completion.resultJson,
     });
@@ -55,9 +61,9 @@ export function completeRun(
   }
   const error = `target reported failure${completion.error ? `: ${completion.error}` : ""}`;
   // A failure's result is kept too: it is what the target could say about what went wrong.
-  if (completion.resultJson !== null) patchRun(sql, run, nowMs, { result_json: completion.resultJson });
+  if (completion.resultJson !== null) patchRun(state, run, nowMs, { result_json: completion.resultJson });
   const decision = applyFailure(
-    sql,
+    state,
     job,
     run,
     completion.retryable
@@ -67,22 +73,22 @@ export function completeRun(
     effects,
     random,
   );
-  const state = decision.ok && decision.state !== "RUNNING" ? decision.state : "RETRYING";
-  return { ok: true, runId: run.run_id, attempt: run.attempt, state };
+  const decided = decision.ok && decision.state !== "RUNNING" ? decision.state : "RETRYING";
+  return { ok: true, runId: run.run_id, attempt: run.attempt, state: decided };
 }
 
-export function heartbeatRun(sql: SqlStorage, runId: string, fence: number, nowMs: number): HeartbeatResult {
-  const found = runningAttempt(sql, runId, fence);
+export function heartbeatRun(state: ShardState, runId: string, fence: number, nowMs: number): HeartbeatResult {
+  const found = runningAttempt(state, runId, fence);
   if ("ok" in found) return found;
   const run = found;
-  const job = getJob(sql, run.job_id);
-  const { heartbeatTimeoutMs } = longRunningSettingsOf(job ? specOf(job) : {});
+  const job = state.jobs.get(run.job_id);
+  const { heartbeatTimeoutMs } = longRunningSettingsOf(job === undefined ? {} : jobSpec(state, job));
   // Once the target accepted the work, the lease is the heartbeat timeout from now; a heartbeat
   // during the call itself never cuts the call's own lease (timeout + grace) short.
   const leaseExpiresAtMs =
     run.accepted_at_ms === null
       ? Math.max(nowMs + heartbeatTimeoutMs, run.due_at_ms ?? 0)
       : nowMs + heartbeatTimeoutMs;
-  patchRun(sql, run, nowMs, { due_at_ms: leaseExpiresAtMs, heartbeat_at_ms: nowMs });
+  patchRun(state, run, nowMs, { due_at_ms: leaseExpiresAtMs, heartbeat_at_ms: nowMs });
   return { ok: true, runId, attempt: run.attempt, leaseExpiresAtMs };
 }

@@ -2,68 +2,119 @@
 // They only put runs on the wheel (due now); the alarm is the one path that dispatches.
 import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../../../src/core/backfill";
 import { isExcluded } from "../../../src/core/exclusions";
+import { parseRunId, runIdFor } from "../../../src/core/run-id";
 import { schedulesOf } from "../../../src/core/schedule-set";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../../src/shard/protocol";
-import { exclusionsOf, getJob, specOf } from "../jobs/held-jobs";
+import { findRecord, instantTaken } from "../history/reads";
+import { jobExclusions, jobSpec } from "../jobs/job-specs";
+import { createdRun, type Run } from "../state/run";
+import { moveRun } from "../state/run-moves";
+import type { ShardState } from "../state/shard-state";
 import { recordExcluded, startRun } from "../wheel/firing";
 import { triggerDebounced } from "./debounce-windows";
-import { freeTriggerInstant, getRun, moveRun, runIdFor } from "./run-store";
 
 export { MAX_BACKFILL_INSTANTS };
 
+/** A trigger's instant is its idempotency key: the first from `nowMs` no run of the job has. */
+export function freeTriggerInstant(state: ShardState, jobId: string, nowMs: number): number {
+  const job = state.jobs.get(jobId);
+  let scheduledAtMs = nowMs;
+  while (job !== undefined && instantTaken(state, job, runIdFor(jobId, scheduledAtMs), scheduledAtMs)) {
+    scheduledAtMs += 1;
+  }
+  return scheduledAtMs;
+}
+
 /** A manual trigger; with the job's `debounce` it may fold into a run of the same key instead. */
-export function triggerNow(
-  sql: SqlStorage,
-  jobId: string,
-  nowMs: number,
-  debounceKey?: string,
-): TriggerResult {
-  const job = getJob(sql, jobId);
-  if (!job || job.status === "DELETED") return { ok: false, code: "job_not_found" };
+export function triggerNow(state: ShardState, jobId: string, nowMs: number, debounceKey?: string): TriggerResult {
+  const job = state.jobs.get(jobId);
+  if (job === undefined || job.status === "DELETED") return { ok: false, code: "job_not_found" };
   if (job.status === "PAUSED") return { ok: false, code: "job_not_active" };
-  const debounce = specOf(job).debounce;
-  if (debounce) return triggerDebounced(sql, job, debounce, debounceKey, nowMs);
-  const scheduledAtMs = freeTriggerInstant(sql, jobId, nowMs);
-  startRun(sql, job, { scheduledAtMs, fireAtMs: scheduledAtMs }, "trigger", "triggered manually", nowMs);
-  return {
-    ok: true,
-    runId: runIdFor(jobId, scheduledAtMs),
-    scheduledAtMs,
-    fireAtMs: scheduledAtMs,
-    folded: false,
-  };
+  const debounce = jobSpec(state, job).debounce;
+  if (debounce) return triggerDebounced(state, job, debounce, debounceKey, nowMs);
+  const scheduledAtMs = freeTriggerInstant(state, jobId, nowMs);
+  startRun(state, job, { scheduledAtMs, fireAtMs: scheduledAtMs }, "trigger", "triggered manually", nowMs);
+  return { ok: true, runId: runIdFor(jobId, scheduledAtMs), scheduledAtMs, fireAtMs: scheduledAtMs, folded: false };
 }
 
 export function backfill(
-  sql: SqlStorage,
+  state: ShardState,
   jobId: string,
   fromMs: number,
   toMs: number,
   nowMs: number,
 ): BackfillResult {
-  const job = getJob(sql, jobId);
-  if (!job || job.status === "DELETED") return { ok: false, code: "job_not_found" };
+  const job = state.jobs.get(jobId);
+  if (job === undefined || job.status === "DELETED") return { ok: false, code: "job_not_found" };
   if (job.status === "PAUSED") return { ok: false, code: "job_not_active" };
   // Never later than this shard's own now, whatever the caller checked: a future instant's key
   // is the real schedule's to take.
-  const instants = backfillInstants(schedulesOf(specOf(job)), fromMs, toMs, nowMs);
+  const instants = backfillInstants(schedulesOf(jobSpec(state, job)), fromMs, toMs, nowMs);
   if (instants.length > MAX_BACKFILL_INSTANTS) return { ok: false, code: "too_many_instants" };
   const runIds: string[] = [];
   let skipped = 0;
-  const exclusions = exclusionsOf(job);
+  const exclusions = jobExclusions(state, job);
   for (const scheduledAtMs of instants) {
     // A backfill re-runs what the schedule would have run: an excluded instant is recorded
     // SKIPPED (reason `excluded`), as the schedule itself records it.
     if (isExcluded(scheduledAtMs, exclusions)) {
-      recordExcluded(sql, job, [{ scheduledAtMs, fireAtMs: scheduledAtMs, excluded: true }], nowMs);
+      recordExcluded(state, job, [{ scheduledAtMs, fireAtMs: scheduledAtMs, excluded: true }], nowMs);
       skipped += 1;
       continue;
     }
-    const outcome = startRun(sql, job, { scheduledAtMs, fireAtMs: nowMs }, "backfill", "backfill", nowMs);
+    const { outcome } = startRun(state, job, { scheduledAtMs, fireAtMs: nowMs }, "backfill", "backfill", nowMs);
     if (outcome === "created" || outcome === "buffered") runIds.push(runIdFor(jobId, scheduledAtMs));
     else skipped += 1;
   }
   return { ok: true, created: runIds.length, skipped, runIds };
+}
+
+/**
+ * The run to retry: live (a dead letter whose send is still pending) or revived from its history
+ * record (a settled dead letter). Null when there is none.
+ */
+function retryableRun(state: ShardState, runId: string): Run | null {
+  const live = state.runs.get(runId);
+  if (live !== undefined) return live;
+  const key = parseRunId(runId);
+  const job = key === null ? undefined : state.jobs.get(key.jobId);
+  if (key === null || job === undefined) return null;
+  const record = findRecord(state, job.tenant_id, key.jobId, key.scheduledAtMs);
+  if (record === null) return null;
+  const events = JSON.parse(record.events_json) as Run["events"];
+  const run: Run = {
+    ...createdRun({
+      jobId: record.job_id,
+      tenantId: record.tenant_id,
+      kind: record.kind as Run["kind"],
+      scheduledAtMs: record.scheduled_at_ms,
+      fireAtMs: record.scheduled_at_ms,
+      maxAttempts: record.max_attempts,
+      jobVersion: record.job_version,
+      priority: job.priority,
+      state: "SCHEDULED",
+      dueAtMs: null,
+      waiting: null,
+      reason: "",
+      nowMs: record.created_at_ms,
+    }),
+    state: record.state as Run["state"],
+    attempt: record.attempt,
+    fence: record.fence,
+    target_status: record.target_status,
+    error: record.error,
+    lateness_ms: record.lateness_ms,
+    duration_ms: record.duration_ms,
+    updated_at_ms: record.updated_at_ms,
+    accepted_at_ms: record.accepted_at_ms,
+    heartbeat_at_ms: record.heartbeat_at_ms,
+    result_json: record.result_json,
+    held_ms: record.held_ms,
+    held_by: record.held_by,
+    triggers_folded: record.triggers_folded,
+    events,
+  };
+  return run;
 }
 
 /**
@@ -72,17 +123,21 @@ export function backfill(
  * job's may not. The dead-letter send columns start over too: a redriven run that dead-letters
  * again is sent at once, not after the backoff its earlier letter had built up.
  */
-export function retryRunNow(sql: SqlStorage, runId: string, nowMs: number): RetryResult {
-  const run = getRun(sql, runId);
-  if (!run) return { ok: false, code: "run_not_found" };
-  if (run.state !== "DEAD_LETTERED" && run.state !== "FAILED")
-    return { ok: false, code: "run_not_retryable" };
-  const job = getJob(sql, run.job_id);
-  if (!job || job.status === "DELETED") return { ok: false, code: "job_deleted" };
+export function retryRunNow(state: ShardState, runId: string, nowMs: number): RetryResult {
+  const run = retryableRun(state, runId);
+  if (run === null) return { ok: false, code: "run_not_found" };
+  if (run.state !== "DEAD_LETTERED" && run.state !== "FAILED") return { ok: false, code: "run_not_retryable" };
+  const job = state.jobs.get(run.job_id);
+  if (job === undefined || job.status === "DELETED") return { ok: false, code: "job_deleted" };
+  if (!state.runs.has(runId)) {
+    // Revived from history: its record there no longer counts in the stats (the run counts live).
+    state.uncount(run.tenant_id, run.state, 1);
+    state.addRun(run);
+  }
   const attempt = run.attempt + 1;
-  moveRun(sql, run, "SCHEDULED", "manual retry", nowMs, {
+  moveRun(state, run, "SCHEDULED", "manual retry", nowMs, {
     attempt,
-    max_attempts: attempt + specOf(job).retry.max_attempts - 1,
+    max_attempts: attempt + jobSpec(state, job).retry.max_attempts - 1,
     job_version: job.version,
     due_at_ms: nowMs,
     dispatch_count: 0,

@@ -5,6 +5,8 @@
 // saturated.
 import type { ShareWait } from "../../../src/shard/history-protocol";
 import type { TenantShareWait } from "../../../src/shard/protocol";
+import type { Run } from "../state/run";
+import type { ShardState } from "../state/shard-state";
 
 /**
  * A due run is counted once it has waited this long: a pass picks what is due every few hundred
@@ -12,29 +14,38 @@ import type { TenantShareWait } from "../../../src/shard/protocol";
  */
 export const SHARE_WAIT_GRACE_MS = 1_000;
 
+function waitingForShare(run: Run, nowMs: number): boolean {
+  return (
+    run.state === "SCHEDULED" &&
+    run.flow_gate === null &&
+    run.due_at_ms !== null &&
+    run.due_at_ms <= nowMs - SHARE_WAIT_GRACE_MS
+  );
+}
+
 /** The tenant's (null: every tenant's) runs due and waiting for the window here, and the oldest. */
-export function shareWaitOf(sql: SqlStorage, tenantId: string | null, nowMs: number): ShareWait {
-  const tenant = tenantId === null ? "" : "tenant_id = ? AND";
-  const row = sql
-    .exec<{ n: number; oldest: number | null }>(
-      `SELECT COUNT(*) AS n, MIN(due_at_ms) AS oldest FROM runs
-       WHERE ${tenant} due_at_ms IS NOT NULL AND due_at_ms <= ? AND state = 'SCHEDULED' AND flow_gate IS NULL`,
-      ...(tenantId === null ? [] : [tenantId]),
-      nowMs - SHARE_WAIT_GRACE_MS,
-    )
-    .one();
-  return { waitingRuns: row.n, oldestDueMs: row.n > 0 ? row.oldest : null };
+export function shareWaitOf(state: ShardState, tenantId: string | null, nowMs: number): ShareWait {
+  let waitingRuns = 0;
+  let oldestDueMs: number | null = null;
+  for (const run of state.runs.dueRuns(tenantId ?? undefined)) {
+    if (!waitingForShare(run, nowMs)) continue;
+    waitingRuns += 1;
+    const dueMs = run.due_at_ms as number;
+    if (oldestDueMs === null || dueMs < oldestDueMs) oldestDueMs = dueMs;
+  }
+  return { waitingRuns, oldestDueMs };
 }
 
 /** Every tenant with runs waiting here for its share, the maintenance pass's view (tenant_throttled). */
-export function shareWaitsByTenant(sql: SqlStorage, nowMs: number): TenantShareWait[] {
-  return sql
-    .exec<{ tenant_id: string; n: number; oldest: number }>(
-      `SELECT tenant_id, COUNT(*) AS n, MIN(due_at_ms) AS oldest FROM runs
-       WHERE due_at_ms IS NOT NULL AND due_at_ms <= ? AND state = 'SCHEDULED' AND flow_gate IS NULL
-       GROUP BY tenant_id`,
-      nowMs - SHARE_WAIT_GRACE_MS,
-    )
-    .toArray()
-    .map((row) => ({ tenantId: row.tenant_id, waitingRuns: row.n, oldestDueMs: row.oldest }));
+export function shareWaitsByTenant(state: ShardState, nowMs: number): TenantShareWait[] {
+  const byTenant = new Map<string, TenantShareWait>();
+  for (const run of state.runs.dueRuns()) {
+    if (!waitingForShare(run, nowMs)) continue;
+    const dueMs = run.due_at_ms as number;
+    const wait = byTenant.get(run.tenant_id) ?? { tenantId: run.tenant_id, waitingRuns: 0, oldestDueMs: dueMs };
+    wait.waitingRuns += 1;
+    wait.oldestDueMs = Math.min(wait.oldestDueMs, dueMs);
+    byTenant.set(run.tenant_id, wait);
+  }
+  return [...byTenant.values()];
 }

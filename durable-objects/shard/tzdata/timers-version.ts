@@ -1,7 +1,7 @@
 // Which tz database this shard's timers were computed with, and re-deriving them, in bounded
 // batches, when the runtime brings another one (a deploy with new zone rules).
 import type { TzdataProgress } from "../../../src/shard/protocol";
-import type { ShardJobRow } from "../jobs/held-jobs";
+import type { ShardState } from "../state/shard-state";
 import { recomputeNextFire } from "../wheel/recompute";
 
 /** Jobs re-derived per alarm: a batch of ~1 ms each keeps the alarm short next to firing. */
@@ -49,22 +49,25 @@ export function observeTzdata(sql: SqlStorage, runtimeVersion: string, nowMs: nu
  * left. Returns whether jobs remain. Jobs created meanwhile already use the new rules; re-deriving
  * them again changes nothing.
  */
-export function rederiveBatch(sql: SqlStorage, nowMs: number, batchJobs = REDERIVE_BATCH_JOBS): boolean {
+export function rederiveBatch(state: ShardState, nowMs: number, batchJobs = REDERIVE_BATCH_JOBS): boolean {
+  const { sql } = state;
   const row = readRow(sql);
   if (row.target_version === null) return false;
-  // One row past the batch says whether another pass is needed (no empty last pass).
-  const rows = sql
-    .exec<ShardJobRow>(
-      "SELECT * FROM jobs WHERE job_id > ? ORDER BY job_id LIMIT ?",
-      row.cursor_job_id ?? "",
-      batchJobs + 1,
-    )
-    .toArray();
-  const jobs = rows.slice(0, batchJobs);
+  // One job past the batch says whether another pass is needed (no empty last pass).
+  const cursor = row.cursor_job_id ?? "";
+  const ids = [...state.jobs.all()]
+    .map((job) => job.job_id)
+    .filter((jobId) => jobId > cursor)
+    .sort()
+    .slice(0, batchJobs + 1);
+  const jobs = ids.slice(0, batchJobs).flatMap((jobId) => {
+    const job = state.jobs.get(jobId);
+    return job === undefined ? [] : [job];
+  });
   let changed = 0;
-  for (const job of jobs) if (recomputeNextFire(sql, job, nowMs) === "changed") changed += 1;
+  for (const job of jobs) if (recomputeNextFire(state, job, nowMs) === "changed") changed += 1;
   const last = jobs.at(-1);
-  if (rows.length > batchJobs && last) {
+  if (ids.length > batchJobs && last) {
     sql.exec(
       "UPDATE tzdata SET cursor_job_id = ?, jobs_done = jobs_done + ?, jobs_changed = jobs_changed + ? WHERE id = 1",
       last.job_id,
@@ -84,9 +87,9 @@ export function rederiveBatch(sql: SqlStorage, nowMs: number, batchJobs = REDERI
 }
 
 /** What an admin sees of this shard: its timers' version and any re-derivation in progress. */
-export function tzdataProgress(sql: SqlStorage, shard: number): TzdataProgress {
-  const row = readRow(sql);
-  const jobsTotal = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM jobs").one().n;
+export function tzdataProgress(state: ShardState, shard: number): TzdataProgress {
+  const row = readRow(state.sql);
+  const jobsTotal = state.jobs.size;
   return {
     shard,
     timersVersion: row.timers_version,

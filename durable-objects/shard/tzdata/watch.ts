@@ -2,6 +2,7 @@
 // the timers' once per version seen (the comparison reads storage), then re-derive in the alarm.
 import { logEvent } from "../../../src/log";
 import { tzdataVersion } from "../../../src/tzdata";
+import type { ShardState } from "../state/shard-state";
 import { observeTzdata, REDERIVE_BATCH_JOBS, rederiveBatch } from "./timers-version";
 
 export class TzdataWatch {
@@ -9,7 +10,7 @@ export class TzdataWatch {
   private rederiving = false;
 
   constructor(
-    private readonly sql: SqlStorage,
+    private readonly state: ShardState,
     private readonly env: Env,
   ) {}
 
@@ -23,14 +24,14 @@ export class TzdataWatch {
     const version = tzdataVersion(this.env);
     if (version === this.observedVersion) return;
     this.observedVersion = version;
-    this.rederiving = observeTzdata(this.sql, version, Date.now());
+    this.rederiving = observeTzdata(this.state.sql, version, Date.now());
   }
 
   /** One bounded batch of re-derivation (in the alarm, before the tick); true while jobs remain. */
   pass(shard: number, batchJobs = REDERIVE_BATCH_JOBS): boolean {
     this.observe();
     if (!this.rederiving) return false;
-    this.rederiving = rederiveBatch(this.sql, Date.now(), batchJobs);
+    this.rederiving = rederiveBatch(this.state, Date.now(), batchJobs);
     if (!this.rederiving) logEvent("shard.tzdata_rederived", { shard, version: this.observedVersion });
     return this.rederiving;
   }

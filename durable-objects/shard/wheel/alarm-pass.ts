@@ -1,5 +1,5 @@
 // What one alarm does: a pass of the timing wheel, then (paced while backlogged) the write-behind
-// of what changed (../write-behind.ts: history records, job statuses to D1, dead letters).
+// of what the shard decided (../write-behind.ts: job statuses to D1, dead letters out).
 
 import { logEvent } from "../../../src/log";
 import { raisePauseAlerts } from "../../../src/service/raise-alerts";
@@ -7,13 +7,14 @@ import { shardCount } from "../../../src/shard/client";
 import type { BacklogPacer } from "../dispatch/backlog";
 import { windowLimits } from "../dispatch/budget";
 import { tenantWeightReader } from "../flow/tenant-weights";
+import type { ShardState } from "../state/shard-state";
 import type { ShardTestSeam } from "../test-seam";
 import { writeBehind } from "../write-behind";
 import { tickSettings } from "./pass-settings";
 import { runTick } from "./tick";
 
 export interface AlarmPassContext {
-  sql: SqlStorage;
+  state: ShardState;
   env: Env;
   shard: number;
   backlog: BacklogPacer;
@@ -22,28 +23,29 @@ export interface AlarmPassContext {
 
 /** Runs one pass; never throws. Returns true when the pass left work behind (come back soon). */
 export async function runAlarmPass(context: AlarmPassContext): Promise<boolean> {
-  const { sql, env, shard, backlog, testSeam } = context;
+  const { state, env, shard, backlog, testSeam } = context;
   let busy = false;
   try {
     const settings = tickSettings(env, shard);
     settings.window = backlog.windowSize(windowLimits(shardCount(env)));
-    settings.tenantWeight = tenantWeightReader(sql);
+    settings.tenantWeight = tenantWeightReader(state.sql);
     settings.shareScanDue = (nowMs) => backlog.shareScanDue(nowMs);
-    const summary = await runTick(sql, testSeam.tickSettings(settings), Date.now());
+    const summary = await runTick(state, testSeam.tickSettings(settings), Date.now());
     busy = summary.more;
     backlog.afterTick(summary, Date.now());
+    state.commit();
     testSeam.beforeFlush();
     if (backlog.flushNow(summary, Date.now())) {
-      const flushed = await writeBehind(sql, env, shard, {
-        backlogged: summary.backpressured || summary.more,
-      });
+      const flushed = await writeBehind(state, env, shard);
       if (flushed.pausedJobs.length > 0) await raisePauseAlerts(env, flushed.pausedJobs);
     }
   } catch (error) {
-    // Never lose timers: everything written before the throw is durable and the caller re-arms
-    // for whatever is still due. Swallowing keeps the runtime's own 6 retries for failures we
-    // cannot see (a crash mid-pass).
+    // Never lose timers: what the pass did is committed below and the caller re-arms for
+    // whatever is still due. Swallowing keeps the runtime's own 6 retries for failures we cannot
+    // see (a crash mid-pass).
     logEvent("shard.alarm_failed", { shard, error });
+  } finally {
+    state.commit();
   }
   return busy;
 }

@@ -1,34 +1,25 @@
-// Reads what the shard's tables say is due next, for the alarm plan (./alarm-plan.ts).
-import { nextAheadMs, nextJobTimerMs } from "../dispatch/ahead";
-import { IN_FLIGHT_FLUSH_AFTER_MS } from "../write-behind";
+// Reads what the shard's state says is due next, for the alarm plan (./alarm-plan.ts).
+import { nextAheadMs } from "../dispatch/ahead";
+import type { ShardState } from "../state/shard-state";
 import type { DueTimes } from "./alarm-plan";
 
 /** `leadMs`: the dispatch lead window; a job's timer then needs the wheel that much early. */
-export function readDueTimes(sql: SqlStorage, leadMs: number): DueTimes {
-  const row = sql
-    .exec<{
-      run_ms: number | null;
-      settled_ms: number | null;
-      dlq_retry_ms: number | null;
-      urgent: number;
-    }>(
-      `SELECT
-         (SELECT MIN(due_at_ms) FROM runs WHERE due_at_ms IS NOT NULL) AS run_ms,
-         (SELECT MIN(updated_at_ms) FROM runs
-            WHERE dirty = 1 AND due_at_ms IS NOT NULL AND state <> 'SCHEDULED') AS settled_ms,
-         (SELECT MIN(dlq_retry_at_ms) FROM runs WHERE dlq_pending = 1) AS dlq_retry_ms,
-         (EXISTS (SELECT 1 FROM runs WHERE dirty = 1 AND due_at_ms IS NULL)
-            OR EXISTS (SELECT 1 FROM runs WHERE dlq_pending = 1 AND dlq_retry_at_ms IS NULL)
-            OR EXISTS (SELECT 1 FROM jobs WHERE status_dirty = 1)) AS urgent`,
-    )
-    .one();
-  const aheadMs = nextAheadMs(sql, leadMs);
-  const jobMs = nextJobTimerMs(sql);
+export function readDueTimes(state: ShardState, leadMs: number): DueTimes {
+  const aheadMs = nextAheadMs(state, leadMs);
+  const jobMs = state.jobs.earliestTimerMs();
+  let deadLetterRetryMs: number | null = null;
+  let deadLetterNow = false;
+  for (const run of state.runs.pendingDeadLetters()) {
+    if (run.dlq_retry_at_ms === null) deadLetterNow = true;
+    else if (deadLetterRetryMs === null || run.dlq_retry_at_ms < deadLetterRetryMs) deadLetterRetryMs = run.dlq_retry_at_ms;
+  }
+  let statusDirty = false;
+  for (const job of state.jobs.dirtyStatuses()) if (job.status_dirty === 1) statusDirty = true;
   return {
     jobFireMs: jobMs === null || aheadMs === null ? (jobMs ?? aheadMs) : Math.min(jobMs, aheadMs),
-    runDueMs: row.run_ms,
-    inFlightFlushAtMs: row.settled_ms === null ? null : row.settled_ms + IN_FLIGHT_FLUSH_AFTER_MS,
-    flushUrgent: Boolean(row.urgent),
-    deadLetterRetryMs: row.dlq_retry_ms,
+    runDueMs: state.runs.earliestDueMs(),
+    inFlightFlushAtMs: null,
+    flushUrgent: deadLetterNow || statusDirty,
+    deadLetterRetryMs,
   };
 }

@@ -1,5 +1,7 @@
 // Turning due instants of a job into runs: misfire policy for instants found late, overlap policy
-// against runs still in flight, max_runs and the end of the schedule.
+// against runs still in flight, max_runs and the end of the schedule. A pause or a suspension is
+// an outage like any other: its instants within the grace still fire, older ones follow the
+// misfire policy.
 import { windowAdmitMs } from "../../../src/core/delivery-window";
 import { durationMs } from "../../../src/core/duration";
 import { type CompiledExclusions, isExcluded } from "../../../src/core/exclusions";
@@ -7,10 +9,14 @@ import { MAX_BUFFERED_RUNS } from "../../../src/core/job-spec";
 import { type JobFire, upcomingFires, windowOf, windowSkipReason } from "../../../src/core/job-timeline";
 import { misfireDecision, splitLateInstants } from "../../../src/core/misfire";
 import { overlapDecision } from "../../../src/core/overlap";
+import { UNFINISHED_STATES } from "../../../src/core/run-state";
 import { overlapWaitReason } from "../../../src/core/run-waits";
-import { exclusionsOf, type ShardJobRow, specOf } from "../jobs/held-jobs";
-import { countInFlight, insertRun, type RunKind } from "../runs/run-store";
-import { completedStatusDirty } from "../write-behind";
+import { instantTaken } from "../history/reads";
+import { jobExclusions, jobSpec } from "../jobs/job-specs";
+import { aheadFree, type JobRecord } from "../state/job-book";
+import type { Run, RunKind } from "../state/run";
+import { insertRun } from "../state/run-moves";
+import type { ShardState } from "../state/shard-state";
 
 /** Instants enumerated in one pass; a longer outage jumps ahead (the rest count as skipped). */
 const MAX_INSTANTS_PER_PASS = 10_000;
@@ -18,45 +24,73 @@ const MAX_INSTANTS_PER_PASS = 10_000;
 export const EXCLUDED_REASON = "excluded";
 /** SKIPPED runs recorded per pass; beyond this only the count is kept (in the last one's reason). */
 const MAX_SKIPPED_RECORDS = 100;
+/** The first event of a run created ahead of its instant (../dispatch/ahead.ts). */
+export const AHEAD_REASON = "due (queued ahead of its instant)";
 
 export interface FireSummary {
   created: number;
   skipped: number;
+  /** The runs created to go out now or ahead (their instant's time may not have come yet). */
+  runs: Run[];
+}
+
+const UNFINISHED = new Set<string>(UNFINISHED_STATES);
+
+/** The job's runs in progress (not waiting on its overlap buffer) and those waiting there. */
+export function countInFlight(state: ShardState, jobId: string): { inFlight: number; buffered: number } {
+  let inFlight = 0;
+  let buffered = 0;
+  for (const run of state.runs.ofJob(jobId)) {
+    if (!UNFINISHED.has(run.state)) continue;
+    if (run.waiting === "overlap") buffered += 1;
+    else inFlight += 1;
+  }
+  return { inFlight, buffered };
 }
 
 /**
- * Fires every due instant of an ACTIVE job and advances its timer. `mode: "resume"` treats every
- * due instant as missed (they passed while the job was paused), whatever the grace.
+ * Fires every instant of an ACTIVE job whose time has come and advances its timer. With
+ * `aheadUntilMs` (the end of the dispatch lead window), also its next instant if it falls before
+ * that and the job has no other run waiting ahead of its instant: that run goes out now and the
+ * consumer holds it to its instant (../dispatch/ahead.ts).
  */
-export function fireDueJob(
-  sql: SqlStorage,
-  job: ShardJobRow,
-  nowMs: number,
-  mode: "tick" | "resume",
-): FireSummary {
-  const spec = specOf(job);
-  const exclusions = exclusionsOf(job);
+export function fireDueJob(state: ShardState, job: JobRecord, nowMs: number, aheadUntilMs?: number): FireSummary {
+  const spec = jobSpec(state, job);
+  const exclusions = jobExclusions(state, job);
   const due: JobFire[] = [];
+  const after = (fire: JobFire) => upcomingFires(spec, job.job_id, fire.scheduledAtMs, 1, exclusions)[0] ?? null;
   let cursor: JobFire | null =
     job.next_scheduled_ms === null || job.next_fire_ms === null
       ? null
-      : pendingFire(job, job.next_scheduled_ms, job.next_fire_ms, exclusions);
+      : pendingFire(state, job, job.next_scheduled_ms, job.next_fire_ms, exclusions);
   while (cursor !== null && cursor.fireAtMs <= nowMs && due.length < MAX_INSTANTS_PER_PASS) {
     due.push(cursor);
-    cursor = upcomingFires(spec, job.job_id, cursor.scheduledAtMs, 1, exclusions)[0] ?? null;
+    cursor = after(cursor);
   }
   let uncounted = 0;
   if (cursor !== null && cursor.fireAtMs <= nowMs) {
     uncounted = 1;
     cursor = upcomingFires(spec, job.job_id, nowMs, 1, exclusions)[0] ?? null;
   }
-  const summary: FireSummary = { created: 0, skipped: recordExcluded(sql, job, due, nowMs) };
+  if (aheadUntilMs !== undefined && cursor !== null && cursor.fireAtMs <= aheadUntilMs && aheadFree(job, nowMs)) {
+    if (cursor.excluded) {
+      // Recorded at its instant, as always: until then the job is not looked at again.
+      job.ahead_fire_ms = cursor.fireAtMs;
+    } else {
+      due.push(cursor);
+      cursor = after(cursor);
+    }
+  }
+  const summary: FireSummary = { created: 0, skipped: recordExcluded(state, job, due, nowMs), runs: [] };
 
   const graceMs = durationMs(spec.misfire.grace);
-  const fireAts = due.filter((fire) => !fire.excluded).map((fire) => fire.fireAtMs);
-  const { missed } = mode === "resume" ? { missed: fireAts } : splitLateInstants(fireAts, nowMs, graceMs);
-  const missedSet = new Set(missed);
   const runnable = due.filter((fire) => !fire.excluded);
+  const { missed } = splitLateInstants(
+    runnable.map((fire) => fire.fireAtMs),
+    nowMs,
+    graceMs,
+  );
+  const missedSet = new Set(missed);
   const missedFires = runnable.filter((fire) => missedSet.has(fire.fireAtMs));
   const onTime = runnable.filter((fire) => !missedSet.has(fire.fireAtMs));
   const decision = misfireDecision({
@@ -64,9 +98,8 @@ export function fireDueJob(
     policy: spec.misfire,
   });
   const fireSet = new Set(decision.fire);
-
   const skippedFires = missedFires.filter((fire) => !fireSet.has(fire.scheduledAtMs));
-  recordSkipped(sql, job, skippedFires, uncounted, spec.misfire.policy, nowMs);
+  recordSkipped(state, job, skippedFires, uncounted, spec.misfire.policy, nowMs);
   summary.skipped += skippedFires.length;
 
   const missedKind: RunKind = spec.misfire.policy === "catch_up" ? "catch_up" : "schedule";
@@ -78,7 +111,11 @@ export function fireDueJob(
         kind: missedKind,
         reason: `misfire ${spec.misfire.policy}: fired late (${missedFires.length} missed)`,
       })),
-    ...onTime.map((fire) => ({ fire, kind: "schedule" as RunKind, reason: "due" })),
+    ...onTime.map((fire) => ({
+      fire,
+      kind: "schedule" as RunKind,
+      reason: fire.fireAtMs > nowMs ? AHEAD_REASON : "due",
+    })),
   ].sort((a, b) => a.fire.scheduledAtMs - b.fire.scheduledAtMs);
 
   let completed = false;
@@ -87,9 +124,11 @@ export function fireDueJob(
       completed = true;
       break;
     }
-    const outcome = startRun(sql, job, fire, kind, reason, nowMs);
-    if (outcome === "skipped") summary.skipped += 1;
-    if (outcome === "created") summary.created += 1;
+    const started = startRun(state, job, fire, kind, reason, nowMs);
+    if (started.outcome === "skipped") summary.skipped += 1;
+    if (started.outcome === "created") summary.created += 1;
+    if (started.run !== null && started.outcome !== "skipped") summary.runs.push(started.run);
+    if (started.run !== null && fire.fireAtMs > nowMs) job.ahead_fire_ms = fire.fireAtMs;
   }
   if (spec.max_runs !== null && job.run_count >= spec.max_runs) completed = true;
   const next = completed ? null : cursor;
@@ -99,19 +138,9 @@ export function fireDueJob(
   job.next_fire_ms = next?.fireAtMs ?? null;
   if (next === null && job.status === "ACTIVE") {
     job.status = "COMPLETED";
-    job.status_dirty = completedStatusDirty(sql, job.job_id);
+    job.status_dirty = completedStatusDirty(state, job.job_id);
   }
-  // One write for the timer, the count and a completion: this runs once per job per fire.
-  sql.exec(
-    "UPDATE jobs SET next_scheduled_ms = ?, next_fire_ms = ?, run_count = ?, status = ?, status_dirty = ?, fired_through_ms = ? WHERE job_id = ?",
-    job.next_scheduled_ms,
-    job.next_fire_ms,
-    job.run_count,
-    job.status,
-    job.status_dirty,
-    job.fired_through_ms,
-    job.job_id,
-  );
+  state.touchJob(job);
   return summary;
 }
 
@@ -120,31 +149,34 @@ export function fireDueJob(
  * A delivery window's skip is decided as when the timer was set (it depends only on the spec).
  */
 function pendingFire(
-  job: ShardJobRow,
+  state: ShardState,
+  job: JobRecord,
   scheduledAtMs: number,
   fireAtMs: number,
   exclusions: CompiledExclusions,
 ): JobFire {
   if (isExcluded(scheduledAtMs, exclusions)) return { scheduledAtMs, fireAtMs, excluded: true };
-  const skipReason = windowSkipReason(specOf(job), job.job_id, scheduledAtMs);
+  const skipReason = windowSkipReason(jobSpec(state, job), job.job_id, scheduledAtMs);
   return skipReason === null
     ? { scheduledAtMs, fireAtMs }
     : { scheduledAtMs, fireAtMs, excluded: true, skipReason };
 }
 
+export type StartOutcome = "created" | "buffered" | "skipped" | "duplicate";
+
 /** Creates one run for an instant, honouring the job's overlap policy. */
 export function startRun(
-  sql: SqlStorage,
-  job: ShardJobRow,
+  state: ShardState,
+  job: JobRecord,
   fire: JobFire,
   kind: RunKind,
   reason: string,
   nowMs: number,
-): "created" | "buffered" | "skipped" | "duplicate" {
-  const spec = specOf(job);
+): { outcome: StartOutcome; run: Run | null } {
+  const spec = jobSpec(state, job);
   let decision: "run" | "skip" | "buffer" = "run";
   if (spec.overlap !== "allow" && kind !== "trigger") {
-    const counts = countInFlight(sql, job.job_id);
+    const counts = countInFlight(state, job.job_id);
     decision = overlapDecision({
       policy: spec.overlap,
       inFlightCount: counts.inFlight,
@@ -152,37 +184,45 @@ export function startRun(
       maxBuffered: MAX_BUFFERED_RUNS,
     });
   }
-  const runId = insertRun(sql, {
-    jobId: job.job_id,
-    tenantId: job.tenant_id,
-    kind,
-    scheduledAtMs: fire.scheduledAtMs,
-    fireAtMs: fire.fireAtMs,
-    maxAttempts: spec.retry.max_attempts,
-    jobVersion: job.version,
-    state: decision === "skip" ? "SKIPPED" : "SCHEDULED",
-    // A run found late, after its window closed, waits for the opening (a manual trigger does not).
-    dueAtMs: decision !== "run" ? null : kind === "trigger" ? nowMs : windowAdmitMs(windowOf(spec), nowMs),
-    waiting: decision === "buffer" ? "overlap" : null,
-    reason:
-      decision === "skip"
-        ? `overlap ${spec.overlap}: previous run still in flight`
-        : decision === "buffer"
-          ? overlapWaitReason(spec.overlap)
-          : reason,
-    nowMs,
-  });
-  if (runId === null) {
-    // The instant's run is already there: queued ahead of its instant (./ahead.ts), or inserted by
-    // a pass that died before its one write of the job's timer and count. Either way the instant
-    // fires now, so it counts towards max_runs exactly as a new run would.
-    if (decision === "run" && (kind === "schedule" || kind === "catch_up")) job.run_count += 1;
-    return "duplicate";
-  }
-  if (decision === "skip") return "skipped";
+  // A schedule's instant is fired once, by its timer: only an operator's instant (a trigger, a
+  // backfill) can name one that already ran, and its history is read to tell.
+  const checkHistory = kind === "trigger" || kind === "backfill";
+  const run = insertRun(
+    state,
+    {
+      jobId: job.job_id,
+      tenantId: job.tenant_id,
+      kind,
+      scheduledAtMs: fire.scheduledAtMs,
+      fireAtMs: fire.fireAtMs,
+      maxAttempts: spec.retry.max_attempts,
+      jobVersion: job.version,
+      priority: job.priority,
+      state: decision === "skip" ? "SKIPPED" : "SCHEDULED",
+      // A run found late, after its window closed, waits for the opening (a manual trigger does
+      // not); one sent ahead is due now (the pass that made it sends it).
+      dueAtMs:
+        decision !== "run"
+          ? null
+          : kind === "trigger"
+            ? nowMs
+            : windowAdmitMs(windowOf(spec), Math.min(nowMs, fire.fireAtMs)),
+      waiting: decision === "buffer" ? "overlap" : null,
+      reason:
+        decision === "skip"
+          ? `overlap ${spec.overlap}: previous run still in flight`
+          : decision === "buffer"
+            ? overlapWaitReason(spec.overlap)
+            : reason,
+      nowMs,
+    },
+    checkHistory ? (runId) => instantTaken(state, job, runId, fire.scheduledAtMs) : undefined,
+  );
+  if (run === null) return { outcome: "duplicate", run: null };
+  if (decision === "skip") return { outcome: "skipped", run };
   // Only the schedule's own instants count towards max_runs; manual triggers and backfills don't.
   if (kind === "schedule" || kind === "catch_up") job.run_count += 1;
-  return decision === "buffer" ? "buffered" : "created";
+  return { outcome: decision === "buffer" ? "buffered" : "created", run };
 }
 
 /**
@@ -190,23 +230,18 @@ export function startRun(
  * `excluded`, on time or late alike (the misfire policy is for instants that should have run);
  * one outside the delivery window, with reason `outside_window` or `outside_window_folded`.
  */
-export function recordExcluded(
-  sql: SqlStorage,
-  job: ShardJobRow,
-  due: readonly JobFire[],
-  nowMs: number,
-): number {
+export function recordExcluded(state: ShardState, job: JobRecord, due: readonly JobFire[], nowMs: number): number {
   let recorded = 0;
   for (const fire of due) {
     if (!fire.excluded) continue;
-    if (insertSkippedRun(sql, job, fire, fire.skipReason ?? EXCLUDED_REASON, nowMs) !== null) recorded += 1;
+    if (insertSkippedRun(state, job, fire, fire.skipReason ?? EXCLUDED_REASON, nowMs) !== null) recorded += 1;
   }
   return recorded;
 }
 
 function recordSkipped(
-  sql: SqlStorage,
-  job: ShardJobRow,
+  state: ShardState,
+  job: JobRecord,
   skipped: JobFire[],
   uncounted: number,
   policy: string,
@@ -220,20 +255,21 @@ function recordSkipped(
       last && (notRecorded > 0 || uncounted > 0)
         ? ` (${notRecorded} older missed instants not recorded${uncounted > 0 ? ", more beyond the pass limit" : ""})`
         : "";
-    insertSkippedRun(sql, job, fire, `misfire ${policy}: instant missed beyond grace${more}`, nowMs);
+    insertSkippedRun(state, job, fire, `misfire ${policy}: instant missed beyond grace${more}`, nowMs);
   });
 }
 
 /** A scheduled instant that will not run, recorded as a SKIPPED run with its reason. */
-function insertSkippedRun(sql: SqlStorage, job: ShardJobRow, fire: JobFire, reason: string, nowMs: number) {
-  return insertRun(sql, {
+function insertSkippedRun(state: ShardState, job: JobRecord, fire: JobFire, reason: string, nowMs: number) {
+  return insertRun(state, {
     jobId: job.job_id,
     tenantId: job.tenant_id,
     kind: "schedule",
     scheduledAtMs: fire.scheduledAtMs,
     fireAtMs: fire.fireAtMs,
-    maxAttempts: specOf(job).retry.max_attempts,
+    maxAttempts: jobSpec(state, job).retry.max_attempts,
     jobVersion: job.version,
+    priority: job.priority,
     state: "SKIPPED",
     dueAtMs: null,
     waiting: null,
@@ -242,13 +278,17 @@ function insertSkippedRun(sql: SqlStorage, job: ShardJobRow, fire: JobFire, reas
   });
 }
 
-export function markCompleted(sql: SqlStorage, job: ShardJobRow): void {
+/**
+ * status_dirty of a job that has just completed: 2 (deferred) while a run of it lives, so its
+ * COMPLETED reaches D1 only once that run has settled (../write-behind.ts); else 1.
+ */
+export function completedStatusDirty(state: ShardState, jobId: string): number {
+  return state.runs.ofJob(jobId).length > 0 ? 2 : 1;
+}
+
+export function markCompleted(state: ShardState, job: JobRecord): void {
   if (job.status !== "ACTIVE") return;
   job.status = "COMPLETED";
-  job.status_dirty = completedStatusDirty(sql, job.job_id);
-  sql.exec(
-    "UPDATE jobs SET status = 'COMPLETED', status_dirty = ? WHERE job_id = ?",
-    job.status_dirty,
-    job.job_id,
-  );
+  job.status_dirty = completedStatusDirty(state, job.job_id);
+  state.touchJob(job);
 }

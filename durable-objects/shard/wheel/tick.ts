@@ -1,21 +1,20 @@
 // One pass of the timing wheel: fire due jobs, then act on due runs (dispatch, retry, expired
 // leases), then hand the dispatchable runs to the queue.
-
 import { shareLeft, type TenantDemand, windowAllowances } from "../../../src/core/fair-share";
 import { sendsAllowed } from "../../../src/core/slow-calls";
 import { MAX_AHEAD_JOBS_PER_TICK, queueAheadInPass } from "../dispatch/ahead";
-import { inFlightByTenant, slowCallsByTenant } from "../dispatch/budget";
 import { dispatchRuns, type SentRun } from "../dispatch/queue-hand-off";
 import { admitFlowControlled } from "../flow/flow-admission";
-import { getJob, getJobs, type ShardJobRow } from "../jobs/held-jobs";
 import { applyFailure } from "../runs/attempt-outcomes";
-import { getRuns, heldByPause, moveRun, type RunRow } from "../runs/run-store";
-import { clearTimer } from "../runs/run-timers";
-import { type DueRow, readDueRuns } from "./fair-due-runs";
+import { slowCallsByTenant } from "../runs/slow-calls";
+import type { JobRecord } from "../state/job-book";
+import { heldByPause, inDispatchWindow, type Run } from "../state/run";
+import { moveRun, patchRun } from "../state/run-moves";
+import type { ShardState } from "../state/shard-state";
+import { readDueRuns } from "./fair-due-runs";
 import { fireDueJob } from "./firing";
 import type { TickSettings } from "./pass-settings";
 
-const JOBS_PER_QUERY = 500;
 const MAX_JOBS_PER_TICK = 5_000;
 const MAX_RUNS_PER_TICK = 5_000;
 /**
@@ -26,7 +25,7 @@ const MAX_DISPATCHES_PER_ATTEMPT = 8;
 
 export interface TickSummary {
   firedJobs: number;
-  /** Jobs whose next instant's run was created and sent ahead of it (./ahead.ts). */
+  /** Jobs whose next instant's run was created and sent ahead of it (../dispatch/ahead.ts). */
   queuedAhead: number;
   dispatched: number;
   sendFailures: number;
@@ -40,7 +39,7 @@ export interface TickSummary {
 /** Rows read past the window's room: leases, retries and tenants under their share. */
 const COLLECT_SLACK_ROWS = 100;
 
-export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: number): Promise<TickSummary> {
+export async function runTick(state: ShardState, settings: TickSettings, nowMs: number): Promise<TickSummary> {
   const summary: TickSummary = {
     firedJobs: 0,
     queuedAhead: 0,
@@ -50,16 +49,16 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
     backpressured: false,
     sent: [],
   };
-  const firedJobIds = fireDueJobs(sql, settings, nowMs);
+  const firedJobIds = fireDueJobs(state, settings, nowMs);
   summary.firedJobs = firedJobIds.length;
   if (summary.firedJobs >= MAX_JOBS_PER_TICK) summary.more = true;
-  const { toDispatch, backpressured, roomLeft, shareLeftOf, jobs } = collectDueRuns(sql, settings, nowMs);
+  const { toDispatch, backpressured, roomLeft, shareLeftOf } = collectDueRuns(state, settings, nowMs);
   if (toDispatch.length >= MAX_RUNS_PER_TICK) summary.more = true;
   summary.backpressured = backpressured;
   // After collectDueRuns, so the runs created here are sent once, below, not read again there.
   // Inside the window: only as many as it has room for once the due runs are sent; the other
   // jobs' instants fire at the instant, as without dispatch ahead.
-  const ahead = queueAheadInPass(sql, settings, nowMs, { jobs, room: roomLeft, shareLeftOf, firedJobIds });
+  const ahead = queueAheadInPass(state, settings, nowMs, { room: roomLeft, shareLeftOf, firedJobIds });
   summary.queuedAhead = ahead.jobs;
   if (ahead.jobs >= MAX_AHEAD_JOBS_PER_TICK) summary.more = true;
   // Instants in the lead window that the window had no room for wait for room as due runs do:
@@ -67,44 +66,42 @@ export async function runTick(sql: SqlStorage, settings: TickSettings, nowMs: nu
   // until the instant (a 20,000-job burst spent 3 s of CPU so before its instant).
   if (ahead.heldBack) summary.backpressured = true;
   const toSend = toDispatch.concat(ahead.runs);
-  // Flow control: runs over a key's or their tenant's limits wait (flow-admission.ts). A run sent
-  // ahead takes its permits when it is sent: conservative, never over a limit.
+  const jobs = jobsOf(state, toSend);
+  // Flow control: runs over a key's or their tenant's limits wait (../flow/flow-admission.ts). A
+  // run sent ahead takes its permits when it is sent: conservative, never over a limit.
+  if (settings.admission !== undefined && toSend.length > 0) state.commit(nowMs);
   const admitted = settings.admission
-    ? await admitFlowControlled(sql, settings.admission, toSend, jobs, nowMs)
+    ? await admitFlowControlled(state, settings.admission, toSend, jobs, nowMs)
     : toSend;
   // A full window means the queue holds about as much as the consumers can start in its target
   // delay or more: runs sent ahead now go at once rather than a second or two before their instant.
   const queueBusy = summary.backpressured || roomLeft === 0;
-  const sent = await dispatchRuns(sql, settings, admitted, jobs, nowMs, { queueBusy });
+  const sent = await dispatchRuns(state, settings, admitted, jobs, nowMs, { queueBusy });
   summary.dispatched = sent.dispatched;
   summary.sent = sent.sent;
   summary.sendFailures = sent.failed;
   return summary;
 }
 
+function jobsOf(state: ShardState, runs: readonly Run[]): Map<string, JobRecord | null> {
+  const jobs = new Map<string, JobRecord | null>();
+  for (const run of runs) if (!jobs.has(run.job_id)) jobs.set(run.job_id, state.jobs.get(run.job_id) ?? null);
+  return jobs;
+}
+
 /** Fires the due jobs; returns their ids. */
-function fireDueJobs(sql: SqlStorage, settings: TickSettings, nowMs: number): string[] {
+function fireDueJobs(state: ShardState, settings: TickSettings, nowMs: number): string[] {
   const fired: string[] = [];
-  while (fired.length < MAX_JOBS_PER_TICK) {
-    const jobs = sql
-      .exec<ShardJobRow>(
-        "SELECT * FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms <= ? ORDER BY next_fire_ms LIMIT ?",
-        nowMs,
-        JOBS_PER_QUERY,
-      )
-      .toArray();
-    if (jobs.length === 0) break;
-    for (const job of jobs) {
-      settings.beforeFire?.(fired.length);
-      fireDueJob(sql, job, nowMs, "tick");
-      fired.push(job.job_id);
-    }
+  for (const job of state.jobs.due(nowMs, MAX_JOBS_PER_TICK)) {
+    settings.beforeFire?.(fired.length);
+    fireDueJob(state, job, nowMs);
+    fired.push(job.job_id);
   }
   return fired;
 }
 
-/** Whether a due row of this state becomes a send (the rest only change state). */
-function wantsSend(run: DueRow): boolean {
+/** Whether a due run of this state becomes a send (the rest only change state). */
+function wantsSend(run: Run): boolean {
   switch (run.state) {
     case "ACQUIRED":
     case "DISPATCHED":
@@ -118,14 +115,14 @@ function wantsSend(run: DueRow): boolean {
 }
 
 /**
- * The rows to send in this pass: each tenant's allowance of the window (src/core/fair-share.ts),
- * spent on its rows in the order read. Returns the picked run ids and the room the window has
+ * The runs to send in this pass: each tenant's allowance of the window (src/core/fair-share.ts),
+ * spent on its runs in the order read. Returns the picked run ids and the room the window has
  * left for runs sent ahead.
  */
 function pickSends(
-  sql: SqlStorage,
+  state: ShardState,
   settings: TickSettings,
-  runs: DueRow[],
+  runs: Run[],
   inFlight: Map<string, number>,
   nowMs: number,
 ): { picked: Set<string>; roomLeft: number; shareLeftOf: (tenantId: string) => number; heldBack: boolean } {
@@ -140,7 +137,7 @@ function pickSends(
     weight: weightOf(tenantId),
   }));
   const allowances = windowAllowances(settings.window, demands);
-  const slowTenants = capSlowTenants(sql, settings, allowances, inFlight, nowMs);
+  const slowTenants = capSlowTenants(state, settings, allowances, inFlight, nowMs);
   const picked = new Set<string>();
   const sending = new Map<string, number>();
   let heldBack = false;
@@ -168,14 +165,14 @@ function pickSends(
  * Returns the tenants with slow calls.
  */
 function capSlowTenants(
-  sql: SqlStorage,
+  state: ShardState,
   settings: TickSettings,
   allowances: Map<string, number>,
   inFlight: ReadonlyMap<string, number>,
   nowMs: number,
 ): Set<string> {
   const slowTenants = new Set<string>();
-  for (const [tenantId, slowCalls] of slowCallsByTenant(sql, nowMs)) {
+  for (const [tenantId, slowCalls] of slowCallsByTenant(state, nowMs)) {
     slowTenants.add(tenantId);
     const allowance = allowances.get(tenantId);
     if (allowance === undefined || allowance === 0) continue;
@@ -186,103 +183,87 @@ function capSlowTenants(
 }
 
 /**
+ * Runs in the window, per tenant, whose lease holds: the book's counts less the runs in the window
+ * found due (their lease expired: presumed lost, and this pass moves them on).
+ */
+function inFlightNow(state: ShardState, due: readonly Run[]): Map<string, number> {
+  const inFlight = new Map(state.runs.windowCounts());
+  for (const run of due) {
+    if (!inDispatchWindow(run)) continue;
+    const count = (inFlight.get(run.tenant_id) ?? 0) - 1;
+    if (count > 0) inFlight.set(run.tenant_id, count);
+    else inFlight.delete(run.tenant_id);
+  }
+  return inFlight;
+}
+
+/**
  * Moves due runs along; returns the ones to send now, each tenant's bounded by its share of the
- * dispatch window (./budget.ts), and the room left in the window for runs sent ahead.
+ * dispatch window (../dispatch/budget.ts), and the room left in the window for runs sent ahead.
  */
 function collectDueRuns(
-  sql: SqlStorage,
+  state: ShardState,
   settings: TickSettings,
   nowMs: number,
 ): {
-  toDispatch: RunRow[];
+  toDispatch: Run[];
   backpressured: boolean;
   roomLeft: number;
   /** What each tenant may still send ahead of its instants (src/core/fair-share.ts, shareLeft). */
   shareLeftOf: (tenantId: string) => number;
-  jobs: Map<string, ShardJobRow | null>;
 } {
-  const inFlight = inFlightByTenant(sql, nowMs);
-  let inUse = 0;
-  for (const count of inFlight.values()) inUse += count;
-  // Reading 5,000 rows to send a few is what made a backpressured shard busy: read what the
-  // window has room for, plus some rows for leases and retries that only change state, and for
-  // the tenants under their share (fair-share.ts reads every tenant with work due its share).
+  const windowInUse = state.runs.windowTotal();
+  // Reading every due run to send a few is what made a backpressured shard busy: read what the
+  // window has room for, plus some for leases and retries that only change state, and for the
+  // tenants under their share (fair-share.ts reads every tenant with work due its share).
   const due = readDueRuns(
-    sql,
+    state,
     nowMs,
-    Math.min(MAX_RUNS_PER_TICK, Math.max(0, settings.window - inUse) + COLLECT_SLACK_ROWS),
+    Math.min(MAX_RUNS_PER_TICK, Math.max(0, settings.window - windowInUse) + COLLECT_SLACK_ROWS),
   );
-  const { picked, roomLeft, shareLeftOf, heldBack } = pickSends(sql, settings, due, inFlight, nowMs);
-  const runs = rowsActedOn(sql, due, picked);
-  // The jobs of the rows to send, in one statement; the job is read for any other row only when it
-  // is acted on: under backpressure most due rows are SCHEDULED runs left waiting, and reading
-  // their jobs on every pass was a fifth of a burst's CPU.
-  const jobs = new Map<string, ShardJobRow | null>(
-    picked.size > 0
-      ? getJobs(
-          sql,
-          runs.filter((run) => picked.has(run.run_id)).map((run) => run.job_id),
-        )
-      : [],
-  );
-  const jobOf = (jobId: string) => {
-    if (!jobs.has(jobId)) jobs.set(jobId, getJob(sql, jobId));
-    return jobs.get(jobId) ?? null;
+  const inFlight = inFlightNow(state, due);
+  const { picked, roomLeft, shareLeftOf, heldBack } = pickSends(state, settings, due, inFlight, nowMs);
+  const toDispatch: Run[] = [];
+  const sendIfPicked = (run: Run) => {
+    if (picked.has(run.run_id) && isDispatchable(state, run, nowMs)) toDispatch.push(run);
   };
-  const toDispatch: RunRow[] = [];
-  const sendIfPicked = (run: RunRow) => {
-    if (picked.has(run.run_id) && isDispatchable(sql, jobOf(run.job_id), run, nowMs)) toDispatch.push(run);
-  };
-  for (const run of runs) {
+  for (const run of due) {
     switch (run.state) {
       case "RUNNING":
-        expireRunningLease(sql, jobOf(run.job_id), run, nowMs);
+        expireRunningLease(state, run, nowMs);
         break;
       case "ACQUIRED":
       case "DISPATCHED":
         if (run.dispatch_count >= MAX_DISPATCHES_PER_ATTEMPT) {
-          moveRun(sql, run, "DEAD_LETTERED", `never claimed after ${run.dispatch_count} dispatches`, nowMs, {
+          moveRun(state, run, "DEAD_LETTERED", `never claimed after ${run.dispatch_count} dispatches`, nowMs, {
             due_at_ms: null,
             dlq_pending: 1,
             dlq_reason: "lease_expired",
           });
           break;
         }
-        moveRun(sql, run, "SCHEDULED", "dispatch lease expired before a claim", nowMs);
+        moveRun(state, run, "SCHEDULED", "dispatch lease expired before a claim", nowMs);
         sendIfPicked(run);
         break;
       case "RETRYING":
-        moveRun(sql, run, "SCHEDULED", "retry due", nowMs, { attempt: run.attempt + 1, dispatch_count: 0 });
+        moveRun(state, run, "SCHEDULED", "retry due", nowMs, { attempt: run.attempt + 1, dispatch_count: 0 });
         sendIfPicked(run);
         break;
       case "SCHEDULED":
         sendIfPicked(run);
         break;
       default:
-        // A terminal run with a timer left over: clear it so it never comes back.
-        clearTimer(sql, run.run_id);
+        // A run in a final state with a timer left over: cleared so it never comes back.
+        patchRun(state, run, nowMs, { due_at_ms: null });
     }
   }
-  return { toDispatch, backpressured: heldBack, roomLeft, shareLeftOf, jobs };
+  return { toDispatch, backpressured: heldBack, roomLeft, shareLeftOf };
 }
 
-/** The whole rows of the due rows this pass acts on (sends and state changes), in their order. */
-function rowsActedOn(sql: SqlStorage, due: DueRow[], picked: ReadonlySet<string>): RunRow[] {
-  const acted = due.filter((run) => run.state !== "SCHEDULED" || picked.has(run.run_id));
-  const rows = getRuns(
-    sql,
-    acted.map((run) => run.run_id),
-  );
-  return acted.flatMap((run) => {
-    const row = rows.get(run.run_id);
-    return row === undefined ? [] : [row];
-  });
-}
-
-function expireRunningLease(sql: SqlStorage, job: ShardJobRow | null, run: RunRow, nowMs: number): void {
+function expireRunningLease(state: ShardState, run: Run, nowMs: number): void {
   applyFailure(
-    sql,
-    job,
+    state,
+    state.jobs.get(run.job_id) ?? null,
     run,
     {
       kind: "retryable",
@@ -300,13 +281,14 @@ function expireRunningLease(sql: SqlStorage, job: ShardJobRow | null, run: RunRo
 }
 
 /** Cancels a due run whose job is gone or paused (see heldByPause); true when it may be dispatched. */
-function isDispatchable(sql: SqlStorage, job: ShardJobRow | null, run: RunRow, nowMs: number): boolean {
-  if (job === null || job.status === "DELETED") {
-    moveRun(sql, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
+function isDispatchable(state: ShardState, run: Run, nowMs: number): boolean {
+  const job = state.jobs.get(run.job_id);
+  if (job === undefined || job.status === "DELETED") {
+    moveRun(state, run, "CANCELLED", "job deleted", nowMs, { due_at_ms: null });
     return false;
   }
   if (heldByPause(job.status, run)) {
-    moveRun(sql, run, "CANCELLED", "job paused", nowMs, { due_at_ms: null });
+    moveRun(state, run, "CANCELLED", "job paused", nowMs, { due_at_ms: null });
     return false;
   }
   return true;
