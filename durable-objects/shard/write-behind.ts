@@ -20,7 +20,12 @@ export async function writeBehind(state: ShardState, env: Env, shard: number): P
   const jobs = await flushJobStatuses(state, jobStores(env));
   const pausedJobs = jobs
     .filter((job) => job.status === "PAUSED" && job.pause_reason !== null)
-    .map((job) => ({ jobId: job.job_id, tenantId: job.tenant_id, version: job.version, reason: job.pause_reason ?? "" }));
+    .map((job) => ({
+      jobId: job.job_id,
+      tenantId: job.tenant_id,
+      version: job.version,
+      reason: job.pause_reason ?? "",
+    }));
   // Never throws for a failed send: the rest of the alarm (pause alerts above all) goes on.
   const deadLetters = (await sendDeadLetters(state, env.DEAD_LETTER_QUEUE, shard, Date.now())).sent;
   return { jobs: jobs.length, deadLetters, pausedJobs };
@@ -31,7 +36,9 @@ export async function writeBehind(state: ShardState, env: Env, shard: number): P
  * (status_dirty 2, ./state/shard-state.ts) goes once that run has settled.
  */
 async function flushJobStatuses(state: ShardState, stores: JobStores) {
-  const jobs = [...state.jobs.dirtyStatuses()].filter((job) => job.status_dirty === 1).slice(0, JOBS_PER_FLUSH);
+  const jobs = [...state.jobs.dirtyStatuses()]
+    .filter((job) => job.status_dirty === 1)
+    .slice(0, JOBS_PER_FLUSH);
   if (jobs.length === 0) return [];
   const written = jobs.map((job) => ({ job, status: job.status, version: job.version }));
   await applyShardJobStatusesAcross(

@@ -1,7 +1,9 @@
 // Helpers for workers-pool tests that drive shards directly (below the HTTP API).
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { inject } from "vitest";
-import { HISTORY_COLUMNS } from "../../durable-objects/shard/history/records";
+import { HISTORY_COLUMNS } from "../../durable-objects/shard/history/legacy-records";
+import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler";
+import { withTestTables } from "../../durable-objects/shard/test-tables";
 import type { Secrets } from "../../src/client/verify";
 import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
 import { runIdFor } from "../../src/core/run-id";
@@ -83,24 +85,36 @@ export async function setFaultsOf(jobId: string, faults: ShardFaults): Promise<v
 
 /** Makes a job due right now without touching its alarm (so runDurableObjectAlarm is deterministic). */
 export async function makeJobDue(jobId: string, atMs = Date.now()): Promise<void> {
-  await runInDurableObject(stubFor(jobId), (_instance, state) => {
-    state.storage.sql.exec(
-      "UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ? WHERE job_id = ?",
-      atMs,
-      atMs,
-      jobId,
-    );
+  await runInDurableObject(stubFor(jobId), (instance: ShardScheduler) => {
+    const job = instance.state.jobs.get(jobId);
+    if (job === undefined) throw new Error(`no job ${jobId} on its shard`);
+    job.next_fire_ms = atMs;
+    job.next_scheduled_ms = atMs;
+    job.ahead_fire_ms = null;
+    instance.state.touchJob(job);
+    instance.state.commit();
   });
 }
 
+/**
+ * Reads a shard with SQL, its state laid out as the tables of schema v23 held it (runs, the jobs'
+ * timing columns, run_history): durable-objects/shard/test-tables.ts.
+ */
 export async function shardRows<T>(
   jobId: string,
   query: string,
   ...bindings: (string | number | null)[]
 ): Promise<T[]> {
-  return runInDurableObject(
-    stubFor(jobId),
-    (_instance, state) => state.storage.sql.exec(query, ...bindings).toArray() as T[],
+  return shardRowsOf<T>(stubFor(jobId), query, ...bindings);
+}
+
+export async function shardRowsOf<T>(
+  stub: DurableObjectStub<ShardScheduler>,
+  query: string,
+  ...bindings: (string | number | null)[]
+): Promise<T[]> {
+  return runInDurableObject(stub, (instance: ShardScheduler) =>
+    withTestTables(instance.state, (sql) => sql.exec(query, ...bindings).toArray() as T[]),
   );
 }
 
@@ -114,27 +128,32 @@ export async function currentRunsOf<T>(jobId: string, columns: readonly string[]
   const historyColumns = columns.map((column) =>
     column === "run_id" ? "NULL AS run_id" : recorded.has(column) ? column : `NULL AS ${column}`,
   );
-  return runInDurableObject(stubFor(jobId), (_instance, state) => {
-    const read = (select: string, table: string) =>
-      state.storage.sql
-        .exec<Record<string, SqlStorageValue>>(
-          `SELECT ${select}, scheduled_at_ms AS at_ms FROM ${table} WHERE job_id = ?`,
-          jobId,
-        )
-        .toArray();
-    const live = read(columns.join(", "), "runs");
-    const liveAt = new Set(live.map((row) => row.at_ms));
-    const settled = read(historyColumns.join(", "), "run_history")
-      .filter((row) => !liveAt.has(row.at_ms))
-      .map(
-        (row): Record<string, SqlStorageValue> => ({ ...row, run_id: runIdFor(jobId, row.at_ms as number) }),
-      );
-    return [...live, ...settled]
-      .sort((a, b) => (a.at_ms as number) - (b.at_ms as number))
-      .map(({ at_ms: _at, ...row }) =>
-        Object.fromEntries(Object.entries(row).filter(([key]) => columns.includes(key))),
-      ) as T[];
-  });
+  return runInDurableObject(stubFor(jobId), (instance: ShardScheduler) =>
+    withTestTables(instance.state, (sql) => {
+      const read = (select: string, table: string) =>
+        sql
+          .exec<Record<string, SqlStorageValue>>(
+            `SELECT ${select}, scheduled_at_ms AS at_ms FROM ${table} WHERE job_id = ?`,
+            jobId,
+          )
+          .toArray();
+      const live = read(columns.join(", "), "runs");
+      const liveAt = new Set(live.map((row) => row.at_ms));
+      const settled = read(historyColumns.join(", "), "run_history")
+        .filter((row) => !liveAt.has(row.at_ms))
+        .map(
+          (row): Record<string, SqlStorageValue> => ({
+            ...row,
+            run_id: runIdFor(jobId, row.at_ms as number),
+          }),
+        );
+      return [...live, ...settled]
+        .sort((a, b) => (a.at_ms as number) - (b.at_ms as number))
+        .map(({ at_ms: _at, ...row }) =>
+          Object.fromEntries(Object.entries(row).filter(([key]) => columns.includes(key))),
+        ) as T[];
+    }),
+  );
 }
 
 export interface TargetCall {

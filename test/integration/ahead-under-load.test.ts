@@ -2,6 +2,7 @@
 // queueAheadWithinShares) and the consumer's hold of runs sent ahead (src/queue/consumers/dispatch-consumer.ts):
 // a tenant under its share still has its instants sent ahead, and a message held to its instant
 // does not hold the queue behind it.
+import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler";
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { queueAheadInPass } from "../../durable-objects/shard/dispatch/ahead";
@@ -81,9 +82,9 @@ describe("dispatch ahead while the window is full", () => {
     ): Promise<number> {
       const job = aheadJob(label, 60_000);
       await placeJob(job.job);
-      const queued = await runInDurableObject(stubFor(job.jobId), (_instance, state) =>
+      const queued = await runInDurableObject(stubFor(job.jobId), (instance: ShardScheduler) =>
         queueAheadInPass(
-          state.storage.sql,
+          instance.state,
           { leadMs: LEAD_MS, shareScanDue: () => pass.scanDue },
           job.atMs - 2_000,
           {

@@ -4,7 +4,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getJobHeads, specOf } from "../../durable-objects/shard/jobs/held-jobs";
-import { RUNNING_LEASE_GRACE_MS } from "../../durable-objects/shard/runs/attempt-outcomes";
+import { RUNNING_LEASE_GRACE_MS } from "../../durable-objects/shard/runs/leases";
 import type { TargetOutcome } from "../../src/core/outcome";
 import { shardOfJob } from "../../src/shard/client";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";

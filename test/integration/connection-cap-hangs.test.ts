@@ -4,7 +4,7 @@
 // timeout; and a tenant whose calls hang never takes a batch's last connection from the others.
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { GIVEN_BACK_REASON } from "../../durable-objects/shard/runs/run-batches";
+import { GIVEN_BACK_REASON } from "../../durable-objects/shard/runs/give-backs";
 import worker from "../../src/index";
 import { claimRuns, giveBackRuns } from "../../src/shard/client";
 import type { DispatchMessage, DispatchRun, ShardJob } from "../../src/shard/protocol";

@@ -10,6 +10,7 @@ import {
   runDurableObjectAlarm,
   runInDurableObject,
 } from "cloudflare:test";
+import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler";
 import { describe, expect, it, vi } from "vitest";
 import { sendDeadLetters } from "../../durable-objects/shard/runs/dead-letter-sends";
 import { dispatchLeadMs } from "../../durable-objects/shard/wheel/pass-settings";
@@ -138,8 +139,8 @@ describe("dead letters on a shard", () => {
     const pass = (atMs: number, failures: number) => {
       failuresLeft = failures;
       sends.length = 0;
-      return runInDurableObject(stubFor(jobs[0]!.jobId), (_instance, state) =>
-        sendDeadLetters(state.storage.sql, flakyQueue, shard, atMs),
+      return runInDurableObject(stubFor(jobs[0]!.jobId), (instance: ShardScheduler) =>
+        sendDeadLetters(instance.state, flakyQueue, shard, atMs),
       );
     };
     const failureState = () =>

@@ -16,6 +16,7 @@ import type {
   SingleRunDispatchMessage,
 } from "../../src/shard/protocol";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
+import { patchJobOf, patchRunsOf } from "../helpers/shard-state";
 import { jobsDb } from "../helpers/job-databases";
 import {
   dispatchButLose,
@@ -223,10 +224,8 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
     );
     expect(lost?.state).toBe("DISPATCHED");
     await setFaultsOf(jobId, {});
-    await runInDurableObject(stub, async (_instance, state) => {
-      state.storage.sql.exec("UPDATE runs SET due_at_ms = ? WHERE job_id = ?", Date.now() - 1, jobId);
-      await state.storage.setAlarm(Date.now() + 60_000);
-    });
+    await patchRunsOf(jobId, { due_at_ms: Date.now() - 1 });
+    await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now() + 60_000));
     await runDurableObjectAlarm(stub);
     const run = await waitForState(jobId, "SUCCEEDED");
     expect(run.events_json).toContain("dispatch lease expired");
@@ -248,20 +247,14 @@ describe("the scheduling path: D1 -> shard alarm -> queue -> consumer -> target 
       "SELECT run_id, fence FROM runs WHERE job_id = ?",
       jobId,
     );
-    await runInDurableObject(stub, (_instance, state) => {
-      state.storage.sql.exec("UPDATE jobs SET version = 2 WHERE job_id = ?", jobId);
-    });
+    await patchJobOf(jobId, { version: 2 });
     // RPC typing turns the `unknown` target body into `never`: name the real type.
     const claims: ClaimResult[] = await stub.claimRuns(shardOfJob(env, jobId), [
       { runId: run!.run_id, fence: run!.fence },
     ]);
     const [claim] = claims;
     expect(claim).toEqual({ ok: false, runId: run!.run_id, code: "stale_version" });
-    const [after] = await shardRows<{ state: string }>(
-      jobId,
-      "SELECT state FROM runs WHERE job_id = ?",
-      jobId,
-    );
+    const [after] = await historyOf(jobId);
     expect(after?.state).toBe("CANCELLED");
   });
 

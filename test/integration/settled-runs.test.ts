@@ -3,7 +3,7 @@
 // and a message of it delivered again is refused as before.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { freeTriggerInstant } from "../../durable-objects/shard/runs/run-store";
+import { freeTriggerInstant } from "../../durable-objects/shard/runs/operator-runs";
 import { shardOfJob } from "../../src/shard/client";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";

@@ -3,9 +3,10 @@
 // for a key that was paused and has just been resumed).
 import { describe, expect, it } from "vitest";
 import { nextAskMs, noteGateWake } from "../../durable-objects/shard/flow/gate-wakes";
+import type { ShardState } from "../../durable-objects/shard/state/shard-state";
 
-/** The wakes are kept per shard instance, keyed by its storage handle: any object stands in. */
-const shardStorage = () => ({}) as SqlStorage;
+/** The wakes are kept per shard instance, keyed by its state: any object stands in. */
+const shardStorage = () => ({}) as ShardState;
 
 describe("the next ask of a refused run", () => {
   const askedAtMs = 1_000;

@@ -70,7 +70,9 @@ export function queueAheadInPass(
   if (leadMs <= 0) return { jobs: 0, runs: [], heldBack: false };
   const untilMs = nowMs + leadMs;
   const first =
-    pass.room > 0 ? state.jobs.aheadEligible(nowMs, untilMs, Math.min(pass.room, MAX_AHEAD_JOBS_PER_TICK)) : [];
+    pass.room > 0
+      ? state.jobs.aheadEligible(nowMs, untilMs, Math.min(pass.room, MAX_AHEAD_JOBS_PER_TICK))
+      : [];
   const runs = queueJobsAhead(state, first, nowMs, leadMs);
   let jobs = first.length;
   let heldBack = first.length >= pass.room && aheadWaiting(state, leadMs, nowMs);
@@ -90,9 +92,12 @@ export function queueAheadInPass(
     };
     if (pass.firedJobIds.length > 0) {
       const fired = new Set(pass.firedJobIds);
-      within(state.jobs.aheadEligible(nowMs, untilMs, SHARE_SCAN_ROWS).filter((job) => fired.has(job.job_id)));
+      within(
+        state.jobs.aheadEligible(nowMs, untilMs, SHARE_SCAN_ROWS).filter((job) => fired.has(job.job_id)),
+      );
     }
-    if (settings.shareScanDue?.(nowMs) ?? true) within(state.jobs.aheadEligible(nowMs, untilMs, SHARE_SCAN_ROWS));
+    if (settings.shareScanDue?.(nowMs) ?? true)
+      within(state.jobs.aheadEligible(nowMs, untilMs, SHARE_SCAN_ROWS));
     heldBack = aheadWaiting(state, leadMs, nowMs);
   }
   return { jobs, runs, heldBack };

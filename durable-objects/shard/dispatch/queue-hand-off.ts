@@ -51,12 +51,20 @@ export async function dispatchRuns(
     // A run sent ahead cannot be claimed before its instant: its lease starts there.
     const ahead = run.fire_at_ms > nowMs;
     const version = job?.version ?? run.job_version;
-    moveRunVia(state, run, { state: "ACQUIRED", reason: acquireReason(resend, ahead) }, "DISPATCHED", HANDED_OUT_REASON, nowMs, {
-      fence,
-      job_version: version,
-      due_at_ms: Math.max(nowMs, run.fire_at_ms) + leaseMs,
-      dispatch_count: run.dispatch_count + 1,
-    });
+    moveRunVia(
+      state,
+      run,
+      { state: "ACQUIRED", reason: acquireReason(resend, ahead) },
+      "DISPATCHED",
+      HANDED_OUT_REASON,
+      nowMs,
+      {
+        fence,
+        job_version: version,
+        due_at_ms: Math.max(nowMs, run.fire_at_ms) + leaseMs,
+        dispatch_count: run.dispatch_count + 1,
+      },
+    );
     sent.push({
       run_id: run.run_id,
       job_id: run.job_id,

@@ -297,7 +297,12 @@ async function returnUnused(
  * The admitted runs as they are now: the gates were awaited, so a claim, an edit or a delete may
  * have changed a row meanwhile. Only rows still SCHEDULED at the same revision are sent.
  */
-function stillSendable(state: ShardState, runs: readonly Run[], refused: Set<string>, revs: Map<string, number>): Run[] {
+function stillSendable(
+  state: ShardState,
+  runs: readonly Run[],
+  refused: Set<string>,
+  revs: Map<string, number>,
+): Run[] {
   return runs.filter(
     (run) =>
       !refused.has(run.run_id) &&

@@ -28,7 +28,12 @@ import {
   tenantPages,
 } from "../store/history-pages";
 import { legacyFiredSince, legacyJobRecords, legacyRecord, legacyTenantRecords } from "./legacy-reads";
-import { type HistoryPageRecord, type StoredRecord, storedRecordOfPage, storedRecordOfRun } from "./page-records";
+import {
+  type HistoryPageRecord,
+  type StoredRecord,
+  storedRecordOfPage,
+  storedRecordOfRun,
+} from "./page-records";
 
 /** Pages read at a time from a tenant's history. */
 const PAGES_PER_READ = 32;
@@ -44,7 +49,9 @@ export function recordOf(row: StoredRecord, shard: number): HistoryRecord {
 
 /** The records a page holds, as reads return them. */
 export function recordsOfPage(page: PageRow): StoredRecord[] {
-  return (JSON.parse(page.body) as HistoryPageRecord[]).map((record) => storedRecordOfPage(page.tenant_id, record));
+  return (JSON.parse(page.body) as HistoryPageRecord[]).map((record) =>
+    storedRecordOfPage(page.tenant_id, record),
+  );
 }
 
 /** Newest instant first, then run id descending: the order of every list. */
@@ -72,7 +79,8 @@ class RunSet {
   add(record: StoredRecord, live = false): void {
     const id = runIdFor(record.job_id, record.scheduled_at_ms);
     const held = this.byId.get(id);
-    if (held !== undefined && (held.live || (!live && held.record.updated_at_ms >= record.updated_at_ms))) return;
+    if (held !== undefined && (held.live || (!live && held.record.updated_at_ms >= record.updated_at_ms)))
+      return;
     this.byId.set(id, { record, live });
   }
 
@@ -125,7 +133,12 @@ export function historyRun(
  * Whether (job, instant) has a run: live, or settled into its history. A settled run's instant
  * stays taken: an operator's trigger or backfill never runs it again.
  */
-export function instantTaken(state: ShardState, job: JobRecord, runId: string, scheduledAtMs: number): boolean {
+export function instantTaken(
+  state: ShardState,
+  job: JobRecord,
+  runId: string,
+  scheduledAtMs: number,
+): boolean {
   if (state.runs.has(runId) || state.settledState(runId) !== undefined) return true;
   return findRecord(state, job.tenant_id, job.job_id, scheduledAtMs) !== null;
 }
@@ -134,7 +147,12 @@ export function instantTaken(state: ShardState, job: JobRecord, runId: string, s
  * Whether a run with no live state settled (a claim or report of it is then a message delivered
  * again, not one for a run never known), and its final state.
  */
-export function settledStateOf(state: ShardState, runId: string, jobId: string, scheduledAtMs: number): string | null {
+export function settledStateOf(
+  state: ShardState,
+  runId: string,
+  jobId: string,
+  scheduledAtMs: number,
+): string | null {
   const known = state.settledState(runId);
   if (known !== undefined) return known;
   const job = state.jobs.get(jobId);
@@ -181,7 +199,9 @@ function scanTenantPages(
       atOrBeforeBucketMs,
       ...(jobId === undefined ? {} : { jobId }),
       limit: PAGES_PER_READ,
-    }).filter((page) => skipSeqAbove === null || page.bucket_ms < atOrBeforeBucketMs || page.seq < skipSeqAbove);
+    }).filter(
+      (page) => skipSeqAbove === null || page.bucket_ms < atOrBeforeBucketMs || page.seq < skipSeqAbove,
+    );
     if (pages.length === 0 || !more(pages)) return;
     const last = pages[pages.length - 1] as PageRow;
     atOrBeforeBucketMs = last.bucket_ms;
@@ -233,7 +253,9 @@ function jobRecords(
   runState: string | undefined,
 ): StoredRecord[] {
   const keep = (record: StoredRecord) =>
-    record.job_id === jobId && afterCursor(record, cursor) && (runState === undefined || record.state === runState);
+    record.job_id === jobId &&
+    afterCursor(record, cursor) &&
+    (runState === undefined || record.state === runState);
   const found = new RunSet();
   for (const run of state.runs.ofJob(jobId)) {
     const record = storedRecordOfRun(run);
@@ -245,7 +267,8 @@ function jobRecords(
   if (job !== undefined && job.tenant_id === tenantId) {
     const listed = jobRecordsFromBuckets(state, job, fromBucketMs, limit + found.size, fromPages);
     if (!listed.complete) {
-      const belowMs = listed.oldestBucketMs === null ? fromBucketMs : listed.oldestBucketMs - HISTORY_BUCKET_MS;
+      const belowMs =
+        listed.oldestBucketMs === null ? fromBucketMs : listed.oldestBucketMs - HISTORY_BUCKET_MS;
       for (const outcome of ["ok", "other"] as const) {
         collectFromPages(state, tenantId, outcome, belowMs, jobId, keep, limit, fromPages);
       }
@@ -263,7 +286,9 @@ function jobRecords(
 export function tenantHistory(state: ShardState, shard: number, query: TenantHistoryQuery): HistoryRecord[] {
   const { tenantId, cursor, limit } = query;
   if (query.jobId !== undefined) {
-    return jobRecords(state, tenantId, query.jobId, cursor, limit, query.state).map((row) => recordOf(row, shard));
+    return jobRecords(state, tenantId, query.jobId, cursor, limit, query.state).map((row) =>
+      recordOf(row, shard),
+    );
   }
   const keep = (record: StoredRecord) =>
     afterCursor(record, cursor) && (query.state === undefined || record.state === query.state);
@@ -310,7 +335,11 @@ const UNCLAIMED = new Set<string>(["SCHEDULED", ...UNCLAIMED_STATES]);
 
 /** A run of the job's schedule (not a trigger or backfill) that a consumer took. */
 function firedAs(record: Pick<Run, "kind" | "fence" | "state">): boolean {
-  return (record.kind === "schedule" || record.kind === "catch_up") && record.fence !== null && !UNCLAIMED.has(record.state);
+  return (
+    (record.kind === "schedule" || record.kind === "catch_up") &&
+    record.fence !== null &&
+    !UNCLAIMED.has(record.state)
+  );
 }
 
 /**
@@ -335,7 +364,11 @@ export function firedSince(state: ShardState, queries: readonly FiredSinceQuery[
       for (const bucketMs of job.history_buckets) {
         if (bucketMs < sinceBucketMs) continue;
         const pages = pagesOfJobInBucket(state.sql, job.tenant_id, bucketMs, job.job_id);
-        if (pages.some((page) => recordsOfPage(page).some((record) => record.job_id === job.job_id && matches(record as never)))) {
+        if (
+          pages.some((page) =>
+            recordsOfPage(page).some((record) => record.job_id === job.job_id && matches(record as never)),
+          )
+        ) {
           fired.push(index);
           return;
         }

@@ -12,7 +12,12 @@ import { recomputeNextFire } from "../wheel/recompute";
  * A snapshot of the version the shard holds, re-sent after a calendar edit: newer calendars (a
  * higher revision) replace the old ones and the timer is re-derived; anything else is a repeat.
  */
-export function applyCalendarRevision(state: ShardState, snapshot: ShardJob, job: JobRecord, nowMs: number): void {
+export function applyCalendarRevision(
+  state: ShardState,
+  snapshot: ShardJob,
+  job: JobRecord,
+  nowMs: number,
+): void {
   const revision = snapshot.calendarsRevision ?? 0;
   if (revision <= job.calendars_revision) return;
   const definition = readJobDefinition(state.sql, job.job_id);

@@ -17,7 +17,11 @@ import { applyCalendarRevision } from "./calendar-revisions";
 import { exclusionsOfDefinition, jobExclusions, rememberDefinition } from "./job-specs";
 
 /** Applies snapshots in order; returns the ids the shard now holds at their version (or newer). */
-export function applyJobSnapshots(state: ShardState, snapshots: readonly ShardJob[], nowMs: number): string[] {
+export function applyJobSnapshots(
+  state: ShardState,
+  snapshots: readonly ShardJob[],
+  nowMs: number,
+): string[] {
   const confirmed: string[] = [];
   // New jobs' definitions go in together at the end (a batch create sends hundreds per shard).
   const fresh: JobDefinition[] = [];
@@ -129,7 +133,8 @@ function applyJobSnapshot(state: ShardState, snapshot: ShardJob, existing: JobRe
     const next = upcomingFires(spec, existing.job_id, nowMs, 1, jobExclusions(state, existing))[0] ?? null;
     setTimer(state, existing, next);
     existing.fired_through_ms = nowMs;
-    if (previousStatus === "COMPLETED" && next !== null && snapshot.status !== "PAUSED") existing.status = "ACTIVE";
+    if (previousStatus === "COMPLETED" && next !== null && snapshot.status !== "PAUSED")
+      existing.status = "ACTIVE";
   }
   if (snapshot.status === "PAUSED" && previousStatus !== "PAUSED") {
     // A run sent ahead hands its instant back: a resume before it runs it at its instant.
@@ -148,7 +153,11 @@ function applyJobSnapshot(state: ShardState, snapshot: ShardJob, existing: JobRe
   }
 }
 
-function setTimer(state: ShardState, job: JobRecord, next: { scheduledAtMs: number; fireAtMs: number } | null): void {
+function setTimer(
+  state: ShardState,
+  job: JobRecord,
+  next: { scheduledAtMs: number; fireAtMs: number } | null,
+): void {
   job.next_scheduled_ms = next?.scheduledAtMs ?? null;
   job.next_fire_ms = next?.fireAtMs ?? null;
   state.touchJob(job);

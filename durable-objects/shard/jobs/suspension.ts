@@ -27,7 +27,12 @@ export function suspendedTenants(state: ShardState): ReadonlySet<string> {
 }
 
 /** Suspends (true) or unsuspends the tenant here; returns how many of its jobs changed. */
-export function setTenantSuspended(state: ShardState, tenantId: string, suspended: boolean, nowMs: number): number {
+export function setTenantSuspended(
+  state: ShardState,
+  tenantId: string,
+  suspended: boolean,
+  nowMs: number,
+): number {
   const known = suspendedTenants(state) as Set<string>;
   if (suspended) {
     state.sql.exec(
@@ -40,9 +45,7 @@ export function setTenantSuspended(state: ShardState, tenantId: string, suspende
     state.sql.exec("DELETE FROM suspended_tenants WHERE tenant_id = ?", tenantId);
     known.delete(tenantId);
   }
-  const jobs = [...state.jobs.all()].filter(
-    (job) => job.tenant_id === tenantId && job.status !== "DELETED",
-  );
+  const jobs = [...state.jobs.all()].filter((job) => job.tenant_id === tenantId && job.status !== "DELETED");
   for (const job of jobs) {
     if (suspended) parkJob(state, job, nowMs);
     else unparkJob(state, job, nowMs);
@@ -73,7 +76,11 @@ function unparkJob(state: ShardState, job: JobRecord, nowMs: number): void {
  * After a push: a job of a suspended tenant that the snapshot gave a timer again (an edit, a
  * resume) is parked again, so nothing of it fires until the tenant is unsuspended.
  */
-export function reparkSuspended(state: ShardState, jobs: readonly { jobId: string; tenantId: string }[], nowMs: number): void {
+export function reparkSuspended(
+  state: ShardState,
+  jobs: readonly { jobId: string; tenantId: string }[],
+  nowMs: number,
+): void {
   const suspended = suspendedTenants(state);
   if (suspended.size === 0) return;
   for (const { jobId, tenantId } of jobs) {

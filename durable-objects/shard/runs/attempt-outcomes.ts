@@ -50,7 +50,12 @@ export function reportOutcomes(
   const results = reports.map((report) => {
     const run = state.runs.get(report.runId);
     if (run !== undefined) {
-      rows.runs.set(run.run_id, { run_id: run.run_id, job_id: run.job_id, tenant_id: run.tenant_id, due_at_ms: null });
+      rows.runs.set(run.run_id, {
+        run_id: run.run_id,
+        job_id: run.job_id,
+        tenant_id: run.tenant_id,
+        due_at_ms: null,
+      });
     }
     const result = reportOutcome(state, report, nowMs, effects, random);
     const permitRun = rows.runs.get(report.runId);
@@ -175,7 +180,9 @@ export function applyFailure(
   // A retry never starts outside the job's delivery window: one due there waits for the opening.
   const retryAtMs = windowAdmitMs(windowOf(spec), nowMs + delayMs);
   const waits =
-    retryAtMs > nowMs + delayMs ? `, then waits for the window to open at ${new Date(retryAtMs).toISOString()}` : "";
+    retryAtMs > nowMs + delayMs
+      ? `, then waits for the window to open at ${new Date(retryAtMs).toISOString()}`
+      : "";
   moveRun(
     state,
     run,
@@ -211,7 +218,12 @@ function countDeadLetter(state: ShardState, job: JobRecord, nowMs: number, effec
   const limit = jobSpec(state, job).pause_after_failures;
   if (limit === null || job.consecutive_failures < limit || job.status !== "ACTIVE") return;
   // The shard pauses at once (stops dispatch); the write-behind carries PAUSED and the new version to D1.
-  cancelPendingRuns(state, job.job_id, `job paused after ${job.consecutive_failures} consecutive dead-lettered runs`, nowMs);
+  cancelPendingRuns(
+    state,
+    job.job_id,
+    `job paused after ${job.consecutive_failures} consecutive dead-lettered runs`,
+    nowMs,
+  );
   job.status = "PAUSED";
   job.version += 1;
   job.paused_at_ms = nowMs;
@@ -222,12 +234,18 @@ function countDeadLetter(state: ShardState, job: JobRecord, nowMs: number, effec
 }
 
 /** With buffer_one / buffer_all, the oldest waiting run starts once nothing else is in flight. */
-export function releaseBuffered(state: ShardState, job: JobRecord | null, jobId: string, nowMs: number): void {
+export function releaseBuffered(
+  state: ShardState,
+  job: JobRecord | null,
+  jobId: string,
+  nowMs: number,
+): void {
   // Only buffer_one / buffer_all leave runs waiting; a job that never buffers has nothing to release.
   if (job !== null && !job.overlap.startsWith("buffer")) return;
   const runs = state.runs.ofJob(jobId);
   const busy = runs.some(
-    (run) => run.waiting === null && !["SUCCEEDED", "DEAD_LETTERED", "SKIPPED", "CANCELLED"].includes(run.state),
+    (run) =>
+      run.waiting === null && !["SUCCEEDED", "DEAD_LETTERED", "SKIPPED", "CANCELLED"].includes(run.state),
   );
   if (busy) return;
   const next = runs
@@ -236,6 +254,9 @@ export function releaseBuffered(state: ShardState, job: JobRecord | null, jobId:
   if (next === undefined) return;
   const policy = job === null ? "buffer" : job.overlap;
   // How long the buffer held it past its fire time: its job's part of its lateness.
-  const held = next.lateness_ms === null ? { held_ms: Math.max(next.held_ms ?? 0, nowMs - next.fire_at_ms), held_by: "overlap" } : {};
+  const held =
+    next.lateness_ms === null
+      ? { held_ms: Math.max(next.held_ms ?? 0, nowMs - next.fire_at_ms), held_by: "overlap" }
+      : {};
   noteRun(state, next, overlapReleaseReason(policy), nowMs, { waiting: null, due_at_ms: nowMs, ...held });
 }

@@ -12,7 +12,10 @@ import type { ShardState } from "../state/shard-state";
 const PENDING = new Set<string>(PENDING_STATES);
 
 /** Whether a run went ahead of an instant that has not come: the job's timer still owns that instant. */
-function aheadOfInstant(run: { kind: string; attempt: number; fire_at_ms: number; manual: number }, nowMs: number) {
+function aheadOfInstant(
+  run: { kind: string; attempt: number; fire_at_ms: number; manual: number },
+  nowMs: number,
+) {
   return run.kind === "schedule" && run.attempt === 1 && run.manual === 0 && run.fire_at_ms > nowMs;
 }
 
@@ -37,7 +40,11 @@ export function cancelPendingRuns(
       rewindTo = { scheduledAtMs: run.scheduled_at_ms, fireAtMs: run.fire_at_ms };
     }
     if (job !== undefined && aheadOfInstant(run, nowMs) && job.run_count > 0) job.run_count -= 1;
-    moveRun(state, run, "CANCELLED", reason, nowMs, { due_at_ms: null, waiting: null, next_attempt_at_ms: null });
+    moveRun(state, run, "CANCELLED", reason, nowMs, {
+      due_at_ms: null,
+      waiting: null,
+      next_attempt_at_ms: null,
+    });
   }
   noteCancelledUncalled(state, sent);
   if (job !== undefined && rewindTo !== null) rewindTimerTo(state, job, rewindTo);

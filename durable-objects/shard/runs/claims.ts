@@ -44,7 +44,8 @@ function claimRun(
   if (run === undefined) return refuseGone(state, claim);
   if (run.fence !== claim.fence) return { ok: false, runId: run.run_id, code: "stale_fence" };
   if (run.state === "CANCELLED") return { ok: false, runId: run.run_id, code: "cancelled" };
-  if (run.state === "RUNNING" || TERMINAL.has(run.state)) return { ok: false, runId: run.run_id, code: "duplicate" };
+  if (run.state === "RUNNING" || TERMINAL.has(run.state))
+    return { ok: false, runId: run.run_id, code: "duplicate" };
   if (run.state !== "ACQUIRED" && run.state !== "DISPATCHED") {
     return { ok: false, runId: run.run_id, code: "stale_fence" };
   }

@@ -131,7 +131,13 @@ function windowOf(state: ShardState, row: WindowRow): DebounceWindow {
  * Counts the trigger on the run (live, or in its history record if it settled already), and
  * moves a run still waiting on the wheel to its new fire time.
  */
-function foldInto(state: ShardState, job: JobRecord, window: WindowRow, fireAtMs: number, nowMs: number): void {
+function foldInto(
+  state: ShardState,
+  job: JobRecord,
+  window: WindowRow,
+  fireAtMs: number,
+  nowMs: number,
+): void {
   const run = state.runs.get(window.run_id);
   if (run === undefined) {
     foldIntoSettledRecord(state, job, window.scheduled_at_ms);

@@ -18,7 +18,10 @@ export function fireJobNow(state: ShardState, jobId: string, nowMs: number): Fir
     .ofJob(jobId)
     .filter((run) => run.state === "RETRYING" && run.due_at_ms !== null && run.due_at_ms > nowMs);
   for (const run of retrying) {
-    noteRun(state, run, "retry moved to now by request", nowMs, { due_at_ms: nowMs, next_attempt_at_ms: nowMs });
+    noteRun(state, run, "retry moved to now by request", nowMs, {
+      due_at_ms: nowMs,
+      next_attempt_at_ms: nowMs,
+    });
   }
   if (retrying.length > 0) return { ok: true, runIds: retrying.map((run) => run.run_id) };
   // Already sent ahead of its instant (within the dispatch lead): its run is on its way and fires

@@ -77,7 +77,12 @@ export function completeRun(
   return { ok: true, runId: run.run_id, attempt: run.attempt, state: decided };
 }
 
-export function heartbeatRun(state: ShardState, runId: string, fence: number, nowMs: number): HeartbeatResult {
+export function heartbeatRun(
+  state: ShardState,
+  runId: string,
+  fence: number,
+  nowMs: number,
+): HeartbeatResult {
   const found = runningAttempt(state, runId, fence);
   if ("ok" in found) return found;
   const run = found;

@@ -26,7 +26,12 @@ export function freeTriggerInstant(state: ShardState, jobId: string, nowMs: numb
 }
 
 /** A manual trigger; with the job's `debounce` it may fold into a run of the same key instead. */
-export function triggerNow(state: ShardState, jobId: string, nowMs: number, debounceKey?: string): TriggerResult {
+export function triggerNow(
+  state: ShardState,
+  jobId: string,
+  nowMs: number,
+  debounceKey?: string,
+): TriggerResult {
   const job = state.jobs.get(jobId);
   if (job === undefined || job.status === "DELETED") return { ok: false, code: "job_not_found" };
   if (job.status === "PAUSED") return { ok: false, code: "job_not_active" };
@@ -34,7 +39,13 @@ export function triggerNow(state: ShardState, jobId: string, nowMs: number, debo
   if (debounce) return triggerDebounced(state, job, debounce, debounceKey, nowMs);
   const scheduledAtMs = freeTriggerInstant(state, jobId, nowMs);
   startRun(state, job, { scheduledAtMs, fireAtMs: scheduledAtMs }, "trigger", "triggered manually", nowMs);
-  return { ok: true, runId: runIdFor(jobId, scheduledAtMs), scheduledAtMs, fireAtMs: scheduledAtMs, folded: false };
+  return {
+    ok: true,
+    runId: runIdFor(jobId, scheduledAtMs),
+    scheduledAtMs,
+    fireAtMs: scheduledAtMs,
+    folded: false,
+  };
 }
 
 export function backfill(
@@ -62,7 +73,14 @@ export function backfill(
       skipped += 1;
       continue;
     }
-    const { outcome } = startRun(state, job, { scheduledAtMs, fireAtMs: nowMs }, "backfill", "backfill", nowMs);
+    const { outcome } = startRun(
+      state,
+      job,
+      { scheduledAtMs, fireAtMs: nowMs },
+      "backfill",
+      "backfill",
+      nowMs,
+    );
     if (outcome === "created" || outcome === "buffered") runIds.push(runIdFor(jobId, scheduledAtMs));
     else skipped += 1;
   }
@@ -126,7 +144,8 @@ function retryableRun(state: ShardState, runId: string): Run | null {
 export function retryRunNow(state: ShardState, runId: string, nowMs: number): RetryResult {
   const run = retryableRun(state, runId);
   if (run === null) return { ok: false, code: "run_not_found" };
-  if (run.state !== "DEAD_LETTERED" && run.state !== "FAILED") return { ok: false, code: "run_not_retryable" };
+  if (run.state !== "DEAD_LETTERED" && run.state !== "FAILED")
+    return { ok: false, code: "run_not_retryable" };
   const job = state.jobs.get(run.job_id);
   if (job === undefined || job.status === "DELETED") return { ok: false, code: "job_deleted" };
   if (!state.runs.has(runId)) {

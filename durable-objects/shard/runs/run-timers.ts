@@ -29,7 +29,12 @@ export function holdAtGate(state: ShardState, hold: GateHold, nowMs: number): vo
     }
     if (firstWaitHere) {
       changed.flow_gate = hold.gate;
-      changed.events.push({ state: changed.state, at_ms: nowMs, reason: hold.reason, attempt: changed.attempt });
+      changed.events.push({
+        state: changed.state,
+        at_ms: nowMs,
+        reason: hold.reason,
+        attempt: changed.attempt,
+      });
     }
   });
 }

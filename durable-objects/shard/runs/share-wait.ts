@@ -42,7 +42,11 @@ export function shareWaitsByTenant(state: ShardState, nowMs: number): TenantShar
   for (const run of state.runs.dueRuns()) {
     if (!waitingForShare(run, nowMs)) continue;
     const dueMs = run.due_at_ms as number;
-    const wait = byTenant.get(run.tenant_id) ?? { tenantId: run.tenant_id, waitingRuns: 0, oldestDueMs: dueMs };
+    const wait = byTenant.get(run.tenant_id) ?? {
+      tenantId: run.tenant_id,
+      waitingRuns: 0,
+      oldestDueMs: dueMs,
+    };
     wait.waitingRuns += 1;
     wait.oldestDueMs = Math.min(wait.oldestDueMs, dueMs);
     byTenant.set(run.tenant_id, wait);

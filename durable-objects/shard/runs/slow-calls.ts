@@ -13,7 +13,8 @@ export function markSlowCalls(
   let noted = 0;
   for (const { runId, fence } of runs) {
     const run = state.runs.get(runId);
-    if (run === undefined || run.fence !== fence || run.state !== "RUNNING" || run.slow_since_ms !== null) continue;
+    if (run === undefined || run.fence !== fence || run.state !== "RUNNING" || run.slow_since_ms !== null)
+      continue;
     patchRun(state, run, nowMs, { slow_since_ms: nowMs });
     noted += 1;
   }

@@ -63,8 +63,14 @@ export class JobBook {
 
   constructor() {
     const before = (a: TimerEntry, b: TimerEntry) => a.fireAtMs < b.fireAtMs;
-    this.allowTimers = new LazyHeap(before, (entry) => this.isCurrent(entry) && entry.job.overlap === "allow");
-    this.otherTimers = new LazyHeap(before, (entry) => this.isCurrent(entry) && entry.job.overlap !== "allow");
+    this.allowTimers = new LazyHeap(
+      before,
+      (entry) => this.isCurrent(entry) && entry.job.overlap === "allow",
+    );
+    this.otherTimers = new LazyHeap(
+      before,
+      (entry) => this.isCurrent(entry) && entry.job.overlap !== "allow",
+    );
   }
 
   get size(): number {

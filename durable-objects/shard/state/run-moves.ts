@@ -98,7 +98,13 @@ export function moveRunVia(
 }
 
 /** Records an event that changes no state (a long-running target accepted the call), plus `patch`. */
-export function noteRun(state: ShardState, run: Run, reason: string, nowMs: number, patch: RunPatch = {}): void {
+export function noteRun(
+  state: ShardState,
+  run: Run,
+  reason: string,
+  nowMs: number,
+  patch: RunPatch = {},
+): void {
   state.changeRun(run, (changed) => {
     Object.assign(changed, patch);
     changed.updated_at_ms = nowMs;

@@ -285,7 +285,10 @@ export class ShardState {
   /** The settled runs into pages: one per (tenant, outcome, bucket) of this commit. */
   private writePages(nowMs: number): void {
     if (this.settledRuns.length === 0) return;
-    const groups = new Map<string, { tenantId: string; outcome: PageOutcome; bucketMs: number; runs: Run[] }>();
+    const groups = new Map<
+      string,
+      { tenantId: string; outcome: PageOutcome; bucketMs: number; runs: Run[] }
+    >();
     for (const run of this.settledRuns) {
       const outcome: PageOutcome = run.state === "SUCCEEDED" ? "ok" : "other";
       const bucketMs = bucketOf(run.scheduled_at_ms);
@@ -364,7 +367,8 @@ export class ShardState {
     if (dirty.size === 0) return;
     const contents = new Map<number, T[]>([...dirty].map((chunk) => [chunk, []]));
     for (const member of members) contents.get(hashOf(idOf(member)) % chunks)?.push(member);
-    for (const [chunk, list] of contents) writeSnapshotSlot(this.sql, firstSlot + chunk, JSON.stringify(list));
+    for (const [chunk, list] of contents)
+      writeSnapshotSlot(this.sql, firstSlot + chunk, JSON.stringify(list));
     dirty.clear();
   }
 
@@ -469,4 +473,3 @@ function splitEntry(entry: JournalEntry): JournalEntry[] {
     jobs: slice(entry.jobs, index),
   }));
 }
-

@@ -112,7 +112,10 @@ export class StatsBook {
   }
 
   /** Runs and failures per minute since `sinceMs`, of one tenant or all. */
-  minutesSince(tenantId: string | null, sinceMs: number): { minuteMs: number; triggers: number; failures: number }[] {
+  minutesSince(
+    tenantId: string | null,
+    sinceMs: number,
+  ): { minuteMs: number; triggers: number; failures: number }[] {
     const total = new Map<number, [number, number]>();
     for (const [tenant, minutes] of this.minutes) {
       if (tenantId !== null && tenant !== tenantId) continue;
@@ -159,7 +162,10 @@ export class StatsBook {
   restore(snapshot: StatsSnapshot): void {
     for (const [tenant, states] of snapshot.counts) this.counts.set(tenant, new Map(states));
     for (const [tenant, minutes] of snapshot.minutes) {
-      this.minutes.set(tenant, new Map(minutes.map(([minuteMs, triggers, failures]) => [minuteMs, [triggers, failures]])));
+      this.minutes.set(
+        tenant,
+        new Map(minutes.map(([minuteMs, triggers, failures]) => [minuteMs, [triggers, failures]])),
+      );
     }
     for (const [tenant, list] of snapshot.samples) this.samples.set(tenant, list);
   }

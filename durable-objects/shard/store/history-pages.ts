@@ -60,7 +60,12 @@ export function rewritePageBody(sql: SqlStorage, page: PageRow, body: string): v
 }
 
 /** The pages of one bucket of a tenant that hold records of `jobId`, either outcome. */
-export function pagesOfJobInBucket(sql: SqlStorage, tenantId: string, bucketMs: number, jobId: string): PageRow[] {
+export function pagesOfJobInBucket(
+  sql: SqlStorage,
+  tenantId: string,
+  bucketMs: number,
+  jobId: string,
+): PageRow[] {
   return sql
     .exec<PageRow>(
       `SELECT * FROM history_pages WHERE tenant_id = ? AND outcome IN ('ok', 'other') AND bucket_ms = ?

@@ -64,9 +64,8 @@ export function updateJobStatus(sql: SqlStorage, jobId: string, status: string, 
 
 export function readJobDefinition(sql: SqlStorage, jobId: string): JobDefinition | null {
   return (
-    sql
-      .exec<JobDefinition>(`SELECT ${COLUMNS.join(", ")} FROM jobs WHERE job_id = ?`, jobId)
-      .toArray()[0] ?? null
+    sql.exec<JobDefinition>(`SELECT ${COLUMNS.join(", ")} FROM jobs WHERE job_id = ?`, jobId).toArray()[0] ??
+    null
   );
 }
 

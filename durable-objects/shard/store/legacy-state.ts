@@ -49,7 +49,9 @@ export function readLegacyRuns(sql: SqlStorage): LegacyRunRow[] {
 }
 
 export function readParkedTimers(sql: SqlStorage): Map<string, number> {
-  const rows = sql.exec<{ job_id: string; next_fire_ms: number }>("SELECT job_id, next_fire_ms FROM parked_timers").toArray();
+  const rows = sql
+    .exec<{ job_id: string; next_fire_ms: number }>("SELECT job_id, next_fire_ms FROM parked_timers")
+    .toArray();
   return new Map(rows.map((row) => [row.job_id, row.next_fire_ms]));
 }
 
@@ -58,15 +60,21 @@ export function readLegacyCounts(sql: SqlStorage): {
   minutes: { tenant_id: string; minute_ms: number; triggers: number; failures: number }[];
 } {
   return {
-    counts: sql.exec<{ tenant_id: string; state: string; n: number }>("SELECT * FROM run_counts WHERE n > 0").toArray(),
+    counts: sql
+      .exec<{ tenant_id: string; state: string; n: number }>("SELECT * FROM run_counts WHERE n > 0")
+      .toArray(),
     minutes: sql
-      .exec<{ tenant_id: string; minute_ms: number; triggers: number; failures: number }>("SELECT * FROM run_minutes")
+      .exec<{ tenant_id: string; minute_ms: number; triggers: number; failures: number }>(
+        "SELECT * FROM run_minutes",
+      )
       .toArray(),
   };
 }
 
 export function readLegacyFenceSeq(sql: SqlStorage): number {
-  return sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'fence_seq'").toArray()[0]?.value ?? 0;
+  return (
+    sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'fence_seq'").toArray()[0]?.value ?? 0
+  );
 }
 
 /** The v23 rows now held in memory and checkpointed. */

@@ -11,7 +11,8 @@ export function readDueTimes(state: ShardState, leadMs: number): DueTimes {
   let deadLetterNow = false;
   for (const run of state.runs.pendingDeadLetters()) {
     if (run.dlq_retry_at_ms === null) deadLetterNow = true;
-    else if (deadLetterRetryMs === null || run.dlq_retry_at_ms < deadLetterRetryMs) deadLetterRetryMs = run.dlq_retry_at_ms;
+    else if (deadLetterRetryMs === null || run.dlq_retry_at_ms < deadLetterRetryMs)
+      deadLetterRetryMs = run.dlq_retry_at_ms;
   }
   let statusDirty = false;
   for (const job of state.jobs.dirtyStatuses()) if (job.status_dirty === 1) statusDirty = true;

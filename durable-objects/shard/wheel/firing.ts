@@ -54,11 +54,17 @@ export function countInFlight(state: ShardState, jobId: string): { inFlight: num
  * that and the job has no other run waiting ahead of its instant: that run goes out now and the
  * consumer holds it to its instant (../dispatch/ahead.ts).
  */
-export function fireDueJob(state: ShardState, job: JobRecord, nowMs: number, aheadUntilMs?: number): FireSummary {
+export function fireDueJob(
+  state: ShardState,
+  job: JobRecord,
+  nowMs: number,
+  aheadUntilMs?: number,
+): FireSummary {
   const spec = jobSpec(state, job);
   const exclusions = jobExclusions(state, job);
   const due: JobFire[] = [];
-  const after = (fire: JobFire) => upcomingFires(spec, job.job_id, fire.scheduledAtMs, 1, exclusions)[0] ?? null;
+  const after = (fire: JobFire) =>
+    upcomingFires(spec, job.job_id, fire.scheduledAtMs, 1, exclusions)[0] ?? null;
   let cursor: JobFire | null =
     job.next_scheduled_ms === null || job.next_fire_ms === null
       ? null
@@ -72,7 +78,12 @@ export function fireDueJob(state: ShardState, job: JobRecord, nowMs: number, ahe
     uncounted = 1;
     cursor = upcomingFires(spec, job.job_id, nowMs, 1, exclusions)[0] ?? null;
   }
-  if (aheadUntilMs !== undefined && cursor !== null && cursor.fireAtMs <= aheadUntilMs && aheadFree(job, nowMs)) {
+  if (
+    aheadUntilMs !== undefined &&
+    cursor !== null &&
+    cursor.fireAtMs <= aheadUntilMs &&
+    aheadFree(job, nowMs)
+  ) {
     if (cursor.excluded) {
       // Recorded at its instant, as always: until then the job is not looked at again.
       job.ahead_fire_ms = cursor.fireAtMs;
@@ -230,7 +241,12 @@ export function startRun(
  * `excluded`, on time or late alike (the misfire policy is for instants that should have run);
  * one outside the delivery window, with reason `outside_window` or `outside_window_folded`.
  */
-export function recordExcluded(state: ShardState, job: JobRecord, due: readonly JobFire[], nowMs: number): number {
+export function recordExcluded(
+  state: ShardState,
+  job: JobRecord,
+  due: readonly JobFire[],
+  nowMs: number,
+): number {
   let recorded = 0;
   for (const fire of due) {
     if (!fire.excluded) continue;

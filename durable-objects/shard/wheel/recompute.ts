@@ -27,7 +27,9 @@ export function recomputeNextFire(state: ShardState, job: JobRecord, nowMs: numb
   if (job.next_fire_ms === null || job.next_scheduled_ms === null) return "kept";
   if (job.next_fire_ms <= nowMs) return "kept_due";
   // A run sent ahead of an instant to come hands it back first: the new rules decide it again.
-  const aheadRuns = state.runs.ofJob(job.job_id).filter((run) => run.kind === "schedule" && run.fire_at_ms > nowMs);
+  const aheadRuns = state.runs
+    .ofJob(job.job_id)
+    .filter((run) => run.kind === "schedule" && run.fire_at_ms > nowMs);
   if (aheadRuns.length > 0) {
     cancelPendingRuns(state, job.job_id, "its instant was derived again", nowMs, { rewindTimer: true });
   }

@@ -39,7 +39,11 @@ export interface TickSummary {
 /** Rows read past the window's room: leases, retries and tenants under their share. */
 const COLLECT_SLACK_ROWS = 100;
 
-export async function runTick(state: ShardState, settings: TickSettings, nowMs: number): Promise<TickSummary> {
+export async function runTick(
+  state: ShardState,
+  settings: TickSettings,
+  nowMs: number,
+): Promise<TickSummary> {
   const summary: TickSummary = {
     firedJobs: 0,
     queuedAhead: 0,
@@ -235,11 +239,18 @@ function collectDueRuns(
       case "ACQUIRED":
       case "DISPATCHED":
         if (run.dispatch_count >= MAX_DISPATCHES_PER_ATTEMPT) {
-          moveRun(state, run, "DEAD_LETTERED", `never claimed after ${run.dispatch_count} dispatches`, nowMs, {
-            due_at_ms: null,
-            dlq_pending: 1,
-            dlq_reason: "lease_expired",
-          });
+          moveRun(
+            state,
+            run,
+            "DEAD_LETTERED",
+            `never claimed after ${run.dispatch_count} dispatches`,
+            nowMs,
+            {
+              due_at_ms: null,
+              dlq_pending: 1,
+              dlq_reason: "lease_expired",
+            },
+          );
           break;
         }
         moveRun(state, run, "SCHEDULED", "dispatch lease expired before a claim", nowMs);

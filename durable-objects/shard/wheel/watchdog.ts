@@ -72,7 +72,9 @@ function lateDispatches(state: ShardState, nowMs: number): OverdueJob[] {
     const held = oldestByJob.get(run.job_id);
     if (held === undefined || run.fire_at_ms < held.fire_at_ms) oldestByJob.set(run.job_id, run);
   }
-  const waiting = [...oldestByJob.values()].sort((a, b) => a.fire_at_ms - b.fire_at_ms).slice(0, OVERDUE_SCAN_LIMIT);
+  const waiting = [...oldestByJob.values()]
+    .sort((a, b) => a.fire_at_ms - b.fire_at_ms)
+    .slice(0, OVERDUE_SCAN_LIMIT);
   const late: OverdueJob[] = [];
   for (const run of waiting) {
     const job = state.jobs.get(run.job_id);
@@ -121,6 +123,10 @@ export function deadLetterPoisonRun(
   const run = state.runs.get(runId);
   if (run === undefined || run.fence !== fence) return false;
   if (run.state !== "ACQUIRED" && run.state !== "DISPATCHED") return false;
-  moveRun(state, run, "DEAD_LETTERED", reason, nowMs, { due_at_ms: null, dlq_pending: 1, dlq_reason: "poison" });
+  moveRun(state, run, "DEAD_LETTERED", reason, nowMs, {
+    due_at_ms: null,
+    dlq_pending: 1,
+    dlq_reason: "poison",
+  });
   return true;
 }
