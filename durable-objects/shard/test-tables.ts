@@ -1,7 +1,9 @@
-// For tests only: the shard's state as the tables of schema v23 held it (runs, the jobs' timing
-// columns, run_history), so a test can read it with SQL as it reads any other table. The rows
+// For tests only: the shard's state as the tables of schema v23 held it (runs: the live runs and,
+// as v23 kept them a day, the settled runs that did not succeed; the jobs' timing columns;
+// run_history: every settled run), so a test can read it with SQL as it reads any other table. The rows
 // exist only while `read` runs: they are written, read and deleted in one synchronous step, so no
 // other request (nor a restart) ever sees them. The product never calls this.
+import { runIdFor } from "../../src/core/run-id";
 import { pageRecordOf } from "./history/page-records";
 import { HISTORY_COLUMNS } from "./history/legacy-records";
 import type { ShardState } from "./state/shard-state";
@@ -82,6 +84,7 @@ export function withTestTables<T>(state: ShardState, read: (sql: SqlStorage) => 
     [...RUN_COLUMNS, "dirty"],
     runs.map((row) => [...row, 0]),
   );
+  const settledColumns = [...HISTORY_COLUMNS, "run_id", "fire_at_ms", "dirty"];
   for (const job of state.jobs.all()) {
     sql.exec(
       `UPDATE jobs SET ${JOB_TIMING.map((column) => `${column} = ?`).join(", ")}, ahead_scheduled_ms = ? WHERE job_id = ?`,
@@ -110,6 +113,22 @@ export function withTestTables<T>(state: ShardState, read: (sql: SqlStorage) => 
       .map((row) => row.k),
   );
   insertAll(sql, "run_history", HISTORY_COLUMNS, newestFirst);
+  // As v23 kept them: settled runs that did not succeed stay in `runs` for a day.
+  const dayAgoMs = Date.now() - 86_400_000;
+  const unsucceeded = newestFirst.filter((row) => {
+    const record = Object.fromEntries(HISTORY_COLUMNS.map((column, index) => [column, row[index]]));
+    return record.state !== "SUCCEEDED" && Number(record.updated_at_ms) >= dayAgoMs;
+  });
+  insertAll(
+    sql,
+    "runs",
+    settledColumns,
+    unsucceeded.map((row) => {
+      const jobId = String(row[0]);
+      const atMs = Number(row[1]);
+      return [...row, runIdFor(jobId, atMs), atMs, 0];
+    }),
+  );
   try {
     return read(sql);
   } finally {

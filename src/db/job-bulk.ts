@@ -1,5 +1,6 @@
 // D1 for bulk control (POST /v1/jobs/bulk): a tenant's jobs listed whole, and many new versions
 // written in one D1 batch per database instead of one round trip per job.
+import { impliedEndMs } from "../core/job-end";
 import { groupByHome, type JobStores } from "./databases";
 import { listJobsAcross } from "./job-store";
 import { type JobListFilter, type StoredJob, specJsonOf } from "./jobs";
@@ -40,7 +41,7 @@ export async function updateStoredJobVersions(
   await Promise.all(
     groupByHome(stores, jobs, (job) => job.id).map(async ({ db, items }) => {
       const statement = db.prepare(
-        `UPDATE jobs SET name = ?, spec_json = ?, status = ?, version = ?, updated_at_ms = ?
+        `UPDATE jobs SET name = ?, spec_json = ?, status = ?, version = ?, updated_at_ms = ?, ends_at_ms = ?
          WHERE id = ? AND tenant_id = ? AND version = ?`,
       );
       const results = await db.batch(
@@ -51,6 +52,7 @@ export async function updateStoredJobVersions(
             job.status,
             job.version,
             job.updatedAtMs,
+            impliedEndMs(job.spec),
             job.id,
             job.tenantId,
             job.version - 1,

@@ -2,7 +2,7 @@
 // users, an alert's on_failure URL), across the job databases (./databases.ts).
 import { JOB_STATUSES, type JobStatus } from "../core/run-state";
 import { allJobSources, groupByHome, type JobStores } from "./databases";
-import { type JobRow, rowToJob, type StoredJob } from "./jobs";
+import { type JobRow, readStatusSql, rowToJob, type StoredJob } from "./jobs";
 import { chunk } from "./time";
 
 /** `[id, value]` pairs from every database that may hold these ids (home, and legacy while read). */
@@ -66,8 +66,11 @@ export async function jobsByStatus(
   const filter = tenantId === null ? "" : "WHERE tenant_id = ?";
   const perDatabase = await Promise.all(
     allJobSources(stores).map(async (db) => {
-      const statement = db.prepare(`SELECT status AS key, COUNT(*) AS n FROM jobs ${filter} GROUP BY status`);
-      const { results } = await (tenantId === null ? statement : statement.bind(tenantId)).all<{
+      const statement = db.prepare(
+        `SELECT ${readStatusSql("?1")} AS key, COUNT(*) AS n FROM jobs ${filter.replace("?", "?2")} GROUP BY key`,
+      );
+      const nowMs = Date.now();
+      const { results } = await (tenantId === null ? statement.bind(nowMs) : statement.bind(nowMs, tenantId)).all<{
         key: JobStatus;
         n: number;
       }>();

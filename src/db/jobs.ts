@@ -1,3 +1,4 @@
+import { impliedEndMs } from "../core/job-end";
 import type { JobSpec } from "../core/job-spec";
 import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../core/queue-limits";
 import type { JobStatus } from "../core/run-state";
@@ -16,6 +17,8 @@ export interface JobRow {
   request_hash: string | null;
   created_at_ms: number;
   updated_at_ms: number;
+  /** After this, an ACTIVE job reads COMPLETED (src/core/job-end.ts); null: its shard writes it. */
+  ends_at_ms: number | null;
 }
 
 /** A job as the API works with it: the row with its spec parsed. */
@@ -31,14 +34,31 @@ export interface StoredJob {
   requestHash: string | null;
   createdAtMs: number;
   updatedAtMs: number;
+  /** When its schedule has no instant left, if its spec says so (the row's ends_at_ms). */
+  endsAtMs: number | null;
+  /** The status the row holds, when the job reads otherwise (completed by its end passing). */
+  storedStatus?: JobStatus;
+}
+
+/** What a job reads as: ACTIVE past its end (src/core/job-end.ts) is COMPLETED. */
+export function readStatus(status: JobStatus, endsAtMs: number | null, nowMs: number): JobStatus {
+  return status === "ACTIVE" && endsAtMs !== null && endsAtMs <= nowMs ? "COMPLETED" : status;
+}
+
+/** readStatus in SQL, `?now` being the bound parameter of the current time. */
+export function readStatusSql(nowParameter: string): string {
+  return `(CASE WHEN status = 'ACTIVE' AND ends_at_ms <= ${nowParameter} THEN 'COMPLETED' ELSE status END)`;
 }
 
 export function rowToJob(row: JobRow): StoredJob {
+  const endsAtMs = row.ends_at_ms ?? null;
+  const status = readStatus(row.status, endsAtMs, Date.now());
   return {
     id: row.id,
     tenantId: row.tenant_id,
     spec: parseJsonColumn<JobSpec>(row.spec_json, {} as JobSpec),
-    status: row.status,
+    status,
+    ...(status === row.status ? {} : { storedStatus: row.status }),
     version: row.version,
     shard: row.shard,
     syncedVersion: row.synced_version,
@@ -46,6 +66,7 @@ export function rowToJob(row: JobRow): StoredJob {
     requestHash: row.request_hash,
     createdAtMs: row.created_at_ms,
     updatedAtMs: row.updated_at_ms,
+    endsAtMs,
   };
 }
 
@@ -63,6 +84,7 @@ export const JOB_COLUMNS = [
   "request_hash",
   "created_at_ms",
   "updated_at_ms",
+  "ends_at_ms",
 ] as const;
 
 // A created job's spec is serialized for D1 and again for its shard: once is enough.
@@ -92,6 +114,7 @@ function jobValues(job: StoredJob): (string | number | null)[] {
     job.requestHash,
     job.createdAtMs,
     job.updatedAtMs,
+    impliedEndMs(job.spec),
   ];
 }
 
@@ -161,8 +184,8 @@ export async function listJobs(
   const where = ["tenant_id = ?"];
   const values: (string | number)[] = [tenantId];
   if (filter.status !== undefined) {
-    where.push("status = ?");
-    values.push(filter.status);
+    where.push(statusFilterSql(filter.status));
+    values.push(...statusFilterValues(filter.status, Date.now()));
   } else {
     where.push("status != 'DELETED'");
   }
@@ -183,6 +206,20 @@ export async function listJobs(
 }
 
 /**
+ * Jobs that read as `status` (readStatus), with the index on (tenant_id, status) still usable: an
+ * ACTIVE job past its end reads COMPLETED.
+ */
+export function statusFilterSql(status: JobStatus): string {
+  if (status === "ACTIVE") return "status = 'ACTIVE' AND (ends_at_ms IS NULL OR ends_at_ms > ?)";
+  if (status === "COMPLETED") return "(status = 'COMPLETED' OR (status = 'ACTIVE' AND ends_at_ms <= ?))";
+  return "status = ?";
+}
+
+export function statusFilterValues(status: JobStatus, nowMs: number): (string | number)[] {
+  return status === "ACTIVE" || status === "COMPLETED" ? [nowMs] : [status];
+}
+
+/**
  * Writes a new version of a job if nobody wrote one since `expectedVersion` (optimistic
  * concurrency). Returns false when the row moved on.
  */
@@ -193,7 +230,7 @@ export async function updateJobVersion(
 ): Promise<boolean> {
   const result = await db
     .prepare(
-      `UPDATE jobs SET name = ?, spec_json = ?, status = ?, version = ?, updated_at_ms = ?
+      `UPDATE jobs SET name = ?, spec_json = ?, status = ?, version = ?, updated_at_ms = ?, ends_at_ms = ?
        WHERE id = ? AND tenant_id = ? AND version = ?`,
     )
     .bind(
@@ -202,6 +239,7 @@ export async function updateJobVersion(
       job.status,
       job.version,
       job.updatedAtMs,
+      impliedEndMs(job.spec),
       job.id,
       job.tenantId,
       expectedVersion,

@@ -89,8 +89,12 @@ export async function countActiveJobs(stores: JobStores, tenantId: string): Prom
   const counts = await Promise.all(
     allJobSources(stores).map((db) =>
       db
-        .prepare("SELECT COUNT(*) AS n FROM jobs WHERE tenant_id = ? AND status IN ('ACTIVE', 'PAUSED')")
-        .bind(tenantId)
+        // An ACTIVE job past its end (src/core/job-end.ts) reads COMPLETED: it holds no schedule.
+        .prepare(
+          `SELECT COUNT(*) AS n FROM jobs WHERE tenant_id = ? AND status IN ('ACTIVE', 'PAUSED')
+             AND NOT (status = 'ACTIVE' AND ends_at_ms <= ?)`,
+        )
+        .bind(tenantId, Date.now())
         .first<{ n: number }>(),
     ),
   );

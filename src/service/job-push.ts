@@ -16,9 +16,12 @@ export function toShardJob(job: StoredJob): ShardJob {
     tenantId: job.tenantId,
     shard: job.shard,
     version: job.version,
-    status: job.status,
+    // A one-shot that reads COMPLETED because its instant passed is still ACTIVE to its shard,
+    // which fires that instant if it has not (a push that arrives late, a resume after it).
+    status: job.status === "COMPLETED" && job.storedStatus === "ACTIVE" ? "ACTIVE" : job.status,
     specJson: specJsonOf(job.spec),
     createdAtMs: job.createdAtMs,
+    ...(job.endsAtMs === null ? {} : { completionImplied: true }),
   };
 }
 

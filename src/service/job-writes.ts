@@ -1,3 +1,4 @@
+import { impliedEndMs } from "../core/job-end";
 import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../core/backfill";
 import { EdgecronError, type FieldError } from "../core/errors";
 import type { ExclusionSet } from "../core/exclusions";
@@ -168,6 +169,7 @@ export function newStoredJob(
     requestHash: idempotency?.requestHash ?? null,
     createdAtMs: nowMs,
     updatedAtMs: nowMs,
+    endsAtMs: impliedEndMs(spec),
   };
 }
 
@@ -266,12 +268,14 @@ export async function writeJobVersion(
   change: JobChange,
   nowMs: number,
 ): Promise<StoredJob> {
+  const spec = change.spec ?? job.spec;
   const next: StoredJob = {
     ...job,
-    spec: change.spec ?? job.spec,
+    spec,
     status: change.status ?? job.status,
     version: job.version + 1,
     updatedAtMs: nowMs,
+    endsAtMs: impliedEndMs(spec),
   };
   if (!(await updateStoredJobVersion(jobStores(env), next, job.version))) {
     throw new EdgecronError(

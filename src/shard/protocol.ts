@@ -40,6 +40,11 @@ export interface ShardJob {
    * job version). A snapshot of the same version with a higher one carries edited calendars.
    */
   calendarsRevision?: number;
+  /**
+   * The job reads COMPLETED in D1 once its spec's end has passed (src/core/job-end.ts), so the
+   * shard need not write that status back. Absent: the shard writes COMPLETED when it decides it.
+   */
+  completionImplied?: boolean;
 }
 
 /**

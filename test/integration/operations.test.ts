@@ -20,6 +20,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { patchJobOf } from "../helpers/shard-state";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
@@ -41,71 +42,88 @@ async function missedRuns(jobId: string, resumedAtMs: number): Promise<ShardRun[
   return (await shardRuns(jobId)).filter((run) => run.scheduled_at_ms <= resumedAtMs);
 }
 
-/** A paused every-second job whose timer sits 5 s in the past, as if it was paused 5 s ago. */
-async function jobPausedFiveSecondsAgo(
+/**
+ * A paused every-second job whose timer sits 10.5 s in the past, as if it was paused then, with a
+ * 3 s grace: on resume its instants 10.5 s to 3.5 s old (8) are missed beyond the grace, and the
+ * 3 from 2.5 s to 0.5 s old are late within it (half a second from either edge).
+ */
+async function jobPausedTenSecondsAgo(
   label: string,
   misfire: { policy: "fire_now" | "skip" | "catch_up"; max_catch_up?: number },
 ) {
   const jobId = uniqueJobId(label);
-  const anchorMs = Date.now() - 5_000;
+  const anchorMs = Date.now() - 10_500;
   const jobSpec = spec({
     schedule: { type: "interval", every: "1s", anchor: new Date(anchorMs).toISOString() },
     target: { url: targetUrl(`/ok/${jobId}`) },
-    misfire: { policy: misfire.policy, grace: "60s", max_catch_up: misfire.max_catch_up ?? 10 },
+    misfire: { policy: misfire.policy, grace: "3s", max_catch_up: misfire.max_catch_up ?? 10 },
   });
   await placeJob(snapshot(jobId, jobSpec, 1, "PAUSED"));
   await makeJobDue(jobId, anchorMs);
-  return { jobId, jobSpec };
+  return { jobId, jobSpec, anchorMs };
+}
+
+/** The instants of the runs, as whole seconds after the anchor. */
+function secondsAfter(anchorMs: number, runs: readonly ShardRun[]): number[] {
+  return runs.map((run) => Math.round((run.scheduled_at_ms - anchorMs) / 1000));
 }
 
 describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts", () => {
   beforeAll(() => seedTenant());
 
-  describe("resume applies the misfire policy to what was missed while paused", () => {
-    it("fire_now fires once, for the most recent missed instant, and records the rest as SKIPPED", async () => {
-      const { jobId, jobSpec } = await jobPausedFiveSecondsAgo("fire-now", { policy: "fire_now" });
+  describe("resume treats what passed while paused as an outage: the grace, then the misfire policy", () => {
+    it("fire_now fires the instants within the grace, and once for those missed beyond it", async () => {
+      const { jobId, jobSpec, anchorMs } = await jobPausedTenSecondsAgo("fire-now", { policy: "fire_now" });
       const resumedAtMs = Date.now();
       await placeJob(snapshot(jobId, jobSpec, 2, "ACTIVE"));
-      const runs = await missedRuns(jobId, resumedAtMs);
+      const runs = (await missedRuns(jobId, resumedAtMs)).filter((run) => run.scheduled_at_ms >= anchorMs);
       const fired = runs.filter((run) => run.state !== "SKIPPED");
       const skipped = runs.filter((run) => run.state === "SKIPPED");
-      expect(runs.length).toBeGreaterThanOrEqual(5);
-      expect(fired).toHaveLength(1);
-      expect(fired[0]!.scheduled_at_ms).toBe(Math.max(...runs.map((run) => run.scheduled_at_ms)));
-      expect(skipped[0]!.events_json).toContain("misfire fire_now");
-      await vi.waitFor(async () => expect(await targetCalls(`/ok/${jobId}`)).not.toHaveLength(0), WAIT);
+      expect(secondsAfter(anchorMs, runs)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      // The newest missed instant (7 s after the anchor) fires late; 8, 9 and 10 are within the grace.
+      expect(secondsAfter(anchorMs, fired)).toEqual([7, 8, 9, 10]);
+      expect(skipped.every((run) => run.events_json.includes("misfire fire_now"))).toBe(true);
+      await vi.waitFor(
+        async () => expect((await targetCalls(`/ok/${jobId}`)).length).toBeGreaterThanOrEqual(4),
+        WAIT,
+      );
       await placeJob(snapshot(jobId, jobSpec, 3, "PAUSED"));
     });
 
-    it("skip fires none of the missed instants", async () => {
-      const { jobId, jobSpec } = await jobPausedFiveSecondsAgo("skip", { policy: "skip" });
+    it("skip fires only the instants within the grace", async () => {
+      const { jobId, jobSpec, anchorMs } = await jobPausedTenSecondsAgo("skip", { policy: "skip" });
       const resumedAtMs = Date.now();
       await placeJob(snapshot(jobId, jobSpec, 2, "ACTIVE"));
-      const runs = await missedRuns(jobId, resumedAtMs);
-      expect(runs.length).toBeGreaterThanOrEqual(5);
-      expect(runs.every((run) => run.state === "SKIPPED")).toBe(true);
+      const runs = (await missedRuns(jobId, resumedAtMs)).filter((run) => run.scheduled_at_ms >= anchorMs);
+      const fired = runs.filter((run) => run.state !== "SKIPPED");
+      expect(secondsAfter(anchorMs, runs)).toHaveLength(11);
+      expect(secondsAfter(anchorMs, fired)).toEqual([8, 9, 10]);
+      await vi.waitFor(async () => {
+        const calls = await targetCalls(`/ok/${jobId}`);
+        const early = calls.filter(
+          (call) => Date.parse(call.headers["edgecron-scheduled-at"]!) < anchorMs + 7_500,
+        );
+        expect(calls.length).toBeGreaterThanOrEqual(3);
+        expect(early).toHaveLength(0);
+      }, WAIT);
       await placeJob(snapshot(jobId, jobSpec, 3, "PAUSED"));
-      const calls = await targetCalls(`/ok/${jobId}`);
-      expect(
-        calls.filter((call) => Date.parse(call.headers["edgecron-scheduled-at"]!) <= resumedAtMs),
-      ).toHaveLength(0);
     });
 
-    it("catch_up fires each missed instant up to max_catch_up, the most recent ones", async () => {
-      const { jobId, jobSpec } = await jobPausedFiveSecondsAgo("catch-up", {
+    it("catch_up fires up to max_catch_up of the instants missed beyond the grace, and those within it", async () => {
+      const { jobId, jobSpec, anchorMs } = await jobPausedTenSecondsAgo("catch-up", {
         policy: "catch_up",
         max_catch_up: 3,
       });
       const resumedAtMs = Date.now();
       await placeJob(snapshot(jobId, jobSpec, 2, "ACTIVE"));
-      const runs = await missedRuns(jobId, resumedAtMs);
+      const runs = (await missedRuns(jobId, resumedAtMs)).filter((run) => run.scheduled_at_ms >= anchorMs);
       const fired = runs.filter((run) => run.state !== "SKIPPED");
-      expect(fired).toHaveLength(3);
-      expect(fired.every((run) => run.kind === "catch_up")).toBe(true);
-      const newest = runs.map((run) => run.scheduled_at_ms).slice(-3);
-      expect(fired.map((run) => run.scheduled_at_ms)).toEqual(newest);
+      expect(secondsAfter(anchorMs, fired)).toEqual([5, 6, 7, 8, 9, 10]);
+      expect(fired.filter((run) => run.kind === "catch_up").map((run) => run.scheduled_at_ms)).toEqual(
+        [5, 6, 7].map((seconds) => anchorMs + seconds * 1000),
+      );
       await vi.waitFor(
-        async () => expect((await targetCalls(`/ok/${jobId}`)).length).toBeGreaterThanOrEqual(3),
+        async () => expect((await targetCalls(`/ok/${jobId}`)).length).toBeGreaterThanOrEqual(6),
         WAIT,
       );
       await placeJob(snapshot(jobId, jobSpec, 3, "PAUSED"));
@@ -217,9 +235,7 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
       [3, 2, 1].map((hours) => nextHourMs - hours * hourMs),
     );
     // The next instant's key is still the schedule's: make it due (fire time now) and tick.
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec("UPDATE jobs SET next_fire_ms = ? WHERE job_id = ?", Date.now(), jobId);
-    });
+    await patchJobOf(jobId, { next_fire_ms: Date.now() });
     await runDurableObjectAlarm(stubFor(jobId));
     const fired = (await shardRuns(jobId)).find((run) => run.scheduled_at_ms === nextHourMs);
     expect(fired).toMatchObject({ kind: "schedule" });
@@ -299,14 +315,7 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
     const stub = stubFor(jobId);
     // The instant passed 5 minutes ago and the shard's alarm is gone (nothing re-arms it yet).
     const missedAtMs = Date.now() - 5 * 60_000;
-    await runInDurableObject(stub, (_instance, state) => {
-      state.storage.sql.exec(
-        "UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ? WHERE job_id = ?",
-        missedAtMs,
-        missedAtMs,
-        jobId,
-      );
-    });
+    await patchJobOf(jobId, { next_fire_ms: missedAtMs, next_scheduled_ms: missedAtMs });
     await loseShardAlarm(env, shardOfJob(env, jobId), 0);
     const summary = await maintenanceStub().runNow();
     expect(summary.missedRunAlerts).toBeGreaterThanOrEqual(1);

@@ -89,7 +89,8 @@ function newJobRecord(snapshot: ShardJob, spec: JobSpec, nowMs: number): JobReco
     consecutive_failures: 0,
     paused_at_ms: status === "PAUSED" ? nowMs : null,
     pause_reason: null,
-    status_dirty: status !== snapshot.status ? 1 : 0,
+    status_dirty: status !== snapshot.status && snapshot.completionImplied !== true ? 1 : 0,
+    completion_implied: snapshot.completionImplied === true,
     last_missed_alert_ms: null,
     fired_through_ms: null,
     calendars_revision: snapshot.calendarsRevision ?? 0,
@@ -116,6 +117,7 @@ function applyJobSnapshot(state: ShardState, snapshot: ShardJob, existing: JobRe
   existing.version = snapshot.version;
   existing.tenant_id = snapshot.tenantId;
   existing.calendars_revision = definition.calendars_revision;
+  existing.completion_implied = snapshot.completionImplied === true;
   Object.assign(existing, specFields(spec));
   state.touchJob(existing);
 

@@ -22,6 +22,8 @@ export interface JobRecord {
   pause_reason: string | null;
   /** 1: a status the shard decided must reach D1; 2: a completion waiting for its last run. */
   status_dirty: number;
+  /** D1 reads the job COMPLETED once its spec's end passed (src/core/job-end.ts): no write needed. */
+  completion_implied: boolean;
   last_missed_alert_ms: number | null;
   /** The last scheduled instant handled; null: none yet (the schedule runs from creation). */
   fired_through_ms: number | null;

@@ -61,6 +61,7 @@ function jobOfRow(row: LegacyJobRow, parkedFireMs: number | null): JobRecord {
     paused_at_ms: row.paused_at_ms,
     pause_reason: row.pause_reason,
     status_dirty: row.status_dirty,
+    completion_implied: false,
     last_missed_alert_ms: row.last_missed_alert_ms,
     fired_through_ms: row.fired_through_ms,
     calendars_revision: row.calendars_revision,

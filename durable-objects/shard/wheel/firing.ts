@@ -149,7 +149,7 @@ export function fireDueJob(
   job.next_fire_ms = next?.fireAtMs ?? null;
   if (next === null && job.status === "ACTIVE") {
     job.status = "COMPLETED";
-    job.status_dirty = completedStatusDirty(state, job.job_id);
+    job.status_dirty = completedStatusDirty(state, job);
   }
   state.touchJob(job);
   return summary;
@@ -298,13 +298,14 @@ function insertSkippedRun(state: ShardState, job: JobRecord, fire: JobFire, reas
  * status_dirty of a job that has just completed: 2 (deferred) while a run of it lives, so its
  * COMPLETED reaches D1 only once that run has settled (../write-behind.ts); else 1.
  */
-export function completedStatusDirty(state: ShardState, jobId: string): number {
-  return state.runs.ofJob(jobId).length > 0 ? 2 : 1;
+export function completedStatusDirty(state: ShardState, job: JobRecord): number {
+  if (job.completion_implied) return 0;
+  return state.runs.ofJob(job.job_id).length > 0 ? 2 : 1;
 }
 
 export function markCompleted(state: ShardState, job: JobRecord): void {
   if (job.status !== "ACTIVE") return;
   job.status = "COMPLETED";
-  job.status_dirty = completedStatusDirty(state, job.job_id);
+  job.status_dirty = completedStatusDirty(state, job);
   state.touchJob(job);
 }
