@@ -6,7 +6,9 @@
 import { runIdFor } from "../../src/core/run-id";
 import { pageRecordOf } from "./history/page-records";
 import { HISTORY_COLUMNS } from "./history/legacy-records";
+import { runOfRow } from "./state/restore";
 import type { ShardState } from "./state/shard-state";
+import { readLegacyJobs, readLegacyRuns } from "./store/legacy-state";
 import { storedRecordOfPage } from "./history/page-records";
 
 const RUN_COLUMNS = [
@@ -73,7 +75,7 @@ function insertAll(sql: SqlStorage, table: string, columns: readonly string[], r
   );
 }
 
-export function withTestTables<T>(state: ShardState, read: (sql: SqlStorage) => T): T {
+export function withTestTables<T>(state: ShardState, use: (sql: SqlStorage) => T): T {
   const { sql } = state;
   const runs = [...state.runs.all()].map((run) =>
     RUN_COLUMNS.map((column) => (column === "events_json" ? JSON.stringify(run.events) : run[column])),
@@ -129,9 +131,13 @@ export function withTestTables<T>(state: ShardState, read: (sql: SqlStorage) => 
       return [...row, runIdFor(jobId, atMs), atMs, 0];
     }),
   );
+  const projectedSettled = new Set(
+    unsucceeded.map((row) => runIdFor(String(row[0]), Number(row[1]))),
+  );
   try {
-    return read(sql);
+    return use(sql);
   } finally {
+    takeBack(state, projectedSettled);
     sql.exec("DELETE FROM runs");
     const added = keys.filter(([jobId, atMs]) => !before.has(`${jobId}@${atMs}`));
     if (added.length > 0) {
@@ -141,5 +147,35 @@ export function withTestTables<T>(state: ShardState, read: (sql: SqlStorage) => 
         JSON.stringify(added),
       );
     }
+    state.commit();
+  }
+}
+
+const TERMINAL = new Set(["SUCCEEDED", "SKIPPED", "CANCELLED"]);
+
+/** What the test left in the tables, back into memory (rows it did not touch change nothing). */
+function takeBack(state: ShardState, projectedSettled: ReadonlySet<string>): void {
+  const { sql } = state;
+  const rows = readLegacyRuns(sql);
+  const present = new Set(rows.map((row) => row.run_id));
+  for (const run of [...state.runs.all()]) if (!present.has(run.run_id)) state.dropRun(run);
+  for (const row of rows) {
+    const live = state.runs.get(row.run_id);
+    const run = runOfRow(row);
+    if (live === undefined && (projectedSettled.has(row.run_id) || TERMINAL.has(run.state))) continue;
+    if (live !== undefined && JSON.stringify(live) === JSON.stringify(run)) continue;
+    if (live !== undefined) state.changeRun(live, (changed) => Object.assign(changed, run, { rev: live.rev }));
+    else state.addRun(run);
+    // A run the test moved to a final state settles, as the shard settles it.
+    const settled = state.runs.get(run.run_id);
+    const final = TERMINAL.has(run.state) || (run.state === "DEAD_LETTERED" && run.dlq_pending === 0);
+    if (settled !== undefined && final) state.settleRun(settled);
+  }
+  for (const row of readLegacyJobs(sql)) {
+    const job = state.jobs.get(row.job_id);
+    if (job === undefined) continue;
+    const before = JSON.stringify(job);
+    for (const column of JOB_TIMING) (job as unknown as Record<string, unknown>)[column] = row[column];
+    if (JSON.stringify(job) !== before) state.touchJob(job);
   }
 }

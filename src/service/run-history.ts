@@ -60,14 +60,17 @@ export async function listJobRunRecords(
   return readJobHistory(env, job.shard, { tenantId, jobId: job.id, ...page });
 }
 
-/** Newest created first, ties by run id descending: the order every shard pages in. */
-export function compareNewestCreated(a: HistoryRecord, b: HistoryRecord): number {
-  if (a.created_at_ms !== b.created_at_ms) return b.created_at_ms - a.created_at_ms;
+/**
+ * Newest instant first, ties by run id descending: the order every shard pages in (a shard's
+ * history is kept by instant: durable-objects/shard/README.md).
+ */
+export function compareNewest(a: HistoryRecord, b: HistoryRecord): number {
+  if (a.scheduled_at_ms !== b.scheduled_at_ms) return b.scheduled_at_ms - a.scheduled_at_ms;
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
 /**
- * A tenant's runs, newest created first, strictly after the cursor. Each shard returns its first
+ * A tenant's runs, newest instant first, strictly after the cursor. Each shard returns its first
  * `limit` in the same order, so the first `limit` of their merge are exactly the tenant's: no run
  * skipped or repeated between pages. Filtered to one job, only that job's shard is asked.
  */
@@ -87,7 +90,7 @@ export async function listTenantRunRecords(
   }
   const shards = await shardsOfTenant(env, tenantId);
   const pages = await askShards(shards, (shard) => readTenantHistory(env, shard, query));
-  return pages.flat().sort(compareNewestCreated).slice(0, page.limit);
+  return pages.flat().sort(compareNewest).slice(0, page.limit);
 }
 
 /** A page of each failure state, merged over the tenant's shards, one request per shard. */
@@ -105,7 +108,7 @@ function failurePages(
     return FAILURE_STATES.map((_, i) =>
       parts
         .flatMap((part) => part[i] ?? [])
-        .sort(compareNewestCreated)
+        .sort(compareNewest)
         .slice(0, limit),
     );
   });

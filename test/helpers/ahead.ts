@@ -29,14 +29,14 @@ export interface ShardRun {
   run_id: string;
   state: string;
   fence: number | null;
-  dirty: number;
   job_version: number;
 }
 
+/** The job's runs in its shard: live ones, and settled ones that did not succeed (a day). */
 export async function shardRunsOf(jobId: string): Promise<ShardRun[]> {
   return shardRows<ShardRun>(
     jobId,
-    "SELECT run_id, state, fence, dirty, job_version FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms",
+    "SELECT run_id, state, fence, job_version FROM runs WHERE job_id = ? ORDER BY scheduled_at_ms",
     jobId,
   );
 }

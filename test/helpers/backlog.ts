@@ -1,9 +1,11 @@
 // A shard whose dispatch is held back: its dispatch window filled with runs of the job's own
 // tenant that no consumer will ever claim, so every run of that tenant that comes due waits
 // SCHEDULED, as under the tenant's own flood (another tenant would still get its share).
+
 import { env, runInDurableObject } from "cloudflare:test";
 import { windowLimits } from "../../durable-objects/shard/dispatch/budget";
 import { shardCount } from "../../src/shard/client";
+import { inShardTables } from "../helpers/shard-state";
 import { stubFor, TENANT_ID } from "./scheduling";
 
 const FILLER_JOB_ID = "job_budget_filler";
@@ -17,8 +19,8 @@ const FILLER_LEASE_MS = 3_600_000;
 export async function holdBudgetFull(jobId: string, tenantId = TENANT_ID): Promise<() => Promise<void>> {
   const stub = stubFor(jobId);
   const nowMs = Date.now();
-  await runInDurableObject(stub, (_instance, state) => {
-    state.storage.sql.exec(
+  await inShardTables(stub, (sql, storage) => {
+    sql.exec(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
          max_attempts, fence, job_version, due_at_ms, dispatch_count, events_json, created_at_ms,
@@ -37,8 +39,8 @@ export async function holdBudgetFull(jobId: string, tenantId = TENANT_ID): Promi
     );
   });
   return async () => {
-    await runInDurableObject(stub, (_instance, state) => {
-      state.storage.sql.exec("DELETE FROM runs WHERE job_id = ?", FILLER_JOB_ID);
+    await inShardTables(stub, (sql, storage) => {
+      sql.exec("DELETE FROM runs WHERE job_id = ?", FILLER_JOB_ID);
     });
   };
 }

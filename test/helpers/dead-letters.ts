@@ -1,5 +1,6 @@
 // Large-bodied jobs and jammed shards for the dead-letter limit tests
 // (test/integration/dead-letter-limits.test.ts): placed in D1 and on their shard as the API does.
+
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { JobSpec } from "../../src/core/job-spec";
@@ -8,6 +9,7 @@ import type { DeadLetterRow } from "../../src/db/dead-letters";
 import { insertStoredJobs } from "../../src/db/job-store";
 import { MAX_STORED_PAYLOAD_BYTES, type StoredPayload } from "../../src/queue/consumers/dead-letter-payload";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
+import { inShardTables } from "../helpers/shard-state";
 import { shardRows, snapshot, spec, stubFor, targetUrl, uniqueJobId } from "./scheduling";
 
 export const LONG_WAIT = { timeout: 90_000, interval: 250 };
@@ -75,6 +77,7 @@ export async function placeLargeJobs(tenantId: string, jobs: LargeJob[]): Promis
       requestHash: null,
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
+      endsAtMs: null,
     })),
   );
   const confirmed = await pushJobs(
@@ -86,10 +89,10 @@ export async function placeLargeJobs(tenantId: string, jobs: LargeJob[]): Promis
 
 /** Leaves each job's run DEAD_LETTERED with its letter pending: what a jammed shard holds. */
 export async function seedPendingLetters(tenantId: string, jobs: LargeJob[]): Promise<void> {
-  await runInDurableObject(stubFor(jobs[0]!.jobId), (_instance, state) => {
+  await inShardTables(stubFor(jobs[0]!.jobId), (sql, storage) => {
     const nowMs = Date.now();
     for (const [index, job] of jobs.entries()) {
-      state.storage.sql.exec(
+      sql.exec(
         `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
            max_attempts, fence, job_version, events_json, created_at_ms, updated_at_ms, dirty, target_status,
            error, dlq_pending, dlq_reason)

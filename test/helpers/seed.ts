@@ -1,6 +1,8 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:test";
+import { createdRun, type Run } from "../../durable-objects/shard/state/run";
 import { runIdFor } from "../../src/core/run-id";
 import { shardName, shardOfJob } from "../../src/shard/client";
+import { withShardState } from "../helpers/shard-state";
 import { jobsDb } from "./job-databases";
 
 let sequence = 0;
@@ -39,8 +41,8 @@ async function shardOfSeededJob(jobId: string): Promise<number> {
 }
 
 /**
- * Writes a run's history record into its job's shard, as the shard records a settled run;
- * returns the run id. Seeded instants are distinct (one run per job and instant).
+ * Writes a run's history record into its job's shard, as the shard records a settled run (into a
+ * history page); returns the run id. Seeded instants are distinct (one run per job and instant).
  */
 export async function seedRun(run: SeedRun): Promise<string> {
   sequence += 1;
@@ -48,30 +50,36 @@ export async function seedRun(run: SeedRun): Promise<string> {
   const createdAtMs = run.createdAtMs ?? Date.now();
   const events = run.events ?? [{ state: "SCHEDULED", at_ms: scheduledAtMs, reason: "due", attempt: 1 }];
   const stub = env.SHARD_SCHEDULER.getByName(shardName(await shardOfSeededJob(run.jobId)));
-  await runInDurableObject(stub, (_instance, state) => {
-    state.storage.sql.exec(
-      `INSERT INTO run_history (job_id, scheduled_at_ms, tenant_id, kind, state, attempt, max_attempts, fence,
-         job_version, target_status, error, lateness_ms, duration_ms, next_attempt_at_ms, events_json,
-         created_at_ms, updated_at_ms, accepted_at_ms, heartbeat_at_ms, result_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, 40, NULL, ?, ?, ?, ?, ?, ?)`,
-      run.jobId,
-      scheduledAtMs,
-      run.tenantId,
-      run.kind ?? "schedule",
-      run.state ?? "SUCCEEDED",
-      run.attempt ?? 1,
-      run.maxAttempts ?? 3,
-      run.fence === undefined ? 7 : run.fence,
-      run.targetStatus === undefined ? 200 : run.targetStatus,
-      run.error ?? null,
-      run.latenessMs === undefined ? 12 : run.latenessMs,
-      JSON.stringify(events),
-      createdAtMs,
-      createdAtMs,
-      run.acceptedAtMs ?? null,
-      run.heartbeatAtMs ?? null,
-      run.result === undefined ? null : JSON.stringify(run.result),
-    );
+  await withShardState(stub, (state) => {
+    const seeded: Run = {
+      ...createdRun({
+        jobId: run.jobId,
+        tenantId: run.tenantId,
+        kind: (run.kind ?? "schedule") as Run["kind"],
+        scheduledAtMs,
+        fireAtMs: scheduledAtMs,
+        maxAttempts: run.maxAttempts ?? 3,
+        jobVersion: 1,
+        state: "SCHEDULED",
+        dueAtMs: null,
+        waiting: null,
+        reason: "due",
+        nowMs: createdAtMs,
+      }),
+      state: (run.state ?? "SUCCEEDED") as Run["state"],
+      attempt: run.attempt ?? 1,
+      fence: run.fence === undefined ? 7 : run.fence,
+      target_status: run.targetStatus === undefined ? 200 : run.targetStatus,
+      error: run.error ?? null,
+      lateness_ms: run.latenessMs === undefined ? 12 : run.latenessMs,
+      duration_ms: 40,
+      accepted_at_ms: run.acceptedAtMs ?? null,
+      heartbeat_at_ms: run.heartbeatAtMs ?? null,
+      result_json: run.result === undefined ? null : JSON.stringify(run.result),
+      events: events as unknown as Run["events"],
+    };
+    state.addRun(seeded);
+    state.settleRun(seeded);
   });
   return runIdFor(run.jobId, scheduledAtMs);
 }

@@ -5,10 +5,14 @@ import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler
 import type { JobRecord } from "../../durable-objects/shard/state/job-book";
 import type { Run } from "../../durable-objects/shard/state/run";
 import type { ShardState } from "../../durable-objects/shard/state/shard-state";
+import { withTestTables } from "../../durable-objects/shard/test-tables";
 import { stubFor } from "./scheduling";
 
 /** Runs `work` on the shard's state and commits what it changed. */
-export function withShardState<T>(stub: DurableObjectStub<ShardScheduler>, work: (state: ShardState) => T): Promise<T> {
+export function withShardState<T>(
+  stub: DurableObjectStub<ShardScheduler>,
+  work: (state: ShardState) => T,
+): Promise<T> {
   return runInDurableObject(stub, (instance: ShardScheduler) => {
     try {
       return work(instance.state);
@@ -53,4 +57,23 @@ export function liveRunsOf(jobId: string): Promise<Run[]> {
       .map((run) => structuredClone(run))
       .sort((a, b) => a.scheduled_at_ms - b.scheduled_at_ms),
   );
+}
+
+/**
+ * Runs `use` with the shard's state laid out as the tables of schema v23 (runs, the jobs' timing
+ * columns, run_history): SQL reads and changes as a test wrote them before storage by batch;
+ * what it changes is taken back into memory and committed (durable-objects/shard/test-tables.ts).
+ * `storage` is the object's storage, for its alarm.
+ */
+export function inShardTables<T>(
+  stub: DurableObjectStub<ShardScheduler>,
+  use: (sql: SqlStorage, storage: DurableObjectStorage) => T | Promise<T>,
+): Promise<T> {
+  return runInDurableObject(stub, async (instance: ShardScheduler, objectState) => {
+    let result: T | Promise<T> | undefined;
+    withTestTables(instance.state, (sql) => {
+      result = use(sql, objectState.storage);
+    });
+    return await (result as T | Promise<T>);
+  });
 }

@@ -2,10 +2,11 @@
 // queueAheadWithinShares) and the consumer's hold of runs sent ahead (src/queue/consumers/dispatch-consumer.ts):
 // a tenant under its share still has its instants sent ahead, and a message held to its instant
 // does not hold the queue behind it.
-import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler";
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { queueAheadInPass } from "../../durable-objects/shard/dispatch/ahead";
+import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler";
 import { shardOfJob } from "../../src/shard/client";
 import { type AheadJob, aheadJob, shardRunsOf, waitQueuedAhead, waitSucceeded } from "../helpers/ahead";
 import { disarmShardsAfterEach } from "../helpers/alarms";
@@ -88,7 +89,6 @@ describe("dispatch ahead while the window is full", () => {
           { leadMs: LEAD_MS, shareScanDue: () => pass.scanDue },
           job.atMs - 2_000,
           {
-            jobs: new Map(),
             room: 0,
             shareLeftOf: () => pass.shareLeft,
             firedJobIds: pass.fired ? [job.jobId] : [],

@@ -1,6 +1,7 @@
 // Alerts an operator can act on: acknowledged and resolved over the API (tenant-scoped,
 // idempotent), listed by state, resolved by the system when a missed run's job fires again, and
 // never stamped "delivered" when there was nowhere to send them.
+
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { raiseAlerts } from "../../src/service/raise-alerts";
@@ -21,6 +22,7 @@ import {
   WAIT,
 } from "../helpers/scheduling";
 import { seedAlert, seedRun } from "../helpers/seed";
+import { inShardTables } from "../helpers/shard-state";
 
 // The missed-run test leaves its recovered job scheduled: delete the alarms after each test.
 disarmShardsAfterEach();
@@ -179,8 +181,8 @@ describe("a missed_run alert", () => {
     await placeJob(snapshot(jobId, jobSpec));
     // The instant passed 5 minutes ago and the shard's alarm is gone.
     const missedAtMs = Date.now() - 5 * 60_000;
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec(
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec(
         "UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ? WHERE job_id = ?",
         missedAtMs,
         missedAtMs,
@@ -275,8 +277,8 @@ describe("a missed_run alert", () => {
     expect(await alertRow(alertId)).toMatchObject({ resolved_at_ms: null, resolution: null });
 
     // The named run is claimed: now it resolves.
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec(
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec(
         "UPDATE run_history SET state = 'RUNNING', fence = 9 WHERE job_id = ? AND scheduled_at_ms = ?",
         jobId,
         missedAtMs,

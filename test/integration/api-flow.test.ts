@@ -1,11 +1,13 @@
 // The API driving real shards: what a client does over HTTP, down to the target and back into
 // the run history it reads over HTTP. Nothing of ours is mocked.
+
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
 import { jobsDb } from "../helpers/job-databases";
 import { shardStub, targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
@@ -27,10 +29,10 @@ interface Run {
 }
 
 async function shardJob(job: Job) {
-  return runInDurableObject(
+  return inShardTables(
     shardStub(job.shard),
-    (_instance, state) =>
-      state.storage.sql
+    (sql, storage) =>
+      sql
         .exec<{ version: number; status: string }>(
           "SELECT version, status FROM jobs WHERE job_id = ?",
           job.id,
@@ -249,8 +251,8 @@ describe("the API driving real shards", () => {
 });
 
 async function shardTimer(job: Job) {
-  return runInDurableObject(shardStub(job.shard), (_instance, state) =>
-    state.storage.sql
+  return inShardTables(shardStub(job.shard), (sql, storage) =>
+    sql
       .exec<{ next_fire_ms: number; next_scheduled_ms: number }>(
         "SELECT next_fire_ms, next_scheduled_ms FROM jobs WHERE job_id = ?",
         job.id,
@@ -260,8 +262,8 @@ async function shardTimer(job: Job) {
 }
 
 async function shardScheduledTimes(job: Job): Promise<number[]> {
-  return runInDurableObject(shardStub(job.shard), (_instance, state) =>
-    state.storage.sql
+  return inShardTables(shardStub(job.shard), (sql, storage) =>
+    sql
       // Live rows, and the records of runs that settled and left `runs`.
       .exec<{ scheduled_at_ms: number }>(
         "SELECT scheduled_at_ms FROM runs WHERE job_id = ?1 UNION SELECT scheduled_at_ms FROM run_history WHERE job_id = ?1",

@@ -2,6 +2,7 @@
 // job, the real dispatch queue delivers it, and the call reaches an auxiliary Worker
 // (test/fixtures/targets-worker) through a service binding, a Workflow binding or a Queue. The
 // auxiliary Worker records everything it receives; tests read the records through it.
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { JobCreate } from "../../src/core/job-spec";
@@ -22,6 +23,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 import { deliveryVerifies } from "../helpers/signature";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
@@ -190,9 +192,9 @@ describe("binding targets", () => {
       }
       // The RUNNING lease expires: a failed attempt, retried at once under the same key.
       const stub = stubFor(job.jobId);
-      await runInDurableObject(stub, async (_instance, state) => {
-        state.storage.sql.exec("UPDATE runs SET due_at_ms = ? WHERE state = 'RUNNING'", Date.now() - 1);
-        await state.storage.setAlarm(Date.now() + 60_000);
+      await inShardTables(stub, async (sql, storage) => {
+        sql.exec("UPDATE runs SET due_at_ms = ? WHERE state = 'RUNNING'", Date.now() - 1);
+        await storage.setAlarm(Date.now() + 60_000);
       });
       await runDurableObjectAlarm(stub);
       const run = await settledRun(job.jobId, "SUCCEEDED");

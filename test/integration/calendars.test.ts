@@ -21,6 +21,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
@@ -133,6 +134,7 @@ describe("a job with two specs and a holiday calendar", () => {
       requestHash: null,
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
+      endsAtMs: null,
     };
     await insertJobs(jobsDb(jobId), [job]);
     await pushAndMarkSynced(env, [job]);
@@ -166,8 +168,8 @@ describe("a job with two specs and a holiday calendar", () => {
     expect(after.next_fire_ms).toBe(after.next_scheduled_ms);
 
     // Make that instant due (keeping which instant it is) and run the tick.
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec("UPDATE jobs SET next_fire_ms = ? WHERE job_id = ?", Date.now() - 1, jobId);
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("UPDATE jobs SET next_fire_ms = ? WHERE job_id = ?", Date.now() - 1, jobId);
     });
     await runDurableObjectAlarm(stubFor(jobId));
     const [run] = await shardRows<RunRow>(

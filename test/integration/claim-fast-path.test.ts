@@ -1,9 +1,10 @@
-// Claims and outcomes that name their job take a fast path at the shard: one statement moves the
-// runs it can decide without reading them (durable-objects/shard/runs/claims.ts, execution.ts). Every
-// run it cannot so decide must get exactly the answer the path that reads the row gives.
+// Claims and outcomes that name their job (durable-objects/shard/runs/claims.ts,
+// attempt-outcomes.ts): every claim and report gets exactly the answer, lease, lateness and event
+// the run's own state calls for, whatever job the message names.
+
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getJobHeads, specOf } from "../../durable-objects/shard/jobs/held-jobs";
+import { jobSpec, rememberDefinition } from "../../durable-objects/shard/jobs/job-specs";
 import { RUNNING_LEASE_GRACE_MS } from "../../durable-objects/shard/runs/leases";
 import type { TargetOutcome } from "../../src/core/outcome";
 import { shardOfJob } from "../../src/shard/client";
@@ -20,6 +21,7 @@ import {
   targetUrl,
   uniqueJobId,
 } from "../helpers/scheduling";
+import { inShardTables, withShardState } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -137,8 +139,8 @@ describe("claims that name their job", () => {
 
   it("refuse a run stamped with an older job version, and cancel it", async () => {
     const { jobId, run } = await dispatchedRun("stale-version");
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec("UPDATE jobs SET version = 2 WHERE job_id = ?", jobId);
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("UPDATE jobs SET version = 2 WHERE job_id = ?", jobId);
     });
     const results = await claim(jobId, [{ runId: run.run_id, fence: run.fence, jobId }]);
     expect(results).toEqual([{ ok: false, runId: run.run_id, code: "stale_version" }]);
@@ -151,8 +153,8 @@ describe("claims that name their job", () => {
       ["DELETED", "job_deleted"],
     ] as const) {
       const { jobId, run } = await dispatchedRun(`job-${status}`);
-      await runInDurableObject(stubFor(jobId), (_instance, state) => {
-        state.storage.sql.exec("UPDATE jobs SET status = ? WHERE job_id = ?", status, jobId);
+      await inShardTables(stubFor(jobId), (sql, storage) => {
+        sql.exec("UPDATE jobs SET status = ? WHERE job_id = ?", status, jobId);
       });
       const results = await claim(jobId, [{ runId: run.run_id, fence: run.fence, jobId }]);
       expect(results).toEqual([{ ok: false, runId: run.run_id, code }]);
@@ -162,12 +164,8 @@ describe("claims that name their job", () => {
 
   it("refuse a run whose instant has not come", async () => {
     const { jobId, run } = await dispatchedRun("not-due");
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec(
-        "UPDATE runs SET fire_at_ms = ? WHERE run_id = ?",
-        Date.now() + 60_000,
-        run.run_id,
-      );
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("UPDATE runs SET fire_at_ms = ? WHERE run_id = ?", Date.now() + 60_000, run.run_id);
     });
     const results = await claim(jobId, [{ runId: run.run_id, fence: run.fence, jobId }]);
     expect(results).toEqual([{ ok: false, runId: run.run_id, code: "not_due" }]);
@@ -232,8 +230,8 @@ describe("outcomes that name their job", () => {
 
   it("end a job's failure streak on success (the reading path), as before", async () => {
     const { jobId, run } = await runningRun("streak");
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec("UPDATE jobs SET consecutive_failures = 2 WHERE job_id = ?", jobId);
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("UPDATE jobs SET consecutive_failures = 2 WHERE job_id = ?", jobId);
     });
     const results = await report(jobId, [{ runId: run.run_id, fence: run.fence, outcome: OK, jobId }]);
     expect(results).toEqual([{ ok: true, runId: run.run_id, state: "SUCCEEDED" }]);
@@ -246,18 +244,27 @@ describe("outcomes that name their job", () => {
   });
 });
 
-describe("job heads", () => {
+describe("job specs", () => {
   beforeAll(() => seedTenant());
 
   it("give a job's spec whether or not it was cached when read, and after it left the cache", async () => {
     const { jobId } = await dispatchedRun("heads");
-    const target = await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      const head = getJobHeads(state.storage.sql, [jobId]).get(jobId)!;
+    const target = await withShardState(stubFor(jobId), (state) => {
+      const job = state.jobs.get(jobId)!;
       // Push the job's version out of the spec cache (it keeps the 20,000 versions used last).
       for (let index = 0; index <= 20_000; index++) {
-        specOf({ job_id: `job_evict_${index}`, version: 1, spec_json: "{}" });
+        rememberDefinition({
+          job_id: `job_evict_${index}`,
+          tenant_id: "ten_evict",
+          version: 1,
+          status: "ACTIVE",
+          spec_json: "{}",
+          created_at_ms: 0,
+          calendars_json: "[]",
+          calendars_revision: 0,
+        });
       }
-      return specOf(head).target;
+      return jobSpec(state, job).target;
     });
     expect(target).toMatchObject({
       url: targetUrl(`/ok/${jobId}`),

@@ -52,6 +52,7 @@ async function newJob(tenantId: string, version: number, syncedVersion: number):
     requestHash: null,
     createdAtMs: NOW_MS,
     updatedAtMs: NOW_MS,
+    endsAtMs: null,
   };
   await insertJobs(JOBS_DB, [job]);
   return job;

@@ -10,9 +10,9 @@ import {
   runDurableObjectAlarm,
   runInDurableObject,
 } from "cloudflare:test";
-import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler";
 import { describe, expect, it, vi } from "vitest";
 import { sendDeadLetters } from "../../durable-objects/shard/runs/dead-letter-sends";
+import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler";
 import { dispatchLeadMs } from "../../durable-objects/shard/wheel/pass-settings";
 import worker from "../../src/index";
 import type { StoredPayload } from "../../src/queue/consumers/dead-letter-payload";

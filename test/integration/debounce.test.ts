@@ -1,11 +1,13 @@
 // Debounced triggers through the API and the job's real shard: triggers inside the period fold
 // into one run (leading: the first one's, called at once; trailing: one call `period` after the
 // last trigger), every answer names the run, and the run counts what was folded into it.
+
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
 import { shardStub, targetCalls, targetUrl, WAIT } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -120,8 +122,8 @@ describe("debounced triggers", () => {
       mode: "trailing",
     });
     const answer = await trigger(t.key, job.id);
-    const stored = await runInDurableObject(shardStub(job.shard), (_instance, state) =>
-      state.storage.sql
+    const stored = await inShardTables(shardStub(job.shard), (sql, storage) =>
+      sql
         .exec("SELECT debounce_key, run_id, fire_at_ms FROM debounce_windows WHERE job_id = ?", job.id)
         .toArray(),
     );

@@ -1,15 +1,15 @@
 // Dispatch ahead of the instant (durable-objects/shard/dispatch/ahead.ts, src/queue/consumers/hold.ts), through the
 // real path: shard alarm -> queue (with a delivery delay) -> consumer hold -> claim -> target.
 // wrangler.toml sets DISPATCH_LEAD_MS to 5 s, so a job due in 2-3 s is sent at once.
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { AHEAD_ELIGIBLE, SENT_AHEAD_TIMER_DELAY_MS } from "../../durable-objects/shard/dispatch/ahead";
 import {
   bundleByInstant,
   dispatchRuns,
   HOLD_SPREAD_MS,
 } from "../../durable-objects/shard/dispatch/queue-hand-off";
-import { getRuns, insertRun } from "../../durable-objects/shard/runs/run-store";
+import { insertRun } from "../../durable-objects/shard/state/run-moves";
 import { dispatchLeadMs, tickSettings } from "../../durable-objects/shard/wheel/pass-settings";
 import { fireJitterMs } from "../../src/core/jitter";
 import { verifyRunToken } from "../../src/core/run-token";
@@ -34,6 +34,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { inShardTables, withShardState } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -46,18 +47,18 @@ async function push(job: ShardJob, version: number, changes: Partial<ShardJob> =
 describe("dispatch ahead of the instant", () => {
   beforeAll(() => seedTenant());
 
-  it("sends the run before its instant, calls the target at it, and shows nothing in history before", async () => {
+  it("sends the run before its instant, lists it with its job's runs, and calls the target at the instant", async () => {
     const ahead = aheadJob("early", 2_500);
     await placeJob(ahead.job);
     const run = await waitQueuedAhead(ahead);
-    // The job's own timer fires a little after the instant: the claims at the instant go first.
-    const alarmAtMs = await runInDurableObject(stubFor(ahead.jobId), (_instance, state) =>
-      state.storage.getAlarm(),
-    );
-    expect(alarmAtMs).toBe(ahead.atMs + SENT_AHEAD_TIMER_DELAY_MS);
-    // Queued ahead, the run is not history yet: its run history (the API, the console) has no row.
-    expect(run.dirty).toBe(0);
+    // Queued ahead, the run is listed with its job's runs (not settled: no record in its history yet).
     expect(await historyOf(ahead.jobId)).toEqual([]);
+    const listed = await stubFor(ahead.jobId).jobHistory(shardOfJob(env, ahead.jobId), {
+      tenantId: ahead.job.tenantId,
+      jobId: ahead.jobId,
+      limit: 10,
+    });
+    expect(listed.map((record) => [record.id, record.state])).toEqual([[run.run_id, "DISPATCHED"]]);
     // A claim before the instant (a consumer that did not hold it) is refused and changes nothing.
     const claims: ClaimResult[] = await stubFor(ahead.jobId).claimRuns(shardOfJob(env, ahead.jobId), [
       { runId: run.run_id, fence: run.fence as number },
@@ -80,8 +81,8 @@ describe("dispatch ahead of the instant", () => {
     const release = await holdBudgetFull(ahead.jobId);
     await placeJob(ahead.job);
     await runDurableObjectAlarm(stubFor(ahead.jobId));
-    const after = await runInDurableObject(stubFor(ahead.jobId), async (_instance, state) => ({
-      alarmAtMs: await state.storage.getAlarm(),
+    const after = await inShardTables(stubFor(ahead.jobId), async (sql, storage) => ({
+      alarmAtMs: await storage.getAlarm(),
       nowMs: Date.now(),
     }));
     // No room: nothing went ahead, and the alarm waits (as for runs held back) rather than
@@ -120,14 +121,16 @@ describe("dispatch ahead of the instant", () => {
     await placeJob(paused.job);
     await waitQueuedAhead(paused);
     await push(paused.job, 2, { status: "PAUSED" });
-    // The queued run is gone from the shard: its message is refused at the claim.
-    expect(await shardRunsOf(paused.jobId)).toEqual([]);
+    // The queued run is recorded cancelled: its message is refused at the claim.
+    expect((await shardRunsOf(paused.jobId)).map((run) => run.state)).toEqual(["CANCELLED"]);
     // A job due at the same instant is the observable: once it ran, the paused one would have.
     const control = aheadJob("paused-control", paused.atMs - Date.now());
     await placeJob(control.job);
     await waitSucceeded(control.jobId);
     expect(await targetCalls(paused.path)).toEqual([]);
-    expect(await historyOf(paused.jobId)).toEqual([]);
+    const [record] = await historyOf(paused.jobId);
+    expect(record?.state).toBe("CANCELLED");
+    expect(record?.events_json).toContain("job paused");
   });
 
   it("runs once, at its instant, a job paused and resumed before it", async () => {
@@ -177,7 +180,7 @@ describe("dispatch ahead of the instant", () => {
     await placeJob(deleted.job);
     await waitQueuedAhead(deleted);
     await push(deleted.job, 2, { status: "DELETED" });
-    expect(await shardRunsOf(deleted.jobId)).toEqual([]);
+    expect((await shardRunsOf(deleted.jobId)).map((run) => run.state)).toEqual(["CANCELLED"]);
     const control = aheadJob("deleted-control", deleted.atMs - Date.now());
     await placeJob(control.job);
     await waitSucceeded(control.jobId);
@@ -230,8 +233,7 @@ describe("dispatch ahead of the instant", () => {
       expect(await shardRunsOf(jobId)).toEqual([]);
     }
     // The shard wakes for the far job at its instant less the lead, and for the other at its instant.
-    const alarmOf = (jobId: string) =>
-      runInDurableObject(stubFor(jobId), (_instance, state) => state.storage.getAlarm());
+    const alarmOf = (jobId: string) => inShardTables(stubFor(jobId), (sql, storage) => storage.getAlarm());
     if (shardOfJob(env, later.jobId) !== shardOfJob(env, skip.jobId)) {
       expect(await alarmOf(later.jobId)).toBe(later.atMs - LEAD_MS);
     }
@@ -239,36 +241,6 @@ describe("dispatch ahead of the instant", () => {
     await waitSucceeded(skip.jobId);
     const [call] = await targetCalls(skip.path);
     expect(call!.receivedAtMs).toBeGreaterThanOrEqual(skip.atMs);
-  });
-});
-
-describe("the shard's queries for dispatch ahead", () => {
-  it("find eligible jobs and the next job timers through their partial indexes", async () => {
-    const { job } = aheadJob("plan", 3_600_000);
-    await placeJob(job);
-    const plans = await runInDurableObject(stubFor(job.jobId), (_instance, state) => {
-      const planOf = (query: string) =>
-        state.storage.sql
-          .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${query}`, Date.now())
-          .toArray()
-          .map((row) => row.detail)
-          .join("; ");
-      return {
-        sentAhead: planOf(
-          "SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS next_scheduled_ms AND next_fire_ms > ?",
-        ),
-        notSentAhead: planOf(
-          "SELECT MIN(next_fire_ms) FROM jobs WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms AND next_fire_ms > ?",
-        ),
-        ahead: planOf(
-          `SELECT MIN(next_fire_ms) AS ms FROM jobs WHERE ${AHEAD_ELIGIBLE} AND next_fire_ms > ?`,
-        ),
-      };
-    });
-    // Either index that implies the WHERE serves it; the planner picks by its statistics.
-    expect(plans.ahead).toMatch(/jobs_ahead_due|jobs_due_not_sent_ahead/);
-    expect(plans.sentAhead).toContain("jobs_due_sent_ahead");
-    expect(plans.notSentAhead).toContain("jobs_due_not_sent_ahead");
   });
 });
 
@@ -311,10 +283,9 @@ describe("run tokens of runs sent ahead", () => {
     // A shard instance of its own: the runs below are never on a real shard's wheel.
     const stub = env.SHARD_SCHEDULER.get(env.SHARD_SCHEDULER.idFromName(`tokens-${Date.now()}`));
     const nowMs = Date.now();
-    const sent = await runInDurableObject(stub, async (_instance, state) => {
-      const sql = state.storage.sql;
+    const sent = await withShardState(stub, async (state) => {
       const newRun = (jobId: string, fireAtMs: number) =>
-        insertRun(sql, {
+        insertRun(state, {
           jobId,
           tenantId: "ten_tokens",
           kind: "schedule",
@@ -327,7 +298,7 @@ describe("run tokens of runs sent ahead", () => {
           waiting: null,
           reason: "test",
           nowMs,
-        }) as string;
+        })!;
       const aheadId = newRun("job_tokens_ahead", nowMs + 3_000);
       const dueId = newRun("job_tokens_due", nowMs - 10);
       const messages: DispatchMessage[] = [];
@@ -337,8 +308,7 @@ describe("run tokens of runs sent ahead", () => {
         },
       };
       const settings = { ...tickSettings(env, 7), queue: recorder };
-      const runs = [...getRuns(sql, [aheadId, dueId]).values()];
-      await dispatchRuns(sql, settings, runs, new Map(), nowMs);
+      await dispatchRuns(state, settings, [aheadId, dueId], new Map(), nowMs);
       return messages.flatMap((message) => message.runs);
     });
     const ahead = sent.find((run) => run.job_id === "job_tokens_ahead")!;

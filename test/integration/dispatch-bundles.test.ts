@@ -1,5 +1,6 @@
 // The throughput path's own rules: runs travel bundled per queue message, a push applies many
 // jobs in one statement, and a shard defers history while it is backlogged.
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { bundle, sendGroups } from "../../durable-objects/shard/dispatch/queue-hand-off";
@@ -22,6 +23,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
@@ -112,13 +114,13 @@ describe("bundled dispatch", () => {
     );
     expect(stored[0]).toEqual({ n: count, at: Date.parse(at) });
     const stub = stubFor(ids[0] as string);
-    await runInDurableObject(stub, async (_instance, state) => {
-      state.storage.sql.exec(
+    await inShardTables(stub, async (sql, storage) => {
+      sql.exec(
         "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE job_id IN (SELECT value FROM json_each(?2))",
         Date.now(),
         JSON.stringify(ids),
       );
-      await state.storage.setAlarm(Date.now());
+      await storage.setAlarm(Date.now());
     });
     await runDurableObjectAlarm(stub);
     await vi.waitFor(async () => {
@@ -149,107 +151,5 @@ describe("bundled dispatch", () => {
     );
     expect(row?.version).toBe(2);
     expect(row?.spec_json).toContain("/twice/b");
-  });
-});
-
-describe("history writes", () => {
-  it("writes a handed-off run that sat unchanged, but not a run still waiting in the wheel", async () => {
-    const jobId = uniqueJobId("waiting");
-    const stub = stubFor(jobId);
-    const shard = shardOfJob(env, jobId);
-    const oldMs = Date.now() - 10_000;
-    const waitingAtMs = Date.now() + 3_600_000;
-    const handedAtMs = waitingAtMs + 1;
-    await runInDurableObject(stub, async (_instance, state) => {
-      const sql = state.storage.sql;
-      const insert = (runState: string, dueAtMs: number) =>
-        sql.exec(
-          `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
-             fence, job_version, due_at_ms, events_json, created_at_ms, updated_at_ms)
-           VALUES (?, ?, ?, 'schedule', ?, ?, ?, 1, 3, 1, 1, ?, '[]', ?, ?)`,
-          runIdFor(jobId, dueAtMs),
-          jobId,
-          TENANT_ID,
-          dueAtMs,
-          dueAtMs,
-          runState,
-          dueAtMs,
-          oldMs,
-          oldMs,
-        );
-      insert("SCHEDULED", waitingAtMs);
-      insert("DISPATCHED", handedAtMs);
-      await writeBehind(sql, env, shard);
-    });
-    const ids = (await historyOf(jobId)).map((row) => row.id);
-    expect(ids).toEqual([runIdFor(jobId, handedAtMs)]);
-  });
-
-  it("defers history while the shard is backlogged and writes it once the backlog clears", async () => {
-    const jobId = uniqueJobId("backlog");
-    const stub = stubFor(jobId);
-    const budget = Math.floor(8_000 / Number(env.SHARD_COUNT));
-    const nowMs = Date.now();
-    const doneRunId = runIdFor(jobId, nowMs - 2);
-    await runInDurableObject(stub, async (_instance, state) => {
-      const sql = state.storage.sql;
-      // The unclaimed budget is spent (runs handed off, due, not claimed: a run sent ahead of its
-      // instant would not count), one run is due and waits for it, and one finished run has
-      // history to write.
-      sql.exec(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
-         INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
-           fence, job_version, due_at_ms, events_json, created_at_ms, updated_at_ms, dirty)
-         SELECT '${jobId}_spent_' || i, ?2, ?3, 'schedule', ?4 - 1000 - i, ?4 - 1000 - i, 'DISPATCHED', 1, 3, i, 1, ?4 + 600000, '[]', ?4, ?4, 0
-         FROM n`,
-        budget,
-        jobId,
-        TENANT_ID,
-        nowMs,
-      );
-      sql.exec(
-        `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
-           job_version, due_at_ms, events_json, created_at_ms, updated_at_ms)
-         VALUES (?, ?, ?, 'schedule', ?4, ?4, 'SCHEDULED', 1, 3, 1, ?4, '[]', ?4, ?4)`,
-        runIdFor(jobId, nowMs - 1),
-        jobId,
-        TENANT_ID,
-        nowMs - 1,
-      );
-      sql.exec(
-        `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
-           job_version, due_at_ms, events_json, created_at_ms, updated_at_ms)
-         VALUES (?, ?, ?, 'schedule', ?4, ?4, 'SUCCEEDED', 1, 3, 1, NULL, '[]', ?4, ?4)`,
-        doneRunId,
-        jobId,
-        TENANT_ID,
-        nowMs - 2,
-      );
-      // Far ahead: it runs when runDurableObjectAlarm says, not on its own.
-      await state.storage.setAlarm(nowMs + 3_600_000);
-    });
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    // The pass is backlogged: the flush waits (BACKLOG_FLUSH_INTERVAL_MS) while dispatch goes first.
-    expect((await historyOf(jobId)).map((row) => row.id)).not.toContain(doneRunId);
-    const [done] = await shardRows<{ dirty: number }>(
-      jobId,
-      "SELECT dirty FROM runs WHERE run_id = ?",
-      doneRunId,
-    );
-    expect(done?.dirty).toBe(1);
-    // Claims free the budget (here: the handed-off runs go away); the next pass is not backlogged.
-    await runInDurableObject(stub, async (_instance, state) => {
-      state.storage.sql.exec(
-        "DELETE FROM runs WHERE job_id = ? AND run_id != ? AND state = 'DISPATCHED'",
-        jobId,
-        doneRunId,
-      );
-      await state.storage.setAlarm(Date.now() + 3_600_000);
-    });
-    await runDurableObjectAlarm(stub);
-    await vi.waitFor(
-      async () => expect((await historyOf(jobId)).map((row) => row.id)).toContain(doneRunId),
-      WAIT,
-    );
   });
 });

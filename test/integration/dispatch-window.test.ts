@@ -2,6 +2,7 @@
 // not yet reported; what is due beyond it waits in the shard, and each tenant with work due gets
 // its share of what is sent, whether the other tenant's runs flood, hang or come back from
 // expired leases.
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { INITIAL_WINDOW_SIZE } from "../../src/core/dispatch-window";
@@ -17,6 +18,7 @@ import {
   targetUrl,
   uniqueJobId,
 } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -56,8 +58,7 @@ async function placeJobs(label: string, floodCount: number): Promise<{ ids: stri
 /** Makes the flooder's jobs due 5 s ago and the quiet job's 1 s ago (oldest first would starve it). */
 async function makeDue(quietJob: string, tenantOfFlood = FLOODER): Promise<void> {
   const nowMs = Date.now();
-  await runInDurableObject(stubFor(quietJob), (_instance, state) => {
-    const sql = state.storage.sql;
+  await inShardTables(stubFor(quietJob), (sql, storage) => {
     sql.exec(
       "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE tenant_id = ?2",
       nowMs - 5_000,
@@ -73,8 +74,8 @@ async function makeDue(quietJob: string, tenantOfFlood = FLOODER): Promise<void>
 
 /** Runs of the shard by tenant and state. */
 async function statesOf(jobId: string): Promise<Map<string, number>> {
-  const rows = await runInDurableObject(stubFor(jobId), (_instance, state) =>
-    state.storage.sql
+  const rows = await inShardTables(stubFor(jobId), (sql, storage) =>
+    sql
       .exec<{ tenant_id: string; state: string; n: number }>(
         "SELECT tenant_id, state, COUNT(*) AS n FROM runs GROUP BY tenant_id, state",
       )
@@ -93,8 +94,8 @@ async function insertRuns(
   dueAtMs: number,
 ): Promise<void> {
   const nowMs = Date.now();
-  await runInDurableObject(stubFor(jobId), (_instance, state) => {
-    state.storage.sql.exec(
+  await inShardTables(stubFor(jobId), (sql, storage) => {
+    sql.exec(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
        INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
          max_attempts, fence, job_version, due_at_ms, dispatch_count, events_json, created_at_ms,
@@ -114,9 +115,9 @@ async function insertRuns(
 async function cleanUp(jobId: string): Promise<void> {
   await setFaultsOf(jobId, {});
   // The flood's runs would otherwise keep the shard busy for the next test.
-  await runInDurableObject(stubFor(jobId), (_instance, state) => {
-    state.storage.sql.exec("DELETE FROM runs");
-    state.storage.sql.exec("DELETE FROM jobs");
+  await inShardTables(stubFor(jobId), (sql, storage) => {
+    sql.exec("DELETE FROM runs");
+    sql.exec("DELETE FROM jobs");
   });
 }
 
@@ -137,8 +138,8 @@ describe("the dispatch window", () => {
     // The window is full: the flood gets nothing more, and the quiet tenant's next run (a trigger
     // of its job now) is sent in the very next tick, its share of the window being free.
     const nowMs = Date.now();
-    await runInDurableObject(stubFor(quietJob), (_instance, state) => {
-      state.storage.sql.exec(
+    await inShardTables(stubFor(quietJob), (sql, storage) => {
+      sql.exec(
         "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE job_id = ?2",
         nowMs - 10,
         quietJob,
@@ -183,8 +184,8 @@ describe("the dispatch window", () => {
     await insertRuns(quietJob, quietJob, QUIET, "DISPATCHED", 1, expiredMs);
     await setFaultsOf(quietJob, { dropDispatches: true });
     const resentByTenant = async () => {
-      const rows = await runInDurableObject(stubFor(quietJob), (_instance, state) =>
-        state.storage.sql
+      const rows = await inShardTables(stubFor(quietJob), (sql, storage) =>
+        sql
           .exec<{ tenant_id: string; n: number }>(
             "SELECT tenant_id, COUNT(*) AS n FROM runs WHERE state = 'DISPATCHED' AND dispatch_count = 2 GROUP BY tenant_id",
           )
@@ -228,12 +229,12 @@ describe("the dispatch window", () => {
     expect(confirmed.size).toBe(ids.length);
     // The urgent jobs' instants are the newest: oldest first would send the others.
     const nowMs = Date.now();
-    await runInDurableObject(stubFor(ids[0] as string), (_instance, state) => {
-      state.storage.sql.exec(
+    await inShardTables(stubFor(ids[0] as string), (sql, storage) => {
+      sql.exec(
         "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE json_extract(spec_json, '$.priority') = 5",
         nowMs - 5_000,
       );
-      state.storage.sql.exec(
+      sql.exec(
         "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE json_extract(spec_json, '$.priority') = 1",
         nowMs - 1_000,
       );
@@ -241,8 +242,8 @@ describe("the dispatch window", () => {
     await setFaultsOf(ids[0] as string, { dropDispatches: true });
     // The first pass fires every job; the window sends 100 of the 300 runs.
     await runDurableObjectAlarm(stubFor(ids[0] as string));
-    const sent = await runInDurableObject(stubFor(ids[0] as string), (_instance, state) =>
-      state.storage.sql
+    const sent = await inShardTables(stubFor(ids[0] as string), (sql, storage) =>
+      sql
         .exec<{ job_id: string }>("SELECT job_id FROM runs WHERE state = 'DISPATCHED'")
         .toArray()
         .map((row) => row.job_id),
@@ -257,8 +258,8 @@ describe("the dispatch window", () => {
     const { quietJob } = await placeJobs("window-slow", 100);
     // Five of the flooder's calls are running; the consumer said three of them are slow.
     await insertRuns(quietJob, "job_window_slow", FLOODER, "RUNNING", 5, Date.now() + 3_600_000);
-    await runInDurableObject(stubFor(quietJob), (_instance, state) => {
-      state.storage.sql.exec(
+    await inShardTables(stubFor(quietJob), (sql, storage) => {
+      sql.exec(
         "UPDATE runs SET slow_since_ms = ? WHERE job_id = 'job_window_slow' AND CAST(substr(run_id, -1) AS INTEGER) > 2",
         Date.now(),
       );
@@ -299,8 +300,8 @@ describe("the dispatch window", () => {
     ]);
     expect(marked).toBe(1);
     const slowRuns = () =>
-      runInDurableObject(stubFor(quietJob), (_instance, state) =>
-        state.storage.sql
+      inShardTables(stubFor(quietJob), (sql, storage) =>
+        sql
           .exec<{ run_id: string }>("SELECT run_id FROM runs WHERE slow_since_ms IS NOT NULL")
           .toArray()
           .map((row) => row.run_id),

@@ -1,6 +1,7 @@
 // Fault injection: each switch is inert unless EDGECRON_TEST_HOOKS is "1". For every
 // fault: nothing is lost, duplicates only for runs in flight at the fault, and the history says
 // what happened. (Alarm throws and sendBatch throws are in scheduling.test.ts.)
+
 import {
   createExecutionContext,
   createMessageBatch,
@@ -32,6 +33,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
@@ -119,9 +121,9 @@ describe("fault injection", () => {
     const callsAfterCrash = (await Promise.all(jobs.map((job) => targetCalls(job.path)))).flat();
     expect(callsAfterCrash).toHaveLength(1);
     // Their RUNNING leases expire: each counts as a failed attempt and is retried.
-    await runInDurableObject(stub, async (_instance, state) => {
-      state.storage.sql.exec("UPDATE runs SET due_at_ms = ? WHERE state = 'RUNNING'", Date.now() - 1);
-      await state.storage.setAlarm(Date.now() + 60_000);
+    await inShardTables(stub, async (sql, storage) => {
+      sql.exec("UPDATE runs SET due_at_ms = ? WHERE state = 'RUNNING'", Date.now() - 1);
+      await storage.setAlarm(Date.now() + 60_000);
     });
     await runDurableObjectAlarm(stub);
     const recoveredByLease: string[] = [];
@@ -144,7 +146,7 @@ describe("fault injection", () => {
     await setFaultsOf(job.jobId, { failClaims: 2 });
     faultsInjected += 1;
     await makeJobDue(job.jobId);
-    await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
+    await inShardTables(stub, (sql, storage) => storage.setAlarm(Date.now()));
     await vi.waitFor(async () => expect((await historyOf(job.jobId))[0]?.state).toBe("SUCCEEDED"), WAIT);
     expect((await shardFaults(env, shardOfJob(env, job.jobId))).failClaims).toBe(0);
     expect(await targetCalls(job.path)).toHaveLength(1);
@@ -162,11 +164,11 @@ describe("fault injection", () => {
     await setFaultsOf(job.jobId, { failWriteBehind: true });
     faultsInjected += 1;
     await makeJobDue(job.jobId);
-    await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
+    await inShardTables(stub, (sql, storage) => storage.setAlarm(Date.now()));
     await waitForShardState(job.jobId, "DEAD_LETTERED");
     expect(await historyOf(job.jobId)).toHaveLength(0);
     await setFaultsOf(job.jobId, {});
-    await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
+    await inShardTables(stub, (sql, storage) => storage.setAlarm(Date.now()));
     expect(await recordedStates(job.jobId, "DEAD_LETTERED")).toEqual([
       "SCHEDULED",
       "ACQUIRED",
@@ -185,7 +187,7 @@ describe("fault injection", () => {
     await setFaultsOf(job.jobId, { failWriteBehind: true });
     faultsInjected += 1;
     await makeJobDue(job.jobId);
-    await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
+    await inShardTables(stub, (sql, storage) => storage.setAlarm(Date.now()));
     expect(await recordedStates(job.jobId, "SUCCEEDED")).toEqual([
       "SCHEDULED",
       "ACQUIRED",

@@ -1,11 +1,13 @@
 // Flow control end to end: jobs sharing a key (or a tenant with dispatch limits) on several
 // shards, real alarms, queue, consumer and target. Runs over the limit wait; none is dropped and
 // none starts before its turn.
+
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, type TenantWithKey } from "../helpers/api";
 import { shardStub, type TargetCall, targetCalls, targetUrl } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -57,8 +59,8 @@ function shardsOf(jobs: readonly CreatedJob[]): Set<number> {
 async function dispatchTimes(jobs: readonly CreatedJob[]): Promise<number[]> {
   const times = await Promise.all(
     jobs.map((job) =>
-      runInDurableObject(shardStub(job.shard), (_instance, state) => {
-        const rows = state.storage.sql
+      inShardTables(shardStub(job.shard), (sql, storage) => {
+        const rows = sql
           // Live rows, and the records of runs that settled and left `runs`.
           .exec<{ events_json: string }>(
             `SELECT events_json FROM runs WHERE job_id = ?1

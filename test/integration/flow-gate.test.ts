@@ -1,5 +1,6 @@
 // A flow gate below the API: a shard's tick asks the gate, a refused run stays SCHEDULED with its
 // timer moved and counts in the key's wait list, and a returned permit wakes it at once.
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { PARALLELISM_RECHECK_MS } from "../../src/core/flow-control";
@@ -18,6 +19,7 @@ import {
   targetUrl,
   uniqueJobId,
 } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -28,10 +30,8 @@ type RunTimer = {
 };
 
 async function runsOf(jobId: string): Promise<RunTimer[]> {
-  return runInDurableObject(stubFor(jobId), (_instance, state) =>
-    state.storage.sql
-      .exec<RunTimer>("SELECT state, due_at_ms, flow_gate FROM runs WHERE job_id = ?", jobId)
-      .toArray(),
+  return inShardTables(stubFor(jobId), (sql, storage) =>
+    sql.exec<RunTimer>("SELECT state, due_at_ms, flow_gate FROM runs WHERE job_id = ?", jobId).toArray(),
   );
 }
 
@@ -94,9 +94,9 @@ describe("a flow gate and its shards", () => {
       { timeout: 5_000, interval: 50 },
     );
     await loseShardAlarm(env, shard, 0);
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
-      state.storage.sql.exec("DELETE FROM jobs WHERE job_id = ?", jobId);
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
+      sql.exec("DELETE FROM jobs WHERE job_id = ?", jobId);
     });
   });
 
@@ -116,10 +116,10 @@ describe("a flow gate and its shards", () => {
       expect(await gateState(env, gate)).toMatchObject({ waiting: index + 1 });
     }
     await releasePermits(env, gate, { runIds: ["run_elsewhere_count"], returnRate: false });
-    await runInDurableObject(stubFor(jobIds[0] as string), (_instance, state) => {
+    await inShardTables(stubFor(jobIds[0] as string), (sql, storage) => {
       for (const jobId of jobIds) {
-        state.storage.sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
-        state.storage.sql.exec("DELETE FROM jobs WHERE job_id = ?", jobId);
+        sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
+        sql.exec("DELETE FROM jobs WHERE job_id = ?", jobId);
       }
     });
   });

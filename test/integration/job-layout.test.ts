@@ -70,6 +70,7 @@ function oldJob(label: string, expr: string, version = 1): StoredJob {
     requestHash: null,
     createdAtMs: nowMs,
     updatedAtMs: nowMs,
+    endsAtMs: null,
   };
 }
 

@@ -1,6 +1,7 @@
 // Long-running jobs against the real target server: the target answers 202 + Edgecron-Async (or
 // the job says completion: callback), the run stays RUNNING, and the target reports back with the
 // per-run token it received. Alarms are fired explicitly; leases are moved in the shard's storage.
+
 import { runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { z } from "zod";
@@ -24,6 +25,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 // Async runs hold a lease (an armed alarm) until they report back: drain after each test.
 disarmShardsAfterEach();
@@ -115,8 +117,8 @@ async function report(kind: "complete" | "heartbeat", runId: string, token: stri
 }
 
 async function setLease(jobId: string, runId: string, dueAtMs: number) {
-  await runInDurableObject(stubFor(jobId), (_instance, state) => {
-    state.storage.sql.exec("UPDATE runs SET due_at_ms = ? WHERE run_id = ?", dueAtMs, runId);
+  await inShardTables(stubFor(jobId), (sql, storage) => {
+    sql.exec("UPDATE runs SET due_at_ms = ? WHERE run_id = ?", dueAtMs, runId);
   });
 }
 

@@ -1,6 +1,7 @@
 // The fix loop of a paused job: pause_after_failures pauses it, the operator fixes the endpoint,
 // redrives (or retries) the dead letter, and resumes. A pause governs the job's schedule, not an
 // operator's manual retry: the retried run reaches the target while the job stays PAUSED.
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { retryRun } from "../../src/shard/client";
@@ -19,6 +20,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
@@ -79,8 +81,8 @@ async function pausedJobWithDeadLetter(t: TenantWithKey, targetPath: string) {
 
 /** Forces the job's timer due and runs its shard's alarm: a job whose schedule may fire fires now. */
 async function forceScheduleDue(job: Job): Promise<void> {
-  await runInDurableObject(shardStub(job.shard), (_instance, state) => {
-    state.storage.sql.exec(
+  await inShardTables(shardStub(job.shard), (sql, storage) => {
+    sql.exec(
       "UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ? WHERE job_id = ?",
       Date.now() - 1_000,
       Date.now() - 1_000,
@@ -91,10 +93,8 @@ async function forceScheduleDue(job: Job): Promise<void> {
 }
 
 async function shardRunCount(job: Job): Promise<number> {
-  return runInDurableObject(shardStub(job.shard), (_instance, state) => {
-    return state.storage.sql
-      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE job_id = ?", job.id)
-      .one().n;
+  return inShardTables(shardStub(job.shard), (sql, storage) => {
+    return sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE job_id = ?", job.id).one().n;
   });
 }
 
@@ -169,9 +169,9 @@ describe("retryRunNow", () => {
     const shard = await placeJob(snapshot(jobId, jobSpec));
     const runId = `run_dlqreset_${Date.now().toString(36)}`;
     // A dead letter that was sent after three failed sends, the last backoff minutes long.
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
+    await inShardTables(stubFor(jobId), (sql, storage) => {
       const nowMs = Date.now();
-      state.storage.sql.exec(
+      sql.exec(
         `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
            max_attempts, fence, job_version, events_json, created_at_ms, updated_at_ms, dirty, target_status,
            error, dlq_pending, dlq_reason, dlq_send_failures, dlq_retry_at_ms)

@@ -1,6 +1,7 @@
 // A shard under overload: a run whose dispatch falls behind its instant raises a missed_run alert
 // whatever holds it back, and control actions (pause, delete) issued while the shard holds a large
 // due backlog are honoured at once.
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { setShardFaults, shardFaults } from "../../src/shard/client";
@@ -24,6 +25,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 // Jobs here stay scheduled (hourly) and held-back shards re-arm: drain alarms after each test.
 disarmShardsAfterEach();
@@ -191,8 +193,8 @@ const UNCLAIMED = ["SCHEDULED", "ACQUIRED", "DISPATCHED"];
 
 /** Puts `count` past instants of the job on its shard as due SCHEDULED runs: a dispatch backlog. */
 async function seedDueBacklog(jobId: string, tenantId: string, count: number): Promise<void> {
-  await runInDurableObject(stubFor(jobId), (_instance, state) => {
-    state.storage.sql.exec(
+  await inShardTables(stubFor(jobId), (sql, storage) => {
+    sql.exec(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1),
          instants(at_ms) AS (SELECT CAST(?2 AS INTEGER) - i * 1000 FROM n)
        INSERT OR IGNORE INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state,

@@ -1,15 +1,18 @@
 // Run history in the shards: records written by the flush, reads routed by the run id, tenant-wide
 // pages merged across shards with a stable cursor, aggregates kept by the shard, retention.
+
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { historyStats } from "../../durable-objects/shard/history/reads";
-import { pruneHistory, recordHistory } from "../../durable-objects/shard/history/records";
-import { writeBehind } from "../../durable-objects/shard/write-behind";
+import { findRecord, historyStats } from "../../durable-objects/shard/history/reads";
+import { pruneHistory } from "../../durable-objects/shard/history/prune";
+import { createdRun, type Run } from "../../durable-objects/shard/state/run";
+import type { RunState } from "../../src/core/run-state";
 import { runIdFor } from "../../src/core/run-id";
 import { shardName, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import { seedRun } from "../helpers/seed";
+import { withShardState } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -47,19 +50,19 @@ describe("a tenant's runs across shards", () => {
     const t = await createTenantWithKey();
     const jobs = await jobsOnShards(t.key, 3);
     const baseMs = Date.now() - 60_000;
-    const expected: { id: string; createdAtMs: number }[] = [];
+    const expected: { id: string; atMs: number }[] = [];
     for (let i = 0; i < 17; i++) {
       const jobId = jobs[i % jobs.length] as string;
-      // Pairs share a creation instant: the run id breaks the tie, on every shard alike.
-      const createdAtMs = baseMs + Math.floor(i / 2) * 1_000;
-      const id = await seedRun({ jobId, tenantId: t.tenantId, scheduledAtMs: baseMs + i, createdAtMs });
-      expected.push({ id, createdAtMs });
+      // Pairs of jobs share an instant: the run id breaks the tie, on every shard alike.
+      const atMs = baseMs + Math.floor(i / 2) * 1_000;
+      const id = await seedRun({ jobId, tenantId: t.tenantId, scheduledAtMs: atMs, createdAtMs: atMs });
+      expected.push({ id, atMs });
     }
-    expected.sort((a, b) => b.createdAtMs - a.createdAtMs || (a.id < b.id ? 1 : -1));
+    expected.sort((a, b) => b.atMs - a.atMs || (a.id < b.id ? 1 : -1));
 
     const first = await api<Page>("GET", "/v1/runs?limit=4", { token: t.key });
-    // Runs created after paging began are newer than every cursor: they never shift a page.
-    await seedRun({ jobId: jobs[0] as string, tenantId: t.tenantId, createdAtMs: Date.now() });
+    // Runs of instants after paging began are newer than every cursor: they never shift a page.
+    await seedRun({ jobId: jobs[0] as string, tenantId: t.tenantId, scheduledAtMs: Date.now(), createdAtMs: Date.now() });
     const rest = await allPages(t.key, "limit=4", first.body.next_cursor);
     const paged = [first.body.data.map((run) => run.id), ...rest];
     expect(paged.every((page) => page.length <= 4)).toBe(true);
@@ -102,76 +105,73 @@ function probeShard(label: string) {
   return env.SHARD_SCHEDULER.getByName(`${shardName(900)}-${label}-${crypto.randomUUID().slice(0, 8)}`);
 }
 
-function insertRun(
-  sql: SqlStorage,
-  run: { jobId: string; atMs: number; state: string; updatedAtMs: number },
-) {
-  sql.exec(
-    `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt, max_attempts,
-       fence, job_version, due_at_ms, events_json, created_at_ms, updated_at_ms)
-     VALUES (?, ?, 'ten_probe', 'schedule', ?, ?, ?, 1, 3, 1, 1, NULL, ?, ?, ?)
-     ON CONFLICT (run_id) DO UPDATE SET state = excluded.state, events_json = excluded.events_json,
-       updated_at_ms = excluded.updated_at_ms, dirty = 1`,
-    runIdFor(run.jobId, run.atMs),
-    run.jobId,
-    run.atMs,
-    run.atMs,
-    run.state,
-    JSON.stringify([{ state: run.state, at_ms: run.updatedAtMs, reason: "test", attempt: 1 }]),
-    run.atMs,
-    run.updatedAtMs,
-  );
+/** A run of `jobId` at `atMs`, in `state` since `updatedAtMs`, as the shard would hold it. */
+function runIn(jobId: string, atMs: number, state: RunState, updatedAtMs: number): Run {
+  const run = createdRun({
+    jobId,
+    tenantId: "ten_probe",
+    kind: "schedule",
+    scheduledAtMs: atMs,
+    fireAtMs: atMs,
+    maxAttempts: 3,
+    jobVersion: 1,
+    state: "SCHEDULED",
+    dueAtMs: null,
+    waiting: null,
+    reason: "due",
+    nowMs: atMs,
+  });
+  run.state = state;
+  run.fence = 1;
+  run.updated_at_ms = updatedAtMs;
+  run.events.push({ state, at_ms: updatedAtMs, reason: "test", attempt: 1, fence: 1 });
+  return run;
 }
 
 describe("the shard's history store", () => {
-  it("never moves a record back to an older write, and keeps the state counts and failures in step", async () => {
+  it("reads a run written twice as its newest record, and keeps the state counts in step", async () => {
     const nowMs = Date.now();
-    await runInDurableObject(probeShard("upsert"), async (_instance, state) => {
-      const sql = state.storage.sql;
-      const runId = runIdFor("job_probe", nowMs);
-      insertRun(sql, { jobId: "job_probe", atMs: nowMs, state: "RUNNING", updatedAtMs: nowMs + 2_000 });
-      recordHistory(sql, [runId]);
-      insertRun(sql, { jobId: "job_probe", atMs: nowMs, state: "DISPATCHED", updatedAtMs: nowMs + 1_000 });
-      recordHistory(sql, [runId]);
-      const stats = () =>
-        historyStats(sql, { tenantId: "ten_probe", sinceMs: nowMs - 60_000, latenessLimit: 10 });
-      expect(stats().byState).toEqual([{ state: "RUNNING", n: 1 }]);
-      insertRun(sql, { jobId: "job_probe", atMs: nowMs, state: "FAILED", updatedAtMs: nowMs + 3_000 });
-      recordHistory(sql, [runId]);
-      expect(stats().byState).toEqual([{ state: "FAILED", n: 1 }]);
-      expect(stats().minutes).toEqual([
-        { minuteMs: Math.floor(nowMs / 60_000) * 60_000, triggers: 1, failures: 1 },
-      ]);
-      // The flush writes what is marked and clears the mark.
-      insertRun(sql, { jobId: "job_probe", atMs: nowMs + 1, state: "SUCCEEDED", updatedAtMs: nowMs });
-      await writeBehind(sql, env, 900);
-      expect(stats().byState.sort((a, b) => a.state.localeCompare(b.state))).toEqual([
-        { state: "FAILED", n: 1 },
-        { state: "SUCCEEDED", n: 1 },
-      ]);
-      expect(sql.exec("SELECT COUNT(*) AS n FROM runs WHERE dirty = 1").one().n).toBe(0);
+    await withShardState(probeShard("newest"), (state) => {
+      const dead = runIn("job_probe", nowMs, "DEAD_LETTERED", nowMs + 1_000);
+      state.addRun(dead);
+      state.settleRun(dead);
+      state.commit(nowMs + 1_000);
+      const stats = () => historyStats(state, { tenantId: "ten_probe", sinceMs: nowMs - 60_000, latenessLimit: 10 });
+      expect(stats().byState).toEqual([{ state: "DEAD_LETTERED", n: 1 }]);
+      expect(stats().minutes).toEqual([{ minuteMs: Math.floor(nowMs / 60_000) * 60_000, triggers: 1, failures: 1 }]);
+      // An operator's retry revives it; it succeeds and settles into a later page.
+      state.uncount("ten_probe", "DEAD_LETTERED", 1);
+      const retried = runIn("job_probe", nowMs, "SUCCEEDED", nowMs + 3_000);
+      state.addRun(retried);
+      state.settleRun(retried);
+      state.commit(nowMs + 3_000);
+      expect(findRecord(state, "ten_probe", "job_probe", nowMs)?.state).toBe("SUCCEEDED");
+      expect(stats().byState).toEqual([{ state: "SUCCEEDED", n: 1 }]);
     });
   });
 
-  it("prunes terminal records past the retention and keeps unfinished ones, counts included", async () => {
+  it("prunes pages past the retention, counts included, and keeps runs still live", async () => {
     const nowMs = Date.now();
     const oldMs = nowMs - 40 * 86_400_000;
-    await runInDurableObject(probeShard("prune"), (_instance, state) => {
-      const sql = state.storage.sql;
-      const ids: string[] = [];
-      for (const [i, runState] of ["SUCCEEDED", "DEAD_LETTERED", "RUNNING"].entries()) {
-        insertRun(sql, { jobId: "job_prune", atMs: oldMs + i, state: runState, updatedAtMs: oldMs + i });
-        ids.push(runIdFor("job_prune", oldMs + i));
+    await withShardState(probeShard("prune"), (state) => {
+      for (const [i, runState] of (["SUCCEEDED", "DEAD_LETTERED"] as const).entries()) {
+        const run = runIn("job_prune", oldMs + i, runState, oldMs + i);
+        state.addRun(run);
+        state.settleRun(run);
       }
-      insertRun(sql, { jobId: "job_prune", atMs: nowMs, state: "SUCCEEDED", updatedAtMs: nowMs });
-      ids.push(runIdFor("job_prune", nowMs));
-      recordHistory(sql, ids);
-      expect(pruneHistory(sql, nowMs - 30 * 86_400_000, nowMs, 5_000)).toBe(2);
-      const left = sql
-        .exec<{ state: string }>("SELECT state FROM run_history ORDER BY scheduled_at_ms")
-        .toArray();
-      expect(left.map((row) => row.state)).toEqual(["RUNNING", "SUCCEEDED"]);
-      const counts = historyStats(sql, { tenantId: null, sinceMs: nowMs, latenessLimit: 1 }).byState;
+      state.commit(oldMs + 10);
+      state.addRun(runIn("job_prune", oldMs + 2, "RUNNING", oldMs + 2));
+      const recent = runIn("job_prune", nowMs, "SUCCEEDED", nowMs);
+      state.addRun(recent);
+      state.settleRun(recent);
+      state.commit(nowMs);
+      // Two pages (one per outcome) of old instants written long ago go; the recent page stays.
+      expect(pruneHistory(state, nowMs - 30 * 86_400_000, nowMs, 5_000)).toBe(2);
+      const left = state.sql
+        .exec<{ n: number }>("SELECT COUNT(*) AS n FROM history_pages WHERE tenant_id = 'ten_probe'")
+        .one().n;
+      expect(left).toBe(1);
+      const counts = historyStats(state, { tenantId: null, sinceMs: nowMs, latenessLimit: 1 }).byState;
       expect(counts.sort((a, b) => a.state.localeCompare(b.state))).toEqual([
         { state: "RUNNING", n: 1 },
         { state: "SUCCEEDED", n: 1 },
@@ -181,30 +181,30 @@ describe("the shard's history store", () => {
 
   it("stores a settled run in under 1,000 bytes (the size docs/SCALING.md plans with)", async () => {
     const records = 20_000;
-    const bytesPerRecord = await runInDurableObject(probeShard("size"), (_instance, state) => {
-      const sql = state.storage.sql;
-      const before = sql.databaseSize;
+    const bytesPerRecord = await withShardState(probeShard("size"), (state) => {
+      const before = state.sql.databaseSize;
       const baseMs = Date.parse("2026-12-01T00:00:00Z");
-      // A typical run: scheduled, dispatched, claimed, succeeded, as the shard records the events.
-      sql.exec(
-        `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?1 - 1)
-         INSERT INTO run_history (job_id, scheduled_at_ms, tenant_id, kind, state, attempt, max_attempts, fence,
-           job_version, target_status, lateness_ms, duration_ms, events_json, created_at_ms, updated_at_ms)
-         SELECT 'job_01M8RV8AYNJMYDPJ5G6B' || printf('%05d', i % 5000), ?2 + i * 60000, 'ten_01M8RV8AX77Z3NGTB4CGS34Y3K',
-           'schedule', 'SUCCEEDED', 1, 3, i, 1, 200, 15, 120,
-           json_array(
-             json_object('state', 'SCHEDULED', 'at_ms', ?2 + i * 60000, 'reason', 'due', 'attempt', 1),
-             json_object('state', 'DISPATCHED', 'at_ms', ?2 + i * 60000 + 15, 'reason', 'sent to the dispatch queue', 'attempt', 1, 'fence', i),
-             json_object('state', 'RUNNING', 'at_ms', ?2 + i * 60000 + 40, 'reason', 'claimed by a consumer', 'attempt', 1, 'fence', i),
-             json_object('state', 'SUCCEEDED', 'at_ms', ?2 + i * 60000 + 160, 'reason', 'target answered 200', 'attempt', 1, 'fence', i, 'target_status', 200)),
-           ?2 + i * 60000, ?2 + i * 60000 + 160
-         FROM n`,
-        records,
-        baseMs,
-      );
-      return (sql.databaseSize - before) / records;
+      // A typical run: scheduled, dispatched, claimed, succeeded, settled 50 to a commit.
+      for (let i = 0; i < records; i++) {
+        const atMs = baseMs + i * 60_000;
+        const run = runIn(`job_01M8RV8AYNJMYDPJ5G6B${String(i % 5_000).padStart(5, "0")}`, atMs, "SUCCEEDED", atMs + 160);
+        run.events.splice(
+          1,
+          0,
+          { state: "DISPATCHED", at_ms: atMs + 15, reason: "sent to the dispatch queue", attempt: 1, fence: i },
+          { state: "RUNNING", at_ms: atMs + 40, reason: "claimed by a consumer", attempt: 1, fence: i },
+        );
+        run.target_status = 200;
+        run.lateness_ms = 15;
+        run.duration_ms = 120;
+        state.addRun(run);
+        state.settleRun(run);
+        if (i % 50 === 49) state.commit(atMs + 200);
+      }
+      state.commit();
+      return (state.sql.databaseSize - before) / records;
     });
-    console.log(`run history: ${Math.round(bytesPerRecord)} B per settled run (4 events, 3 indexes)`);
+    console.log(`run history: ${Math.round(bytesPerRecord)} B per settled run (4 events, in pages)`);
     expect(bytesPerRecord).toBeLessThan(1_000);
   });
 });

@@ -2,10 +2,12 @@
 // on the hot path of each run: each one is kept only for a reader, named here with its query (as
 // the code runs it) and checked to be served by it. An index added without a reader, or a reader
 // the planner no longer serves from its index, fails this test.
+
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { placeJob, seedTenant, snapshot, spec, stubFor, targetUrl, uniqueJobId } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -86,8 +88,7 @@ describe("the indexes on a shard's runs", () => {
       target: { url: targetUrl(`/ok/${jobId}`) },
     });
     await placeJob(snapshot(jobId, jobSpec));
-    const { indexes, plans } = await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      const sql = state.storage.sql;
+    const { indexes, plans } = await inShardTables(stubFor(jobId), (sql, storage) => {
       const names = sql
         .exec<{ name: string }>("SELECT name FROM pragma_index_list('runs')")
         .toArray()

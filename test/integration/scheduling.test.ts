@@ -16,7 +16,6 @@ import type {
   SingleRunDispatchMessage,
 } from "../../src/shard/protocol";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
-import { patchJobOf, patchRunsOf } from "../helpers/shard-state";
 import { jobsDb } from "../helpers/job-databases";
 import {
   dispatchButLose,
@@ -37,6 +36,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { patchJobOf, patchRunsOf } from "../helpers/shard-state";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();

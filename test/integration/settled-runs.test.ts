@@ -1,6 +1,7 @@
 // A run whose attempt succeeds settles straight into its history record and leaves `runs`
 // (durable-objects/shard/runs/settle.ts). Its (job, instant) stays taken: nothing runs it again,
 // and a message of it delivered again is refused as before.
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { freeTriggerInstant } from "../../durable-objects/shard/runs/operator-runs";
@@ -22,6 +23,7 @@ import {
   targetUrl,
   uniqueJobId,
 } from "../helpers/scheduling";
+import { inShardTables, withShardState } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -101,8 +103,8 @@ describe("a run that succeeded", () => {
 
   it("keeps its instant from a manual trigger in the same millisecond", async () => {
     const { jobId, run } = await settledRun("trigger-instant");
-    const free = await runInDurableObject(stubFor(jobId), (_instance, state) =>
-      freeTriggerInstant(state.storage.sql, jobId, run.scheduled_at_ms),
+    const free = await withShardState(stubFor(jobId), (state) =>
+      freeTriggerInstant(state, jobId, run.scheduled_at_ms),
     );
     expect(free).toBe(run.scheduled_at_ms + 1);
   });

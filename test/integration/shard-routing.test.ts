@@ -1,6 +1,7 @@
 // A job stays on the shard it was placed on. D1 stores that shard; every push (an edit, the outbox
 // sweep) goes there even when SHARD_COUNT has changed since and the id would hash elsewhere.
 // Re-hashing would put a second copy of the job on another shard, firing on both.
+
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
@@ -21,6 +22,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 /** A shard count under which the job's id hashes to a shard other than `storedShard`. */
 function countThatMoves(jobId: string, storedShard: number): number {
@@ -29,17 +31,17 @@ function countThatMoves(jobId: string, storedShard: number): number {
 }
 
 async function shardVersionOf(shard: number, jobId: string): Promise<number | null> {
-  const rows = await runInDurableObject(shardStub(shard), (_instance, state) =>
-    state.storage.sql.exec<{ version: number }>("SELECT version FROM jobs WHERE job_id = ?", jobId).toArray(),
+  const rows = await inShardTables(shardStub(shard), (sql, storage) =>
+    sql.exec<{ version: number }>("SELECT version FROM jobs WHERE job_id = ?", jobId).toArray(),
   );
   return rows[0]?.version ?? null;
 }
 
 async function shardRunsOf(shard: number, jobId: string): Promise<number> {
-  return runInDurableObject(
+  return inShardTables(
     shardStub(shard),
-    (_instance, state) =>
-      state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE job_id = ?", jobId).one().n,
+    (sql, storage) =>
+      sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE job_id = ?", jobId).one().n,
   );
 }
 
@@ -108,9 +110,7 @@ describe("routing by the job's stored shard", () => {
     // Its history is written behind, and then neither shard has an alarm left armed.
     for (const shard of [storedShard, otherShard]) {
       await vi.waitFor(async () => {
-        const alarmAtMs = await runInDurableObject(shardStub(shard), (_instance, state) =>
-          state.storage.getAlarm(),
-        );
+        const alarmAtMs = await inShardTables(shardStub(shard), (sql, storage) => storage.getAlarm());
         expect(alarmAtMs).toBeNull();
       }, WAIT);
     }

@@ -1,6 +1,7 @@
 // A tenant learns that it is throttled by its share: while its due runs wait in their shard for
 // room in a full dispatch window, GET /v1/stats says so (how many, since when, on how many shards)
 // and the console's overview shows it; another tenant of the same shard is not reported throttled.
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
@@ -11,6 +12,7 @@ import { api, createTenantWithKey } from "../helpers/api";
 import { holdBudgetFull } from "../helpers/backlog";
 import { ConsoleClient } from "../helpers/console-client";
 import { snapshot, spec, stubFor, targetUrl, uniqueJobId } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -72,8 +74,8 @@ describe("throttled by the tenant's share", () => {
     // The flooder's calls fill the window; its 40 jobs come due 5 s ago, the quiet tenant's too.
     const release = await holdBudgetFull(jobId, flooder.tenantId);
     const dueMs = Date.now() - 5_000;
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec("UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ?", dueMs, dueMs);
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ?", dueMs, dueMs);
     });
     await runDurableObjectAlarm(stubFor(jobId));
 
@@ -105,9 +107,9 @@ describe("throttled by the tenant's share", () => {
     );
 
     await release();
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec("DELETE FROM runs");
-      state.storage.sql.exec("DELETE FROM jobs");
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("DELETE FROM runs");
+      sql.exec("DELETE FROM jobs");
     });
   });
 
@@ -130,8 +132,8 @@ describe("throttled by the tenant's share", () => {
     );
     const release = await holdBudgetFull(jobId, flooder.tenantId);
     const dueMs = Date.now() - 5_000;
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec("UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ?", dueMs, dueMs);
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ?", dueMs, dueMs);
     });
     await runDurableObjectAlarm(stubFor(jobId));
 
@@ -163,9 +165,9 @@ describe("throttled by the tenant's share", () => {
 
     // The wait ends (the window's calls end, the runs go): the next pass resolves it.
     await release();
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec("DELETE FROM runs");
-      state.storage.sql.exec("DELETE FROM jobs");
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("DELETE FROM runs");
+      sql.exec("DELETE FROM jobs");
     });
     await runMaintenancePass(env, Date.now());
     const ended = await throttledAlerts(flooder.key);

@@ -47,6 +47,7 @@ async function newJob(version: number): Promise<StoredJob> {
     requestHash: null,
     createdAtMs: NOW_MS,
     updatedAtMs: NOW_MS,
+    endsAtMs: null,
   };
   await insertJobs(env.DB_JOBS_0, [job]);
   return job;

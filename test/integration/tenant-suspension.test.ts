@@ -2,6 +2,7 @@
 // once the suspend answered, no call of the tenant starts (queued runs cancelled, any claim of it
 // refused, its timers parked), its creates answer 403, and unsuspending loses nothing: instants
 // that passed go through the job's misfire policy.
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { shardOfJob } from "../../src/shard/client";
@@ -9,6 +10,7 @@ import type { ClaimResult } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import { dispatchButLose, setFaultsOf, shardRows, stubFor } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -86,17 +88,9 @@ describe("suspending a tenant", () => {
     );
     expect(parked?.next_fire_ms).toBeNull();
     // The instant passes while suspended: the alarm finds nothing of the tenant due.
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec(
-        "UPDATE parked_timers SET next_fire_ms = ? WHERE job_id = ?",
-        Date.now() - 5_000,
-        jobId,
-      );
-      state.storage.sql.exec(
-        "UPDATE jobs SET next_scheduled_ms = ? WHERE job_id = ?",
-        Date.now() - 5_000,
-        jobId,
-      );
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("UPDATE parked_timers SET next_fire_ms = ? WHERE job_id = ?", Date.now() - 5_000, jobId);
+      sql.exec("UPDATE jobs SET next_scheduled_ms = ? WHERE job_id = ?", Date.now() - 5_000, jobId);
     });
     await setFaultsOf(jobId, { dropDispatches: true });
     await runDurableObjectAlarm(stubFor(jobId));

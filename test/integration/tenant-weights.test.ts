@@ -1,6 +1,7 @@
 // Tenant weights in the fair share of a saturated dispatch window: the admin sets a tenant's
 // weight with its limits, every shard of the tenant is told at once, and a shard's window is
 // split in proportion (a weight-2 tenant is sent about twice a weight-1 tenant's runs).
+
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { jobStores } from "../../src/db/databases";
@@ -8,6 +9,7 @@ import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
 import { setFaultsOf, snapshot, spec, stubFor, targetUrl, uniqueJobId } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -43,8 +45,8 @@ async function floodOneShard(tenants: readonly string[], ids: readonly string[])
   );
   expect(confirmed.size).toBe(ids.length);
   const dueMs = Date.now() - 1_000;
-  await runInDurableObject(stubFor(ids[0] as string), (_instance, state) => {
-    state.storage.sql.exec("UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ?", dueMs, dueMs);
+  await inShardTables(stubFor(ids[0] as string), (sql, storage) => {
+    sql.exec("UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ?", dueMs, dueMs);
   });
 }
 
@@ -52,8 +54,8 @@ async function floodOneShard(tenants: readonly string[], ids: readonly string[])
 async function onePassSends(jobId: string): Promise<Map<string, { sent: number; waiting: number }>> {
   await setFaultsOf(jobId, { dropDispatches: true });
   await runDurableObjectAlarm(stubFor(jobId));
-  const rows = await runInDurableObject(stubFor(jobId), (_instance, state) =>
-    state.storage.sql
+  const rows = await inShardTables(stubFor(jobId), (sql, storage) =>
+    sql
       .exec<{ tenant_id: string; state: string; n: number }>(
         "SELECT tenant_id, state, COUNT(*) AS n FROM runs GROUP BY tenant_id, state",
       )
@@ -73,17 +75,15 @@ async function onePassSends(jobId: string): Promise<Map<string, { sent: number; 
 }
 
 async function clearShard(jobId: string): Promise<void> {
-  await runInDurableObject(stubFor(jobId), (_instance, state) => {
-    state.storage.sql.exec("DELETE FROM runs");
-    state.storage.sql.exec("DELETE FROM jobs");
+  await inShardTables(stubFor(jobId), (sql, storage) => {
+    sql.exec("DELETE FROM runs");
+    sql.exec("DELETE FROM jobs");
   });
 }
 
 async function shardWeights(jobId: string): Promise<Record<string, number>> {
-  const rows = await runInDurableObject(stubFor(jobId), (_instance, state) =>
-    state.storage.sql
-      .exec<{ tenant_id: string; weight: number }>("SELECT tenant_id, weight FROM tenant_weights")
-      .toArray(),
+  const rows = await inShardTables(stubFor(jobId), (sql, storage) =>
+    sql.exec<{ tenant_id: string; weight: number }>("SELECT tenant_id, weight FROM tenant_weights").toArray(),
   );
   return Object.fromEntries(rows.map((row) => [row.tenant_id, row.weight]));
 }

@@ -1,6 +1,7 @@
 // A simulated tz database change (a deploy whose zone rules differ): the shard re-derives every
 // job's timer from the last instant it handled, in bounded batches per alarm, firing nothing
 // twice and missing nothing.
+
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TzdataView } from "../../src/api/v1/views/tzdata-view";
@@ -17,6 +18,7 @@ import type { TzdataProgress } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
 import { seedTenant, shardStub, snapshot, spec, targetUrl, uniqueJobId } from "../helpers/scheduling";
+import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -46,9 +48,7 @@ type JobTimer = { job_id: string; next_scheduled_ms: number | null; next_fire_ms
 type RunInstant = { job_id: string; scheduled_at_ms: number; kind: string };
 
 function shardQuery<T>(shard: number, query: string): Promise<T[]> {
-  return runInDurableObject(shardStub(shard), (_instance, state) =>
-    state.storage.sql.exec(query).toArray(),
-  ) as Promise<T[]>;
+  return inShardTables(shardStub(shard), (sql, storage) => sql.exec(query).toArray()) as Promise<T[]>;
 }
 
 /**
@@ -57,7 +57,7 @@ function shardQuery<T>(shard: number, query: string): Promise<T[]> {
  */
 async function runOnePass(shard: number): Promise<void> {
   const stub = shardStub(shard);
-  await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now() + HOUR_MS));
+  await inShardTables(stub, (sql, storage) => storage.setAlarm(Date.now() + HOUR_MS));
   expect(await runDurableObjectAlarm(stub)).toBe(true);
 }
 
@@ -103,16 +103,12 @@ describe("a tz database change (simulated)", () => {
     const firedYesterday = jobIds.slice(0, 2);
     const dueNow = jobIds.slice(2, 4);
     const dueAtMs = nowMs - 1_000;
-    await runInDurableObject(stub, (_instance, state) => {
+    await inShardTables(stub, (sql, storage) => {
       for (const jobId of firedYesterday) {
-        state.storage.sql.exec(
-          "UPDATE jobs SET fired_through_ms = ? WHERE job_id = ?",
-          oldNextMs - 24 * HOUR_MS,
-          jobId,
-        );
+        sql.exec("UPDATE jobs SET fired_through_ms = ? WHERE job_id = ?", oldNextMs - 24 * HOUR_MS, jobId);
       }
       for (const jobId of dueNow) {
-        state.storage.sql.exec(
+        sql.exec(
           "UPDATE jobs SET next_scheduled_ms = ?, next_fire_ms = ? WHERE job_id = ?",
           dueAtMs,
           dueAtMs,

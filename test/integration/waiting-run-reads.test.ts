@@ -1,14 +1,16 @@
 // A run waiting in its shard for room in the dispatch window (held back under a flood, re-sent
-// after its lease expired, caught up after a crash) has no history record until it moves on: it
-// is read from its live row, so GET /v1/runs/{id} never answers 404 for it and its job's runs list
-// shows it waiting, not a state it has left.
+// after its lease expired, caught up after a crash) has no history record until it settles: it
+// is read from its live state, so GET /v1/runs/{id} never answers 404 for it and its job's runs
+// list shows it waiting, not a state it has left.
+
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { HISTORY_COLUMN_LIST } from "../../durable-objects/shard/history/records";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import { holdBudgetFull } from "../helpers/backlog";
 import { makeJobDue, stubFor, targetUrl } from "../helpers/scheduling";
+import { seedRun } from "../helpers/seed";
+import { inShardTables, liveRunsOf } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -18,12 +20,12 @@ interface RunView {
 }
 
 async function liveRun(jobId: string): Promise<{ runId: string; inHistory: number }> {
-  return runInDurableObject(stubFor(jobId), (_instance, state) => {
-    const rows = state.storage.sql
+  return inShardTables(stubFor(jobId), (sql, storage) => {
+    const rows = sql
       .exec<{ run_id: string; state: string }>("SELECT run_id, state FROM runs WHERE job_id = ?", jobId)
       .toArray();
     const run = rows[0] as { run_id: string };
-    const inHistory = state.storage.sql
+    const inHistory = sql
       .exec<{ n: number }>("SELECT COUNT(*) AS n FROM run_history WHERE job_id = ?", jobId)
       .one().n;
     return { runId: run.run_id, inHistory };
@@ -34,13 +36,19 @@ async function liveRun(jobId: string): Promise<{ runId: string; inHistory: numbe
  * A one-shot job of a new tenant whose instant has passed and fired while its shard's window is
  * full: its run waits SCHEDULED. Returns the window's release and a reader of the job's status.
  */
-async function firedOneShotWaiting(label: string) {
+async function firedOneShotWaiting(label: string, schedule: "once" | "max_runs" = "once") {
   const tenant = await createTenantWithKey(label);
   const atMs = Date.now() + 1_000;
   const created = await api<{ id: string }>("POST", "/v1/jobs", {
     token: tenant.key,
     body: jobBody({
-      schedule: { type: "once", at: new Date(atMs).toISOString() },
+      // max_runs: a job the shard completes (its spec alone cannot tell when): COMPLETED is written.
+      ...(schedule === "once"
+        ? { schedule: { type: "once", at: new Date(atMs).toISOString() } }
+        : {
+            schedule: { type: "interval", every: "1h", anchor: new Date(atMs).toISOString() },
+            max_runs: 1,
+          }),
       target: { url: targetUrl(`/ok/${label}`) },
       // Not sent ahead (only overlap "allow" is): its run is created at its instant, after the
       // window below is full, not by a pass that may run before it fills.
@@ -85,36 +93,49 @@ describe("a run waiting for the dispatch window", () => {
     expect(runs.body.data.map((item) => item.id)).toContain(runId);
     expect(new Set(runs.body.data.map((item) => item.state))).toEqual(new Set(["SCHEDULED"]));
 
-    // Its record says DISPATCHED (written while it was sent); its lease expired and it waits again.
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      const sql = state.storage.sql;
-      const nowMs = Date.now();
-      sql.exec(
-        "UPDATE runs SET state = 'DISPATCHED', updated_at_ms = ? WHERE run_id = ?",
-        nowMs - 1_000,
-        runId,
-      );
-      sql.exec(
-        `INSERT INTO run_history (${HISTORY_COLUMN_LIST}) SELECT ${HISTORY_COLUMN_LIST} FROM runs WHERE run_id = ?`,
-        runId,
-      );
-      sql.exec("UPDATE runs SET state = 'SCHEDULED', updated_at_ms = ? WHERE run_id = ?", nowMs, runId);
+    // An older record of it says DISPATCHED (as history kept before pages could hold one); the
+    // live run, waiting again, is what it is now.
+    const [live] = (await liveRunsOf(jobId)).filter((item) => item.run_id === runId);
+    await seedRun({
+      jobId,
+      tenantId: tenant.tenantId,
+      scheduledAtMs: live!.scheduled_at_ms,
+      state: "DISPATCHED",
+      createdAtMs: Date.now() - 1_000,
     });
     const resent = await api<RunView>("GET", `/v1/runs/${runId}`, { token: tenant.key });
     expect(resent.body.state).toBe("SCHEDULED");
     const listed = await api<{ data: RunView[] }>("GET", `/v1/jobs/${jobId}/runs`, { token: tenant.key });
     expect(listed.body.data.find((item) => item.id === runId)?.state).toBe("SCHEDULED");
     await release();
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
     });
   });
 
-  it("keeps a one-shot job ACTIVE while its only run waits, and COMPLETED once that run has settled", async () => {
-    const { tenant, jobId, release, status } = await firedOneShotWaiting("waiting-one-shot");
+  it("reads a one-shot job COMPLETED once its instant passed, its run listed waiting, then SUCCEEDED", async () => {
+    const { tenant, jobId, release, status } = await firedOneShotWaiting("one-shot-reads");
+    // D1 says so from the spec alone (src/core/job-end.ts): the shard writes nothing back for it.
+    expect(await status()).toBe("COMPLETED");
+    const waiting = await api<{ data: RunView[] }>("GET", `/v1/jobs/${jobId}/runs`, { token: tenant.key });
+    expect(waiting.body.data.map((run) => run.state)).toEqual(["SCHEDULED"]);
+    await release();
+    await vi.waitFor(
+      async () => {
+        await runDurableObjectAlarm(stubFor(jobId));
+        const runs = await api<{ data: RunView[] }>("GET", `/v1/jobs/${jobId}/runs`, { token: tenant.key });
+        expect(runs.body.data.map((run) => run.state)).toEqual(["SUCCEEDED"]);
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    expect(await status()).toBe("COMPLETED");
+  });
+
+  it("keeps a job the shard completes ACTIVE while its last run waits, and COMPLETED once that run has settled", async () => {
+    const { tenant, jobId, release, status } = await firedOneShotWaiting("waiting-max-runs", "max_runs");
     // Fired: the shard holds no further instant, but the run still waits for the window.
-    const waiting = await runInDurableObject(stubFor(jobId), (_instance, state) =>
-      state.storage.sql
+    const waiting = await inShardTables(stubFor(jobId), (sql, storage) =>
+      sql
         .exec<{ state: string; status: string }>(
           "SELECT runs.state, jobs.status FROM runs JOIN jobs USING (job_id) WHERE job_id = ?",
           jobId,
@@ -137,17 +158,16 @@ describe("a run waiting for the dispatch window", () => {
     expect(runs.body.data.map((run) => run.state)).toEqual(["SUCCEEDED"]);
   });
 
-  it("writes the COMPLETED of a one-shot job whose run settled while the shard stays backlogged", async () => {
-    const { tenant, jobId, release, status } = await firedOneShotWaiting("settled-in-backlog");
+  it("writes the COMPLETED of a job whose last run settled while the shard stays backlogged", async () => {
+    const { tenant, jobId, release, status } = await firedOneShotWaiting("settled-in-backlog", "max_runs");
     expect(await status()).toBe("ACTIVE");
     // The run settles (as an outcome would settle it) while another run of the tenant stays due
     // and held back: every pass from here on is backlogged.
     const waitingRunId = "run_still_waiting";
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      const sql = state.storage.sql;
+    await inShardTables(stubFor(jobId), (sql, storage) => {
       const nowMs = Date.now();
       sql.exec(
-        "UPDATE runs SET state = 'SUCCEEDED', due_at_ms = NULL, dirty = 1, updated_at_ms = ? WHERE job_id = ?",
+        "UPDATE runs SET state = 'SUCCEEDED', due_at_ms = NULL, updated_at_ms = ? WHERE job_id = ?",
         nowMs,
         jobId,
       );
@@ -172,15 +192,13 @@ describe("a run waiting for the dispatch window", () => {
       { timeout: 10_000, interval: 200 },
     );
     // The premise held: the other run was still waiting for the window.
-    const waiting = await runInDurableObject(stubFor(jobId), (_instance, state) =>
-      state.storage.sql
-        .exec<{ state: string }>("SELECT state FROM runs WHERE run_id = ?", waitingRunId)
-        .one(),
+    const waiting = await inShardTables(stubFor(jobId), (sql, storage) =>
+      sql.exec<{ state: string }>("SELECT state FROM runs WHERE run_id = ?", waitingRunId).one(),
     );
     expect(waiting.state).toBe("SCHEDULED");
     await release();
-    await runInDurableObject(stubFor(jobId), (_instance, state) => {
-      state.storage.sql.exec("DELETE FROM runs WHERE run_id = ?", waitingRunId);
+    await inShardTables(stubFor(jobId), (sql, storage) => {
+      sql.exec("DELETE FROM runs WHERE run_id = ?", waitingRunId);
     });
   });
 });

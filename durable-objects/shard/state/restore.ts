@@ -78,7 +78,8 @@ function jobOfRow(row: LegacyJobRow, parkedFireMs: number | null): JobRecord {
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 const str = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
-function runOfRow(row: LegacyRunRow): Run {
+/** A run as a v23 `runs` row held it. */
+export function runOfRow(row: LegacyRunRow): Run {
   return {
     run_id: row.run_id,
     job_id: String(row.job_id),

@@ -96,7 +96,7 @@ events.get("/", async (c) => {
   const page = runs.slice(0, query.count);
   const last = page[page.length - 1];
   const cursor =
-    runs.length > query.count && last !== undefined ? encodeCursor([last.created_at_ms, last.id]) : null;
+    runs.length > query.count && last !== undefined ? encodeCursor([last.scheduled_at_ms, last.id]) : null;
   const jobs = await findJobsByIds(jobStores(c.env), tenantId, [...page.map((run) => run.job_id), ...ids]);
   const logs = page.flatMap((run) => {
     const job = jobs.get(run.job_id);
@@ -127,6 +127,6 @@ async function runsOf(env: Env, tenantId: string, jobIds: string[], cursor: stri
   );
   return perJob
     .flat()
-    .sort((a, b) => b.created_at_ms - a.created_at_ms)
+    .sort((a, b) => b.scheduled_at_ms - a.scheduled_at_ms)
     .slice(0, limit);
 }

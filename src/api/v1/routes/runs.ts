@@ -64,7 +64,7 @@ defineRoute(
         limit: query.limit + 1,
       }),
     );
-    return c.json(runsPage(rows, query.limit, (row) => row.created_at_ms));
+    return c.json(runsPage(rows, query.limit, (row) => row.scheduled_at_ms));
   },
 );
 
