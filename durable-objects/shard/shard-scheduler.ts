@@ -321,8 +321,10 @@ export class ShardScheduler extends DurableObject<Env> {
     if (rearmDuringAlarm || !this.alarmRunning) await this.armAlarm();
     // Runs this work cancelled while sent give their flow-control permits back (./flow/uncalled-permits.ts).
     const uncalled = takeCancelledUncalled(this.state);
-    if (uncalled.length > 0)
-      await releaseFinished(this.state, this.env, uncalled, Date.now(), undefined, { returnRate: true });
+    if (uncalled !== null) {
+      const runIds = [...uncalled.runs.keys()];
+      await releaseFinished(this.state, this.env, runIds, Date.now(), uncalled, { returnRate: true });
+    }
     return result;
   }
 

@@ -77,6 +77,8 @@ function insertAll(sql: SqlStorage, table: string, columns: readonly string[], r
 
 export function withTestTables<T>(state: ShardState, use: (sql: SqlStorage) => T): T {
   const { sql } = state;
+  // What a test changed through the state directly is in its pages first.
+  state.commit();
   const runs = [...state.runs.all()].map((run) =>
     RUN_COLUMNS.map((column) => (column === "events_json" ? JSON.stringify(run.events) : run[column])),
   );

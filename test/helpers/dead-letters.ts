@@ -1,6 +1,7 @@
 // Large-bodied jobs and jammed shards for the dead-letter limit tests
 // (test/integration/dead-letter-limits.test.ts): placed in D1 and on their shard as the API does.
 
+import { runIdFor } from "../../src/core/run-id";
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { JobSpec } from "../../src/core/job-spec";
@@ -91,13 +92,13 @@ export async function placeLargeJobs(tenantId: string, jobs: LargeJob[]): Promis
 export async function seedPendingLetters(tenantId: string, jobs: LargeJob[]): Promise<void> {
   await inShardTables(stubFor(jobs[0]!.jobId), (sql, storage) => {
     const nowMs = Date.now();
-    for (const [index, job] of jobs.entries()) {
+    for (const job of jobs) {
       sql.exec(
         `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
            max_attempts, fence, job_version, events_json, created_at_ms, updated_at_ms, dirty, target_status,
            error, dlq_pending, dlq_reason)
          VALUES (?, ?, ?, 'schedule', ?, ?, 'DEAD_LETTERED', 3, 3, 7, 1, '[]', ?, ?, 0, 503, 'HTTP 503', 1, 'exhausted')`,
-        `run_stuck${index}${job.jobId}`,
+        runIdFor(job.jobId, nowMs - 60_000),
         job.jobId,
         tenantId,
         nowMs - 60_000,

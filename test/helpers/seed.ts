@@ -78,8 +78,11 @@ export async function seedRun(run: SeedRun): Promise<string> {
       result_json: run.result === undefined ? null : JSON.stringify(run.result),
       events: events as unknown as Run["events"],
     };
+    // A record of a run still live here (an older state of it): the live run stays as it is.
+    const live = state.runs.get(seeded.run_id);
     state.addRun(seeded);
     state.settleRun(seeded);
+    if (live !== undefined) state.addRun(live);
   });
   return runIdFor(run.jobId, scheduledAtMs);
 }

@@ -169,6 +169,14 @@ describe("alert delivery", () => {
   });
 });
 
+/** A job of the hourly kind the alerts below name (paused: its own schedule stays out of the way). */
+function hourlyJob(jobId: string) {
+  return spec({
+    schedule: { type: "cron", expr: "0 * * * *", timezone: "UTC" },
+    target: { url: targetUrl(`/ok/${jobId}`) },
+  });
+}
+
 describe("a missed_run alert", () => {
   it("resolves itself once the job's schedule fires again", async () => {
     await seedTenant();
@@ -212,6 +220,7 @@ describe("a missed_run alert", () => {
   it("stays open while only an earlier instant, a manual trigger or an undispatched run is recorded", async () => {
     await seedTenant();
     const jobId = uniqueJobId("missed-stays");
+    await placeJob(snapshot(jobId, hourlyJob(jobId), 1, "PAUSED"));
     const missedAtMs = Date.parse("2026-11-30T10:00:00.250Z");
     const alertId = `alt_missed_stays_${Date.now().toString(36)}`;
     await env.DB.prepare(
@@ -248,6 +257,7 @@ describe("a missed_run alert", () => {
   it("that names a waiting run stays open until that run is claimed, whatever later instants fire", async () => {
     await seedTenant();
     const jobId = uniqueJobId("missed-names-run");
+    await placeJob(snapshot(jobId, hourlyJob(jobId), 1, "PAUSED"));
     const missedAtMs = Date.parse("2026-11-30T11:00:00.000Z");
     const alertId = `alt_missed_run_${Date.now().toString(36)}`;
     const waitingRunId = await seedRun({
@@ -277,13 +287,7 @@ describe("a missed_run alert", () => {
     expect(await alertRow(alertId)).toMatchObject({ resolved_at_ms: null, resolution: null });
 
     // The named run is claimed: now it resolves.
-    await inShardTables(stubFor(jobId), (sql, storage) => {
-      sql.exec(
-        "UPDATE run_history SET state = 'RUNNING', fence = 9 WHERE job_id = ? AND scheduled_at_ms = ?",
-        jobId,
-        missedAtMs,
-      );
-    });
+    await seedRun({ jobId, tenantId: TENANT_ID, scheduledAtMs: missedAtMs, state: "RUNNING", fence: 9 });
     await maintenanceStub().runNow();
     expect(await alertRow(alertId)).toMatchObject({ resolution: "job_fired_again" });
   });

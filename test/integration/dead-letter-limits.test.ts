@@ -146,7 +146,7 @@ describe("dead letters on a shard", () => {
     const failureState = () =>
       shardRows<{ dlq_pending: number; dlq_send_failures: number; dlq_retry_at_ms: number | null }>(
         jobs[0]!.jobId,
-        "SELECT dlq_pending, dlq_send_failures, dlq_retry_at_ms FROM runs WHERE run_id LIKE 'run_stuck%' AND tenant_id = ?",
+        "SELECT dlq_pending, dlq_send_failures, dlq_retry_at_ms FROM runs WHERE state = 'DEAD_LETTERED' AND tenant_id = ?",
         tenantId,
       );
 

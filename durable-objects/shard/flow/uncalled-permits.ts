@@ -7,22 +7,34 @@
 // their rate (no call was made), once its work is done (../shard-scheduler.ts, act). Best effort: a
 // permit not returned still expires.
 
+import type { PermitRows } from "../runs/attempt-outcomes";
+import type { Run } from "../state/run";
 import type { ShardState } from "../state/shard-state";
 
-const noted = new WeakMap<ShardState, string[]>();
+const noted = new WeakMap<ShardState, PermitRows>();
 
-/** Runs of this shard just cancelled while sent and not yet called. */
-export function noteCancelledUncalled(state: ShardState, runIds: readonly string[]): void {
-  if (runIds.length === 0) return;
-  const list = noted.get(state);
-  if (list === undefined) noted.set(state, [...runIds]);
-  else list.push(...runIds);
+/**
+ * Runs of this shard just cancelled while sent and not yet called, noted with what returning
+ * their permits needs (a cancelled run leaves memory at the next commit).
+ */
+export function noteCancelledUncalled(state: ShardState, runs: readonly Run[]): void {
+  if (runs.length === 0) return;
+  let rows = noted.get(state);
+  if (rows === undefined) {
+    rows = { runs: new Map(), jobs: new Map() };
+    noted.set(state, rows);
+  }
+  for (const run of runs) {
+    rows.runs.set(run.run_id, { run_id: run.run_id, job_id: run.job_id, tenant_id: run.tenant_id, due_at_ms: null });
+    const job = state.jobs.get(run.job_id);
+    if (job !== undefined) rows.jobs.set(job.job_id, job);
+  }
 }
 
 /** The runs noted since the last call, whose permits go back now. */
-export function takeCancelledUncalled(state: ShardState): string[] {
-  const list = noted.get(state);
-  if (list === undefined) return [];
+export function takeCancelledUncalled(state: ShardState): PermitRows | null {
+  const rows = noted.get(state);
+  if (rows === undefined) return null;
   noted.delete(state);
-  return list;
+  return rows;
 }

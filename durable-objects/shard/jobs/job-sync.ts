@@ -3,7 +3,7 @@
 import { DEFAULT_JOB_PRIORITY, type JobSpec } from "../../../src/core/job-spec";
 import { firstFire, upcomingFires } from "../../../src/core/job-timeline";
 import type { ShardJob } from "../../../src/shard/protocol";
-import { cancelPendingRuns } from "../runs/cancel-runs";
+import { cancelPendingRuns, handBackAheadRuns } from "../runs/cancel-runs";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
 import {
@@ -121,6 +121,8 @@ function applyJobSnapshot(state: ShardState, snapshot: ShardJob, existing: JobRe
   Object.assign(existing, specFields(spec));
   state.touchJob(existing);
 
+  // An instant sent ahead at the old version goes again at this one (claims of it would be refused).
+  if (!specChanged && snapshot.status === previousStatus) handBackAheadRuns(state, existing.job_id, snapshot.version, nowMs);
   if (snapshot.status === "DELETED") {
     cancelPendingRuns(state, existing.job_id, "job deleted", nowMs);
     setTimer(state, existing, null);

@@ -6,6 +6,7 @@
 import { PENDING_STATES } from "../../../src/core/run-state";
 import { noteCancelledUncalled } from "../flow/uncalled-permits";
 import type { JobRecord } from "../state/job-book";
+import type { Run } from "../state/run";
 import { moveRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 
@@ -28,14 +29,16 @@ export function cancelPendingRuns(
   jobId: string,
   reason: string,
   nowMs: number,
-  { rewindTimer = false }: { rewindTimer?: boolean } = {},
+  { rewindTimer = false, onlyAhead = false }: { rewindTimer?: boolean; onlyAhead?: boolean } = {},
 ): number {
-  const pending = state.runs.ofJob(jobId).filter((run) => PENDING.has(run.state) && run.state !== "FAILED");
+  const pending = state.runs
+    .ofJob(jobId)
+    .filter((run) => PENDING.has(run.state) && run.state !== "FAILED" && (!onlyAhead || aheadOfInstant(run, nowMs)));
   const job = state.jobs.get(jobId);
-  const sent: string[] = [];
+  const sent: Run[] = [];
   let rewindTo: { scheduledAtMs: number; fireAtMs: number } | null = null;
   for (const run of pending) {
-    if (run.state === "ACQUIRED" || run.state === "DISPATCHED") sent.push(run.run_id);
+    if (run.state === "ACQUIRED" || run.state === "DISPATCHED") sent.push(run);
     if (aheadOfInstant(run, nowMs) && (rewindTo === null || run.scheduled_at_ms < rewindTo.scheduledAtMs)) {
       rewindTo = { scheduledAtMs: run.scheduled_at_ms, fireAtMs: run.fire_at_ms };
     }
@@ -49,6 +52,17 @@ export function cancelPendingRuns(
   noteCancelledUncalled(state, sent);
   if (job !== undefined && rewindTo !== null) rewindTimerTo(state, job, rewindTo);
   return pending.length;
+}
+
+/**
+ * A job's new version hands back the instants sent ahead at the old one (their claims would be
+ * refused as stale): cancelled, the instant goes out again at the new version.
+ */
+export function handBackAheadRuns(state: ShardState, jobId: string, version: number, nowMs: number): number {
+  return cancelPendingRuns(state, jobId, `job changed (v${version}) before its instant`, nowMs, {
+    rewindTimer: true,
+    onlyAhead: true,
+  });
 }
 
 function rewindTimerTo(

@@ -95,7 +95,7 @@ function refuseGone(state: ShardState, claim: ClaimRequest): ClaimResult {
 /** A sent run its claim finds it must not call: cancelled, and its flow-control permits returned. */
 function cancelAtClaim(state: ShardState, run: Run, reason: string, nowMs: number): void {
   moveRun(state, run, "CANCELLED", reason, nowMs, { due_at_ms: null });
-  noteCancelledUncalled(state, [run.run_id]);
+  noteCancelledUncalled(state, [run]);
 }
 
 /** What a granted claim tells the consumer: everything its call needs. */

@@ -70,7 +70,8 @@ export function fireDueJob(
       ? null
       : pendingFire(state, job, job.next_scheduled_ms, job.next_fire_ms, exclusions);
   while (cursor !== null && cursor.fireAtMs <= nowMs && due.length < MAX_INSTANTS_PER_PASS) {
-    due.push(cursor);
+    // An instant the job handled already (its timer set back behind it) never fires twice.
+    if (job.fired_through_ms === null || cursor.scheduledAtMs > job.fired_through_ms) due.push(cursor);
     cursor = after(cursor);
   }
   let uncounted = 0;
