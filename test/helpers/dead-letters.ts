@@ -1,10 +1,10 @@
 // Large-bodied jobs and jammed shards for the dead-letter limit tests
 // (test/integration/dead-letter-limits.test.ts): placed in D1 and on their shard as the API does.
 
-import { runIdFor } from "../../src/core/run-id";
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { JobSpec } from "../../src/core/job-spec";
+import { runIdFor } from "../../src/core/run-id";
 import { jobStores } from "../../src/db/databases";
 import type { DeadLetterRow } from "../../src/db/dead-letters";
 import { insertStoredJobs } from "../../src/db/job-store";

@@ -83,9 +83,12 @@ export async function setFaultsOf(jobId: string, faults: ShardFaults): Promise<v
   await setShardFaults(env, shardOfJob(env, jobId), faults);
 }
 
-/** Makes a job due right now without touching its alarm (so runDurableObjectAlarm is deterministic). */
+/**
+ * Makes a job due right now. An alarm already set stays as it is; with none, one is set a minute
+ * out: either way runDurableObjectAlarm runs the pass now, deterministically.
+ */
 export async function makeJobDue(jobId: string, atMs = Date.now()): Promise<void> {
-  await runInDurableObject(stubFor(jobId), (instance: ShardScheduler) => {
+  await runInDurableObject(stubFor(jobId), async (instance: ShardScheduler, objectState) => {
     const job = instance.state.jobs.get(jobId);
     if (job === undefined) throw new Error(`no job ${jobId} on its shard`);
     job.next_fire_ms = atMs;
@@ -93,6 +96,8 @@ export async function makeJobDue(jobId: string, atMs = Date.now()): Promise<void
     job.ahead_fire_ms = null;
     instance.state.touchJob(job);
     instance.state.commit();
+    if ((await objectState.storage.getAlarm()) === null)
+      await objectState.storage.setAlarm(Date.now() + 60_000);
   });
 }
 

@@ -235,6 +235,8 @@ describe("dispatch ahead of the instant", () => {
     // The shard wakes for the far job at its instant less the lead, and for the other at its instant.
     const alarmOf = (jobId: string) => inShardTables(stubFor(jobId), (sql, storage) => storage.getAlarm());
     if (shardOfJob(env, later.jobId) !== shardOfJob(env, skip.jobId)) {
+      // (An earlier test may have left the shard an earlier alarm: its pass plans the next one.)
+      await runDurableObjectAlarm(stubFor(later.jobId));
       expect(await alarmOf(later.jobId)).toBe(later.atMs - LEAD_MS);
     }
     expect(await alarmOf(skip.jobId)).toBeLessThanOrEqual(skip.atMs);

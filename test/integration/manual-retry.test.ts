@@ -4,6 +4,7 @@
 
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
+import { runIdFor } from "../../src/core/run-id";
 import { retryRun } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, type TenantWithKey } from "../helpers/api";
@@ -167,7 +168,8 @@ describe("retryRunNow", () => {
       target: { url: targetUrl(`/status/404/${jobId}`) },
     });
     const shard = await placeJob(snapshot(jobId, jobSpec));
-    const runId = `run_dlqreset_${Date.now().toString(36)}`;
+    const atMs = Date.now() - 60_000;
+    const runId = runIdFor(jobId, atMs);
     // A dead letter that was sent after three failed sends, the last backoff minutes long.
     await inShardTables(stubFor(jobId), (sql, storage) => {
       const nowMs = Date.now();
@@ -179,8 +181,8 @@ describe("retryRunNow", () => {
            404, 'HTTP 404', 0, 'permanent', 3, ?)`,
         runId,
         jobId,
-        nowMs - 60_000,
-        nowMs - 60_000,
+        atMs,
+        atMs,
         nowMs,
         nowMs,
         nowMs + 10 * 60_000,

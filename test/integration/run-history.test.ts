@@ -3,11 +3,11 @@
 
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { findRecord, historyStats } from "../../durable-objects/shard/history/reads";
 import { pruneHistory } from "../../durable-objects/shard/history/prune";
+import { findRecord, historyStats } from "../../durable-objects/shard/history/reads";
 import { createdRun, type Run } from "../../durable-objects/shard/state/run";
-import type { RunState } from "../../src/core/run-state";
 import { runIdFor } from "../../src/core/run-id";
+import type { RunState } from "../../src/core/run-state";
 import { shardName, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
@@ -62,7 +62,12 @@ describe("a tenant's runs across shards", () => {
 
     const first = await api<Page>("GET", "/v1/runs?limit=4", { token: t.key });
     // Runs of instants after paging began are newer than every cursor: they never shift a page.
-    await seedRun({ jobId: jobs[0] as string, tenantId: t.tenantId, scheduledAtMs: Date.now(), createdAtMs: Date.now() });
+    await seedRun({
+      jobId: jobs[0] as string,
+      tenantId: t.tenantId,
+      scheduledAtMs: Date.now(),
+      createdAtMs: Date.now(),
+    });
     const rest = await allPages(t.key, "limit=4", first.body.next_cursor);
     const paged = [first.body.data.map((run) => run.id), ...rest];
     expect(paged.every((page) => page.length <= 4)).toBe(true);
@@ -136,9 +141,12 @@ describe("the shard's history store", () => {
       state.addRun(dead);
       state.settleRun(dead);
       state.commit(nowMs + 1_000);
-      const stats = () => historyStats(state, { tenantId: "ten_probe", sinceMs: nowMs - 60_000, latenessLimit: 10 });
+      const stats = () =>
+        historyStats(state, { tenantId: "ten_probe", sinceMs: nowMs - 60_000, latenessLimit: 10 });
       expect(stats().byState).toEqual([{ state: "DEAD_LETTERED", n: 1 }]);
-      expect(stats().minutes).toEqual([{ minuteMs: Math.floor(nowMs / 60_000) * 60_000, triggers: 1, failures: 1 }]);
+      expect(stats().minutes).toEqual([
+        { minuteMs: Math.floor(nowMs / 60_000) * 60_000, triggers: 1, failures: 1 },
+      ]);
       // An operator's retry revives it; it succeeds and settles into a later page.
       state.uncount("ten_probe", "DEAD_LETTERED", 1);
       const retried = runIn("job_probe", nowMs, "SUCCEEDED", nowMs + 3_000);
@@ -187,11 +195,22 @@ describe("the shard's history store", () => {
       // A typical run: scheduled, dispatched, claimed, succeeded, settled 50 to a commit.
       for (let i = 0; i < records; i++) {
         const atMs = baseMs + i * 60_000;
-        const run = runIn(`job_01M8RV8AYNJMYDPJ5G6B${String(i % 5_000).padStart(5, "0")}`, atMs, "SUCCEEDED", atMs + 160);
+        const run = runIn(
+          `job_01M8RV8AYNJMYDPJ5G6B${String(i % 5_000).padStart(5, "0")}`,
+          atMs,
+          "SUCCEEDED",
+          atMs + 160,
+        );
         run.events.splice(
           1,
           0,
-          { state: "DISPATCHED", at_ms: atMs + 15, reason: "sent to the dispatch queue", attempt: 1, fence: i },
+          {
+            state: "DISPATCHED",
+            at_ms: atMs + 15,
+            reason: "sent to the dispatch queue",
+            attempt: 1,
+            fence: i,
+          },
           { state: "RUNNING", at_ms: atMs + 40, reason: "claimed by a consumer", attempt: 1, fence: i },
         );
         run.target_status = 200;

@@ -10,7 +10,7 @@ import type { ClaimResult } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import { dispatchButLose, setFaultsOf, shardRows, stubFor } from "../helpers/scheduling";
-import { inShardTables } from "../helpers/shard-state";
+import { patchJobOf } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -88,10 +88,7 @@ describe("suspending a tenant", () => {
     );
     expect(parked?.next_fire_ms).toBeNull();
     // The instant passes while suspended: the alarm finds nothing of the tenant due.
-    await inShardTables(stubFor(jobId), (sql, storage) => {
-      sql.exec("UPDATE parked_timers SET next_fire_ms = ? WHERE job_id = ?", Date.now() - 5_000, jobId);
-      sql.exec("UPDATE jobs SET next_scheduled_ms = ? WHERE job_id = ?", Date.now() - 5_000, jobId);
-    });
+    await patchJobOf(jobId, { parked_fire_ms: Date.now() - 5_000, next_scheduled_ms: Date.now() - 5_000 });
     await setFaultsOf(jobId, { dropDispatches: true });
     await runDurableObjectAlarm(stubFor(jobId));
     expect(await runsOf(jobId)).toEqual([]);

@@ -122,7 +122,11 @@ function applyJobSnapshot(state: ShardState, snapshot: ShardJob, existing: JobRe
   state.touchJob(existing);
 
   // An instant sent ahead at the old version goes again at this one (claims of it would be refused).
-  if (!specChanged && snapshot.status === previousStatus) handBackAheadRuns(state, existing.job_id, snapshot.version, nowMs);
+  // (A pause or a delete cancels them below; the shard's own COMPLETED of a one-shot sent ahead is
+  // no change of status.)
+  if (!specChanged && snapshot.status !== "PAUSED" && snapshot.status !== "DELETED") {
+    handBackAheadRuns(state, existing.job_id, snapshot.version, nowMs);
+  }
   if (snapshot.status === "DELETED") {
     cancelPendingRuns(state, existing.job_id, "job deleted", nowMs);
     setTimer(state, existing, null);
