@@ -4,12 +4,11 @@
 // exist only while `read` runs: they are written, read and deleted in one synchronous step, so no
 // other request (nor a restart) ever sees them. The product never calls this.
 import { runIdFor } from "../../src/core/run-id";
-import { pageRecordOf } from "./history/page-records";
 import { HISTORY_COLUMNS } from "./history/legacy-records";
+import { type pageRecordOf, storedRecordOfPage } from "./history/page-records";
 import { runOfRow } from "./state/restore";
 import type { ShardState } from "./state/shard-state";
 import { readLegacyJobs, readLegacyRuns } from "./store/legacy-state";
-import { storedRecordOfPage } from "./history/page-records";
 
 const RUN_COLUMNS = [
   "run_id",
@@ -133,9 +132,7 @@ export function withTestTables<T>(state: ShardState, use: (sql: SqlStorage) => T
       return [...row, runIdFor(jobId, atMs), atMs, 0];
     }),
   );
-  const projectedSettled = new Set(
-    unsucceeded.map((row) => runIdFor(String(row[0]), Number(row[1]))),
-  );
+  const projectedSettled = new Set(unsucceeded.map((row) => runIdFor(String(row[0]), Number(row[1]))));
   try {
     return use(sql);
   } finally {
@@ -158,6 +155,18 @@ const TERMINAL = new Set(["SUCCEEDED", "SKIPPED", "CANCELLED"]);
 /** What the test left in the tables, back into memory (rows it did not touch change nothing). */
 function takeBack(state: ShardState, projectedSettled: ReadonlySet<string>): void {
   const { sql } = state;
+  // Jobs first: a run the test settled may then change its job (a deferred completion released).
+  const jobRows = readLegacyJobs(sql);
+  const jobsLeft = new Set(jobRows.map((row) => row.job_id));
+  for (const job of [...state.jobs.all()]) if (!jobsLeft.has(job.job_id)) state.removeJob(job.job_id);
+  for (const row of jobRows) {
+    const job = state.jobs.get(row.job_id);
+    if (job === undefined) continue;
+    const before = JSON.stringify(job);
+    for (const column of JOB_TIMING) (job as unknown as Record<string, unknown>)[column] = row[column];
+    if (JSON.stringify(job) !== before) state.touchJob(job);
+  }
+
   const rows = readLegacyRuns(sql);
   const present = new Set(rows.map((row) => row.run_id));
   for (const run of [...state.runs.all()]) if (!present.has(run.run_id)) state.dropRun(run);
@@ -166,18 +175,12 @@ function takeBack(state: ShardState, projectedSettled: ReadonlySet<string>): voi
     const run = runOfRow(row);
     if (live === undefined && (projectedSettled.has(row.run_id) || TERMINAL.has(run.state))) continue;
     if (live !== undefined && JSON.stringify(live) === JSON.stringify(run)) continue;
-    if (live !== undefined) state.changeRun(live, (changed) => Object.assign(changed, run, { rev: live.rev }));
+    if (live !== undefined)
+      state.changeRun(live, (changed) => Object.assign(changed, run, { rev: live.rev }));
     else state.addRun(run);
     // A run the test moved to a final state settles, as the shard settles it.
     const settled = state.runs.get(run.run_id);
     const final = TERMINAL.has(run.state) || (run.state === "DEAD_LETTERED" && run.dlq_pending === 0);
     if (settled !== undefined && final) state.settleRun(settled);
-  }
-  for (const row of readLegacyJobs(sql)) {
-    const job = state.jobs.get(row.job_id);
-    if (job === undefined) continue;
-    const before = JSON.stringify(job);
-    for (const column of JOB_TIMING) (job as unknown as Record<string, unknown>)[column] = row[column];
-    if (JSON.stringify(job) !== before) state.touchJob(job);
   }
 }

@@ -116,12 +116,11 @@ describe("a missed_run alert for a run whose dispatch fell behind", () => {
       },
       { ...WAIT, interval: 250 },
     );
-    // Sent to the queue is not recovered: once the history shows the run dispatched (with its
-    // fence), the alert still stays open while the run waits unclaimed.
-    await vi.waitFor(async () => {
-      await runDurableObjectAlarm(stubFor(jobId));
-      expect((await historyOf(jobId))[0]).toMatchObject({ state: "DISPATCHED", fence: expect.any(Number) });
-    }, WAIT);
+    // Sent to the queue is not recovered: while the run shows dispatched (with its fence) and
+    // waits unclaimed, the alert stays open.
+    await runDurableObjectAlarm(stubFor(jobId));
+    const [current] = await currentRunsOf<{ state: string; fence: number | null }>(jobId, ["state", "fence"]);
+    expect(current).toMatchObject({ state: "DISPATCHED", fence: expect.any(Number) });
     await maintenanceStub().runNow();
     expect((await missedRunAlerts(jobId))[0]?.resolved_at_ms).toBeNull();
     await pauseJob(jobId);

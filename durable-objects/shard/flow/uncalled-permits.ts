@@ -25,7 +25,12 @@ export function noteCancelledUncalled(state: ShardState, runs: readonly Run[]): 
     noted.set(state, rows);
   }
   for (const run of runs) {
-    rows.runs.set(run.run_id, { run_id: run.run_id, job_id: run.job_id, tenant_id: run.tenant_id, due_at_ms: null });
+    rows.runs.set(run.run_id, {
+      run_id: run.run_id,
+      job_id: run.job_id,
+      tenant_id: run.tenant_id,
+      due_at_ms: null,
+    });
     const job = state.jobs.get(run.job_id);
     if (job !== undefined) rows.jobs.set(job.job_id, job);
   }

@@ -3,8 +3,9 @@
 // A run is the newest of what the shard has of it: its live state in memory, its records in the
 // history pages (../store/history-pages.ts), a record in the table history used before pages.
 // Lists run newest instant first, ties by run id descending.
-import { runIdempotencyKey } from "../../../src/core/run-idempotency";
+
 import { runIdFor } from "../../../src/core/run-id";
+import { runIdempotencyKey } from "../../../src/core/run-idempotency";
 import { UNCLAIMED_STATES } from "../../../src/core/run-state";
 import type {
   FiredSinceQuery,
@@ -15,7 +16,7 @@ import type {
   JobHistoryQuery,
   TenantHistoryQuery,
 } from "../../../src/shard/history-protocol";
-import { MAX_HISTORY_BUCKETS, type JobRecord } from "../state/job-book";
+import { type JobRecord, MAX_HISTORY_BUCKETS } from "../state/job-book";
 import type { Run } from "../state/run";
 import type { ShardState } from "../state/shard-state";
 import { latenessSampleOf } from "../state/stats-book";

@@ -33,7 +33,9 @@ export function cancelPendingRuns(
 ): number {
   const pending = state.runs
     .ofJob(jobId)
-    .filter((run) => PENDING.has(run.state) && run.state !== "FAILED" && (!onlyAhead || aheadOfInstant(run, nowMs)));
+    .filter(
+      (run) => PENDING.has(run.state) && run.state !== "FAILED" && (!onlyAhead || aheadOfInstant(run, nowMs)),
+    );
   const job = state.jobs.get(jobId);
   const sent: Run[] = [];
   let rewindTo: { scheduledAtMs: number; fireAtMs: number } | null = null;

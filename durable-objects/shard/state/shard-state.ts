@@ -11,7 +11,7 @@
 // output gate holds those until the write is durable, so nothing acts on a change a crash could undo.
 import { type HistoryPageRecord, pageRecordOf } from "../history/page-records";
 import { bucketOf, jobIdsField, type PageOutcome, writePage } from "../store/history-pages";
-import { journalEntriesAfter, JOURNAL_SLOTS, lastJournalSeq, writeJournalEntry } from "../store/journal";
+import { JOURNAL_SLOTS, journalEntriesAfter, lastJournalSeq, writeJournalEntry } from "../store/journal";
 import {
   deleteSnapshotSlots,
   HEADER_SLOT,
@@ -21,7 +21,7 @@ import {
   STATS_SLOT,
   writeSnapshotSlot,
 } from "../store/snapshot";
-import { type JobRecord, JobBook, noteHistoryBucket } from "./job-book";
+import { JobBook, type JobRecord, noteHistoryBucket } from "./job-book";
 import type { Run } from "./run";
 import { indexStateOf, RunBook } from "./run-book";
 import { type SettledStats, StatsBook, settledStatsOf } from "./stats-book";

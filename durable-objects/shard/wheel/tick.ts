@@ -216,15 +216,11 @@ function collectDueRuns(
   /** What each tenant may still send ahead of its instants (src/core/fair-share.ts, shareLeft). */
   shareLeftOf: (tenantId: string) => number;
 } {
-  const windowInUse = state.runs.windowTotal();
-  // Reading every due run to send a few is what made a backpressured shard busy: read what the
-  // window has room for, plus some for leases and retries that only change state, and for the
-  // tenants under their share (fair-share.ts reads every tenant with work due its share).
-  const due = readDueRuns(
-    state,
-    nowMs,
-    Math.min(MAX_RUNS_PER_TICK, Math.max(0, settings.window - windowInUse) + COLLECT_SLACK_ROWS),
-  );
+  // Reading every due run to send a few is what made a backpressured shard busy: read about what
+  // the window can hold (runs in it whose lease expired are among the due ones, and make room),
+  // plus some for leases and retries that only change state, and for the tenants under their
+  // share (fair-share.ts reads every tenant with work due its share).
+  const due = readDueRuns(state, nowMs, Math.min(MAX_RUNS_PER_TICK, settings.window + COLLECT_SLACK_ROWS));
   const inFlight = inFlightNow(state, due);
   const { picked, roomLeft, shareLeftOf, heldBack } = pickSends(state, settings, due, inFlight, nowMs);
   const toDispatch: Run[] = [];
