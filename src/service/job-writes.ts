@@ -15,6 +15,7 @@ import type { SearchAllowance } from "../core/schedule-check";
 import { schedulesOf } from "../core/schedule-set";
 import { missingScheduleIssues } from "../core/schedule-set-check";
 import { targetAddressProblem } from "../core/ssrf";
+import type { TargetPolicy } from "../core/target-policy";
 import { jobDatabaseIndex, jobStores } from "../db/databases";
 import { updateStoredJobVersion } from "../db/job-store";
 import type { StoredJob } from "../db/jobs";
@@ -34,7 +35,7 @@ export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: Field
 function targetUrlErrors(
   input: unknown,
   fields: Partial<JobSpec>,
-  allowPrivate: boolean,
+  targetPolicy: TargetPolicy,
   prefix: (string | number)[],
 ): FieldError[] {
   const urls: [string, string | null][] = [
@@ -45,7 +46,7 @@ function targetUrlErrors(
   ];
   const errors: FieldError[] = [];
   for (const [path, url] of urls) {
-    const problem = url === null ? null : targetAddressProblem(url, { allowPrivate });
+    const problem = url === null ? null : targetAddressProblem(url, targetPolicy);
     if (problem !== null) errors.push({ path: joinPath([...prefix, path]), message: problem });
   }
   return errors;
@@ -61,7 +62,8 @@ export function checkJobInput(
   prefix: (string | number)[],
   options: {
     rejectPastOnce?: boolean;
-    allowPrivate: boolean;
+    /** What targets may be called (src/service/private-targets.ts). */
+    targetPolicy: TargetPolicy;
     searchAllowance?: SearchAllowance;
     /** The tenant's calendars: names in `calendars` must exist (see calendarSetsFor). */
     calendars?: ReadonlyMap<string, ExclusionSet>;
@@ -75,7 +77,7 @@ export function checkJobInput(
   const fields = parsed.success ? parsed.data : validJobFields(input);
   const errors = parsed.success ? [] : fieldErrorsOf(parsed.error.issues, prefix);
   errors.push(...prefixed(missingScheduleIssues(input), prefix));
-  errors.push(...targetUrlErrors(input, fields, options.allowPrivate, prefix));
+  errors.push(...targetUrlErrors(input, fields, options.targetPolicy, prefix));
   errors.push(...bindingTargetErrors(input, options.targets, prefix));
   if (parsed.success && errors.length === 0) {
     const normalized = normalizeJobSpec(parsed.data, nowMs, options);

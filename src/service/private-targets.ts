@@ -1,7 +1,31 @@
-// Whether this deployment may call private and loopback addresses: the one reading of the
-// `ALLOW_PRIVATE_TARGETS` switch, for the create checks and for every call the consumers make.
+// The target policy this deployment runs: the one reading of its two switches, for the create
+// checks, the console's line about it and every call the consumers make.
+//   ALLOW_PRIVATE_TARGETS = "true"  local mode: every http(s) URL (what `npm start` runs by default);
+//                                   anything else is the production policy (src/core/ssrf.ts).
+//   PRIVATE_TARGET_ALLOW_LIST       hosts (`host` or `host:port`) let through the production policy
+//                                   (`EDGECRON_ALLOWED_TARGETS=127.0.0.1:9000 npm start` sets it).
+import { parseAllowedTargets, type TargetPolicy } from "../core/target-policy";
 
-/** `ALLOW_PRIVATE_TARGETS` is a local-development switch: anything but "true" is production. */
+/** The policy in force, and the allow-list entries it ignored (not `host[:port]`). */
+export interface ConfiguredTargetPolicy extends Required<TargetPolicy> {
+  ignoredAllowListEntries: readonly string[];
+}
+
+export function targetPolicyOf(env: Env): ConfiguredTargetPolicy {
+  const { allowed, ignored } = parseAllowedTargets(env.PRIVATE_TARGET_ALLOW_LIST);
+  return {
+    allowPrivate: allowsPrivateTargets(env),
+    allowedTargets: allowed,
+    ignoredAllowListEntries: ignored,
+  };
+}
+
+/**
+ * `ALLOW_PRIVATE_TARGETS` is a local-development switch: anything but "true" is production. The
+ * consumers' call-time checks still read only this (src/queue/consumers: run-calls.ts,
+ * side-delivery-send.ts); until they take targetPolicyOf, a call to an allow-listed private host
+ * is refused there although its job was accepted.
+ */
 export function allowsPrivateTargets(env: Env): boolean {
   return env.ALLOW_PRIVATE_TARGETS === "true";
 }

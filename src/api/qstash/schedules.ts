@@ -18,7 +18,7 @@ import { admitJobCreates } from "../../service/admission";
 import { newId } from "../../service/ids";
 import { checkJobInput, newStoredJob, pushAndMarkSynced, saveJobVersion } from "../../service/job-writes";
 import { nextFireTimesOf } from "../../service/next-fires";
-import { allowsPrivateTargets } from "../../service/private-targets";
+import { targetPolicyOf } from "../../service/private-targets";
 import { listJobRunRecords } from "../../service/run-history";
 import { targetBindingAccess } from "../../service/target-bindings";
 import type { AppEnv } from "../http/app-env";
@@ -126,7 +126,7 @@ qstashSchedules.post("/*", async (c) => {
     callerIp: c.req.header("cf-connecting-ip") ?? null,
   });
   const check = checkJobInput(input, nowMs, [], {
-    allowPrivate: allowsPrivateTargets(c.env),
+    targetPolicy: targetPolicyOf(c.env),
     targets: targetBindingAccess(c.env, tenantId),
   });
   if (!check.ok) throw badRequest(headerErrorsOf(check.errors));

@@ -12,7 +12,8 @@ import {
 } from "../context";
 import { readJobFile } from "../job-file";
 import { hasSpecFlags, JOB_FLAG_OPTIONS, jobFromFlags } from "../job-flags";
-import { formatJobSchedules, renderJob, renderKeyValues } from "../render";
+import { formatJobSchedules, renderJob, WIDE_JOB_COLUMNS } from "../job-view";
+import { renderKeyValues } from "../render";
 import { backfill, update } from "./job-changes";
 
 const STATUSES: readonly JobStatus[] = JOB_STATUSES;
@@ -66,9 +67,13 @@ const create: Command = {
 
 const list: Command = {
   path: ["jobs", "list"],
-  args: "[--status ACTIVE|PAUSED|COMPLETED|DELETED] [--name <prefix>] [--limit <n>] [--cursor <c>] [--all]",
+  args: "[--status ACTIVE|PAUSED|COMPLETED|DELETED] [--name <prefix>] [--limit <n>] [--cursor <c>] [--all] [--wide]",
   summary: "list jobs, newest first",
+  details: [
+    "--wide             a column for every field of a job (as jobs get shows them), one line per job",
+  ],
   options: {
+    wide: { type: "boolean" },
     status: { type: "string" },
     name: { type: "string" },
     limit: { type: "string" },
@@ -91,7 +96,7 @@ const list: Command = {
     const page = ctx.values.all
       ? { data: await collect(jobs.all(params)), next_cursor: null }
       : await jobs.list(params);
-    printPage(ctx, page, JOB_COLUMNS, "no jobs");
+    printPage(ctx, page, ctx.values.wide ? WIDE_JOB_COLUMNS : JOB_COLUMNS, "no jobs");
     return 0;
   },
 };

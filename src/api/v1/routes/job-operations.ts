@@ -5,7 +5,7 @@ import { calendarSetsFor } from "../../../db/calendars";
 import type { StoredJob } from "../../../db/jobs";
 import { deleteJobAtOnce, pushControlAction, saveControlAction } from "../../../service/control-push";
 import { checkBackfillRange, checkJobInput, pushAndMarkSynced } from "../../../service/job-writes";
-import { allowsPrivateTargets } from "../../../service/private-targets";
+import { targetPolicyOf } from "../../../service/private-targets";
 import { callShard, type ShardRefusalCode, shardRefusal } from "../../../service/shard-calls";
 import { targetBindingAccess } from "../../../service/target-bindings";
 import { backfillJob, triggerJob } from "../../../shard/client";
@@ -71,7 +71,7 @@ defineRoute(
     const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [merged as { calendars?: string[] }]);
     const check = checkJobInput(merged, nowMs, [], {
       rejectPastOnce: "schedule" in patch || "schedules" in patch,
-      allowPrivate: allowsPrivateTargets(c.env),
+      targetPolicy: targetPolicyOf(c.env),
       calendars,
       targets: targetBindingAccess(c.env, c.get("tenantId")),
     });
