@@ -20,12 +20,7 @@ export function targetPolicyOf(env: Env): ConfiguredTargetPolicy {
   };
 }
 
-/**
- * `ALLOW_PRIVATE_TARGETS` is a local-development switch: anything but "true" is production. The
- * consumers' call-time checks still read only this (src/queue/consumers: run-calls.ts,
- * side-delivery-send.ts); until they take targetPolicyOf, a call to an allow-listed private host
- * is refused there although its job was accepted.
- */
+/** `ALLOW_PRIVATE_TARGETS` is a local-development switch: anything but "true" is production. */
 export function allowsPrivateTargets(env: Env): boolean {
   return env.ALLOW_PRIVATE_TARGETS === "true";
 }

@@ -164,7 +164,7 @@ describe("the README's local OpenTelemetry recipe", () => {
 
 describe("npm start with the production target policy", () => {
   it(
-    "refuses the metadata address and single-label names with a 400 naming the target; accepts the allow-listed one",
+    "refuses the metadata address and single-label names with a 400 naming the target; accepts and calls the allow-listed one",
     async () => {
       const target = await useTarget();
       const allowed = new URL(target.url).host;
@@ -200,6 +200,12 @@ describe("npm start with the production target policy", () => {
       }
       const accepted = await create(`${target.url}/allowed`);
       expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
+      // And it is called: the consumer's call-time check takes the same allow-list.
+      const trigger = await api("POST", `/v1/jobs/${accepted.body.id}/trigger`);
+      expect(trigger.status).toBe(202);
+      await waitUntil(() => target.calls.find((c) => c.path === "/allowed"), {
+        what: "the allow-listed call",
+      });
       await stopStart(run);
     },
     TEST_MS,
