@@ -238,6 +238,20 @@ function serializedBodyBytes(body: unknown): number {
   return new TextEncoder().encode(serializeTargetBody(body) ?? "").byteLength;
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A JSON object of the user's, kept exactly as given (`metadata`). Not z.record: it rebuilds the
+ * object by assignment, and assigning a `__proto__` key sets the copy's prototype instead, so the
+ * key silently vanished. Its keys are data, `__proto__` and `constructor` included.
+ */
+export const jsonObjectSchema = z
+  .unknown()
+  .refine(isPlainObject, { message: "must be an object" })
+  .meta({ type: "object", additionalProperties: {} }) as unknown as z.ZodType<Record<string, unknown>>;
+
 /** A job's `priority` range (1 goes first), and the default in its middle. */
 export const JOB_PRIORITY_HIGHEST = 1;
 export const JOB_PRIORITY_LOWEST = 5;
@@ -288,7 +302,7 @@ export const jobCreateSchema = z.strictObject({
   flow_control: flowControlSchema.nullable().default(null),
   /** Triggers of one key inside `period` become one run (src/core/debounce.ts). */
   debounce: debounceSchema.nullable().default(null),
-  metadata: z.record(z.string(), z.unknown()).default({}),
+  metadata: jsonObjectSchema.default({}),
   /**
    * Set by the QStash-compatible /v2 API (qstash-message.ts, qstash-delivery.ts); absent on /v1
    * jobs. Present: calls are signed and headed as QStash's, callbacks get QStash's body.

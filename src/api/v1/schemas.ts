@@ -17,6 +17,7 @@ import { HOST_SIGNALS } from "../../core/host-throttle";
 import { jobCalendarsSchema, jobCreateSchema, scheduleSchema, schedulesSchema } from "../../core/job-spec";
 import { JOB_STATUSES, RUN_STATES } from "../../core/run-state";
 import { HOLD_CAUSES, WAIT_CAUSES } from "../../core/run-waits";
+import { SEARCH_STOP_REASONS } from "../../core/search-bound";
 import { tenantLimitsPutSchema as tenantLimitsPut } from "../../core/tenant-limits";
 
 export { MAX_BACKFILL_INSTANTS } from "../../core/backfill";
@@ -119,30 +120,20 @@ export const apiKeyCreateSchema = z.strictObject({
   tenant_id: z.string().min(1).max(100),
   name: z.string().trim().min(1).max(200).nullable().optional(),
 });
-export const previewRequestSchema = z
-  .strictObject({
-    schedule: scheduleSchema.optional(),
-    schedules: schedulesSchema.optional(),
-    calendars: jobCalendarsSchema.default([]),
-    exclude: exclusionSetSchema.nullable().default(null),
-    count: z.number().int().min(1).max(MAX_PREVIEW_COUNT).default(5),
-    from: requestInstant.optional(),
-    window: deliveryWindowSchema.nullable().default(null),
-    flexible_window: flexibleWindowSchema.nullable().default(null),
-    job_id: z.string().min(1).max(200).optional().meta({
-      description: "The job whose flexible-window points to show (they depend on its id); default `preview`",
-    }),
-  })
-  .superRefine((body, ctx) => {
-    if ((body.schedule === undefined) === (body.schedules === undefined)) {
-      const path = body.schedule === undefined ? "schedule" : "schedules";
-      ctx.addIssue({
-        code: "custom",
-        path: [path],
-        message: "give exactly one of `schedule` or `schedules`",
-      });
-    }
-  });
+/** A preview refuses what a create would (one check, normalizeTiming): exactly one of `schedule`/`schedules` too. */
+export const previewRequestSchema = z.strictObject({
+  schedule: scheduleSchema.optional(),
+  schedules: schedulesSchema.optional(),
+  calendars: jobCalendarsSchema.default([]),
+  exclude: exclusionSetSchema.nullable().default(null),
+  count: z.number().int().min(1).max(MAX_PREVIEW_COUNT).default(5),
+  from: requestInstant.optional(),
+  window: deliveryWindowSchema.nullable().default(null),
+  flexible_window: flexibleWindowSchema.nullable().default(null),
+  job_id: z.string().min(1).max(200).optional().meta({
+    description: "The job whose flexible-window points to show (they depend on its id); default `preview`",
+  }),
+});
 export const backfillRequestSchema = z.strictObject({ from: requestInstant, to: requestInstant });
 /** What the batch route parses first; each item is then checked on its own as a JobCreate. */
 export const jobBatchSchema = z.strictObject({
@@ -159,12 +150,30 @@ export const jobPatchDocSchema = jobCreateSchema
 
 // --- responses ------------------------------------------------------------------------------
 
+/** Where a bound stopped a search for instants that run (src/core/search-bound.ts). */
+export const searchStopSchema = z
+  .object({
+    reason: z.enum(SEARCH_STOP_REASONS).meta({
+      description:
+        "horizon: no instant left to run within 5 years of the previous one; instant_limit: 25,000 instants skipped by exclusions or the delivery window were examined",
+    }),
+    searched_through: time.meta({
+      description: "The search examined the schedule up to here; later instants may run",
+    }),
+    detail: z.string(),
+  })
+  .meta({
+    description:
+      "Present only when the list is shorter than asked because the search for the next instant that runs (behind exclusions or a delivery window) stopped at its bound",
+  });
+
 export const jobSchema = jobCreateSchema.extend({
   id: z.string().meta({ example: "job_01JDXS3M0000000000000000AB" }),
   status: jobStatusSchema,
   version: z.number().int(),
   shard: z.number().int(),
   next_fire_times: z.array(time),
+  next_fire_times_stopped: searchStopSchema.optional(),
   created_at: time,
   updated_at: time,
 });
@@ -455,6 +464,7 @@ export const previewResultSchema = z.object({
     )
     .optional()
     .meta({ description: "With `window`: the instants it skips (or folds into a deferred run)" }),
+  stopped: searchStopSchema.optional(),
 });
 export const meSchema = z.object({ role: z.enum(["admin", "tenant"]), tenant_id: z.string().nullable() });
 export const healthSchema = z.object({

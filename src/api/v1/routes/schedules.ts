@@ -2,9 +2,9 @@ import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ExclusionSet } from "../../../core/exclusions";
 import { scheduleElementIssues } from "../../../core/normalize";
+import { missingScheduleIssues, scheduleChoiceIssues } from "../../../core/schedule-set-check";
 import { calendarSetsOf } from "../../../db/calendars";
-import { previewUnionTimes } from "../../../service/job-writes";
-import { previewPlacedFires } from "../../../service/preview-placement";
+import { schedulePreview } from "../../../service/schedule-preview";
 import type { AppEnv } from "../../http/app-env";
 import { tenantScope } from "../../http/auth";
 import { readJsonBody } from "../../http/body";
@@ -45,34 +45,8 @@ defineRoute(
   }),
   async (c) => {
     const body = await readPreviewBody(c);
-    const known = body.calendars.length === 0 ? new Map() : await tenantCalendars(c);
-    const unknown = body.calendars.flatMap((name, index) =>
-      known.has(name) ? [] : [{ path: `calendars.${index}`, message: `no calendar named ${name}` }],
-    );
-    if (unknown.length > 0) throw validationError(unknown);
-    const sets = body.calendars.flatMap((name) => known.get(name) ?? []);
-    if (body.exclude !== null) sets.push(body.exclude);
-    const nowMs = Date.now();
-    const fromMs = body.from === undefined ? nowMs : Date.parse(body.from);
-    const specs = body.schedules ?? (body.schedule === undefined ? [] : [body.schedule]);
-    const path = body.schedules === undefined ? "schedule" : "schedules";
-    const given = [
-      ...(body.calendars.length > 0 ? (["calendars"] as const) : []),
-      ...(body.exclude !== null ? (["exclude"] as const) : []),
-    ];
-    const preview = previewUnionTimes(specs, sets, nowMs, fromMs, body.count, path, given);
-    if (body.window === null && body.flexible_window === null) return c.json(preview);
-    const placement = { window: body.window, flexible_window: body.flexible_window };
-    const placed = previewPlacedFires(
-      placement,
-      body.job_id ?? "preview",
-      specs,
-      sets,
-      nowMs,
-      fromMs,
-      body.count,
-    );
-    return c.json({ ...preview, ...placed });
+    const calendars = body.calendars.length === 0 ? new Map() : await tenantCalendars(c);
+    return c.json(schedulePreview(body, calendars, Date.now()));
   },
 );
 
@@ -80,11 +54,18 @@ defineRoute(
 async function readPreviewBody(c: Context<AppEnv>) {
   const raw = await readJsonBody(c);
   const parsed = previewRequestSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
+  const missing = missingScheduleIssues(raw);
+  if (parsed.success && missing.length === 0) return parsed.data;
+  if (parsed.success) throw validationError(missing);
   const errors = fieldErrorsOf(parsed.error.issues, []);
   const schedules =
     typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).schedules : undefined;
-  errors.push(...scheduleElementIssues(schedules, undefined, Date.now()));
+  // The same refusals as a create's for what parsed alone (see checkJobInput).
+  errors.push(
+    ...missing,
+    ...scheduleChoiceIssues(raw),
+    ...scheduleElementIssues(schedules, undefined, Date.now()),
+  );
   throw validationError(errors);
 }
 
