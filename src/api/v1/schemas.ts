@@ -11,6 +11,7 @@ import {
 } from "../../core/delivery-window";
 import { ERROR_CODE_LIST } from "../../core/errors";
 import { calendarCreateSchema, calendarReplaceSchema, exclusionSetSchema } from "../../core/exclusions";
+import { filterText } from "../../core/filter-values";
 import { flexibleWindowSchema } from "../../core/flexible-window";
 import { FLOW_KEY_MESSAGE, FLOW_KEY_PATTERN } from "../../core/flow-control";
 import { HOST_SIGNALS } from "../../core/host-throttle";
@@ -71,7 +72,7 @@ export const jobStatusSchema = z.enum(JOB_STATUSES);
 export const runStateSchema = z.enum(RUN_STATES);
 export const listJobsQuerySchema = z.strictObject({
   status: jobStatusSchema.optional(),
-  name: z.string().max(200).optional().meta({ description: "Name prefix" }),
+  name: filterText(200).optional().meta({ description: "Name prefix (not empty)" }),
   limit: limitSchema,
   cursor: cursor(200),
 });
@@ -86,9 +87,9 @@ export const getJobQuerySchema = z.object({
 });
 export const listRunsQuerySchema = pageQuerySchema.extend({
   state: runStateSchema.optional(),
-  job_id: z.string().max(100).optional(),
+  job_id: filterText(100).optional(),
 });
-export const listDeadLettersQuerySchema = pageQuerySchema.extend({ job_id: z.string().max(100).optional() });
+export const listDeadLettersQuerySchema = pageQuerySchema.extend({ job_id: filterText(100).optional() });
 export const alertKindSchema = z.enum(ALERT_KINDS);
 export const alertStateSchema = z.enum(ALERT_STATES);
 export const listAlertsQuerySchema = pageQuerySchema.extend({
@@ -97,7 +98,7 @@ export const listAlertsQuerySchema = pageQuerySchema.extend({
     description: "open (nobody acted), acknowledged (seen, unresolved) or resolved",
   }),
 });
-export const listApiKeysQuerySchema = z.strictObject({ tenant_id: z.string().min(1).max(100) });
+export const listApiKeysQuerySchema = z.strictObject({ tenant_id: filterText(100) });
 
 // --- request bodies -------------------------------------------------------------------------
 
