@@ -1,6 +1,6 @@
 // The body of POST /v2/batch: a JSON array of `{destination, headers, body, queue?}`, as the
 // client sends it (header names lower-cased), read into one message's parts per item.
-import { MAX_BODY_BYTES } from "../http/body";
+import type { Context } from "hono";
 import { EdgecronError } from "../http/problem";
 import { badRequest } from "./errors";
 import type { HeaderError } from "./headers";
@@ -15,11 +15,9 @@ export interface BatchItem {
   queueName: string | null;
 }
 
-export async function readBatchBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (new TextEncoder().encode(text).byteLength > MAX_BODY_BYTES) {
-    throw new EdgecronError("payload_too_large", "The batch body is over 1 MiB");
-  }
+/** The batch's JSON; its bytes were read (at most MAX_BODY_BYTES) by the API's bounded reader. */
+export async function readBatchBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
   try {
     return JSON.parse(text);
   } catch {
