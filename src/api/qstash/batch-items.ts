@@ -1,6 +1,7 @@
 // The body of POST /v2/batch: a JSON array of `{destination, headers, body, queue?}`, as the
 // client sends it (header names lower-cased), read into one message's parts per item.
 import type { Context } from "hono";
+import { headerMapIssues } from "../../core/header-map";
 import { EdgecronError } from "../http/problem";
 import { badRequest } from "./errors";
 import type { HeaderError } from "./headers";
@@ -42,16 +43,11 @@ export function batchItemsOf(value: unknown): BatchItem[] {
       errors.push({ header: `[${index}] queue`, message: QUEUE_NAME_MESSAGE });
     if (item.body !== undefined && typeof item.body !== "string")
       errors.push({ header: `[${index}] body`, message: "must be a string" });
-    if (item.headers !== undefined && (typeof item.headers !== "object" || item.headers === null)) {
-      errors.push({ header: `[${index}] headers`, message: "must be an object of header names to strings" });
-    }
-    for (const [name, headerValue] of Object.entries((item.headers ?? {}) as Record<string, unknown>)) {
-      try {
-        headers.set(name, String(headerValue));
-      } catch {
-        errors.push({ header: `[${index}] headers.${name}`, message: "is not a valid header" });
-      }
-    }
+    // The one header-map validator: an array, a non-string value or a bad name is named, never coerced.
+    const checked = headerMapIssues(item.headers ?? {});
+    for (const issue of checked.issues)
+      errors.push({ header: [`[${index}] headers`, ...issue.path].join("."), message: issue.message });
+    for (const [name, headerValue] of Object.entries(checked.headers ?? {})) headers.set(name, headerValue);
     const body = new TextEncoder().encode(typeof item.body === "string" ? item.body : "");
     return {
       destination: typeof item.destination === "string" ? item.destination : "",
