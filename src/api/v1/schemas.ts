@@ -76,14 +76,16 @@ export const listJobsQuerySchema = z.strictObject({
   limit: limitSchema,
   cursor: cursor(200),
 });
+const NEXT_MESSAGE = `must be an integer from 0 to ${MAX_NEXT_FIRES}`;
 export const getJobQuerySchema = z.object({
-  next: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_NEXT_FIRES)
+  // Digits only, as `limit`: z.coerce read "" as 0 and "1e2" as 100.
+  next: z
+    .string()
+    .regex(/^\d{1,3}$/, NEXT_MESSAGE)
+    .transform(Number)
+    .pipe(z.number().int().min(0, NEXT_MESSAGE).max(MAX_NEXT_FIRES, NEXT_MESSAGE))
     .default(5)
-    .meta({ description: `How many next_fire_times (0 to ${MAX_NEXT_FIRES})` }),
+    .meta({ description: `How many next_fire_times (0 to ${MAX_NEXT_FIRES})`, example: "5" }),
 });
 export const listRunsQuerySchema = pageQuerySchema.extend({
   state: runStateSchema.optional(),
