@@ -1,8 +1,15 @@
-import type { DeliveryWindow } from "./delivery-window";
-import { compileExclusions, type ExclusionSet } from "./exclusions";
-import type { FlexibleWindow } from "./flexible-window";
-import { misfirePolicySchema, type Schedule } from "./job-spec";
-import { normalizeSchedule, normalizeTiming, type SpecIssue } from "./normalize";
+import { z } from "zod";
+import { type DeliveryWindow, deliveryWindowSchema } from "./delivery-window";
+import { compileExclusions, type ExclusionSet, exclusionSetSchema } from "./exclusions";
+import { type FlexibleWindow, flexibleWindowSchema } from "./flexible-window";
+import {
+  jobCalendarsSchema,
+  misfirePolicySchema,
+  type Schedule,
+  scheduleSchema,
+  schedulesSchema,
+} from "./job-spec";
+import { normalizeSchedule, normalizeTiming, type SpecIssue, type TimingFields } from "./normalize";
 import { searchRunFires } from "./run-search";
 import { type CheckedFireTimes, checkedFireTimes } from "./schedule-check";
 import { includedFireTimes, schedulesOf } from "./schedule-set";
@@ -24,17 +31,60 @@ export function previewFireTimes(
   return checkedFireTimes(normalizeSchedule(schedule, nowMs, fromMs), fromMs, count);
 }
 
-/** What `POST /v1/schedules/preview` takes, validated (docs/API.md). */
-export interface PreviewInput {
-  schedule?: Schedule | undefined;
-  schedules?: Schedule[] | undefined;
-  calendars: string[];
-  exclude: ExclusionSet | null;
-  window: DeliveryWindow | null;
-  flexible_window: FlexibleWindow | null;
-  job_id?: string | undefined;
-  count: number;
-  from?: string | undefined;
+export const MAX_PREVIEW_COUNT = 1000;
+
+/**
+ * What `POST /v1/schedules/preview` takes (docs/API.md): a job's timing fields, with the create's
+ * own schemas. Exactly one of `schedule`/`schedules` is checked as a create checks it
+ * (missingScheduleIssues, scheduleChoiceIssues), not here.
+ */
+export const previewInputSchema = z.strictObject({
+  schedule: scheduleSchema.optional(),
+  schedules: schedulesSchema.optional(),
+  calendars: jobCalendarsSchema.default([]),
+  exclude: exclusionSetSchema.nullable().default(null),
+  count: z.number().int().min(1).max(MAX_PREVIEW_COUNT).default(5),
+  from: z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" }).optional(),
+  window: deliveryWindowSchema.nullable().default(null),
+  flexible_window: flexibleWindowSchema.nullable().default(null),
+  job_id: z.string().min(1).max(200).optional().meta({
+    description: "The job whose flexible-window points to show (they depend on its id); default `preview`",
+  }),
+});
+
+export type PreviewInput = z.output<typeof previewInputSchema>;
+
+/** The preview's fields that are valid on its own, as a timing spec (see validJobFields). */
+export function validPreviewFields(input: unknown): TimingFields {
+  const body = (typeof input === "object" && input !== null && !Array.isArray(input) ? input : {}) as Record<
+    string,
+    unknown
+  >;
+  const valid = (key: keyof typeof previewInputSchema.shape) => {
+    const result = previewInputSchema.shape[key].safeParse(Object.hasOwn(body, key) ? body[key] : undefined);
+    return result.success ? result.data : undefined;
+  };
+  const schedule = valid("schedule") as Schedule | undefined;
+  const schedules = valid("schedules") as Schedule[] | undefined;
+  return {
+    ...(schedule === undefined ? {} : { schedule }),
+    ...(schedules === undefined ? {} : { schedules }),
+    calendars: (valid("calendars") as string[] | undefined) ?? [],
+    exclude: (valid("exclude") as ExclusionSet | null | undefined) ?? null,
+    window: (valid("window") as DeliveryWindow | null | undefined) ?? null,
+    flexible_window: (valid("flexible_window") as FlexibleWindow | null | undefined) ?? null,
+    start_at: null,
+    end_at: null,
+    misfire: DEFAULT_MISFIRE,
+    jitter: null,
+  };
+}
+
+const DEFAULT_MISFIRE = misfirePolicySchema.parse({});
+
+/** The preview's reference times: `from` (a job created then), and now for a `delay`. */
+export function previewOptions(fromMs: number, nowMs: number, calendars: ReadonlyMap<string, ExclusionSet>) {
+  return { calendars, anchorMs: fromMs, delayFromMs: nowMs };
 }
 
 /** A preview's answer, in epoch milliseconds. */
@@ -67,22 +117,7 @@ export function previewRuns(
   nowMs: number,
 ): { ok: true; preview: PreviewRuns } | { ok: false; issues: SpecIssue[] } {
   const fromMs = input.from === undefined ? nowMs : Date.parse(input.from);
-  const timing = normalizeTiming(
-    {
-      ...(input.schedule === undefined ? {} : { schedule: input.schedule }),
-      ...(input.schedules === undefined ? {} : { schedules: input.schedules }),
-      calendars: input.calendars,
-      exclude: input.exclude,
-      window: input.window,
-      flexible_window: input.flexible_window,
-      start_at: null,
-      end_at: null,
-      misfire: misfirePolicySchema.parse({}),
-      jitter: null,
-    },
-    fromMs,
-    { calendars, anchorMs: fromMs, delayFromMs: nowMs },
-  );
+  const timing = normalizeTiming(validPreviewFields(input), fromMs, previewOptions(fromMs, nowMs, calendars));
   if (!timing.ok) return timing;
   const fields = timing.fields;
   const exclusions = compileExclusions(exclusionSetsOf(fields, calendars));

@@ -91,6 +91,17 @@ const CASES: [label: string, fields: Record<string, unknown>][] = [
   ],
 ];
 
+CASES.push(
+  [
+    "an invalid window beside a one-shot in the past (every problem named at once)",
+    { schedule: { type: "once", at: "2020-01-01T00:00:00Z" }, window: { between: ["25:00", "09:00"] } },
+  ],
+  [
+    "an invalid exclude beside an unknown calendar",
+    { schedule: daily12, calendars: ["nope"], exclude: { rules: [] } },
+  ],
+);
+
 describe("a preview refuses exactly what a create refuses", () => {
   it.each(CASES)("%s: the same 400 from both", async (_label, fields) => {
     const preview = await api<Problem>("POST", "/v1/schedules/preview", { token: key, body: fields });

@@ -4,18 +4,14 @@
 import { z } from "zod";
 import { ALERT_DELIVERIES, ALERT_KINDS, ALERT_RESOLUTIONS, ALERT_STATES } from "../../core/alerts";
 import { debounceKeySchema } from "../../core/debounce";
-import {
-  deliveryWindowSchema,
-  OUTSIDE_WINDOW_FOLDED_REASON,
-  OUTSIDE_WINDOW_REASON,
-} from "../../core/delivery-window";
+import { OUTSIDE_WINDOW_FOLDED_REASON, OUTSIDE_WINDOW_REASON } from "../../core/delivery-window";
 import { ERROR_CODE_LIST } from "../../core/errors";
-import { calendarCreateSchema, calendarReplaceSchema, exclusionSetSchema } from "../../core/exclusions";
+import { calendarCreateSchema, calendarReplaceSchema } from "../../core/exclusions";
 import { filterText } from "../../core/filter-values";
-import { flexibleWindowSchema } from "../../core/flexible-window";
 import { FLOW_KEY_MESSAGE, FLOW_KEY_PATTERN } from "../../core/flow-control";
 import { HOST_SIGNALS } from "../../core/host-throttle";
-import { jobCalendarsSchema, jobCreateSchema, scheduleSchema, schedulesSchema } from "../../core/job-spec";
+import { jobCreateSchema } from "../../core/job-spec";
+import { previewInputSchema } from "../../core/preview";
 import { JOB_STATUSES, RUN_STATES } from "../../core/run-state";
 import { HOLD_CAUSES, WAIT_CAUSES } from "../../core/run-waits";
 import { SEARCH_STOP_REASONS } from "../../core/search-bound";
@@ -25,7 +21,7 @@ export { MAX_BACKFILL_INSTANTS } from "../../core/backfill";
 export { completionBodySchema } from "../../core/long-running";
 
 export const MAX_BATCH_JOBS = 1000;
-export const MAX_PREVIEW_COUNT = 1000;
+export { MAX_PREVIEW_COUNT } from "../../core/preview";
 export const MAX_NEXT_FIRES = 100;
 
 const time = z.iso.datetime().meta({ example: "2026-12-01T09:00:00.000Z" });
@@ -123,20 +119,8 @@ export const apiKeyCreateSchema = z.strictObject({
   tenant_id: z.string().min(1).max(100),
   name: z.string().trim().min(1).max(200).nullable().optional(),
 });
-/** A preview refuses what a create would (one check, normalizeTiming): exactly one of `schedule`/`schedules` too. */
-export const previewRequestSchema = z.strictObject({
-  schedule: scheduleSchema.optional(),
-  schedules: schedulesSchema.optional(),
-  calendars: jobCalendarsSchema.default([]),
-  exclude: exclusionSetSchema.nullable().default(null),
-  count: z.number().int().min(1).max(MAX_PREVIEW_COUNT).default(5),
-  from: requestInstant.optional(),
-  window: deliveryWindowSchema.nullable().default(null),
-  flexible_window: flexibleWindowSchema.nullable().default(null),
-  job_id: z.string().min(1).max(200).optional().meta({
-    description: "The job whose flexible-window points to show (they depend on its id); default `preview`",
-  }),
-});
+/** The preview's body: the core's (src/core/preview.ts), checked as a create is. */
+export const previewRequestSchema = previewInputSchema;
 export const backfillRequestSchema = z.strictObject({ from: requestInstant, to: requestInstant });
 /** What the batch route parses first; each item is then checked on its own as a JobCreate. */
 export const jobBatchSchema = z.strictObject({

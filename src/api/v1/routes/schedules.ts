@@ -1,14 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ExclusionSet } from "../../../core/exclusions";
-import { scheduleElementIssues } from "../../../core/normalize";
-import { missingScheduleIssues, scheduleChoiceIssues } from "../../../core/schedule-set-check";
 import { calendarSetsOf } from "../../../db/calendars";
-import { schedulePreview } from "../../../service/schedule-preview";
+import { checkPreviewInput, schedulePreview } from "../../../service/schedule-preview";
 import type { AppEnv } from "../../http/app-env";
 import { tenantScope } from "../../http/auth";
 import { readJsonBody } from "../../http/body";
-import { fieldErrorsOf, validationError } from "../../http/problem";
 import { previewRequestSchema, previewResultSchema } from "../openapi/components";
 import {
   AUTH_ERRORS,
@@ -44,30 +41,13 @@ defineRoute(
     },
   }),
   async (c) => {
-    const body = await readPreviewBody(c);
-    const calendars = body.calendars.length === 0 ? new Map() : await tenantCalendars(c);
-    return c.json(schedulePreview(body, calendars, Date.now()));
+    const raw = await readJsonBody(c);
+    const named = (raw as { calendars?: unknown } | null)?.calendars;
+    const calendars = Array.isArray(named) && named.length > 0 ? await tenantCalendars(c) : new Map();
+    const nowMs = Date.now();
+    return c.json(schedulePreview(checkPreviewInput(raw, calendars, nowMs), calendars, nowMs));
   },
 );
-
-/** The body, or a 400 naming every bad field: each spec of `schedules` is checked on its own too. */
-async function readPreviewBody(c: Context<AppEnv>) {
-  const raw = await readJsonBody(c);
-  const parsed = previewRequestSchema.safeParse(raw);
-  const missing = missingScheduleIssues(raw);
-  if (parsed.success && missing.length === 0) return parsed.data;
-  if (parsed.success) throw validationError(missing);
-  const errors = fieldErrorsOf(parsed.error.issues, []);
-  const schedules =
-    typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).schedules : undefined;
-  // The same refusals as a create's for what parsed alone (see checkJobInput).
-  errors.push(
-    ...missing,
-    ...scheduleChoiceIssues(raw),
-    ...scheduleElementIssues(schedules, undefined, Date.now()),
-  );
-  throw validationError(errors);
-}
 
 /** Calendars are per tenant: a preview naming one needs the caller's tenant (admin: Edgecron-Tenant). */
 async function tenantCalendars(c: Context<AppEnv>): Promise<Map<string, ExclusionSet>> {
