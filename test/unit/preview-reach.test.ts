@@ -10,7 +10,6 @@ import { normalizeJobSpec } from "../../src/core/normalize";
 import { type PreviewInput, previewRuns } from "../../src/core/preview";
 import { searchRunFires } from "../../src/core/run-search";
 import { SEARCH_HORIZON_MS } from "../../src/core/search-bound";
-import vectors from "../fixtures/cron-vectors.json";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const noCalendars = new Map();
@@ -60,24 +59,6 @@ describe("a preview lists `count` instants whenever the schedule has them", () =
     const answer = preview({ schedule, count: 9, from });
     expect(answer.fireTimesMs.map(iso)).toEqual(oracleFirstSundayOfMarch("Europe/London", from, 9));
     expect(answer.stop).toBeNull();
-  });
-
-  it("every public vector through the preview (v032 spans more than five years)", () => {
-    const runnable = (vectors as { classification: string }[]).filter(
-      (one) => one.classification !== "excluded",
-    );
-    for (const vector of runnable as unknown as {
-      id: string;
-      schedule: PreviewInput["schedule"];
-      from: string;
-      expected: string[];
-    }[]) {
-      const answer = preview({ schedule: vector.schedule, count: vector.expected.length, from: vector.from });
-      expect({ id: vector.id, fires: answer.fireTimesMs.map(iso) }).toEqual({
-        id: vector.id,
-        fires: vector.expected,
-      });
-    }
   });
 });
 
