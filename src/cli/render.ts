@@ -88,6 +88,10 @@ export function renderJob(job: Job): string {
     ["retry", `${job.retry.max_attempts} attempts`],
     ...(job.debounce ? [["debounce", describeDebounce(job.debounce)] as [string, string]] : []),
     ["next fires", job.next_fire_times],
+    // A list the search bound cut short says so (docs/API.md, "The search bound").
+    ...(job.next_fire_times_stopped
+      ? [["next fires stopped", job.next_fire_times_stopped.detail] as [string, string]]
+      : []),
     ["updated", job.updated_at],
   ]);
 }

@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
+import { ConsoleClient } from "../helpers/console-client";
 
 disarmShardsAfterEach();
 
@@ -194,23 +195,27 @@ describe("a preview lists count instants whenever the schedule has them", () => 
 
   it("says so in a job's next_fire_times too", async () => {
     const thisYear = new Date().getUTCFullYear();
-    const created = await api<{ next_fire_times: string[]; next_fire_times_stopped?: { reason: string } }>(
-      "POST",
-      "/v1/jobs",
-      {
-        token: key,
-        body: jobBody({
-          schedule: { type: "cron", expr: "0 0 1 1 *", timezone: "UTC" },
-          exclude: {
-            timezone: "UTC",
-            rules: [{ type: "range", from: `${thisYear + 2}-01-01`, to: `${thisYear + 9}-12-31` }],
-          },
-        }),
-      },
-    );
+    const created = await api<{
+      id: string;
+      next_fire_times: string[];
+      next_fire_times_stopped?: { reason: string };
+    }>("POST", "/v1/jobs", {
+      token: key,
+      body: jobBody({
+        schedule: { type: "cron", expr: "0 0 1 1 *", timezone: "UTC" },
+        exclude: {
+          timezone: "UTC",
+          rules: [{ type: "range", from: `${thisYear + 2}-01-01`, to: `${thisYear + 9}-12-31` }],
+        },
+      }),
+    });
     expect(created.status).toBe(201);
     expect(created.body.next_fire_times).toEqual([`${thisYear + 1}-01-01T00:00:00.000Z`]);
     expect(created.body.next_fire_times_stopped?.reason).toBe("horizon");
+    const console = new ConsoleClient();
+    await console.signIn(key);
+    const page = await console.get(`/console/jobs/${created.body.id}`);
+    expect(page.text).toContain('data-field="next-fires-stopped"');
   });
 });
 
