@@ -232,6 +232,13 @@ export const JOB_FIELDS: readonly JobField[] = [
     keys: ["next_fire_times"],
     value: (job) => job.next_fire_times,
   },
+  {
+    // A list the search bound cut short says so (docs/API.md, "The search bound").
+    label: "next fires stopped",
+    header: "NEXT FIRES STOPPED",
+    keys: ["next_fire_times_stopped"],
+    value: (job) => job.next_fire_times_stopped?.detail ?? null,
+  },
   { label: "created", header: "CREATED", keys: ["created_at"], value: (job) => job.created_at },
   { label: "updated", header: "UPDATED", keys: ["updated_at"], value: (job) => job.updated_at },
 ];

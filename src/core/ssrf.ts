@@ -47,8 +47,34 @@ export function targetAddressProblem(url: string, options: TargetPolicy): string
   if (parsed.username !== "" || parsed.password !== "") {
     return "target URL must not contain credentials (user:password@); send them in a header";
   }
+  const malformed = malformedHostProblem(url, parsed.hostname);
+  if (malformed !== null) return malformed;
   if (options.allowPrivate || isAllowedTarget(parsed, options.allowedTargets)) return null;
   return hostProblem(parsed.hostname);
+}
+
+/**
+ * Why the URL names no proper host, whatever the address policy: none as written (`http:///hook`
+ * and `http:hook` parse, the first path segment becoming the host), or a name with an empty label
+ * (`vm..`, `a..b`, `.`, `..`) or a label over 63 characters. One trailing dot (a fully qualified
+ * name, `example.com.`) is fine.
+ *
+ * @example malformedHostProblem("http:///hook", "hook") // "target URL has no host ..."
+ */
+export function malformedHostProblem(url: string, hostname: string): string | null {
+  if (!/^https?:\/\/[^/\\?#]/i.test(url)) {
+    return "target URL has no host: write it as http(s)://host/path";
+  }
+  if (hostname.startsWith("[")) return null;
+  const name = hostname.endsWith(".") ? hostname.slice(0, -1) : hostname;
+  const labels = name.split(".");
+  if (labels.some((label) => label === "")) {
+    return `target host ${hostname} has an empty label (a leading dot, or two dots in a row); refused`;
+  }
+  if (name.length > 253 || labels.some((label) => label.length > 63)) {
+    return `target host ${hostname} is not a valid name (labels of at most 63 characters, 253 in all); refused`;
+  }
+  return null;
 }
 
 /** Why this host (an IP literal, bracketed IPv6 or a name) may not be called, or null. */

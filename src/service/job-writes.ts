@@ -10,7 +10,6 @@ import {
   validTargetUrl,
 } from "../core/job-spec";
 import { jobSpecIssues, normalizeJobSpec, scheduleElementIssues } from "../core/normalize";
-import { previewFireTimes, previewUnionFireTimes } from "../core/preview";
 import type { SearchAllowance } from "../core/schedule-check";
 import { schedulesOf } from "../core/schedule-set";
 import { missingScheduleIssues } from "../core/schedule-set-check";
@@ -94,37 +93,6 @@ export function checkJobInput(
 
 function prefixed(issues: readonly FieldError[], prefix: (string | number)[]): FieldError[] {
   return issues.map((issue) => ({ path: joinPath([...prefix, issue.path]), message: issue.message }));
-}
-
-/**
- * A preview's fire times, or a 400 naming the schedule field that cannot be accepted (the same
- * refusals as create: can never fire, too costly to evaluate).
- */
-export function previewScheduleTimes(
-  schedule: Schedule,
-  nowMs: number,
-  fromMs: number,
-  count: number,
-): string[] {
-  const preview = previewFireTimes(schedule, nowMs, fromMs, count);
-  if (!preview.ok) throw validationError(preview.issues);
-  return preview.fireTimesMs.map((ms) => new Date(ms).toISOString());
-}
-
-/** The preview of several specs and exclusions (see previewUnionFireTimes), or its 400. */
-export function previewUnionTimes(
-  schedules: readonly Schedule[],
-  exclusions: readonly ExclusionSet[],
-  nowMs: number,
-  fromMs: number,
-  count: number,
-  path: "schedule" | "schedules",
-  exclusionFields: readonly ("calendars" | "exclude")[],
-): { fire_times: string[]; excluded: string[] } {
-  const preview = previewUnionFireTimes(schedules, exclusions, nowMs, fromMs, count, path, exclusionFields);
-  if (!preview.ok) throw validationError(preview.issues);
-  const iso = (ms: number) => new Date(ms).toISOString();
-  return { fire_times: preview.fireTimesMs.map(iso), excluded: preview.excludedMs.map(iso) };
 }
 
 /**

@@ -26,7 +26,11 @@ export function BulkActions(props: { status: string; name: string; csrf: string 
   if (props.status === "" && props.name === "") {
     return <p class="muted">Filter by status or name to act on every matching job at once.</p>;
   }
-  const hidden = { status: props.status, name: props.name };
+  // Only the fields the filter sets: the bulk route refuses an empty one.
+  const hidden = {
+    ...(props.status === "" ? {} : { status: props.status }),
+    ...(props.name === "" ? {} : { name: props.name }),
+  };
   return (
     <div class="action-bar" data-bulk-actions="">
       {BULK_ACTIONS.map(([action, label, confirm]) => (

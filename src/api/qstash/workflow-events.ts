@@ -3,7 +3,9 @@
 // its deadline: GET /v2/workflows/runs); POST /v2/notify/[{runId}/]{eventId} wakes every waiter
 // with a step message carrying the event's data and deletes its timeout message.
 import { Hono } from "hono";
+import { MAX_DURATION_MS } from "../../core/duration";
 import { base64OfText } from "../../core/encoding";
+import { headerMapIssues } from "../../core/header-map";
 import { jobStores } from "../../db/databases";
 import { findStoredJob } from "../../db/job-store";
 import { deleteWorkflowStep } from "../../db/qstash-workflow-runs";
@@ -38,19 +40,21 @@ interface WaitRequest {
 function readWaitRequest(value: unknown): WaitRequest {
   const body = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
   const errors: { header: string; message: string }[] = [];
-  const headers: Record<string, string> = {};
-  const rawHeaders = body.timeoutHeaders;
-  if (typeof rawHeaders === "object" && rawHeaders !== null) {
-    for (const [name, values] of Object.entries(rawHeaders)) {
-      const first = Array.isArray(values) ? values[0] : values;
-      if (typeof first === "string") headers[name.toLowerCase()] = first;
-    }
-  }
+  // QStash's shape, `{"Name": ["value"]}`, checked by the one header-map validator.
+  const timeoutHeaders = headerMapIssues(body.timeoutHeaders ?? {}, { lists: true });
+  for (const issue of timeoutHeaders.issues)
+    errors.push({ header: ["timeoutHeaders", ...issue.path].join("."), message: issue.message });
+  const headers = Object.fromEntries(
+    Object.entries(timeoutHeaders.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );
   const runId = headers["upstash-workflow-runid"] ?? "";
   if (typeof body.url !== "string") errors.push({ header: "url", message: "must be the workflow's URL" });
-  if (runId === "") errors.push({ header: "timeoutHeaders", message: "must carry Upstash-Workflow-Runid" });
+  if (runId === "" && timeoutHeaders.issues.length === 0)
+    errors.push({ header: "timeoutHeaders", message: "must carry Upstash-Workflow-Runid" });
   if (typeof body.step !== "object" || body.step === null)
     errors.push({ header: "step", message: "must be the wait step" });
+  if (body.timeoutUrl !== undefined && typeof body.timeoutUrl !== "string")
+    errors.push({ header: "timeoutUrl", message: "must be the URL to call when the wait times out" });
   const timeout = body.timeout;
   const timeoutMs =
     timeout === undefined
@@ -60,8 +64,11 @@ function readWaitRequest(value: unknown): WaitRequest {
         : typeof timeout === "string"
           ? parseQstashDurationMs(timeout)
           : null;
-  if (timeoutMs === null)
-    errors.push({ header: "timeout", message: 'must be a duration such as "10s" or "7d"' });
+  if (timeoutMs === null || !Number.isFinite(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_DURATION_MS)
+    errors.push({
+      header: "timeout",
+      message: 'must be a duration such as "10s" or "7d" (at most 366 days)',
+    });
   if (errors.length > 0) throw badRequest(errors);
   const url = body.url as string;
   return {

@@ -4,6 +4,7 @@ import {
   type Command,
   type Context,
   collect,
+  filterFlag,
   intFlag,
   printJson,
   printPage,
@@ -82,13 +83,13 @@ const list: Command = {
   },
   positionals: [0, 0],
   async run(ctx) {
-    const status = stringFlag(ctx.values, "status")?.toUpperCase();
+    const status = filterFlag(ctx.values, "status")?.toUpperCase();
     if (status !== undefined && !STATUSES.includes(status as JobStatus)) {
       throw new UsageError(`--status must be one of ${STATUSES.join(", ")}`);
     }
     const params = {
       status: status as JobStatus | undefined,
-      name: stringFlag(ctx.values, "name"),
+      name: filterFlag(ctx.values, "name"),
       limit: intFlag(ctx.values, "limit", { min: 1, max: 200 }),
       cursor: stringFlag(ctx.values, "cursor"),
     };
