@@ -97,6 +97,19 @@ export async function listWorkflowSteps(
   return results;
 }
 
+/** One step message of the run, or null when it is not listed. */
+export async function findWorkflowStep(
+  db: D1Database,
+  tenantId: string,
+  runId: string,
+  messageId: string,
+): Promise<WorkflowStepRow | null> {
+  return db
+    .prepare("SELECT * FROM workflow_steps WHERE tenant_id = ? AND run_id = ? AND message_id = ?")
+    .bind(tenantId, runId, messageId)
+    .first<WorkflowStepRow>();
+}
+
 /** Ends a started run; false when it was not started (unknown, or already ended). */
 export async function endWorkflowRun(
   db: D1Database,
