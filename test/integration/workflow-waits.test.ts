@@ -153,6 +153,19 @@ describe("a notify is done or refused, never half-done", () => {
     await expectWoken(waiting, '{"small":true}');
   });
 
+  it("refuses a suspended tenant's notify with 409, keeping the waiter for a notify after the unsuspend", async () => {
+    const waiting = await waitingRun("notify-suspended");
+    const { t, eventId } = waiting;
+    const messagesBefore = await liveMessageIds(t);
+    expect((await api("POST", `/v1/tenants/${t.tenantId}/suspend`)).status).toBe(200);
+    const refused = await v2("POST", `/v2/notify/${eventId}`, t.key, {}, "go");
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toContain("is suspended");
+    await expectStillWaiting(waiting, messagesBefore);
+    expect((await api("POST", `/v1/tenants/${t.tenantId}/unsuspend`)).status).toBe(200);
+    await expectWoken(waiting, "go");
+  });
+
   it("refuses the whole notify, consuming nothing, when one waiter's wake-up cannot be published", async () => {
     const { t, url, runId, eventId, timeoutId } = await waitingRun("notify-one-bad");
     // A second run waits with a wake-up URL the target policy refuses. /v2/wait refuses that

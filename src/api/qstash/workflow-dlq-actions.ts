@@ -16,6 +16,7 @@ import { failureCallbackDeliveries } from "../../queue/producers/qstash-callback
 import { enqueueSideDeliveries } from "../../queue/producers/side-delivery-queue";
 import { newId } from "../../service/ids";
 import { redriveDeadLetter } from "../../service/redrive";
+import { refuseWhileSuspended } from "../../service/suspension";
 import type { DeadLetterMessage } from "../../shard/protocol";
 import type { DlqEntry } from "./dlq";
 import { badRequest } from "./errors";
@@ -42,6 +43,7 @@ const OPTION_HEADERS = ["upstash-retries", "upstash-flow-control-key", "upstash-
  */
 export async function resumeRun(env: Env, entry: WorkflowDlqEntry): Promise<ResumedRun> {
   const { run, letter } = entry;
+  await refuseWhileSuspended(env, run.tenant_id, "resume a workflow run");
   const nowMs = Date.now();
   await reopenFailedWorkflowRun(env.DB, run.tenant_id, run.run_id, nowMs);
   try {
@@ -112,6 +114,7 @@ function firstMessageHeaders(
  */
 export async function retryFailureCallback(env: Env, entry: WorkflowDlqEntry): Promise<ResumedRun> {
   const { letter, job, run } = entry;
+  await refuseWhileSuspended(env, run.tenant_id, "call a failure callback again");
   const target = job.spec.target.type === "http" ? job.spec.target : null;
   const payload = payloadOf(letter.payload_json);
   const message: DeadLetterMessage = {
