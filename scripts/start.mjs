@@ -99,6 +99,9 @@ const serverArgs = [
   // Local targets (your own http://127.0.0.1 server) are refused in production; allow them here.
   "--var",
   "ALLOW_PRIVATE_TARGETS:true",
+  // wrangler dev passes a client's CF-Connecting-IP through as sent: no address is trusted here.
+  "--var",
+  "AUTH_CLIENT_ADDRESS:none",
 ];
 // Opt in to Cloudflare's 6 outbound connections per invocation and per Durable Object, which the
 // local runtime does not enforce (src/queue/producers/connection-cap.ts).

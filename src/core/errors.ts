@@ -67,7 +67,8 @@ export const ERROR_CODES = {
   idempotency_conflict: { status: 422, description: "The Idempotency-Key was used with another body" },
   auth_throttled: {
     status: 429,
-    description: "Too many failed authentications from this address or key prefix; retry after `Retry-After`",
+    description:
+      "Too many failed authentications for this key prefix, from this address or (no address trusted) from all callers; retry after `Retry-After`",
   },
   tenant_limit_exceeded: {
     status: 429,
