@@ -188,3 +188,24 @@ export async function reopenFailedWorkflowRun(
     .run();
   return outcome.meta.changes > 0;
 }
+
+/**
+ * The run's first dead letter not redriven (the one that failed it, in the order they were
+ * recorded), among the dead letters of its step messages; null when it has none.
+ */
+export async function firstOpenDeadLetterOfRun(
+  db: D1Database,
+  tenantId: string,
+  runId: string,
+): Promise<string | null> {
+  const row = await db
+    .prepare(
+      `SELECT d.id FROM workflow_steps s
+       JOIN dead_letters d ON d.tenant_id = s.tenant_id AND d.job_id = s.message_id
+       WHERE s.tenant_id = ?1 AND s.run_id = ?2 AND d.redriven_at_ms IS NULL
+       ORDER BY d.created_at_ms, d.id LIMIT 1`,
+    )
+    .bind(tenantId, runId)
+    .first<{ id: string }>();
+  return row?.id ?? null;
+}

@@ -14,6 +14,7 @@ import {
 } from "../../db/qstash-workflow-runs";
 import { failureCallbackDeliveries } from "../../queue/producers/qstash-callback-deliveries";
 import { enqueueSideDeliveries } from "../../queue/producers/side-delivery-queue";
+import { failureCallbackExtras } from "../../service/failure-callbacks";
 import { newId } from "../../service/ids";
 import { redriveDeadLetter } from "../../service/redrive";
 import { refuseWhileSuspended } from "../../service/suspension";
@@ -138,7 +139,10 @@ export async function retryFailureCallback(env: Env, entry: WorkflowDlqEntry): P
     qstash: qstashRunContextOf(job.spec, job.createdAtMs),
   };
   const nowMs = Date.now();
-  const deliveries = failureCallbackDeliveries([message], [letter.id]).map((delivery) => ({
+  const extras = await failureCallbackExtras(env, [message], [letter.id], () => message.payload.headers, {
+    oncePerRun: false,
+  });
+  const deliveries = failureCallbackDeliveries([message], [letter.id], extras).map((delivery) => ({
     ...delivery,
     id: `${delivery.id}_${nowMs}`,
     idempotencyKey: `${delivery.idempotencyKey}_${nowMs}`,
