@@ -123,6 +123,9 @@ const serverArgs = [
   // .dev.vars, the OpenTelemetry settings and the target policy: local mode allows the local
   // targets (your own http://127.0.0.1 server) that production refuses.
   ...Object.entries(settings.vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+  // wrangler dev passes a client's CF-Connecting-IP through as sent: no address is trusted here.
+  "--var",
+  "AUTH_CLIENT_ADDRESS:none",
 ];
 // Opt in to Cloudflare's 6 outbound connections per invocation and per Durable Object, which the
 // local runtime does not enforce (src/queue/producers/connection-cap.ts).

@@ -4,6 +4,7 @@
 //                                   anything else is the production policy (src/core/ssrf.ts).
 //   PRIVATE_TARGET_ALLOW_LIST       hosts (`host` or `host:port`) let through the production policy
 //                                   (`EDGECRON_ALLOWED_TARGETS=127.0.0.1:9000 npm start` sets it).
+import { targetAddressProblem } from "../core/ssrf";
 import { parseAllowedTargets, type TargetPolicy } from "../core/target-policy";
 
 /** The policy in force, and the allow-list entries it ignored (not `host[:port]`). */
@@ -23,4 +24,13 @@ export function targetPolicyOf(env: Env): ConfiguredTargetPolicy {
 /** `ALLOW_PRIVATE_TARGETS` is a local-development switch: anything but "true" is production. */
 export function allowsPrivateTargets(env: Env): boolean {
   return env.ALLOW_PRIVATE_TARGETS === "true";
+}
+
+/**
+ * Why this deployment would refuse to call `url` (the target policy of src/core/ssrf.ts, as for
+ * every job target), or null: for URLs taken now and called later outside a job's own checks.
+ * @example targetUrlProblem(env, "ftp://example.com/") // "target URL must use http or https, not ftp"
+ */
+export function targetUrlProblem(env: Env, url: string): string | null {
+  return targetAddressProblem(url, targetPolicyOf(env));
 }

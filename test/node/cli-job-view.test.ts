@@ -44,6 +44,7 @@ const SHOWN: [string, string][] = [
   ["qstash", '{"callback":"https://example.com/cb","labels":["nightly"]}'],
   ["next fires", "2026-12-01T14:00:00.000Z"],
   ["", "2026-12-02T14:00:00.000Z"],
+  ["next fires stopped", "-"],
   ["created", "2026-11-29T00:00:00.000Z"],
   ["updated", "2026-11-29T00:00:00.000Z"],
 ];

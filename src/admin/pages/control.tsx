@@ -56,7 +56,7 @@ export function SuspendTenant(props: { tenantId: string; suspendedAt: string | n
       <p>
         {props.suspendedAt === null
           ? "The tenant is active."
-          : `The tenant is suspended since ${props.suspendedAt}: nothing of it runs, its creates are refused.`}
+          : `The tenant is suspended since ${props.suspendedAt}: nothing of it runs; its creates, triggers, backfills, retries and redrives are refused.`}
       </p>
       {props.suspendedAt === null ? (
         <ActionForm
@@ -65,7 +65,7 @@ export function SuspendTenant(props: { tenantId: string; suspendedAt: string | n
           label="Suspend tenant"
           variant="danger"
           hidden={{ tenant_id: props.tenantId }}
-          confirm="Suspend this tenant? No call of it starts and its creates are refused until you unsuspend it."
+          confirm="Suspend this tenant? No call of it starts, its waiting runs are cancelled, and its creates, triggers, backfills, retries and redrives are refused until you unsuspend it."
         />
       ) : (
         <ActionForm

@@ -22,6 +22,7 @@ import { targetPolicyOf } from "../../service/private-targets";
 import { listJobRunRecords } from "../../service/run-history";
 import { targetBindingAccess } from "../../service/target-bindings";
 import type { AppEnv } from "../http/app-env";
+import { clientAddressOf } from "../http/client-address";
 import { EdgecronError } from "../http/problem";
 import { checkDestination, rawDestinationOf } from "./destination";
 import { badRequest, notFound } from "./errors";
@@ -123,7 +124,7 @@ qstashSchedules.post("/*", async (c) => {
     schedule: schedule.schedule,
     body,
     nowMs,
-    callerIp: c.req.header("cf-connecting-ip") ?? null,
+    callerIp: clientAddressOf(c.req.raw, c.env),
   });
   const check = checkJobInput(input, nowMs, [], {
     targetPolicy: targetPolicyOf(c.env),

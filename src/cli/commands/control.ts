@@ -10,7 +10,7 @@ function suspensionCommand(verb: "suspend" | "unsuspend"): Command {
     args: "--tenant-id <tenant-id>",
     summary:
       verb === "suspend"
-        ? "suspend a tenant (admin token): no call of it starts, its creates are refused"
+        ? "suspend a tenant (admin token): no call of it starts, what would start work is refused"
         : "unsuspend a tenant (admin token): missed instants follow each job's misfire policy",
     options: { "tenant-id": { type: "string" } },
     positionals: [0, 1],
