@@ -19,7 +19,7 @@ const ALONE = [
 // The crash rounds start first and the rest wait till last, so the two lanes keep the light,
 // mostly waiting files beside the crash rounds instead of two busy files side by side.
 const FIRST = ["test/e2e/crash.e2e.ts"];
-const LAST = ["test/e2e/start.e2e.ts", "test/e2e/layout.e2e.ts"];
+const LAST = ["test/e2e/start.e2e.ts", "test/e2e/local-settings.e2e.ts", "test/e2e/layout.e2e.ts"];
 const shared = { testTimeout: 120_000, hookTimeout: 120_000 };
 
 const rank = (spec: TestSpecification) => {

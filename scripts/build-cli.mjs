@@ -17,7 +17,7 @@ const SOURCE_DIRS = [join(ROOT, "src", "cli"), join(ROOT, "src", "client")];
  * @returns {number}
  */
 function newestSourceMs(dir) {
-  // An installed package (`npm pack`) carries the bundle without the sources: nothing to rebuild.
+  // An installed package (`npm run package`) carries the bundle without the sources: nothing to rebuild.
   if (!existsSync(dir)) return 0;
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

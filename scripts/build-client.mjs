@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Builds the typed client package (`edgecron/client`, see package.json `exports`): esbuild bundles
 // src/client into one ES module for Node, Workers and browsers (it uses only fetch and Web Crypto),
-// and tsc writes its type declarations (tsconfig.client.json). Runs from `npm install` and
-// `npm pack` (the `prepare` script), so a fresh clone and a packed tarball both carry it.
+// and tsc writes its type declarations (tsconfig.client.json). Runs from `npm install` (the
+// `prepare` script), so a fresh clone carries it, and from `npm run package` (scripts/pack-package.mjs).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";

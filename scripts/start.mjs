@@ -5,7 +5,11 @@
 // scripts/dev-supervisor.mjs, which stops it and its workerd children with us.
 //
 // Environment: PORT (8787), HOST (127.0.0.1), EDGECRON_STATE_DIR (local state, .wrangler/state),
-// EMULATE_CONNECTION_CAP ("true": Cloudflare's 6 outbound connections, emulated).
+// EMULATE_CONNECTION_CAP ("true": Cloudflare's 6 outbound connections, emulated), DISPATCH_LANE,
+// the OpenTelemetry settings (OTEL_EXPORTER_OTLP_ENDPOINT, ..._HEADERS, OTEL_SERVICE_NAME), and
+// the target policy: EDGECRON_TARGET_POLICY (local, the default, or production) and
+// EDGECRON_ALLOWED_TARGETS (host[:port] entries production's rules let through). Every line of
+// .dev.vars reaches the Worker as well (scripts/lib/local-settings.mjs says why that needs us).
 // `--targets` (npm run start:targets) adds the example Worker behind binding targets.
 //
 // It stops, leaving no process behind, on SIGINT, SIGTERM or SIGHUP (a closed terminal), sent to
@@ -17,7 +21,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseEnv } from "node:util";
 import { applyAllD1Migrations } from "./lib/d1-migrations.mjs";
+import { localSettings, requiredSecrets, targetPolicyLine } from "./lib/local-settings.mjs";
 import { TARGET_BINDINGS, writeLocalTargetConfigs } from "./lib/local-targets.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -69,11 +75,29 @@ try {
 }
 
 const devVarsPath = join(root, ".dev.vars");
+const DEV_TOKEN_LINE = "EDGECRON_ADMIN_TOKEN=dev-admin-token";
 if (!existsSync(devVarsPath)) {
-  writeFileSync(devVarsPath, "EDGECRON_ADMIN_TOKEN=dev-admin-token\n");
-  console.log("created .dev.vars with EDGECRON_ADMIN_TOKEN=dev-admin-token");
+  writeFileSync(devVarsPath, `${DEV_TOKEN_LINE}\n`);
+  console.log(`created .dev.vars with ${DEV_TOKEN_LINE}`);
+} else if (parseEnv(readFileSync(devVarsPath, "utf8")).EDGECRON_ADMIN_TOKEN === undefined) {
+  // A .dev.vars begun with another line (the OpenTelemetry recipe's `echo ... >> .dev.vars`).
+  const text = readFileSync(devVarsPath, "utf8");
+  writeFileSync(devVarsPath, `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}${DEV_TOKEN_LINE}\n`);
+  console.log(`added ${DEV_TOKEN_LINE} to .dev.vars`);
 }
-const token = /^EDGECRON_ADMIN_TOKEN=(.*)$/m.exec(readFileSync(devVarsPath, "utf8"))?.[1]?.trim();
+const devVars = parseEnv(readFileSync(devVarsPath, "utf8"));
+const token = devVars.EDGECRON_ADMIN_TOKEN?.trim();
+let settings;
+try {
+  settings = localSettings({
+    devVars,
+    env: process.env,
+    required: requiredSecrets(readFileSync(join(root, "wrangler.toml"), "utf8")),
+  });
+} catch (error) {
+  console.error(`edgecron: ${error instanceof Error ? error.message : error}`);
+  process.exit(1);
+}
 
 try {
   await applyAllD1Migrations({
@@ -96,9 +120,12 @@ const serverArgs = [
   String(port),
   "--persist-to",
   stateDir,
-  // Local targets (your own http://127.0.0.1 server) are refused in production; allow them here.
+  // .dev.vars, the OpenTelemetry settings and the target policy: local mode allows the local
+  // targets (your own http://127.0.0.1 server) that production refuses.
+  ...Object.entries(settings.vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+  // wrangler dev passes a client's CF-Connecting-IP through as sent: no address is trusted here.
   "--var",
-  "ALLOW_PRIVATE_TARGETS:true",
+  "AUTH_CLIENT_ADDRESS:none",
 ];
 // Opt in to Cloudflare's 6 outbound connections per invocation and per Durable Object, which the
 // local runtime does not enforce (src/queue/producers/connection-cap.ts).
@@ -145,6 +172,10 @@ const relay = (stream, out) =>
       announced = true;
       console.log(`\nedgecron is running at http://${host}:${port}`);
       console.log(`admin token: ${token}`);
+      console.log(targetPolicyLine(settings));
+      const otlp = settings.vars.OTEL_EXPORTER_OTLP_ENDPOINT;
+      if (otlp) console.log(`OpenTelemetry: each run's spans and log lines go to ${otlp}`);
+      for (const note of settings.notes) console.log(`note: ${note}`);
       console.log(`try: curl -s http://${host}:${port}/healthz\n`);
     }
   });

@@ -24,6 +24,12 @@ declare namespace Cloudflare {
      */
     TARGET_DNS_RESOLVER?: string;
     /**
+     * Hosts the production target policy lets through, `host` or `host:port`, separated by commas
+     * or spaces (src/core/target-policy.ts). `EDGECRON_ALLOWED_TARGETS=127.0.0.1:9000 npm start`
+     * sets it; unset: none.
+     */
+    PRIVATE_TARGET_ALLOW_LIST?: string;
+    /**
      * Optional Worker secret: headers for the OTLP collector (OTEL_EXPORTER_OTLP_ENDPOINT), as
      * `name=value` pairs separated by commas, values URL-encoded (the OTel SDKs' format).
      */

@@ -3,6 +3,7 @@
 // holds no secret to send as a bearer token: the Request is marked with the session's caller
 // instead (src/api/http/in-process-caller.ts). Nothing here talks to D1 or a shard directly.
 import { app as apiApp } from "../api/app";
+import { clientAddressOf, withClientAddress } from "../api/http/client-address";
 import { asInProcessCaller } from "../api/http/in-process-caller";
 import type { ConsoleContext } from "./env";
 import { callerOfSession } from "./session";
@@ -54,9 +55,6 @@ export async function callApi<T>(
   headers.set("accept", "application/json");
   if (options.token) headers.set("authorization", `Bearer ${options.token}`);
   if (tenant) headers.set("edgecron-tenant", tenant);
-  // Sign-in checks a token through the API: its failures count against the visitor's address.
-  const address = c.req.header("cf-connecting-ip");
-  if (address) headers.set("cf-connecting-ip", address);
   if (options.body !== undefined) headers.set("content-type", "application/json");
   const request = new Request(new URL(path, c.req.url), {
     method,
@@ -64,6 +62,8 @@ export async function callApi<T>(
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   if (options.token === undefined && session) asInProcessCaller(request, callerOfSession(session));
+  // Sign-in checks a token through the API: its failures count against the visitor's address.
+  withClientAddress(request, clientAddressOf(c.req.raw, c.env));
   let response: Response;
   try {
     response = await apiApp.fetch(request, c.env, executionContextOf(c));

@@ -1,8 +1,10 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
+import type { ConfiguredTargetPolicy } from "../service/private-targets";
 import { shortId } from "./components";
 import { BASE } from "./env";
 import type { Session } from "./session";
+import { TargetPolicyLine } from "./target-policy-line";
 import type { Tenant } from "./types";
 
 const NAV = [
@@ -29,6 +31,8 @@ export interface LayoutProps {
   autoRefresh?: boolean;
   /** The tz database version fire times are computed with, shown in the footer. */
   tzdata?: string;
+  /** Which targets this deployment calls, shown in the footer. */
+  targetPolicy?: ConfiguredTargetPolicy;
   children?: Child;
 }
 
@@ -37,7 +41,7 @@ function TenantSwitch({
   csrf,
   tenants,
   currentPath,
-}: Required<Omit<LayoutProps, "children" | "active" | "title" | "autoRefresh" | "tzdata">>) {
+}: Required<Omit<LayoutProps, "children" | "active" | "title" | "autoRefresh" | "tzdata" | "targetPolicy">>) {
   return (
     <form method="post" action={`${BASE}/tenant`} class="tenant-switch">
       <input type="hidden" name="_csrf" value={csrf} />
@@ -156,9 +160,14 @@ export function Layout(props: LayoutProps) {
             </div>
             {props.children}
           </main>
-          {props.tzdata ? (
+          {props.tzdata || props.targetPolicy ? (
             <footer class="site-footer">
-              Time-zone data <code title="the runtime's tz database, by fingerprint">{props.tzdata}</code>
+              {props.tzdata ? (
+                <p class="footer-line">
+                  Time-zone data <code title="the runtime's tz database, by fingerprint">{props.tzdata}</code>
+                </p>
+              ) : null}
+              {props.targetPolicy ? <TargetPolicyLine policy={props.targetPolicy} /> : null}
             </footer>
           ) : null}
           <dialog id="confirm-dialog" aria-labelledby="confirm-title">

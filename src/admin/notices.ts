@@ -16,7 +16,8 @@ const NOTICES: Record<string, (count: string | undefined) => string> = {
   bulk_pause: (count) => `Paused: ${count ?? "the"} matching job(s) are paused.`,
   bulk_resume: (count) => `Resumed: ${count ?? "the"} matching job(s) are active.`,
   bulk_delete: (count) => `Deleted: ${count ?? "the"} matching job(s); their pending runs were cancelled.`,
-  suspended: () => "Tenant suspended: no call of it starts and its creates are refused.",
+  suspended: () =>
+    "Tenant suspended: no call of it starts, and its creates, triggers, backfills, retries and redrives are refused.",
   unsuspended: () => "Tenant unsuspended: its jobs run again.",
 };
 

@@ -1,4 +1,5 @@
 import type { Child } from "hono/jsx";
+import { targetPolicyOf } from "../service/private-targets";
 import { tzdataVersion } from "../tzdata";
 import { callApi } from "./api";
 import { ProblemBox } from "./components";
@@ -36,6 +37,7 @@ export async function renderPage(c: ConsoleContext, options: PageOptions, body: 
       currentPath={url.pathname + url.search}
       autoRefresh={options.autoRefresh}
       tzdata={tzdataVersion(c.env)}
+      targetPolicy={targetPolicyOf(c.env)}
     >
       {body}
     </Layout>,

@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { tzdataVersion } from "../tzdata";
 import { authenticate } from "./http/auth";
+import { boundedBody } from "./http/body";
 import { errorResponse, notFoundFor } from "./http/error-responses";
 import { qstashApi } from "./qstash/app";
 import { healthSchema, openApiDocumentSchema } from "./v1/openapi/components";
@@ -25,6 +26,9 @@ import { tzdata } from "./v1/routes/tzdata";
 
 /** The v1 API; the entry (src/index.ts) mounts it beside the console. */
 export const app = apiRouter();
+
+// First of all: no route reads more than MAX_BODY_BYTES of a body, however it reads it (413).
+app.use("*", boundedBody);
 
 // Public, so defined before the auth middleware: a handler that answers ends the chain.
 defineRoute(

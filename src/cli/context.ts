@@ -81,6 +81,20 @@ export function stringFlag(values: FlagValues, name: string): string | undefined
   return typeof value === "string" ? value : undefined;
 }
 
+/**
+ * A filter flag: undefined when absent, a usage error when given empty. An empty filter would
+ * select everything (the API refuses it too), so `--name ''` never lists or changes more than meant.
+ */
+export function filterFlag(values: FlagValues, name: string): string | undefined {
+  const value = stringFlag(values, name);
+  if (value !== undefined && value.trim() === "") {
+    throw new UsageError(
+      `--${name} must not be empty: an empty filter would select everything (leave the flag out)`,
+    );
+  }
+  return value;
+}
+
 export function stringListFlag(values: FlagValues, name: string): string[] {
   const value = values[name];
   if (Array.isArray(value)) return value.filter((item): item is string => typeof item === "string");

@@ -12,6 +12,7 @@ import { runCallbackCommands } from "./commands/run-callbacks";
 import { runCommands } from "./commands/runs";
 import { tenantLimitCommands } from "./commands/tenant-limits";
 import { type Command, GLOBAL_OPTIONS, type Io, makeClientFactory, UsageError } from "./context";
+import { type GivenArgs, namingTheId } from "./not-found";
 import { renderProblem } from "./render";
 
 export const COMMANDS: Command[] = [
@@ -114,6 +115,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
   }
   const { command, rest, words } = resolveCommand(argv);
   if (!command) return helpOrUnknown(words, rest, io);
+  let given: GivenArgs | undefined;
   try {
     const { values, positionals } = parseArgs({
       args: rest,
@@ -121,6 +123,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       allowPositionals: true,
       strict: true,
     });
+    given = { values, positionals };
     if (values.help) {
       io.stdout.write(helpText(command));
       return 0;
@@ -134,7 +137,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     const client = makeClientFactory(values, io.env);
     return await command.run({ values, positionals, io, json: values.json === true, client });
   } catch (error) {
-    return reportError(error, io, command);
+    return reportError(error, io, command, given);
   }
 }
 
@@ -166,7 +169,7 @@ function helpOrUnknown(words: string[], rest: string[], io: Io): number {
   return 2;
 }
 
-function reportError(error: unknown, io: Io, command: Command): number {
+function reportError(error: unknown, io: Io, command: Command, given: GivenArgs | undefined): number {
   if (error instanceof UsageError) {
     io.stderr.write(`error: ${error.message}\nusage: ${usageLine(command)}\n`);
     return 2;
@@ -176,7 +179,7 @@ function reportError(error: unknown, io: Io, command: Command): number {
     return 2;
   }
   if (error instanceof EdgecronProblemError) {
-    io.stderr.write(renderProblem(cliWording(error.problem)));
+    io.stderr.write(renderProblem(cliWording(namingTheId(error.problem, command, given, io.env))));
     return 1;
   }
   if (error instanceof EdgecronNetworkError) {

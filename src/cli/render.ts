@@ -1,5 +1,5 @@
 // Human output: aligned tables, key/value views and problem reports. `--json` bypasses all of it.
-import type { Job, Problem, Schedule } from "../client/index";
+import type { Problem } from "../client/index";
 
 export interface Column<T> {
   header: string;
@@ -48,56 +48,6 @@ export function cellText(value: unknown, maxWidth: number): string {
   else text = String(value);
   text = text.replace(/\s+/g, " ");
   return text.length > maxWidth ? `${text.slice(0, maxWidth - 1)}…` : text;
-}
-
-/** `cron "0 9 * * MON-FRI" America/New_York`, `every 15m`, `once 2026-12-01T00:00:00.000Z`. */
-export function formatSchedule(schedule: Schedule): string {
-  switch (schedule.type) {
-    case "cron":
-      return `cron "${schedule.expr}" ${schedule.timezone}`;
-    case "interval":
-      return `every ${schedule.every}`;
-    case "once":
-      return schedule.at ? `once at ${schedule.at}` : `once after ${schedule.delay}`;
-  }
-}
-
-/** `POST https://…`, `service BILLING: POST /hook`, `workflow REPORT_FLOW`, `queue USER_EVENTS`. */
-function describeTarget(target: Job["target"]): string {
-  if (target.type === "http") return `${target.method} ${target.url}`;
-  if (target.type === "service") return `service ${target.binding}: ${target.method} ${target.path}`;
-  return `${target.type} ${target.binding}`;
-}
-
-/** A job's specs on one line (`schedule` or `schedules`), then its calendars. */
-export function formatJobSchedules(job: Pick<Job, "schedule" | "schedules" | "calendars">): string {
-  const schedules = job.schedules ?? (job.schedule === undefined ? [] : [job.schedule]);
-  const calendars = job.calendars ?? [];
-  const specs = schedules.map(formatSchedule).join(" + ");
-  return calendars.length === 0 ? specs : `${specs} except ${calendars.join(", ")}`;
-}
-
-export function renderJob(job: Job): string {
-  return renderKeyValues([
-    ["id", job.id],
-    ["name", job.name],
-    ["status", job.status],
-    ["version", job.version],
-    ["schedule", formatJobSchedules(job)],
-    ["target", describeTarget(job.target)],
-    ["retry", `${job.retry.max_attempts} attempts`],
-    ...(job.debounce ? [["debounce", describeDebounce(job.debounce)] as [string, string]] : []),
-    ["next fires", job.next_fire_times],
-    ["updated", job.updated_at],
-  ]);
-}
-
-/** `trailing 30s, key acct, at most 5m` */
-export function describeDebounce(debounce: NonNullable<Job["debounce"]>): string {
-  const parts = [`${debounce.mode} ${debounce.period}`];
-  if (debounce.key !== undefined) parts.push(`key ${debounce.key}`);
-  if (debounce.max_wait !== undefined) parts.push(`at most ${debounce.max_wait}`);
-  return parts.join(", ");
 }
 
 /** `error: Bad Request (400 invalid_schedule)` then the detail and every `path: message`. */

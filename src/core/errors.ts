@@ -23,10 +23,7 @@ export const ERROR_CODES = {
     description: "The path exists, not with this method; `Allow` lists those it takes",
   },
   tenant_not_found: { status: 404, description: "No such tenant (or not yours)" },
-  tenant_suspended: {
-    status: 403,
-    description: "The tenant is suspended by an admin: nothing of it runs and nothing new is accepted",
-  },
+
   api_key_not_found: { status: 404, description: "No such API key" },
   job_not_found: { status: 404, description: "No such job in this tenant" },
   run_not_found: { status: 404, description: "No such run in this tenant" },
@@ -48,6 +45,11 @@ export const ERROR_CODES = {
     description: "Jobs name the calendar (`detail` lists them): remove it from them before deleting",
   },
   job_not_active: { status: 409, description: "The operation needs an ACTIVE (or PAUSED) job" },
+  tenant_suspended: {
+    status: 409,
+    description:
+      "The tenant is suspended by an admin: nothing of it runs, and what would start work is refused",
+  },
   run_not_retryable: { status: 409, description: "Only a FAILED or DEAD_LETTERED run can be retried" },
   attempt_superseded: {
     status: 409,
@@ -65,7 +67,8 @@ export const ERROR_CODES = {
   idempotency_conflict: { status: 422, description: "The Idempotency-Key was used with another body" },
   auth_throttled: {
     status: 429,
-    description: "Too many failed authentications from this address or key prefix; retry after `Retry-After`",
+    description:
+      "Too many failed authentications for this key prefix, from this address or (no address trusted) from all callers; retry after `Retry-After`",
   },
   tenant_limit_exceeded: {
     status: 429,

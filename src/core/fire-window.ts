@@ -10,11 +10,13 @@ import { schedulesOf, unionFireTimes } from "./schedule-set";
  *   start_at: "2026-01-01T10:00:00.000Z", end_at: "2026-01-01T11:00:00.000Z" })
  * // { path: "end_at", message: "the schedule never fires between start_at and end_at (next after start_at: 2026-01-02T09:00:00.000Z)" }
  */
-export function fireWindowIssue(spec: JobSpec): { path: string; message: string } | null {
+export function fireWindowIssue(
+  spec: Pick<JobSpec, "start_at" | "end_at" | "schedule" | "schedules">,
+): { path: string; message: string } | null {
   if (spec.start_at === null) return null;
   const startMs = Date.parse(spec.start_at);
   const endMs = spec.end_at === null ? null : Date.parse(spec.end_at);
-  if (endMs !== null && endMs < startMs) return null; // "must not be before start_at" says it already
+  if (endMs !== null && endMs <= startMs) return null; // "must be after start_at" says it already
   const [firstMs] = unionFireTimes(schedulesOf(spec), startMs - 1, 1);
   if (firstMs === undefined) {
     return { path: "start_at", message: "the schedule never fires at or after start_at" };

@@ -6,6 +6,7 @@ import { durationSchema } from "./duration";
 import { calendarNameSchema, exclusionSetSchema, MAX_CALENDARS_PER_JOB, zoneSchema } from "./exclusions";
 import { flexibleWindowSchema } from "./flexible-window";
 import { flowControlSchema } from "./flow-control";
+import { type HeaderMapIssue, headerMapSchema, MAX_HEADER_VALUE_BYTES } from "./header-map";
 import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema } from "./long-running";
 import { qstashJobSchema } from "./qstash/delivery";
 import { parseRetryDelayExpression } from "./retry-delay-expression";
@@ -127,7 +128,6 @@ export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 export type MisfirePolicy = z.infer<typeof misfirePolicySchema>;
 export type OverlapPolicy = z.infer<typeof overlapPolicySchema>;
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 /** Headers we set on every call: a job may not override them. */
 const EDGECRON_HEADERS = new Set(["idempotency-key"]);
 /**
@@ -146,10 +146,8 @@ const HOP_BY_HOP_HEADERS = new Set([
   "host",
 ]);
 export const MAX_TARGET_HEADERS = 64;
-export const MAX_TARGET_HEADER_VALUE_BYTES = 8 * 1024;
+export const MAX_TARGET_HEADER_VALUE_BYTES = MAX_HEADER_VALUE_BYTES;
 export const MAX_TARGET_HEADERS_TOTAL_BYTES = 32 * 1024;
-/** A field value: visible ASCII, Latin-1 (obs-text), space and tab; no other control character. */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** Whether edgecron refuses to forward this header (hop-by-hop or framing; `Proxy-*`). */
 export function isHopByHopHeader(name: string): boolean {
@@ -157,32 +155,30 @@ export function isHopByHopHeader(name: string): boolean {
   return HOP_BY_HOP_HEADERS.has(lower) || lower.startsWith("proxy-");
 }
 
-/** Every problem with a job's target headers: names, values, reserved names, count and size. */
-function targetHeaderIssues(headers: Record<string, string>): { path: string[]; message: string }[] {
-  const issues: { path: string[]; message: string }[] = [];
+/**
+ * A target's own rules on a header map that is well formed (header-map.ts): no reserved or
+ * hop-by-hop names, and the count and size limits.
+ */
+function targetHeaderPolicy(headers: Record<string, string>): HeaderMapIssue[] {
+  const issues: HeaderMapIssue[] = [];
   const names = Object.keys(headers);
   if (names.length > MAX_TARGET_HEADERS) {
-    issues.push({ path: ["headers"], message: `must have at most ${MAX_TARGET_HEADERS} headers` });
+    issues.push({ path: [], message: `must have at most ${MAX_TARGET_HEADERS} headers` });
   }
   let totalBytes = 0;
   for (const name of names) {
-    const value = headers[name] ?? "";
-    totalBytes += name.length + value.length;
+    totalBytes += name.length + (headers[name] ?? "").length;
     const lower = name.toLowerCase();
-    const problem = !HEADER_NAME.test(name)
-      ? "is not a valid header name (1-100 token characters)"
-      : isHopByHopHeader(name)
-        ? "is a hop-by-hop or framing header, which edgecron cannot forward"
-        : EDGECRON_HEADERS.has(lower) || lower.startsWith("edgecron-")
-          ? "is set by edgecron and cannot be overridden"
-          : !HEADER_VALUE.test(value)
-            ? "must contain only visible characters, spaces and tabs (no CR, LF, NUL or other control characters; Latin-1 at most)"
-            : null;
-    if (problem !== null) issues.push({ path: ["headers", name], message: problem });
+    const problem = isHopByHopHeader(name)
+      ? "is a hop-by-hop or framing header, which edgecron cannot forward"
+      : EDGECRON_HEADERS.has(lower) || lower.startsWith("edgecron-")
+        ? "is set by edgecron and cannot be overridden"
+        : null;
+    if (problem !== null) issues.push({ path: [name], message: problem });
   }
   if (totalBytes > MAX_TARGET_HEADERS_TOTAL_BYTES) {
     issues.push({
-      path: ["headers"],
+      path: [],
       message: `must total at most ${MAX_TARGET_HEADERS_TOTAL_BYTES} bytes of names and values`,
     });
   }
@@ -200,14 +196,7 @@ export const httpTargetSchema = z.strictObject({
     }),
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
   // Checked on the field itself (not the object) so that a bad url or method never hides them.
-  headers: z
-    .record(z.string(), z.string().max(MAX_TARGET_HEADER_VALUE_BYTES))
-    .superRefine((headers, ctx) => {
-      for (const issue of targetHeaderIssues(headers)) {
-        ctx.addIssue({ code: "custom", path: issue.path.slice(1), message: issue.message });
-      }
-    })
-    .default({}),
+  headers: headerMapSchema(targetHeaderPolicy).default({}),
   body: z
     .unknown()
     .optional()
@@ -237,6 +226,20 @@ export function serializeTargetBody(body: unknown): string | undefined {
 function serializedBodyBytes(body: unknown): number {
   return new TextEncoder().encode(serializeTargetBody(body) ?? "").byteLength;
 }
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A JSON object of the user's, kept exactly as given (`metadata`). Not z.record: it rebuilds the
+ * object by assignment, and assigning a `__proto__` key sets the copy's prototype instead, so the
+ * key silently vanished. Its keys are data, `__proto__` and `constructor` included.
+ */
+export const jsonObjectSchema = z
+  .unknown()
+  .refine(isPlainObject, { message: "must be an object" })
+  .meta({ type: "object", additionalProperties: {} }) as unknown as z.ZodType<Record<string, unknown>>;
 
 /** A job's `priority` range (1 goes first), and the default in its middle. */
 export const JOB_PRIORITY_HIGHEST = 1;
@@ -288,7 +291,7 @@ export const jobCreateSchema = z.strictObject({
   flow_control: flowControlSchema.nullable().default(null),
   /** Triggers of one key inside `period` become one run (src/core/debounce.ts). */
   debounce: debounceSchema.nullable().default(null),
-  metadata: z.record(z.string(), z.unknown()).default({}),
+  metadata: jsonObjectSchema.default({}),
   /**
    * Set by the QStash-compatible /v2 API (qstash-message.ts, qstash-delivery.ts); absent on /v1
    * jobs. Present: calls are signed and headed as QStash's, callbacks get QStash's body.

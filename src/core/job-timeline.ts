@@ -1,15 +1,10 @@
 import { type CompiledWindow, compileWindow, placeInWindow, type WindowPlacement } from "./delivery-window";
 import { durationMs } from "./duration";
-import { type CompiledExclusions, excludedUntilMs, isExcluded, NO_EXCLUSIONS } from "./exclusions";
+import { type CompiledExclusions, isExcluded, NO_EXCLUSIONS } from "./exclusions";
 import { flexibleOffsetMs } from "./flexible-window";
 import { fireJitterMs } from "./jitter";
 import type { JobSpec } from "./job-spec";
-import {
-  EXCLUSION_SEARCH_HORIZON_MS,
-  EXCLUSION_SEARCH_LIMIT,
-  schedulesOf,
-  unionFireTimes,
-} from "./schedule-set";
+import { schedulesOf, unionFireTimes } from "./schedule-set";
 
 /**
  * One upcoming instant of a job: the schedule's instant and when it actually fires (jitter, the
@@ -25,6 +20,12 @@ export interface JobFire {
   excluded?: true;
   skipReason?: string;
 }
+
+/** The fields of a job that decide where its instants fire (a preview has them too). */
+export type TimingSpec = Pick<
+  JobSpec,
+  "schedule" | "schedules" | "start_at" | "end_at" | "jitter" | "window" | "flexible_window"
+>;
 
 /** The job's delivery window, in its own zone or else the zone of the job's first cron spec. */
 export function windowOf(spec: Pick<JobSpec, "window" | "schedule" | "schedules">): CompiledWindow | null {
@@ -86,7 +87,7 @@ export function placeFire(
  * `max_runs` is not applied here: it depends on how many runs happened, which the shard knows.
  */
 export function upcomingFires(
-  spec: JobSpec,
+  spec: TimingSpec,
   jobId: string,
   afterMs: number,
   count: number,
@@ -109,43 +110,6 @@ export function upcomingFires(
     if (isExcluded(scheduledAtMs, exclusions))
       fires.push({ scheduledAtMs, fireAtMs: scheduledAtMs, excluded: true });
     else fires.push(placeFire(spec, jobId, window, scheduledAtMs, nextMs));
-  }
-  return fires;
-}
-
-/**
- * The next `count` instants that will actually run (excluded ones left out), examining at most
- * EXCLUSION_SEARCH_LIMIT instants within EXCLUSION_SEARCH_HORIZON_MS: what `next_fire_times` and the console list.
- */
-export function upcomingRunFires(
-  spec: JobSpec,
-  jobId: string,
-  afterMs: number,
-  count: number,
-  exclusions: CompiledExclusions = NO_EXCLUSIONS,
-): JobFire[] {
-  const fires: JobFire[] = [];
-  let cursorMs = afterMs;
-  let examined = 0;
-  const horizonMs = afterMs + EXCLUSION_SEARCH_HORIZON_MS;
-  while (fires.length < count && examined < EXCLUSION_SEARCH_LIMIT && cursorMs <= horizonMs) {
-    const batch = upcomingFires(spec, jobId, cursorMs, exclusions.sets.length === 0 ? count : 64, exclusions);
-    let nextCursorMs = batch.at(-1)?.scheduledAtMs;
-    for (const fire of batch) {
-      examined += 1;
-      if (!fire.excluded) {
-        if (fires.length < count) fires.push(fire);
-        continue;
-      }
-      // An excluded instant's whole local day is excluded: continue the search after it.
-      const untilMs = excludedUntilMs(fire.scheduledAtMs, exclusions) - 1;
-      if (untilMs > fire.scheduledAtMs) {
-        nextCursorMs = untilMs;
-        break;
-      }
-    }
-    if (nextCursorMs === undefined || nextCursorMs <= cursorMs) break;
-    cursorMs = nextCursorMs;
   }
   return fires;
 }

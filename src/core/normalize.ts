@@ -1,9 +1,10 @@
 import { durationMs } from "./duration";
-import type { ExclusionSet } from "./exclusions";
+import { compileExclusions, type ExclusionSet } from "./exclusions";
 import { fireWindowIssue } from "./fire-window";
 import { type JobSpec, type Schedule, scheduleSchema } from "./job-spec";
+import { windowReachIssue } from "./run-reach";
 import { checkedFireTimes, type SearchAllowance, type SpecIssue } from "./schedule-check";
-import { exclusionIssues, scheduleChoiceIssues } from "./schedule-set-check";
+import { exclusionIssues, exclusionSetsOf, scheduleChoiceIssues } from "./schedule-set-check";
 
 export type { SpecIssue };
 
@@ -19,7 +20,30 @@ export interface NormalizeOptions {
    * are refused, and a job whose every instant is excluded too.
    */
   calendars?: ReadonlyMap<string, ExclusionSet>;
+  /** What an interval without anchor (and no start_at) is anchored at; default `nowMs`. */
+  anchorMs?: number;
+  /** What a one-shot's `delay` counts from; default `nowMs` (a preview from another time: now). */
+  delayFromMs?: number;
 }
+
+/**
+ * The fields that decide when a job runs. A preview has them too (without a start, an end or a
+ * misfire policy of its own): both are checked by `normalizeTiming`, so a preview refuses
+ * exactly what a create refuses, with the same errors.
+ */
+export type TimingFields = Pick<
+  JobSpec,
+  | "schedule"
+  | "schedules"
+  | "calendars"
+  | "exclude"
+  | "window"
+  | "flexible_window"
+  | "start_at"
+  | "end_at"
+  | "misfire"
+  | "jitter"
+>;
 
 function utcIso(instant: string): string {
   return new Date(Date.parse(instant)).toISOString();
@@ -57,7 +81,7 @@ export function normalizeSchedule(schedule: Schedule, nowMs: number, defaultAnch
  * own (see `validJobFields`): a bad name or target never hides a one-shot in the past or an end
  * before the start. Every issue is returned, none stops the others.
  * `jobSpecIssues({ start_at: "2026-02-01T00:00:00Z", end_at: "2026-01-01T00:00:00Z" }, nowMs)`
- * -> `[{ path: "end_at", message: "must not be before start_at" }]`.
+ * -> `[{ path: "end_at", message: "must be after start_at" }]`.
  */
 export function jobSpecIssues(
   fields: Partial<JobSpec>,
@@ -66,8 +90,8 @@ export function jobSpecIssues(
 ): SpecIssue[] {
   const issues: SpecIssue[] = [];
   const { start_at: startAt, end_at: endAt, schedule, misfire } = fields;
-  if (typeof startAt === "string" && typeof endAt === "string" && Date.parse(endAt) < Date.parse(startAt)) {
-    issues.push({ path: "end_at", message: "must not be before start_at" });
+  if (typeof startAt === "string" && typeof endAt === "string" && Date.parse(endAt) <= Date.parse(startAt)) {
+    issues.push({ path: "end_at", message: "must be after start_at" });
   }
   issues.push(...scheduleChoiceIssues(fields));
   const schedules = fields.schedules ?? (schedule === undefined ? [] : [schedule]);
@@ -75,7 +99,9 @@ export function jobSpecIssues(
   schedules.forEach((one, index) => {
     issues.push(...scheduleIssues(one, pathOf(index), misfire, nowMs, options));
   });
-  issues.push(...exclusionIssues(fields, schedules, nowMs, options, issues.length === 0));
+  const anchorMs = typeof startAt === "string" ? Date.parse(startAt) : (options.anchorMs ?? nowMs);
+  const normalized = schedules.map((one) => normalizeSchedule(one, delayBaseMs(nowMs, options), anchorMs));
+  issues.push(...exclusionIssues(fields, normalized, nowMs, options, issues.length === 0));
   return issues;
 }
 
@@ -89,7 +115,9 @@ function scheduleIssues(
   const issues: SpecIssue[] = [];
   if (schedule.type === "once" && misfire !== undefined && (options.rejectPastOnce ?? true)) {
     const atMs =
-      schedule.at !== undefined ? Date.parse(schedule.at) : nowMs + durationMs(schedule.delay ?? 0);
+      schedule.at !== undefined
+        ? Date.parse(schedule.at)
+        : delayBaseMs(nowMs, options) + durationMs(schedule.delay ?? 0);
     if (atMs < nowMs - durationMs(misfire.grace)) {
       issues.push({
         path: schedule.delay !== undefined ? `${path}.delay` : `${path}.at`,
@@ -100,7 +128,7 @@ function scheduleIssues(
   // A cron that can never fire from now (every match in a DST gap it skips), or whose next fire
   // costs more than the search budget, is refused rather than stored as a silent job.
   const reach = checkedFireTimes(
-    normalizeSchedule(schedule, nowMs, nowMs),
+    normalizeSchedule(schedule, delayBaseMs(nowMs, options), options.anchorMs ?? nowMs),
     nowMs,
     1,
     options.searchAllowance,
@@ -132,8 +160,12 @@ export function scheduleElementIssues(
   });
 }
 
+function delayBaseMs(nowMs: number, options: NormalizeOptions): number {
+  return options.delayFromMs ?? nowMs;
+}
+
 /**
- * The spec as stored and sent to shards, plus the checks that need `now` (jobSpecIssues). Pure:
+ * The spec as stored and sent to shards, plus the checks that need `now` (normalizeTiming). Pure:
  * the reference time is a parameter.
  * `normalizeJobSpec(spec, Date.parse("2026-01-01T00:00:00Z"))` -> `{ok: true, spec}` or
  * `{ok: false, issues: [{path: "schedule.at", message: "..."}]}`.
@@ -143,17 +175,43 @@ export function normalizeJobSpec(
   nowMs: number,
   options: NormalizeOptions = {},
 ): NormalizeResult {
-  const issues = jobSpecIssues(spec, nowMs, options);
+  const timing = normalizeTiming(spec, nowMs, options);
+  return timing.ok ? { ok: true, spec: timing.fields } : timing;
+}
+
+/**
+ * The timing fields normalized (instants in UTC, specs as normalizeSchedule makes them) once
+ * every check passes: each spec can fire, the calendars exist, and something is left to run
+ * after the exclusions (jobSpecIssues), inside [start_at, end_at] (fireWindowIssue) and inside
+ * the delivery window (windowReachIssue), each from `nowMs`. The one check of a create, an
+ * edit, a batch item and a preview (a job created at its `from`).
+ *
+ * @example normalizeTiming({ ...daily12UTC, window: { between: ["08:00", "09:00"], outside: "skip" } }, nowMs)
+ * // { ok: false, issues: [{ path: "window", message: "skips every instant of the schedule ..." }] }
+ */
+export function normalizeTiming<T extends TimingFields>(
+  fields: T,
+  nowMs: number,
+  options: NormalizeOptions = {},
+): { ok: true; fields: T } | { ok: false; issues: SpecIssue[] } {
+  const issues = jobSpecIssues(fields, nowMs, options);
   if (issues.length > 0) return { ok: false, issues };
-  const startAt = utcIsoOrNull(spec.start_at);
-  const endAt = utcIsoOrNull(spec.end_at);
-  const anchorMs = startAt === null ? nowMs : Date.parse(startAt);
-  const normalized = { ...spec, start_at: startAt, end_at: endAt };
-  if (spec.schedule !== undefined) normalized.schedule = normalizeSchedule(spec.schedule, nowMs, anchorMs);
-  if (spec.schedules !== undefined) {
-    normalized.schedules = spec.schedules.map((schedule) => normalizeSchedule(schedule, nowMs, anchorMs));
+  const startAt = utcIsoOrNull(fields.start_at);
+  const endAt = utcIsoOrNull(fields.end_at);
+  const anchorMs = startAt === null ? (options.anchorMs ?? nowMs) : Date.parse(startAt);
+  const delayFromMs = delayBaseMs(nowMs, options);
+  const normalized = { ...fields, start_at: startAt, end_at: endAt };
+  if (fields.schedule !== undefined)
+    normalized.schedule = normalizeSchedule(fields.schedule, delayFromMs, anchorMs);
+  if (fields.schedules !== undefined) {
+    normalized.schedules = fields.schedules.map((schedule) =>
+      normalizeSchedule(schedule, delayFromMs, anchorMs),
+    );
   }
   const windowIssue = fireWindowIssue(normalized);
   if (windowIssue !== null) return { ok: false, issues: [windowIssue] };
-  return { ok: true, spec: normalized };
+  const exclusions = compileExclusions(exclusionSetsOf(normalized, options.calendars ?? new Map()));
+  const reachIssue = windowReachIssue(normalized, nowMs, exclusions);
+  if (reachIssue !== null) return { ok: false, issues: [reachIssue] };
+  return { ok: true, fields: normalized };
 }

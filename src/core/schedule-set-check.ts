@@ -72,10 +72,15 @@ export function exclusionIssues(
   // Exhausted: the bound was reached. No instant and some excluded: the specs ran out (a
   // one-shot, an `end`) with every instant they had left excluded.
   if (search.exhausted || (search.fireTimesMs.length === 0 && search.excludedMs.length > 0)) {
-    issues.push({
-      path: fields.exclude ? "exclude" : "calendars",
-      message: `excludes every instant of the schedule that was examined (up to ${EXCLUSION_SEARCH_LIMIT}, within 5 years): the job would never run`,
-    });
+    const reach = search.exhausted
+      ? `every instant of the schedule that was examined (up to ${EXCLUSION_SEARCH_LIMIT}, within 5 years)`
+      : "every instant the schedule has";
+    // Each field that excludes is named: together they leave nothing.
+    const given = [
+      ...((fields.calendars ?? []).length > 0 ? ["calendars"] : []),
+      ...(fields.exclude ? ["exclude"] : []),
+    ];
+    for (const path of given) issues.push({ path, message: `excludes ${reach}: the job would never run` });
   }
   return issues;
 }

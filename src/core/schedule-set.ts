@@ -4,20 +4,25 @@
 import { type CompiledExclusions, excludedUntilMs, isExcluded } from "./exclusions";
 import type { Schedule } from "./job-spec";
 import { nextFireTimes } from "./schedule";
+import {
+  isPastHorizon,
+  noteRun,
+  noteSkip,
+  SEARCH_HORIZON_MS,
+  type SearchStop,
+  SKIPPED_INSTANTS_LIMIT,
+  startSearch,
+} from "./search-bound";
 
-/**
- * Instants examined, per request, to find fire times outside the exclusions (previews,
- * `next_fire_times`, create's "can it fire at all"). With the per-day memo of isExcluded this is
- * a few milliseconds; it bounds a minutely spec behind a two-week holiday (20,160 instants).
- */
-export const EXCLUSION_SEARCH_LIMIT = 25_000;
+/** The search's bound (search-bound.ts), under the names its callers knew it by. */
+export const EXCLUSION_SEARCH_LIMIT = SKIPPED_INSTANTS_LIMIT;
+export const EXCLUSION_SEARCH_HORIZON_MS = SEARCH_HORIZON_MS;
 /** Excluded instants a preview lists at most (the search skips the rest of an excluded day). */
 export const MAX_LISTED_EXCLUSIONS = 1_000;
 /** Excluded instants of one excluded day examined (and listed) before the search jumps past it. */
-const LISTED_PER_EXCLUDED_DAY = 24;
-/** Nor further than this past the start: a weekly spec behind a weekly exclusion stops in 5 years. */
-export const EXCLUSION_SEARCH_HORIZON_MS = 5 * 366 * 86_400_000;
-const SEARCH_BATCH = 64;
+export const LISTED_PER_EXCLUDED_DAY = 24;
+/** Instants asked of the specs at a time while exclusions skip some. */
+export const SEARCH_BATCH = 64;
 
 /** The job's specs, whichever field carried them. */
 export function schedulesOf(spec: {
@@ -54,16 +59,20 @@ export interface IncludedSearch {
    * jumps past the rest), at most MAX_LISTED_EXCLUSIONS in all.
    */
   excludedMs: number[];
-  /** True when the search stopped at its limit or horizon with fewer than `count` found. */
+  /** True when the search stopped at its bound with fewer than `count` found (`stop` says why). */
   exhausted: boolean;
+  /** Why fewer than `count` were found although the specs may have more; null otherwise. */
+  stop: SearchStop | null;
 }
 
 /**
- * The next `count` instants of the union that are not excluded, examining at most
- * EXCLUSION_SEARCH_LIMIT instants and none past EXCLUSION_SEARCH_HORIZON_MS.
+ * The next `count` instants of the union that are not excluded. Without exclusions, simply the
+ * union's next `count`. With them, the search for each next instant examines at most
+ * SKIPPED_INSTANTS_LIMIT excluded instants in all and looks no further than SEARCH_HORIZON_MS
+ * past the previous instant found (or `afterMs`); where that stops it, `stop` says so.
  *
  * @example includedFireTimes(weekdaysAt9, compileExclusions([ukHolidays]), fromMs, 5)
- * // { fireTimesMs: [five working days at 09:00], excludedMs: [the holidays in between], exhausted: false }
+ * // { fireTimesMs: [five working days at 09:00], excludedMs: [the holidays in between], exhausted: false, stop: null }
  */
 export function includedFireTimes(
   schedules: readonly Schedule[],
@@ -71,28 +80,25 @@ export function includedFireTimes(
   afterMs: number,
   count: number,
 ): IncludedSearch {
-  const search: IncludedSearch = { fireTimesMs: [], excludedMs: [], exhausted: false };
+  if (exclusions.sets.length === 0) {
+    const fireTimesMs = unionFireTimes(schedules, afterMs, count);
+    return { fireTimesMs, excludedMs: [], exhausted: false, stop: null };
+  }
+  const search: IncludedSearch = { fireTimesMs: [], excludedMs: [], exhausted: false, stop: null };
+  const bound = startSearch(afterMs);
   let cursorMs = afterMs;
-  let examined = 0;
   let day = { untilMs: Number.NaN, seen: 0 };
-  const horizonMs = afterMs + EXCLUSION_SEARCH_HORIZON_MS;
-  while (search.fireTimesMs.length < count) {
-    if (examined >= EXCLUSION_SEARCH_LIMIT || cursorMs > horizonMs) {
-      search.exhausted = true;
-      break;
-    }
-    const wanted = exclusions.sets.length === 0 ? count - search.fireTimesMs.length : SEARCH_BATCH;
-    const batch = unionFireTimes(schedules, cursorMs, Math.min(wanted, EXCLUSION_SEARCH_LIMIT - examined));
+  while (search.fireTimesMs.length < count && bound.stop === null) {
+    const batch = unionFireTimes(schedules, cursorMs, SEARCH_BATCH);
     let nextCursorMs = batch.at(-1);
     for (const atMs of batch) {
-      if (search.fireTimesMs.length >= count) break;
-      // The bound holds per instant: a batch of a yearly spec spans decades past it.
-      if (atMs > horizonMs) return { ...search, exhausted: true };
-      examined += 1;
+      if (search.fireTimesMs.length >= count || isPastHorizon(bound, atMs)) break;
       if (!isExcluded(atMs, exclusions)) {
         search.fireTimesMs.push(atMs);
+        noteRun(bound, atMs);
         continue;
       }
+      if (!noteSkip(bound, atMs)) break;
       if (search.excludedMs.length < MAX_LISTED_EXCLUSIONS) search.excludedMs.push(atMs);
       const untilMs = excludedUntilMs(atMs, exclusions) - 1;
       day = untilMs === day.untilMs ? { untilMs, seen: day.seen + 1 } : { untilMs, seen: 1 };
@@ -104,6 +110,10 @@ export function includedFireTimes(
     }
     if (nextCursorMs === undefined || nextCursorMs <= cursorMs) break;
     cursorMs = nextCursorMs;
+  }
+  if (search.fireTimesMs.length < count && bound.stop !== null) {
+    search.stop = bound.stop;
+    search.exhausted = true;
   }
   return search;
 }

@@ -12,6 +12,7 @@
 import { parseIPv4, parseIPv6 } from "./ip-parse";
 import { ipv4Problem, ipv6Problem } from "./special-addresses";
 import { privateNameProblem } from "./ssrf-names";
+import { isAllowedTarget, type TargetPolicy } from "./target-policy";
 
 /** Thrown by the target call when a URL is refused; classified as a permanent failure. */
 export class TargetRefusedError extends Error {
@@ -20,10 +21,11 @@ export class TargetRefusedError extends Error {
 
 /**
  * Why a target URL may not be called, or null if it may. Refuses non-http(s) schemes and
- * credentials in the URL always; unless `allowPrivate`, also every special-purpose address
- * (loopback, private, link-local and cloud metadata 169.254.169.254, CGNAT, documentation,
- * benchmarking, multicast, reserved; IPv4-mapped, NAT64, 6to4 and Teredo forms) and private or
- * address-spelling names (`localhost`, `*.internal`, `127.0.0.1.nip.io`, `localtest.me`).
+ * credentials in the URL always; unless `allowPrivate` or the host is on `allowedTargets`
+ * (target-policy.ts), also every special-purpose address (loopback, private, link-local and cloud
+ * metadata 169.254.169.254, CGNAT, documentation, benchmarking, multicast, reserved; IPv4-mapped,
+ * NAT64, 6to4 and Teredo forms) and private or address-spelling names (`localhost`, `*.internal`,
+ * `127.0.0.1.nip.io`, `localtest.me`).
  *
  * IPv4 written as one integer, in octal or hex, or short (`http://2130706433/`, `http://0x7f.1/`,
  * `http://127.1/`) is normalized to dotted form by the WHATWG URL parser, and parsed in every
@@ -32,7 +34,7 @@ export class TargetRefusedError extends Error {
  * @example targetAddressProblem("http://127.0.0.1:8080/hook", { allowPrivate: false })
  * // -> "target resolves to a private address (127.0.0.1 is loopback, 127.0.0.0/8); refused"
  */
-export function targetAddressProblem(url: string, options: { allowPrivate: boolean }): string | null {
+export function targetAddressProblem(url: string, options: TargetPolicy): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -45,8 +47,34 @@ export function targetAddressProblem(url: string, options: { allowPrivate: boole
   if (parsed.username !== "" || parsed.password !== "") {
     return "target URL must not contain credentials (user:password@); send them in a header";
   }
-  if (options.allowPrivate) return null;
+  const malformed = malformedHostProblem(url, parsed.hostname);
+  if (malformed !== null) return malformed;
+  if (options.allowPrivate || isAllowedTarget(parsed, options.allowedTargets)) return null;
   return hostProblem(parsed.hostname);
+}
+
+/**
+ * Why the URL names no proper host, whatever the address policy: none as written (`http:///hook`
+ * and `http:hook` parse, the first path segment becoming the host), or a name with an empty label
+ * (`vm..`, `a..b`, `.`, `..`) or a label over 63 characters. One trailing dot (a fully qualified
+ * name, `example.com.`) is fine.
+ *
+ * @example malformedHostProblem("http:///hook", "hook") // "target URL has no host ..."
+ */
+export function malformedHostProblem(url: string, hostname: string): string | null {
+  if (!/^https?:\/\/[^/\\?#]/i.test(url)) {
+    return "target URL has no host: write it as http(s)://host/path";
+  }
+  if (hostname.startsWith("[")) return null;
+  const name = hostname.endsWith(".") ? hostname.slice(0, -1) : hostname;
+  const labels = name.split(".");
+  if (labels.some((label) => label === "")) {
+    return `target host ${hostname} has an empty label (a leading dot, or two dots in a row); refused`;
+  }
+  if (name.length > 253 || labels.some((label) => label.length > 63)) {
+    return `target host ${hostname} is not a valid name (labels of at most 63 characters, 253 in all); refused`;
+  }
+  return null;
 }
 
 /** Why this host (an IP literal, bracketed IPv6 or a name) may not be called, or null. */
@@ -82,11 +110,13 @@ export type ResolvedProblem = { kind: "refused"; error: string } | { kind: "unre
  */
 export async function resolvedTargetProblem(
   url: string,
-  options: { allowPrivate: boolean; resolveHost?: ResolveHost },
+  options: TargetPolicy & { resolveHost?: ResolveHost },
 ): Promise<ResolvedProblem | null> {
   const problem = targetAddressProblem(url, options);
   if (problem !== null) return { kind: "refused", error: problem };
   if (options.allowPrivate || options.resolveHost === undefined) return null;
+  // A host named on the allow-list is let through by name, whatever it resolves to.
+  if (isAllowedTarget(new URL(url), options.allowedTargets)) return null;
   const hostname = new URL(url).hostname.toLowerCase().replace(/\.$/, "");
   if (hostname.startsWith("[") || parseIPv4(hostname) !== null) return null;
   let addresses: readonly string[];

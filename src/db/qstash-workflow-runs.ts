@@ -97,6 +97,19 @@ export async function listWorkflowSteps(
   return results;
 }
 
+/** One step message of the run, or null when it is not listed. */
+export async function findWorkflowStep(
+  db: D1Database,
+  tenantId: string,
+  runId: string,
+  messageId: string,
+): Promise<WorkflowStepRow | null> {
+  return db
+    .prepare("SELECT * FROM workflow_steps WHERE tenant_id = ? AND run_id = ? AND message_id = ?")
+    .bind(tenantId, runId, messageId)
+    .first<WorkflowStepRow>();
+}
+
 /** Ends a started run; false when it was not started (unknown, or already ended). */
 export async function endWorkflowRun(
   db: D1Database,
@@ -174,4 +187,25 @@ export async function reopenFailedWorkflowRun(
     .bind(tenantId, runId, nowMs)
     .run();
   return outcome.meta.changes > 0;
+}
+
+/**
+ * The run's first dead letter not redriven (the one that failed it, in the order they were
+ * recorded), among the dead letters of its step messages; null when it has none.
+ */
+export async function firstOpenDeadLetterOfRun(
+  db: D1Database,
+  tenantId: string,
+  runId: string,
+): Promise<string | null> {
+  const row = await db
+    .prepare(
+      `SELECT d.id FROM workflow_steps s
+       JOIN dead_letters d ON d.tenant_id = s.tenant_id AND d.job_id = s.message_id
+       WHERE s.tenant_id = ?1 AND s.run_id = ?2 AND d.redriven_at_ms IS NULL
+       ORDER BY d.created_at_ms, d.id LIMIT 1`,
+    )
+    .bind(tenantId, runId)
+    .first<{ id: string }>();
+  return row?.id ?? null;
 }

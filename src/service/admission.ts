@@ -1,12 +1,13 @@
-// Admission at create: a suspended tenant is refused with 403 `tenant_suspended`; a tenant over its active-jobs or creates-per-second limit is refused with
-// 429 `tenant_limit_exceeded` before anything is stored. Every path that creates jobs (the v1
+// Admission at create: a suspended tenant is refused with 409 `tenant_suspended` (./suspension.ts);
+// a tenant over its active-jobs or creates-per-second limit is refused with 429
+// `tenant_limit_exceeded` before anything is stored. Every path that creates jobs (the v1
 // create and batch routes, and any other API built on the same engine) calls admitJobCreates
 // after validating and before inserting.
 import { EdgecronError } from "../core/errors";
 import { defaultTenantLimits, type TenantLimitName, type TenantLimits } from "../core/tenant-limits";
 import { jobStores } from "../db/databases";
 import { countActiveJobs, loadTenantLimits, takeCreateSlots } from "../db/tenant-limits";
-import { tenantSuspendedAtMs } from "../db/tenants";
+import { refuseWhileSuspended } from "./suspension";
 
 /** Active jobs free up only when the tenant deletes some: tell it to come back in a minute. */
 const ACTIVE_JOBS_RETRY_AFTER_S = 60;
@@ -36,12 +37,7 @@ export async function admitJobCreates(
   nowMs: number,
 ): Promise<void> {
   if (count === 0) return;
-  if ((await tenantSuspendedAtMs(env.DB, tenantId)) !== null) {
-    throw new EdgecronError(
-      "tenant_suspended",
-      `Tenant ${tenantId} is suspended: an admin must unsuspend it before it can create jobs`,
-    );
-  }
+  await refuseWhileSuspended(env, tenantId, "create jobs or publish messages");
   const { limits } = await loadTenantLimits(env.DB, tenantId, tenantLimitDefaults(env));
   const perSecond = limits.creates_per_second;
   if (perSecond !== null && count > perSecond) {

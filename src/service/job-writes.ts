@@ -11,11 +11,11 @@ import {
   validTargetUrl,
 } from "../core/job-spec";
 import { jobSpecIssues, normalizeJobSpec, scheduleElementIssues } from "../core/normalize";
-import { previewFireTimes, previewUnionFireTimes } from "../core/preview";
 import type { SearchAllowance } from "../core/schedule-check";
 import { schedulesOf } from "../core/schedule-set";
 import { missingScheduleIssues } from "../core/schedule-set-check";
 import { targetAddressProblem } from "../core/ssrf";
+import type { TargetPolicy } from "../core/target-policy";
 import { jobDatabaseIndex, jobStores } from "../db/databases";
 import { updateStoredJobVersion } from "../db/job-store";
 import type { StoredJob } from "../db/jobs";
@@ -35,7 +35,7 @@ export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: Field
 function targetUrlErrors(
   input: unknown,
   fields: Partial<JobSpec>,
-  allowPrivate: boolean,
+  targetPolicy: TargetPolicy,
   prefix: (string | number)[],
 ): FieldError[] {
   const urls: [string, string | null][] = [
@@ -46,7 +46,7 @@ function targetUrlErrors(
   ];
   const errors: FieldError[] = [];
   for (const [path, url] of urls) {
-    const problem = url === null ? null : targetAddressProblem(url, { allowPrivate });
+    const problem = url === null ? null : targetAddressProblem(url, targetPolicy);
     if (problem !== null) errors.push({ path: joinPath([...prefix, path]), message: problem });
   }
   return errors;
@@ -62,7 +62,8 @@ export function checkJobInput(
   prefix: (string | number)[],
   options: {
     rejectPastOnce?: boolean;
-    allowPrivate: boolean;
+    /** What targets may be called (src/service/private-targets.ts). */
+    targetPolicy: TargetPolicy;
     searchAllowance?: SearchAllowance;
     /** The tenant's calendars: names in `calendars` must exist (see calendarSetsFor). */
     calendars?: ReadonlyMap<string, ExclusionSet>;
@@ -76,7 +77,7 @@ export function checkJobInput(
   const fields = parsed.success ? parsed.data : validJobFields(input);
   const errors = parsed.success ? [] : fieldErrorsOf(parsed.error.issues, prefix);
   errors.push(...prefixed(missingScheduleIssues(input), prefix));
-  errors.push(...targetUrlErrors(input, fields, options.allowPrivate, prefix));
+  errors.push(...targetUrlErrors(input, fields, options.targetPolicy, prefix));
   errors.push(...bindingTargetErrors(input, options.targets, prefix));
   if (parsed.success && errors.length === 0) {
     const normalized = normalizeJobSpec(parsed.data, nowMs, options);
@@ -93,37 +94,6 @@ export function checkJobInput(
 
 function prefixed(issues: readonly FieldError[], prefix: (string | number)[]): FieldError[] {
   return issues.map((issue) => ({ path: joinPath([...prefix, issue.path]), message: issue.message }));
-}
-
-/**
- * A preview's fire times, or a 400 naming the schedule field that cannot be accepted (the same
- * refusals as create: can never fire, too costly to evaluate).
- */
-export function previewScheduleTimes(
-  schedule: Schedule,
-  nowMs: number,
-  fromMs: number,
-  count: number,
-): string[] {
-  const preview = previewFireTimes(schedule, nowMs, fromMs, count);
-  if (!preview.ok) throw validationError(preview.issues);
-  return preview.fireTimesMs.map((ms) => new Date(ms).toISOString());
-}
-
-/** The preview of several specs and exclusions (see previewUnionFireTimes), or its 400. */
-export function previewUnionTimes(
-  schedules: readonly Schedule[],
-  exclusions: readonly ExclusionSet[],
-  nowMs: number,
-  fromMs: number,
-  count: number,
-  path: "schedule" | "schedules",
-  exclusionFields: readonly ("calendars" | "exclude")[],
-): { fire_times: string[]; excluded: string[] } {
-  const preview = previewUnionFireTimes(schedules, exclusions, nowMs, fromMs, count, path, exclusionFields);
-  if (!preview.ok) throw validationError(preview.issues);
-  const iso = (ms: number) => new Date(ms).toISOString();
-  return { fire_times: preview.fireTimesMs.map(iso), excluded: preview.excludedMs.map(iso) };
 }
 
 /**

@@ -6,16 +6,19 @@ import { claimRedrive, type DeadLetterRow, releaseRedrive } from "../db/dead-let
 import { retryRun } from "../shard/client";
 import { shardOfStoredJob } from "./run-history";
 import { callShard, shardRefusal } from "./shard-calls";
+import { refuseWhileSuspended } from "./suspension";
 
 /**
  * Claims the dead letter (409 if already redriven), asks the run's shard for a new attempt, and
- * releases the claim if the shard refuses or cannot be reached.
+ * releases the claim if the shard refuses or cannot be reached: a letter is used up only by a
+ * redrive that ran. A suspended tenant's redrive is refused (409) before the claim.
  */
 export async function redriveDeadLetter(
   env: Env,
   tenantId: string,
   letter: DeadLetterRow,
 ): Promise<{ runId: string; attempt: number }> {
+  await refuseWhileSuspended(env, tenantId, "redrive a dead letter");
   const claimedAtMs = Date.now();
   if (!(await claimRedrive(env.DB, tenantId, letter.id, claimedAtMs))) {
     throw new EdgecronError("already_redriven", `Dead letter ${letter.id} was already redriven`);

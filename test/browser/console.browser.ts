@@ -93,6 +93,11 @@ describe("admin console in Chromium", () => {
       page.getByRole("button", { name: "Sign in" }).click(),
     ]);
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    // The footer says which targets this deployment calls: the suite's server runs local mode.
+    const policy = page.locator("footer [data-target-policy]");
+    expect(await policy.isVisible()).toBe(true);
+    expect(await policy.getAttribute("data-target-policy")).toBe("local");
+    expect(await policy.textContent()).toMatch(/^Targets: local mode, any http\(s\) URL is called, private/);
     const cookies = await page.context().cookies();
     const session = cookies.find((cookie) => cookie.name === "edgecron_console");
     expect(session?.httpOnly).toBe(true);

@@ -222,6 +222,71 @@ describe("edgecron CLI against wrangler dev", () => {
     const missing = await asTenant("jobs", "get", "job_does_not_exist");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/404/);
+    expect(missing.stderr).toContain("job_does_not_exist");
+    // An id shaped like ours that no job has, and a run that is not there: each named.
+    const unknownJob = "job_0000000000AAAAAAAAAAAAAAAA";
+    expect((await asTenant("jobs", "get", unknownJob)).stderr).toContain(unknownJob);
+    expect((await asTenant("jobs", "pause", unknownJob)).stderr).toContain(unknownJob);
+    expect((await asTenant("runs", "get", `run_${unknownJob}_1`)).stderr).toContain(`run_${unknownJob}_1`);
+  });
+
+  it("shows every field it takes: windows, debounce, flow control and priority in create, get and list --wide", async () => {
+    const created = await asTenant(
+      "jobs",
+      "create",
+      "--name",
+      "cli-every-field",
+      "--cron",
+      "0 9 * * *",
+      "--tz",
+      "Europe/Berlin",
+      "--target",
+      `${target.url}/fields`,
+      "--window",
+      "08:00-20:00",
+      "--window-days",
+      "MON-FRI",
+      "--outside",
+      "skip",
+      "--flexible-window",
+      "15m",
+      "--debounce",
+      "30s",
+      "--debounce-max-wait",
+      "5m",
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const shown = [
+      /^window +MON-FRI 08:00-20:00 \(the schedule's zone\), outside: skip$/m,
+      /^flexible window +up to 15m after each instant$/m,
+      /^debounce +trailing 30s, at most 5m$/m,
+      /^flow control +-$/m,
+      /^priority +3$/m,
+    ];
+    for (const line of shown) expect(created.stdout).toMatch(line);
+    const id = /^created (\S+)/.exec(created.stdout)?.[1] ?? "";
+    // flow_control and priority have no flags: a file sets them, and get shows them.
+    const patch = join(dir, "flow.json");
+    writeFileSync(patch, JSON.stringify({ flow_control: { key: "cli-key", rate: 5 }, priority: 1 }));
+    expect((await asTenant("jobs", "update", id, "--file", patch)).code).toBe(0);
+    const got = await asTenant("jobs", "get", id);
+    expect(got.code, got.stderr).toBe(0);
+    for (const line of [...shown.slice(0, 3), /^flow control +key cli-key: 5 per 1s$/m, /^priority +1$/m]) {
+      expect(got.stdout).toMatch(line);
+    }
+    const wide = await asTenant("jobs", "list", "--name", "cli-every-field", "--wide");
+    expect(wide.code, wide.stderr).toBe(0);
+    const [header, row] = wide.stdout.trimEnd().split("\n");
+    expect(header).toMatch(/ WINDOW +FLEXIBLE WINDOW +DEBOUNCE +FLOW CONTROL /);
+    expect(header).toMatch(/ PRIORITY /);
+    for (const text of [
+      "MON-FRI 08:00-20:00",
+      "up to 15m after each instant",
+      "trailing 30s",
+      "key cli-key",
+    ]) {
+      expect(row).toContain(text);
+    }
   });
 
   it("previews a schedule as a table", async () => {

@@ -93,6 +93,6 @@ describe("e2e: control actions land during a flood", () => {
       schedule: { type: "interval", every: "1s" },
       target: { url: `${e2e.target.url}/after` },
     });
-    expect(create).toMatchObject({ status: 403, body: { code: "tenant_suspended" } });
+    expect(create).toMatchObject({ status: 409, body: { code: "tenant_suspended" } });
   });
 });

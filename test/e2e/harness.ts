@@ -139,7 +139,8 @@ async function devServerCommand(
   options: StartOptions,
   { stateDir, port, envFile }: { stateDir: string; port: number; envFile: string },
 ): Promise<[string, string[]]> {
-  const vars = { ALLOW_PRIVATE_TARGETS: "true", ...options.vars };
+  // As `npm start` runs: wrangler dev passes a client's CF-Connecting-IP through as sent.
+  const vars = { ALLOW_PRIVATE_TARGETS: "true", AUTH_CLIENT_ADDRESS: "none", ...options.vars };
   const common = [
     "--ip",
     "127.0.0.1",

@@ -1,160 +1,31 @@
 // `npm start` as a user runs it: a real npm, node, supervisor, wrangler and workerd tree in a
 // process group of its own (as a terminal's job is). Whatever signal ends it, and whoever receives
 // it, every process of that tree must be gone afterwards and the port free.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
-import { type AddressInfo, createServer, type Server } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { apiClient, freePort, ROOT, waitUntil } from "./harness";
+import {
+  expectNothingLeft,
+  HOST,
+  killStarted,
+  listenOn,
+  liveOnes,
+  readProcs,
+  spawnNpmStart as spawnTree,
+  startAndCollect as startTree,
+} from "./npm-start";
 
-const HOST = "127.0.0.1";
 // One state dir for the whole file: after the first start the migrations are already applied.
 const stateDir = mkdtempSync(join(tmpdir(), "edgecron-start-e2e-"));
-const started: RunningStart[] = [];
+const spawnNpmStart = (port: number, script = "start") => spawnTree(port, { script, stateDir });
+const startAndCollect = (port: number, script = "start") => startTree(port, { script, stateDir });
 
-interface ProcInfo {
-  ppid: number;
-  state: string;
-  cmdline: string;
-}
-
-/** Every process in /proc, by pid (Linux only, like the rest of the e2e suites). */
-function readProcs(): Map<number, ProcInfo> {
-  const procs = new Map<number, ProcInfo>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [state = "", ppid = "0"] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
-      procs.set(Number(entry), { ppid: Number(ppid), state, cmdline });
-    } catch {}
-  }
-  return procs;
-}
-
-/** `rootPid` and all its descendants, found by walking parent links. */
-function processTree(rootPid: number): number[] {
-  const procs = readProcs();
-  const tree = [rootPid];
-  for (let i = 0; i < tree.length; i++) {
-    for (const [pid, info] of procs) if (info.ppid === tree[i] && !tree.includes(pid)) tree.push(pid);
-  }
-  return tree;
-}
-
-/** A zombie has released its memory and sockets; only its exit status waits for a reaper. */
-function liveOnes(pids: number[]): number[] {
-  const procs = readProcs();
-  return pids.filter((pid) => {
-    const info = procs.get(pid);
-    return info !== undefined && info.state !== "Z";
-  });
-}
-
-function listenOn(port: number): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(port, HOST, () => resolve(server));
-  });
-}
-
-async function portIsFree(port: number): Promise<boolean> {
-  try {
-    const server = await listenOn(port);
-    await new Promise((resolve) => server.close(resolve));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-interface RunningStart {
-  npm: ChildProcess;
-  port: number;
-  output: () => string;
-  exited: Promise<number | null>;
-  /** The tree as collected once it was up: a process reparented after a failure is still in it. */
-  pids: number[];
-}
-
-function spawnNpmStart(port: number, script = "start"): RunningStart {
-  const npm = spawn("npm", script === "start" ? ["start"] : ["run", script], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      EDGECRON_STATE_DIR: stateDir,
-      WRANGLER_SEND_METRICS: "false",
-      CLOUDFLARE_CF_FETCH_ENABLED: "false",
-    },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  npm.stdout?.on("data", (chunk) => {
-    output += chunk;
-  });
-  npm.stderr?.on("data", (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => npm.once("exit", (code) => resolve(code)));
-  const running: RunningStart = { npm, port, output: () => output, exited, pids: [] };
-  started.push(running);
-  return running;
-}
-
-/** Starts `npm start` and returns once it answers /healthz, with every pid of its tree. */
-async function startAndCollect(
-  port: number,
-  script = "start",
-): Promise<{ run: RunningStart; pids: number[] }> {
-  const run = spawnNpmStart(port, script);
-  await waitUntil(
-    async () => {
-      if (run.npm.exitCode !== null) throw new Error(`npm start exited: ${run.output().slice(-2000)}`);
-      return (await fetch(`http://${HOST}:${port}/healthz`)).ok;
-    },
-    { timeoutMs: 60_000, intervalMs: 200, what: `npm start on port ${port} to answer /healthz` },
-  );
-  const pids = processTree(run.npm.pid as number);
-  run.pids = pids;
-  const commands = pids.map((pid) => readProcs().get(pid)?.cmdline ?? "");
-  // The tree we must see vanish: npm, start.mjs, the supervisor, wrangler and workerd.
-  expect(commands.some((cmd) => cmd.includes("scripts/start.mjs"))).toBe(true);
-  expect(commands.some((cmd) => cmd.includes("dev-supervisor.mjs"))).toBe(true);
-  expect(commands.some((cmd) => cmd.includes("workerd"))).toBe(true);
-  return { run, pids };
-}
-
-async function expectNothingLeft(pids: number[], port: number): Promise<void> {
-  await waitUntil(() => liveOnes(pids).length === 0, {
-    timeoutMs: 20_000,
-    intervalMs: 100,
-    what: "every process of the npm start tree to exit",
-  }).catch((error) => {
-    const procs = readProcs();
-    const left = liveOnes(pids).map((pid) => `${pid} ${procs.get(pid)?.cmdline.slice(0, 120)}`);
-    throw new Error(`${String(error)}; still running:\n${left.join("\n")}`);
-  });
-  await waitUntil(() => portIsFree(port), { timeoutMs: 5_000, what: `port ${port} to be free` });
-}
-
-afterEach(async () => {
-  // A failed test must not leave its tree behind for the next one.
-  for (const run of started.splice(0)) {
-    const pids = [...new Set([...run.pids, ...processTree(run.npm.pid as number)])];
-    for (const pid of liveOnes(pids)) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {}
-    }
-  }
-});
+// A failed test must not leave its tree behind for the next one.
+afterEach(killStarted);
 
 afterAll(() => {
   rmSync(stateDir, { recursive: true, force: true });

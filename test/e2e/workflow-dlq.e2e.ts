@@ -15,6 +15,23 @@ function executed(runId: string, step: string, value: unknown): void {
 }
 const stepsOf = (runId: string) => (executions.get(runId) ?? []).map((entry) => entry.step);
 
+/** What the SDK hands a failure function, as it recorded it. */
+interface FailureSeen {
+  payload: unknown;
+  failStatus: number;
+  failResponse: string;
+  url: string;
+}
+
+const recordFailure: NonNullable<Parameters<typeof serve>[1]>["failureFunction"] = async ({
+  context,
+  failStatus,
+  failResponse,
+}) => {
+  const seen: FailureSeen = { payload: context.requestPayload, failStatus, failResponse, url: context.url };
+  executed(context.workflowRunId, "failure-function", seen);
+};
+
 describe("the workflow DLQ through @upstash/workflow's client", () => {
   const e2e = useScheduler({ tenant: "workflow-dlq-e2e" });
   let endpoint: { url: string; close: () => Promise<void> };
@@ -43,15 +60,24 @@ describe("the workflow DLQ through @upstash/workflow's client", () => {
           executed(context.workflowRunId, "second", first);
         });
       },
-      {
-        env,
-        failureFunction: async ({ context }) => {
-          executed(context.workflowRunId, "failure-function", context.requestPayload);
-        },
+      { env, failureFunction: recordFailure },
+    );
+    // Two steps at once that both throw: the run fails once.
+    const parallelBroken = serve<{ tag: string }>(
+      async (context) => {
+        await Promise.all(
+          ["left", "right"].map((side) =>
+            context.run(side, () => {
+              executed(context.workflowRunId, side, null);
+              throw new Error(`${side} broke`);
+            }),
+          ),
+        );
       },
+      { env, failureFunction: recordFailure },
     );
     client = new Client({ baseUrl: e2e.server.baseUrl, token });
-    endpoint = await startEndpoint({ "/flaky": flaky.handler });
+    endpoint = await startEndpoint({ "/flaky": flaky.handler, "/parallel-broken": parallelBroken.handler });
   });
   afterAll(async () => {
     await endpoint?.close();
@@ -152,5 +178,77 @@ describe("the workflow DLQ through @upstash/workflow's client", () => {
     expect((await client.dlq.list({ filter: { workflowRunId: kept.runId } })).messages).toHaveLength(1);
     expect(await client.dlq.delete([kept.dlqId])).toMatchObject({ deleted: 1 });
     expect((await client.dlq.list({ filter: { workflowRunId: kept.runId } })).messages).toEqual([]);
+  });
+
+  /** The failure function's calls for a run, once its DLQ entry is there and a while has passed. */
+  async function failuresSeenSettled(runId: string): Promise<FailureSeen[]> {
+    await waitUntil(
+      async () => (await client.dlq.list({ filter: { workflowRunId: runId } })).messages.length > 0,
+      {
+        timeoutMs: 60_000,
+        what: "the DLQ entry",
+      },
+    );
+    await waitUntil(() => stepsOf(runId).includes("failure-function"), {
+      timeoutMs: 60_000,
+      what: "the failure function",
+    });
+    // A second call, if one came, would follow within a queue hop or two: give it time to.
+    const settledAtMs = Date.now() + 3_000;
+    await waitUntil(() => Date.now() > settledAtMs, { timeoutMs: 10_000, what: "the settle time" });
+    return (executions.get(runId) ?? [])
+      .filter(({ step }) => step === "failure-function")
+      .map(({ value }) => value as FailureSeen);
+  }
+
+  it("hands the failure function the run's payload, the failed step's status and its error, once", async () => {
+    broken.add("payload");
+    const { workflowRunId: runId } = await client.trigger({
+      url: `${endpoint.url}/flaky`,
+      body: { tag: "payload" },
+      retries: 1,
+    });
+    const seen = await failuresSeenSettled(runId);
+    expect(seen).toEqual([
+      {
+        payload: { tag: "payload" },
+        failStatus: 500,
+        failResponse: "second broke for payload!",
+        url: `${endpoint.url}/flaky`,
+      },
+    ]);
+  });
+
+  it("calls the failure function once when two parallel steps fail", async () => {
+    const { workflowRunId: runId } = await client.trigger({
+      url: `${endpoint.url}/parallel-broken`,
+      body: { tag: "both" },
+      retries: 0,
+    });
+    await waitUntil(() => stepsOf(runId).includes("left") && stepsOf(runId).includes("right"), {
+      timeoutMs: 60_000,
+      what: "both steps",
+    });
+    const seen = await failuresSeenSettled(runId);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ payload: { tag: "both" }, failStatus: 500 });
+    expect(seen[0]?.failResponse).toMatch(/(left|right) broke$/);
+  });
+
+  it("refuses resume, restart and a failure-function retry while the tenant is suspended, keeping the entry", async () => {
+    const { runId, dlqId } = await failedRun("suspended");
+    broken.delete("suspended");
+    expect((await e2e.admin("POST", `/v1/tenants/${e2e.tenantId}/suspend`)).status).toBe(200);
+    try {
+      await expect(client.dlq.resume(dlqId)).rejects.toThrow(/suspended/);
+      await expect(client.dlq.restart([dlqId])).rejects.toThrow(/suspended/);
+      await expect(client.dlq.retryFailureFunction({ dlqId })).rejects.toThrow(/suspended/);
+      expect((await client.dlq.list({ filter: { workflowRunId: runId } })).messages).toHaveLength(1);
+      expect(await runStateOf(runId)).toBe("RUN_FAILED");
+    } finally {
+      expect((await e2e.admin("POST", `/v1/tenants/${e2e.tenantId}/unsuspend`)).status).toBe(200);
+    }
+    await client.dlq.resume(dlqId);
+    await waitUntil(() => stepsOf(runId).includes("second"), { timeoutMs: 60_000, what: "the resumed step" });
   });
 });

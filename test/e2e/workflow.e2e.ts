@@ -96,8 +96,12 @@ describe("@upstash/workflow against wrangler dev", () => {
       },
       {
         env,
-        failureFunction: async ({ context, failResponse }) => {
-          executed(context.workflowRunId, "failure-function", failResponse);
+        failureFunction: async ({ context, failStatus, failResponse }) => {
+          executed(context.workflowRunId, "failure-function", {
+            payload: context.requestPayload,
+            failStatus,
+            failResponse,
+          });
         },
       },
     );
@@ -214,16 +218,25 @@ describe("@upstash/workflow against wrangler dev", () => {
     ]);
   });
 
-  it("runs the failure function once a step has failed its last retry", async () => {
-    const { workflowRunId: runId } = await client.trigger({ url: `${endpoint.url}/failing`, retries: 0 });
+  it("runs the failure function once a step has failed its last retry, with the run's payload", async () => {
+    const { workflowRunId: runId } = await client.trigger({
+      url: `${endpoint.url}/failing`,
+      body: { order: 7 },
+      retries: 1,
+    });
     await waitUntil(() => stepsOf(runId).includes("failure-function"), {
       timeoutMs: 60_000,
       what: "the failure function",
     });
-    expect(stepsOf(runId)).toEqual(["doomed", "failure-function"]);
-    // The SDK reads the message out of the answer's first 256 bytes, which edgecron keeps; its
-    // stack makes them unparsable JSON, and the SDK then reports the raw text, message included.
-    expect(executions.get(runId)?.at(-1)?.value).toContain("the step broke");
+    // The step ran twice (one retry), then the failure function once, with what QStash hands it:
+    // the trigger's body as `requestPayload` (the failure callback's `sourceBody`), the step's
+    // status, and the error's message read from the answer's body.
+    expect(stepsOf(runId)).toEqual(["doomed", "doomed", "failure-function"]);
+    expect(executions.get(runId)?.at(-1)?.value).toEqual({
+      payload: { order: 7 },
+      failStatus: 500,
+      failResponse: "the step broke",
+    });
     const { runs } = await client.logs({ filter: { workflowRunId: runId } });
     expect(runs[0]?.workflowState).toBe("RUN_FAILED");
   });

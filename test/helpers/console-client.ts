@@ -13,7 +13,11 @@ export interface Response2 {
 
 export class ConsoleClient {
   readonly jar = new Map<string, string>();
-  constructor(readonly origin = ORIGIN) {}
+  /** `workerEnv`: the bindings the Worker runs with (another target policy, say); default the pool's. */
+  constructor(
+    readonly origin = ORIGIN,
+    readonly workerEnv: Env = env,
+  ) {}
 
   async send(path: string, init: RequestInit = {}): Promise<Response2> {
     const headers = new Headers(init.headers);
@@ -26,7 +30,7 @@ export class ConsoleClient {
         headers,
         redirect: "manual",
       }),
-      env,
+      this.workerEnv,
       createExecutionContext(),
     );
     const cookies = res.headers.getSetCookie();

@@ -7,6 +7,7 @@
 //   /throttle/<n>/<s>/<group>/<anything>  429 with Retry-After: <s> for the group's first n calls, then 200
 //   /redirect/<name>          302 to /ok/redirected/<name> on this server (never to be followed)
 //   /async/<anything>         202 with Edgecron-Async: true (a long-running target; the test reports back)
+//   /answer/<code>/<anything> that status, answering the request's own body (as application/json)
 // GET /__calls?prefix=<path prefix> lists what was received (method, path, url, headers, body, at).
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -65,6 +66,11 @@ export async function startRecordingTarget(): Promise<{ url: string; server: Ser
         return calls <= Number(arg) ? reply(429, { "retry-after": retryAfter ?? "1" }) : reply(200);
       }
       if (kind === "async") return reply(202, { "edgecron-async": "true" });
+      if (kind === "answer") {
+        res.writeHead(Number(arg), { "content-type": "application/json", "x-answered": "whole" });
+        res.end(body);
+        return;
+      }
       if (kind === "slow") {
         setTimeout(() => reply(200), Number(arg));
         return;

@@ -79,10 +79,21 @@ async function createFixtures(): Promise<Fixtures> {
   };
 }
 
+let sent = 0;
+/** What Cloudflare's edge attaches to a request it forwards (the fields a test needs: none). */
+const ON_CLOUDFLARE = { colo: "TEST" } as unknown as IncomingRequestCfProperties;
+
+/**
+ * Each request as Cloudflare forwards it (`cf` set), from an address of its own: hundreds of bad
+ * credentials from one address, or from none, would be throttled (429) after 20, which
+ * test/integration/auth-throttle.test.ts holds; here each must get its own answer.
+ */
 async function send(request: BadRequest): Promise<Response> {
   const headers = new Headers(request.headers);
   if (request.authorization !== null) headers.set("authorization", request.authorization);
-  const init = { method: request.method, headers, body: request.body };
+  sent += 1;
+  headers.set("cf-connecting-ip", `2001:db8::${sent.toString(16)}`);
+  const init = { method: request.method, headers, body: request.body, cf: ON_CLOUDFLARE };
   return worker.fetch(
     new Request<unknown, IncomingRequestCfProperties>(`${BASE}${request.path}`, init),
     env,

@@ -35,7 +35,6 @@ describe("console control actions", () => {
     const res = await client.post("/console/jobs/bulk/pause", {
       _csrf: ConsoleClient.csrfOf(page.text),
       name: "runaway-",
-      status: "",
       confirmed: "1",
     });
     expect(res.status).toBe(303);
@@ -46,6 +45,34 @@ describe("console control actions", () => {
     const after = await client.get(res.headers.get("location")?.replace(/^https?:\/\/[^/]+/, "") ?? "");
     expect(after.text).toContain("2 matching job(s) are paused");
   });
+
+  it.each([
+    [{ name: "", status: "" }, ["name", "status"]],
+    [{ name: "" }, ["name"]],
+    [{ status: "" }, ["status"]],
+    [{ name: "stop-", status: "BOGUS" }, ["status"]],
+  ])(
+    "refuses a bulk filter with an empty or unknown field %j, naming it, and changes nothing",
+    async (fields, named) => {
+      const id = (
+        await api<{ id: string }>("POST", "/v1/jobs", {
+          token: tenant.key,
+          body: jobBody({ name: "stop-1" }),
+        })
+      ).body.id;
+      const client = new ConsoleClient();
+      await client.signIn(tenant.key);
+      const page = await client.get("/console/jobs?name=stop-");
+      const res = await client.post("/console/jobs/bulk/delete", {
+        _csrf: ConsoleClient.csrfOf(page.text),
+        ...fields,
+        confirmed: "1",
+      });
+      expect(res.status).toBe(400);
+      for (const field of named) expect(res.text).toContain(`${field}: must`);
+      expect(await statusOf(id)).toBe("ACTIVE");
+    },
+  );
 
   it("lets the admin suspend and unsuspend the tenant from the Limits page", async () => {
     const admin = new ConsoleClient();

@@ -199,7 +199,9 @@ describe("console pages", () => {
     for (const path of ["/console", `/console/jobs/${data.jobId}`]) {
       const res = await client.get(path);
       expect(res.text).toMatch(
-        new RegExp(`<footer class="site-footer">Time-zone data <code[^>]*>${health.tzdata}</code>`),
+        new RegExp(
+          `<footer class="site-footer"><p class="footer-line">Time-zone data <code[^>]*>${health.tzdata}</code>`,
+        ),
       );
     }
   });

@@ -12,6 +12,14 @@ import {
   markJobsSynced,
   type StoredJob,
 } from "../../src/db/jobs";
+import { findWorkflowStep, listWorkflowSteps, recordWorkflowSteps } from "../../src/db/qstash-workflow-runs";
+import {
+  listWorkflowWaiters,
+  restoreWaiter,
+  takeWaiterForWakeUp,
+  upsertWorkflowWaiter,
+  type WorkflowWaiterRow,
+} from "../../src/db/qstash-workflow-waiters";
 import { findSigningSecrets, insertTenant } from "../../src/db/tenants";
 import { seedAlert } from "../helpers/seed";
 
@@ -145,5 +153,64 @@ describe("alerts and tenants", () => {
         [plain, [`secret-${plain}`]],
       ]),
     );
+  });
+});
+
+describe("workflow waiters", () => {
+  /** A run with its first step, waiting with its timeout's step listed after it. */
+  async function waitingRun(): Promise<WorkflowWaiterRow> {
+    const tenantId = await newTenant();
+    const runId = `wfr_db${++sequence}`;
+    const run = { tenantId, runId, url: "https://example.com/wf", settings: {} };
+    const step = (messageId: string, callType: string) => ({
+      tenantId,
+      runId,
+      messageId,
+      callType,
+      bodyBase64: "e30=",
+    });
+    await recordWorkflowSteps(
+      env.DB,
+      [run],
+      [step("msg_init", "step"), step("msg_timeout", "wait-timeout")],
+      NOW_MS,
+    );
+    const waiter: WorkflowWaiterRow = {
+      tenant_id: tenantId,
+      event_id: "evt",
+      run_id: runId,
+      url: "https://example.com/wf",
+      headers: "{}",
+      step: "{}",
+      timeout_message_id: "msg_timeout",
+      deadline_ms: NOW_MS + 60_000,
+      created_at_ms: NOW_MS,
+    };
+    await upsertWorkflowWaiter(env.DB, waiter);
+    return waiter;
+  }
+  const wakeUp = (messageId: string) => ({ messageId, callType: "step", bodyBase64: "d2FrZQ==" });
+  const stepIds = async (waiter: WorkflowWaiterRow) =>
+    (await listWorkflowSteps(env.DB, waiter.tenant_id, waiter.run_id)).map((step) => step.message_id);
+
+  it("takes a waiter for one wake-up only, listing it in place of the timeout in one step", async () => {
+    const waiter = await waitingRun();
+    const [first, second] = await Promise.all([
+      takeWaiterForWakeUp(env.DB, waiter, wakeUp("msg_wake_a"), NOW_MS),
+      takeWaiterForWakeUp(env.DB, waiter, wakeUp("msg_wake_b"), NOW_MS),
+    ]);
+    expect([first, second].sort()).toEqual([false, true]);
+    expect(await stepIds(waiter)).toEqual(["msg_init", first ? "msg_wake_a" : "msg_wake_b"]);
+    expect(await listWorkflowWaiters(env.DB, waiter.tenant_id, "evt")).toEqual([]);
+  });
+
+  it("puts the waiter and its timeout back, in the run's order, when the wake-up could not be stored", async () => {
+    const waiter = await waitingRun();
+    const timeoutStep = await findWorkflowStep(env.DB, waiter.tenant_id, waiter.run_id, "msg_timeout");
+    expect(await takeWaiterForWakeUp(env.DB, waiter, wakeUp("msg_wake"), NOW_MS)).toBe(true);
+    await restoreWaiter(env.DB, waiter, timeoutStep, "msg_wake");
+    expect(await stepIds(waiter)).toEqual(["msg_init", "msg_timeout"]);
+    expect(await listWorkflowWaiters(env.DB, waiter.tenant_id, "evt")).toEqual([waiter]);
+    expect(await takeWaiterForWakeUp(env.DB, waiter, wakeUp("msg_wake_again"), NOW_MS)).toBe(true);
   });
 });

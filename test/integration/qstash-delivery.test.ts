@@ -139,4 +139,28 @@ describe("a job with a qstash field", () => {
     const letters = await api<{ data: { id: string }[] }>("GET", "/v1/dead-letters", { token });
     expect(letters.body.data.map((letter) => letter.id)).toContain(body.dlqId);
   });
+
+  it("carries the failed call's whole answer, and a source body too large for a queue message", async () => {
+    const { tenant, token } = await tenantWithKey("qstash-failure-large");
+    const path = `/answer/500/qstash-${crypto.randomUUID()}`;
+    const failurePath = `/ok/qstash-fail-large-${crypto.randomUUID()}`;
+    // The target answers this body back: an error far longer than the dead letter's first bytes,
+    // and, base64 in the callback, more than a queue message holds.
+    const error = JSON.stringify({ error: "Error", message: "it broke", stack: "at step\n".repeat(11_000) });
+    const jobId = await createJob(token, {
+      target: { url: targetUrl(path), body: error, headers: { "content-type": "application/json" } },
+      retry: { max_attempts: 1 },
+      qstash: { failure_callback: targetUrl(failurePath) },
+    });
+    await trigger(token, jobId);
+    const failure = await received(failurePath, () => true);
+    const key = tenant.signing_secret;
+    expect(await verify(failure, [key, key], targetUrl(failurePath))).toBe(true);
+    const body = JSON.parse(failure.body);
+    expect(atob(body.sourceBody)).toBe(error);
+    // The answer as the target sent it (its first 32 KiB), with its headers.
+    expect(body.status).toBe(500);
+    expect(atob(body.body)).toBe(error.slice(0, 32 * 1024));
+    expect(body.header["x-answered"]).toEqual(["whole"]);
+  });
 });

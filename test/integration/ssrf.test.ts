@@ -189,6 +189,53 @@ describe("single-label host names in production mode", () => {
   });
 });
 
+describe("malformed host names at every entry point, whatever the mode", () => {
+  it.each([
+    ["production", production],
+    ["private targets allowed", allowingPrivate],
+  ] as const)("refuses vm.., localhost.., a..b and .. (%s), storing nothing", async (_mode, call) => {
+    const t = await createTenantWithKey("empty-label");
+    const jobsBefore = await countRows("jobs");
+    const job = await call(
+      "POST",
+      "/v1/jobs",
+      t.key,
+      jobBody({ target: { url: "http://vm../hook" }, on_failure: "http://localhost../failed" }),
+    );
+    expect(job.status).toBe(400);
+    expect(job.body.errors?.map((error) => [error.path, error.message])).toEqual([
+      ["target.url", expect.stringMatching(/vm\.\. has an empty label/)],
+      ["on_failure", expect.stringMatching(/localhost\.\. has an empty label/)],
+    ]);
+    const destination = await call("POST", "/v2/publish/http://a..b/hook", t.key, undefined);
+    expect(destination.status).toBe(400);
+    expect(JSON.stringify(destination.body)).toMatch(/a\.\.b has an empty label/);
+    const callback = await call("POST", "/v2/publish/https://example.com/hook", t.key, undefined, {
+      "upstash-failure-callback": "http://../",
+    });
+    expect(callback.status).toBe(400);
+    expect(JSON.stringify(callback.body)).toMatch(/has an empty label/);
+    expect(await countRows("jobs")).toBe(jobsBefore);
+    const webhook = await call("PATCH", `/v1/tenants/${t.tenantId}`, ADMIN_TOKEN, {
+      alert_webhook_url: "http://hooks..example.com/alerts",
+    });
+    expect(webhook.status).toBe(400);
+    expect(webhook.body.errors?.map((error) => error.path)).toEqual(["alert_webhook_url"]);
+  });
+});
+
+/** As `production`, with the suite's own setting (ALLOW_PRIVATE_TARGETS "true"). */
+async function allowingPrivate<T = Problem>(
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
+  const res = await api<T>(method, path, { token, body, headers });
+  return { status: res.status, body: res.body };
+}
+
 describe("SSRF at call time", () => {
   it("refuses a private target stored while it was allowed: permanent, and the target receives nothing", async () => {
     const path = `/ok/ssrf-call-time-${crypto.randomUUID()}`;

@@ -1,6 +1,6 @@
 // Tenant suspension (src/api/v1/routes/tenant-suspension.ts, durable-objects/shard/jobs/suspension.ts):
 // once the suspend answered, no call of the tenant starts (queued runs cancelled, any claim of it
-// refused, its timers parked), its creates answer 403, and unsuspending loses nothing: instants
+// refused, its timers parked), what would start work answers 409, and unsuspending loses nothing: instants
 // that passed go through the job's misfire policy.
 
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
@@ -46,7 +46,7 @@ async function createJob(
 }
 
 describe("suspending a tenant", () => {
-  it("cancels its queued run, refuses creates with 403, and refuses any claim of it", async () => {
+  it("cancels its queued run, refuses creates with 409, and refuses any claim of it", async () => {
     const tenant = await createTenantWithKey("suspend");
     const jobId = await createJob(tenant.key, "queued");
     await dispatchButLose([jobId]);
@@ -63,7 +63,7 @@ describe("suspending a tenant", () => {
     expect(refused?.ok).toBe(false);
 
     const create = await api<{ code: string }>("POST", "/v1/jobs", { token: tenant.key, body: jobBody() });
-    expect(create.status).toBe(403);
+    expect(create.status).toBe(409);
     expect(create.body.code).toBe("tenant_suspended");
 
     // Something fires anyway (a timer set behind the suspension's back): its claim is refused.

@@ -198,6 +198,28 @@ describe("edgecron CLI commands", () => {
     expect(stub.requests).toHaveLength(3);
   });
 
+  it.each([
+    [["jobs", "bulk", "delete", "--metadata", "{}"], "--metadata is a JSON object of at least one key"],
+    [["jobs", "bulk", "delete", "--metadata", "[]"], "--metadata is a JSON object of at least one key"],
+    [["jobs", "bulk", "delete", "--metadata", "null"], "--metadata is a JSON object of at least one key"],
+    [["jobs", "bulk", "delete", "--metadata", '{"team": ""}'], '--metadata key "team" must not be empty'],
+    [["jobs", "bulk", "delete", "--metadata", ""], "--metadata must not be empty"],
+    [["jobs", "bulk", "pause", "--name-prefix", ""], "--name-prefix must not be empty"],
+    [["jobs", "bulk", "pause", "--status", ""], "--status must not be empty"],
+    [["jobs", "bulk", "pause", "--created-before", " "], "--created-before must not be empty"],
+    [["jobs", "list", "--name", ""], "--name must not be empty"],
+    [["jobs", "list", "--status", ""], "--status must not be empty"],
+    [["runs", "list", "--job", ""], "--job must not be empty"],
+    [["runs", "list", "--state", ""], "--state must not be empty"],
+    [["dlq", "list", "--job", ""], "--job must not be empty"],
+    [["alerts", "list", "--kind", ""], "--kind must not be empty"],
+  ])("refuses the empty filter of %j (exit 2, nothing sent)", async (args, message) => {
+    const result = await api(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(stub.requests).toHaveLength(0);
+  });
+
   it("refuses an update with nothing to change (exit 2, nothing sent)", async () => {
     const result = await api(["jobs", "update", "job_01"]);
     expect(result.code).toBe(2);

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parseJsonl } from "../../src/cli/commands/import";
 import { headersFromFlags, parseBody, scheduleFromFlags } from "../../src/cli/job-flags";
+import { renderJob } from "../../src/cli/job-view";
 import { resolveCommand } from "../../src/cli/main";
 import { progressLine } from "../../src/cli/progress";
 import { cellText, formatInZone, renderKeyValues, renderProblem, renderTable } from "../../src/cli/render";
+import type { Job } from "../../src/client/types";
+import { sampleJob } from "./stub-server";
 
 describe("renderTable", () => {
   const columns = [
@@ -112,5 +115,21 @@ describe("progressLine", () => {
     expect(progressLine(500, 1000, 490, 10)).toBe(
       `[${"#".repeat(15)}${"-".repeat(15)}]  500/1000  created 490  failed 10`,
     );
+  });
+});
+
+describe("renderJob", () => {
+  it("says when the search bound cut the next fire times short", () => {
+    const job = {
+      ...(sampleJob() as unknown as Job),
+      next_fire_times: ["2027-01-01T00:00:00.000Z"],
+      next_fire_times_stopped: {
+        reason: "horizon" as const,
+        searched_through: "2032-01-06T00:00:00.000Z",
+        detail: "the search stopped: no instant left to run ...; later instants may run",
+      },
+    };
+    expect(renderJob(job)).toMatch(/next fires stopped\s+the search stopped: .*later instants may run/);
+    expect(renderJob({ ...job, next_fire_times_stopped: undefined })).toMatch(/next fires stopped\s+-\n/);
   });
 });

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type CliResult, cli } from "./cli-harness";
-import { type StubServer, sampleJob, startStub } from "./stub-server";
+import { fullJob, type StubServer, sampleJob, startStub } from "./stub-server";
 
 describe("edgecron CLI", () => {
   let stub: StubServer;
@@ -134,8 +134,9 @@ describe("edgecron CLI", () => {
       expect(result.stdout).toMatch(/next fires\s+2026-12-01T14:00:00.000Z\n\s+2026-12-02T14:00:00.000Z/);
     });
 
-    it("sends --window, --window-days, --window-tz, --outside and --flexible-window as the job's windows", async () => {
-      stub.reply(() => ({ status: 201, body: sampleJob() }));
+    it("sends --window, --window-days, --window-tz, --outside and --flexible-window as the job's windows, and shows them", async () => {
+      // The job as created: what was sent, over the defaults.
+      stub.reply((request) => ({ status: 201, body: sampleJob(request.json() as Record<string, unknown>) }));
       const result = await api([
         "jobs",
         "create",
@@ -166,6 +167,8 @@ describe("edgecron CLI", () => {
         },
         flexible_window: { max: "15m" },
       });
+      expect(result.stdout).toMatch(/^window +MON-FRI,SAT 08:00-20:00 Europe\/Berlin, outside: skip$/m);
+      expect(result.stdout).toMatch(/^flexible window +up to 15m after each instant$/m);
       const bad = await api([
         "jobs",
         "create",
@@ -273,6 +276,61 @@ describe("edgecron CLI", () => {
       const both = await api(["jobs", "create", "--file", "x.json", "--name", "x"]);
       expect([two.code, both.code]).toEqual([2, 2]);
       expect(stub.requests).toHaveLength(0);
+    });
+
+    it("shows every field of a job in jobs get and as a column of jobs list --wide", async () => {
+      stub.reply((request) =>
+        request.path.split("?")[0] === "/v1/jobs"
+          ? { status: 200, body: { data: [fullJob()], next_cursor: null } }
+          : { status: 200, body: fullJob() },
+      );
+      const got = await api(["jobs", "get", "job_01"]);
+      expect(got.code, got.stderr).toBe(0);
+      for (const line of [
+        /^window +MON-FRI 08:00-20:00 Europe\/Berlin, outside: skip$/m,
+        /^flexible window +up to 15m after each instant$/m,
+        /^debounce +trailing 30s, key acct, at most 5m$/m,
+        /^flow control +key billing: 10 per 1m, 2 in flight$/m,
+        /^priority +1$/m,
+        /^calendars +uk-holidays, shutdown$/m,
+        /^metadata +\{"team":"payments"\}$/m,
+      ]) {
+        expect(got.stdout).toMatch(line);
+      }
+      const wide = await api(["jobs", "list", "--wide"]);
+      expect(wide.code, wide.stderr).toBe(0);
+      const [header, row] = wide.stdout.trimEnd().split("\n");
+      expect(header).toMatch(
+        /^ID +NAME +STATUS +VERSION +SHARD +SCHEDULE +CALENDARS .* WINDOW +FLEXIBLE WINDOW +DEBOUNCE +FLOW CONTROL /,
+      );
+      expect(row).toContain("MON-FRI 08:00-20:00 Europe/Berlin, outside: skip");
+      expect(row).toContain("key billing: 10 per 1m, 2 in flight");
+      // Without --wide, the short table.
+      const short = await api(["jobs", "list"]);
+      expect(short.stdout.split("\n")[0]).toMatch(/^ID +NAME +STATUS +SCHEDULE +NEXT FIRE$/);
+    });
+
+    it("names the id a 404 is about, whatever the server's detail says", async () => {
+      const notFound = (code: string, detail: string) => ({
+        status: 404,
+        body: { type: `urn:edgecron:problem:${code}`, title: "Not Found", status: 404, code, detail },
+      });
+      stub.reply(() => notFound("job_not_found", "No such job"));
+      const got = await api(["jobs", "get", "job_nope"]);
+      expect(got.code).toBe(1);
+      expect(got.stderr).toBe("error: Not Found (404 job_not_found)\n  No such job: job_nope\n");
+      const runs = await api(["runs", "list", "--job", "job_gone"]);
+      expect(runs.stderr).toContain("No such job: job_gone");
+      for (const action of ["pause", "delete", "trigger"]) {
+        expect((await api(["jobs", action, "job_x1"])).stderr).toContain("No such job: job_x1");
+      }
+      // A detail that names it already is left as it is; a 404 about something else names nothing.
+      stub.reply(() => notFound("job_not_found", "No job job_nope"));
+      expect((await api(["jobs", "get", "job_nope"])).stderr).toContain("  No job job_nope\n");
+      stub.reply(() => notFound("run_not_found", "No such run"));
+      expect((await api(["runs", "get", "run_9"])).stderr).toContain("No such run: run_9");
+      stub.reply(() => notFound("dead_letter_not_found", "No such dead letter"));
+      expect((await api(["dlq", "redrive", "dl_7"])).stderr).toContain("No such dead letter: dl_7");
     });
 
     it("exits 1 on an API error and prints the title, detail and each field path", async () => {

@@ -1,8 +1,9 @@
-// The client as a user outside the repo gets it: `npm pack` (which runs `prepare`, building
-// dist-client), the tarball installed into an empty project from npm's cache, then imported by name
-// under Node ESM and type-checked as a `moduleResolution: "nodenext"` project would.
-import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+// The package as a user outside the repo gets it: `npm run package` (the CLI and the client, with
+// the published manifest: no install scripts), the tarball installed into an empty project offline,
+// from npm's cache, then the client imported by name under Node ESM, type-checked as a
+// `moduleResolution: "nodenext"` project would, and the CLI run from its bin.
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,27 +12,68 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const NPM_QUIET = ["--no-audit", "--no-fund", "--loglevel=error"];
+const VERSION = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
 
 let projectDir = "";
+let installOutput = "";
 
 function run(command: string, args: string[], cwd: string): string {
   return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
+/** Runs a command and returns its exit code and everything it printed, stdout and stderr together. */
+function runAll(command: string, args: string[], cwd: string): { code: number | null; output: string } {
+  const result = spawnSync(command, args, { cwd, encoding: "utf8" });
+  return { code: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
 beforeAll(() => {
   const workDir = mkdtempSync(join(tmpdir(), "edgecron-pack-"));
-  run("npm", ["pack", "--pack-destination", workDir, ...NPM_QUIET], ROOT);
+  run("npm", ["run", "package", "--", "--pack-destination", workDir], ROOT);
   const tarball = readdirSync(workDir).find((name) => name.endsWith(".tgz"));
-  if (!tarball) throw new Error("npm pack wrote no tarball");
+  if (!tarball) throw new Error("npm run package wrote no tarball");
   projectDir = join(workDir, "app");
   run("mkdir", ["-p", projectDir], workDir);
   writeFileSync(join(projectDir, "package.json"), '{"name":"app","private":true,"type":"module"}\n');
-  run("npm", ["install", "--prefer-offline", ...NPM_QUIET, join(workDir, tarball)], projectDir);
+  // npm's own log level (warnings shown): offline, so nothing but npm's cache is used.
+  const install = runAll(
+    "npm",
+    ["install", "--offline", "--no-audit", "--no-fund", join(workDir, tarball)],
+    projectDir,
+  );
+  installOutput = install.output;
+  if (install.code !== 0) throw new Error(`npm install failed:\n${install.output}`);
 }, 120_000);
 
 afterAll(() => {
   if (projectDir) rmSync(join(projectDir, ".."), { recursive: true, force: true });
+});
+
+describe("the published package", () => {
+  it("installs with no warning, no install script and only the dependency it uses", () => {
+    expect(installOutput).not.toMatch(/warn/i);
+    const installed = JSON.parse(
+      readFileSync(join(projectDir, "node_modules", "edgecron", "package.json"), "utf8"),
+    );
+    expect(installed.scripts).toBeUndefined();
+    expect(installed.dependencies).toEqual({ zod: expect.any(String) });
+    expect(readdirSync(join(projectDir, "node_modules")).filter((name) => !name.startsWith("."))).toEqual([
+      "edgecron",
+      "zod",
+    ]);
+  });
+
+  it("runs the CLI from its bin", () => {
+    expect(run(join(projectDir, "node_modules", ".bin", "edgecron"), ["--version"], projectDir)).toBe(
+      `edgecron ${VERSION}\n`,
+    );
+  });
+
+  it("is what npm pack in the repository points to (the development manifest is not packed)", () => {
+    const packed = runAll("npm", ["pack", "--dry-run"], ROOT);
+    expect(packed.code).not.toBe(0);
+    expect(packed.output).toContain("npm run package");
+  });
 });
 
 describe("the client package (edgecron/client)", () => {

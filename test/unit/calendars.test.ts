@@ -6,8 +6,9 @@ import {
   isExcluded,
 } from "../../src/core/exclusions";
 import { jobCreateSchema, type Schedule } from "../../src/core/job-spec";
-import { upcomingFires, upcomingRunFires } from "../../src/core/job-timeline";
+import { upcomingFires } from "../../src/core/job-timeline";
 import { jobSpecIssues } from "../../src/core/normalize";
+import { upcomingRunFires } from "../../src/core/run-search";
 import { includedFireTimes, MAX_LISTED_EXCLUSIONS, unionFireTimes } from "../../src/core/schedule-set";
 import { missingScheduleIssues, scheduleChoiceIssues } from "../../src/core/schedule-set-check";
 

@@ -1,6 +1,7 @@
 import { IANAZone } from "luxon";
 import { describe, expect, it } from "vitest";
 import { cronScheduleSchema, type DstPolicy } from "../../src/core/job-spec";
+import { previewInputSchema, previewRuns } from "../../src/core/preview";
 import { nextFireTimes } from "../../src/core/schedule";
 import vectors from "../fixtures/cron-vectors.json";
 
@@ -35,6 +36,22 @@ describe("public cron conformance vectors (test/fixtures/cron-vectors.json)", ()
     it("fires at exactly the expected instants", () => {
       const fireTimes = nextFireTimes(vector.schedule, Date.parse(vector.from), vector.expected.length);
       expect(fireTimes.map((atMs) => new Date(atMs).toISOString())).toEqual(vector.expected);
+    });
+
+    it("lists them all through the preview, as the public runner asks (count = expected.length)", () => {
+      const preview = previewRuns(
+        previewInputSchema.parse({
+          schedule: vector.schedule,
+          from: vector.from,
+          count: vector.expected.length,
+        }),
+        new Map(),
+        Date.parse("2026-12-01T00:00:00Z"),
+      );
+      expect(preview.ok && preview.preview.fireTimesMs.map((atMs) => new Date(atMs).toISOString())).toEqual(
+        vector.expected,
+      );
+      expect(preview.ok && preview.preview.stop).toBeNull();
     });
   });
 

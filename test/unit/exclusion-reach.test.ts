@@ -3,7 +3,7 @@
 // `0 0 1 * *`), checked against instants counted independently.
 import { describe, expect, it } from "vitest";
 import { compileExclusions, WEEKDAYS } from "../../src/core/exclusions";
-import { previewUnionFireTimes } from "../../src/core/preview";
+import { previewRuns } from "../../src/core/preview";
 import { EXCLUSION_SEARCH_HORIZON_MS, includedFireTimes } from "../../src/core/schedule-set";
 import { exclusionIssues } from "../../src/core/schedule-set-check";
 
@@ -49,9 +49,10 @@ describe("nothing left to run", () => {
   });
 });
 
-describe("the preview names the exclusion fields given", () => {
-  const daily = [{ type: "cron" as const, expr: "0 9 * * *", timezone: "UTC" }];
+describe("the preview names the exclusion fields given, as a create does", () => {
+  const daily = { type: "cron" as const, expr: "0 9 * * *", timezone: "UTC" };
   const everyDay = { timezone: "UTC", rules: [{ type: "weekly" as const, days: [...WEEKDAYS] }] };
+  const calendars = new Map([["every-day", everyDay]]);
 
   it.each([
     [["exclude"], ["exclude"]],
@@ -61,8 +62,18 @@ describe("the preview names the exclusion fields given", () => {
       ["calendars", "exclude"],
     ],
   ] as const)("given %j, names %j", (given, named) => {
-    const preview = previewUnionFireTimes(daily, [everyDay], NOW_MS, NOW_MS, 5, "schedule", given);
+    const fields = {
+      calendars: given.includes("calendars" as never) ? ["every-day"] : [],
+      exclude: given.includes("exclude" as never) ? everyDay : null,
+    };
+    const preview = previewRuns(
+      { schedule: daily, ...fields, window: null, flexible_window: null, count: 5 },
+      calendars,
+      NOW_MS,
+    );
     expect(preview.ok).toBe(false);
     expect(!preview.ok && preview.issues.map((issue) => issue.path)).toEqual(named);
+    const create = exclusionIssues(fields, [daily], NOW_MS, { calendars }, true);
+    expect(!preview.ok && preview.issues).toEqual(create);
   });
 });

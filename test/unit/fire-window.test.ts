@@ -65,6 +65,18 @@ describe("the start/end window", () => {
       "end_at",
       /2028-02-29T00:00:00\.000Z/,
     ],
+    [
+      "an end_at equal to start_at (nothing after the start)",
+      { schedule: DAILY_9_BERLIN, start_at: "2026-07-01T09:00:00+02:00", end_at: "2026-07-01T07:00:00Z" },
+      "end_at",
+      /must be after start_at/,
+    ],
+    [
+      "an end_at before start_at",
+      { schedule: DAILY_9_BERLIN, start_at: "2026-07-02T00:00:00Z", end_at: "2026-07-01T00:00:00Z" },
+      "end_at",
+      /must be after start_at/,
+    ],
   ])("refuses %s", (_label, fields, path, message) => {
     const result = check(fields);
     expect(result.ok).toBe(false);
@@ -77,7 +89,7 @@ describe("the start/end window", () => {
       {
         schedule: DAILY_9_BERLIN,
         start_at: "2026-07-01T09:00:00+02:00",
-        end_at: "2026-07-01T09:00:00+02:00",
+        end_at: "2026-07-01T09:30:00+02:00",
       },
     ],
     [
@@ -93,7 +105,7 @@ describe("the start/end window", () => {
       {
         schedule: { type: "interval", every: "1h" },
         start_at: "2026-07-01T00:00:00Z",
-        end_at: "2026-07-01T00:00:00Z",
+        end_at: "2026-07-01T00:30:00Z",
       },
     ],
     [

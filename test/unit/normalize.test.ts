@@ -74,7 +74,7 @@ describe("normalizeJobSpec", () => {
     );
     expect(result).toEqual({
       ok: false,
-      issues: [{ path: "end_at", message: "must not be before start_at" }],
+      issues: [{ path: "end_at", message: "must be after start_at" }],
     });
   });
 

@@ -184,6 +184,32 @@ describe("names", () => {
     expect(refuses(url)).toBeNull();
   });
 
+  it.each([
+    ["http://vm../", /vm\.\. has an empty label/],
+    ["http://localhost../", /empty label/],
+    ["http://a..b/x", /empty label/],
+    ["http://../", /empty label/],
+    ["http://./", /empty label/],
+    ["https://.example.com/", /empty label/],
+    ["http:///hook", /has no host/],
+    ["https:/hook", /has no host/],
+    ["http:hook", /has no host/],
+    ["http:\\\\hook", /has no host/],
+    [`https://${"a".repeat(64)}.example.com/`, /labels of at most 63/],
+  ])(
+    "refuses the malformed host of %s whatever the policy (one check at every entry point)",
+    (url, message) => {
+      expect(targetAddressProblem(url, { allowPrivate: false })).toMatch(message);
+      expect(targetAddressProblem(url, { allowPrivate: true })).toMatch(message);
+    },
+  );
+
+  it("allows one trailing dot, the fully qualified form", () => {
+    expect(targetAddressProblem("https://example.com./hook", { allowPrivate: false })).toBeNull();
+    expect(targetAddressProblem("HTTPS://Example.COM/", { allowPrivate: false })).toBeNull();
+    expect(targetAddressProblem("http://[2606:4700::1111]/", { allowPrivate: false })).toBeNull();
+  });
+
   it("with allowPrivate lets private addresses and names through but still refuses schemes and credentials", () => {
     expect(targetAddressProblem("http://127.0.0.1:8787/", { allowPrivate: true })).toBeNull();
     expect(targetAddressProblem("http://localhost/", { allowPrivate: true })).toBeNull();

@@ -26,7 +26,11 @@ export function BulkActions(props: { status: string; name: string; csrf: string 
   if (props.status === "" && props.name === "") {
     return <p class="muted">Filter by status or name to act on every matching job at once.</p>;
   }
-  const hidden = { status: props.status, name: props.name };
+  // Only the fields the filter sets: the bulk route refuses an empty one.
+  const hidden = {
+    ...(props.status === "" ? {} : { status: props.status }),
+    ...(props.name === "" ? {} : { name: props.name }),
+  };
   return (
     <div class="action-bar" data-bulk-actions="">
       {BULK_ACTIONS.map(([action, label, confirm]) => (
@@ -52,7 +56,7 @@ export function SuspendTenant(props: { tenantId: string; suspendedAt: string | n
       <p>
         {props.suspendedAt === null
           ? "The tenant is active."
-          : `The tenant is suspended since ${props.suspendedAt}: nothing of it runs, its creates are refused.`}
+          : `The tenant is suspended since ${props.suspendedAt}: nothing of it runs; its creates, triggers, backfills, retries and redrives are refused.`}
       </p>
       {props.suspendedAt === null ? (
         <ActionForm
@@ -61,7 +65,7 @@ export function SuspendTenant(props: { tenantId: string; suspendedAt: string | n
           label="Suspend tenant"
           variant="danger"
           hidden={{ tenant_id: props.tenantId }}
-          confirm="Suspend this tenant? No call of it starts and its creates are refused until you unsuspend it."
+          confirm="Suspend this tenant? No call of it starts, its waiting runs are cancelled, and its creates, triggers, backfills, retries and redrives are refused until you unsuspend it."
         />
       ) : (
         <ActionForm

@@ -125,9 +125,15 @@ function Definition({ job }: { job: Job }) {
 
 function FireTimes({ job }: { job: Job }) {
   const zone = jobZone(job);
-  if (!job.next_fire_times?.length) return <Empty>Nothing will fire (job {job.status.toLowerCase()}).</Empty>;
+  const stopped = job.next_fire_times_stopped;
+  // A list the search bound cut short says so (docs/API.md, "The search bound").
+  const note = stopped ? <p data-field="next-fires-stopped">{stopped.detail}</p> : null;
+  if (!job.next_fire_times?.length) {
+    return note ?? <Empty>Nothing will fire (job {job.status.toLowerCase()}).</Empty>;
+  }
   return (
     <TableWrap label="Next fire times">
+      {note}
       <table>
         <thead>
           <tr>

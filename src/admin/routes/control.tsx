@@ -11,11 +11,29 @@ const BULK_STATUSES = new Set(["ACTIVE", "PAUSED", "COMPLETED"]);
 
 controlRoutes.post("/jobs/bulk/:action{pause|resume|delete}", async (c) => {
   const action = c.req.param("action");
+  const form = await c.req.parseBody();
+  // Every field given is used as given: an empty or unknown one is refused, naming it, never
+  // dropped (dropping `status` would act on every status of the name prefix).
+  const status = typeof form.status === "string" ? form.status : undefined;
+  const name = typeof form.name === "string" ? form.name : undefined;
+  const errors = [
+    ...(status !== undefined && !BULK_STATUSES.has(status)
+      ? [{ path: "status", message: `must be one of ${[...BULK_STATUSES].join(", ")}` }]
+      : []),
+    ...(name !== undefined && name.trim() === ""
+      ? [{ path: "name", message: "must not be empty: an empty filter would select every job" }]
+      : []),
+  ];
+  if (errors.length > 0) {
+    return renderProblem(c, `Could not ${action} the matching jobs`, "jobs", {
+      title: "Bad Request",
+      status: 400,
+      detail: errors.map((error) => `${error.path}: ${error.message}`).join("; "),
+      errors,
+    });
+  }
   const confirmation = await confirmFirst(c, `Really ${action} every matching job?`, `${BASE}/jobs`);
   if (confirmation) return confirmation;
-  const form = await c.req.parseBody();
-  const status = typeof form.status === "string" && BULK_STATUSES.has(form.status) ? form.status : undefined;
-  const name = typeof form.name === "string" && form.name !== "" ? form.name : undefined;
   const filter = { ...(status ? { status } : {}), ...(name ? { name_prefix: name } : {}) };
   const result = await callApi<{ matched: number; done: number }>(c, "POST", "/v1/jobs/bulk", {
     body: { action, filter },

@@ -4,7 +4,8 @@ import { findApiKeyByHash } from "../../db/api-keys";
 import { findTenant } from "../../db/tenants";
 import { cachedCallerOf, rememberCaller } from "./api-key-cache";
 import type { AppEnv, Caller } from "./app-env";
-import { authThrottled, clientAddressOf, isAddressThrottled, recordAuthFailure } from "./auth-throttle";
+import { authThrottled, isAddressThrottled, recordAuthFailure } from "./auth-throttle";
+import { clientAddressOf } from "./client-address";
 import { inProcessCallerOf } from "./in-process-caller";
 import { EdgecronError } from "./problem";
 import { secretsEqual } from "./secrets";
@@ -63,7 +64,11 @@ async function callerOfApiKey(db: D1Database, token: string, nowMs: number): Pro
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const caller =
     inProcessCallerOf(c.req.raw) ??
-    (await resolveCaller(c.env, bearerToken(c.req.header("authorization")), clientAddressOf(c.req.raw)));
+    (await resolveCaller(
+      c.env,
+      bearerToken(c.req.header("authorization")),
+      clientAddressOf(c.req.raw, c.env),
+    ));
   c.set("caller", caller);
   await next();
 });

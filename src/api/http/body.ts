@@ -1,4 +1,4 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import { EdgecronError, fieldErrorsOf, validationError } from "./problem";
 
@@ -17,6 +17,56 @@ function isJsonContentType(value: string | undefined): boolean {
 }
 
 /**
+ * The one reader of request bodies: at most `maxBytes`, counted as the bytes arrive (a declared
+ * `Content-Length` over it is refused before reading anything), so a 10 MB body is never held
+ * whole. 413 `payload_too_large` past the cap.
+ */
+export async function readBoundedBytes(request: Request, maxBytes = MAX_BODY_BYTES): Promise<ArrayBuffer> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
+  if (request.body === null) return new ArrayBuffer(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let totalBytes = 0;
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      totalBytes += chunk.value.byteLength;
+      if (totalBytes > maxBytes) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(chunk.value);
+    }
+  } catch (error) {
+    if (error instanceof EdgecronError) throw error;
+    throw new EdgecronError("invalid_json", "The request body could not be read");
+  }
+  const bytes = new Uint8Array(totalBytes);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes.buffer;
+}
+
+/**
+ * Every request with a body goes through readBoundedBytes before any route runs (the Worker's
+ * entry, the v1 and /v2 APIs and the console mount it), and its bytes are what Hono's
+ * `c.req.json()`, `.text()`, `.arrayBuffer()` and `.parseBody()` then read: no route can read
+ * more than MAX_BODY_BYTES, whichever way it reads.
+ */
+export const boundedBody: MiddlewareHandler = async (c, next) => {
+  if (c.req.raw.body !== null && c.req.raw.bodyUsed === false && !("arrayBuffer" in c.req.bodyCache)) {
+    const bytes = await readBoundedBytes(c.req.raw);
+    // Hono keeps the promise of each read here (its type says the value): every later read of
+    // the body, in any form, is served from these bytes.
+    c.req.bodyCache.arrayBuffer = Promise.resolve(bytes) as unknown as ArrayBuffer;
+  }
+  return next();
+};
+
+/**
  * Reads the body as JSON from its raw bytes: 415 for a non-JSON content type, 413 over 1 MB,
  * 400 `invalid_json` for anything JSON.parse (or UTF-8) rejects. Never throws anything else.
  */
@@ -24,12 +74,12 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   if (!isJsonContentType(c.req.header("content-type"))) {
     throw new EdgecronError("unsupported_media_type", "Send the body as application/json");
   }
-  const declaredBytes = Number(c.req.header("content-length") ?? "0");
-  if (declaredBytes > MAX_BODY_BYTES) throw tooLarge();
   let bytes: ArrayBuffer;
   try {
+    // Bounded already: boundedBody read it before any route ran.
     bytes = await c.req.arrayBuffer();
-  } catch {
+  } catch (error) {
+    if (error instanceof EdgecronError) throw error;
     throw new EdgecronError("invalid_json", "The request body could not be read");
   }
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
@@ -89,7 +139,10 @@ function illFormedStrings(value: unknown): string[] {
 }
 
 function tooLarge(): EdgecronError {
-  return new EdgecronError("payload_too_large", `The request body must be at most ${MAX_BODY_BYTES} bytes`);
+  return new EdgecronError(
+    "payload_too_large",
+    `The request body must be at most ${MAX_BODY_BYTES} bytes (1 MiB)`,
+  );
 }
 
 /** Validates a value against a schema, or throws 400 `validation_failed` listing every issue. */

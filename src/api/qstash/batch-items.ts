@@ -1,6 +1,7 @@
 // The body of POST /v2/batch: a JSON array of `{destination, headers, body, queue?}`, as the
 // client sends it (header names lower-cased), read into one message's parts per item.
-import { MAX_BODY_BYTES } from "../http/body";
+import type { Context } from "hono";
+import { headerMapIssues } from "../../core/header-map";
 import { EdgecronError } from "../http/problem";
 import { badRequest } from "./errors";
 import type { HeaderError } from "./headers";
@@ -15,11 +16,9 @@ export interface BatchItem {
   queueName: string | null;
 }
 
-export async function readBatchBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (new TextEncoder().encode(text).byteLength > MAX_BODY_BYTES) {
-    throw new EdgecronError("payload_too_large", "The batch body is over 1 MiB");
-  }
+/** The batch's JSON; its bytes were read (at most MAX_BODY_BYTES) by the API's bounded reader. */
+export async function readBatchBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
   try {
     return JSON.parse(text);
   } catch {
@@ -44,16 +43,11 @@ export function batchItemsOf(value: unknown): BatchItem[] {
       errors.push({ header: `[${index}] queue`, message: QUEUE_NAME_MESSAGE });
     if (item.body !== undefined && typeof item.body !== "string")
       errors.push({ header: `[${index}] body`, message: "must be a string" });
-    if (item.headers !== undefined && (typeof item.headers !== "object" || item.headers === null)) {
-      errors.push({ header: `[${index}] headers`, message: "must be an object of header names to strings" });
-    }
-    for (const [name, headerValue] of Object.entries((item.headers ?? {}) as Record<string, unknown>)) {
-      try {
-        headers.set(name, String(headerValue));
-      } catch {
-        errors.push({ header: `[${index}] headers.${name}`, message: "is not a valid header" });
-      }
-    }
+    // The one header-map validator: an array, a non-string value or a bad name is named, never coerced.
+    const checked = headerMapIssues(item.headers ?? {});
+    for (const issue of checked.issues)
+      errors.push({ header: [`[${index}] headers`, ...issue.path].join("."), message: issue.message });
+    for (const [name, headerValue] of Object.entries(checked.headers ?? {})) headers.set(name, headerValue);
     const body = new TextEncoder().encode(typeof item.body === "string" ? item.body : "");
     return {
       destination: typeof item.destination === "string" ? item.destination : "",

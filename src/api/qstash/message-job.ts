@@ -101,9 +101,23 @@ export function headerErrorsOf(errors: readonly FieldError[]): HeaderError[] {
     if (forwarded?.[1] !== undefined)
       return { header: `Upstash-Forward-${forwarded[1]}`, message: error.message };
     if (error.path === "target.headers") return { header: "Upstash-Forward-*", message: error.message };
+    const callback = /^qstash\.(failure_)?callback_headers(?:\.(.+))?$/.exec(error.path);
+    if (callback !== null) {
+      const prefix = callback[1] === undefined ? "Upstash-Callback" : "Upstash-Failure-Callback";
+      return { header: callbackSubHeader(prefix, callback[2]), message: error.message };
+    }
     const known = FIELD_HEADERS.find(
       ([prefix]) => error.path === prefix || error.path.startsWith(`${prefix}.`),
     );
     return { header: known?.[1] ?? error.path, message: error.message };
   });
+}
+
+/** The sub-header a callback header came from (./callback-headers.ts, read backwards). */
+function callbackSubHeader(prefix: string, name: string | undefined): string {
+  if (name === undefined) return `${prefix}-Forward-*`;
+  if (name === "upstash-feature-set") return `${prefix}-Feature-Set`;
+  if (name.startsWith("upstash-workflow-"))
+    return `${prefix}-Workflow-${name.slice("upstash-workflow-".length)}`;
+  return `${prefix}-Forward-${name}`;
 }

@@ -10,7 +10,7 @@ import { findJobByIdempotencyKeyAcross } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { releaseIdempotencyKey } from "../../db/qstash";
 import { checkJobInput, newStoredJob } from "../../service/job-writes";
-import { allowsPrivateTargets } from "../../service/private-targets";
+import { targetPolicyOf } from "../../service/private-targets";
 import { targetBindingAccess } from "../../service/target-bindings";
 import type { EdgecronError } from "../http/problem";
 import { checkDestination } from "./destination";
@@ -110,7 +110,7 @@ export async function prepareMessage(original: MessageParts): Promise<PreparedMe
       ...(parts.urlGroup.endpointName === null ? {} : { endpoint_name: parts.urlGroup.endpointName }),
     };
   const check = checkJobInput(input, parts.nowMs, [], {
-    allowPrivate: allowsPrivateTargets(parts.env),
+    targetPolicy: targetPolicyOf(parts.env),
     targets: targetBindingAccess(parts.env, parts.tenantId),
   });
   if (!check.ok) throw prefixed(headerErrorsOf(check.errors), parts.errorPrefix);

@@ -6,8 +6,7 @@ import { findStoredJob, listJobsAcross } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { saveJobVersion } from "../../service/job-writes";
 import { shardOfStoredJob } from "../../service/run-history";
-import { callShard } from "../../service/shard-calls";
-import { fireJobNow } from "../../shard/client";
+import { runMessageNow } from "../../service/start-work";
 import type { AppEnv } from "../http/app-env";
 import { EdgecronError } from "../http/problem";
 import { badRequest, notFound } from "./errors";
@@ -53,7 +52,7 @@ messages.post("/:id/retry", async (c) => {
     },
   ]);
   const shard = await shardOfStoredJob(c.env, tenantId, job.id);
-  const result = await callShard("run the message now", () => fireJobNow(c.env, shard, job.id));
+  const result = await runMessageNow(c.env, { id: job.id, tenantId, shard });
   if (!result.ok && result.code === "job_not_found")
     throw new EdgecronError("shard_unavailable", `message ${id} is not on its shard yet: try again`);
   if (!result.ok && result.code === "job_not_active")

@@ -18,10 +18,11 @@ import { admitJobCreates } from "../../service/admission";
 import { newId } from "../../service/ids";
 import { checkJobInput, newStoredJob, pushAndMarkSynced, saveJobVersion } from "../../service/job-writes";
 import { nextFireTimesOf } from "../../service/next-fires";
-import { allowsPrivateTargets } from "../../service/private-targets";
+import { targetPolicyOf } from "../../service/private-targets";
 import { listJobRunRecords } from "../../service/run-history";
 import { targetBindingAccess } from "../../service/target-bindings";
 import type { AppEnv } from "../http/app-env";
+import { clientAddressOf } from "../http/client-address";
 import { EdgecronError } from "../http/problem";
 import { checkDestination, rawDestinationOf } from "./destination";
 import { badRequest, notFound } from "./errors";
@@ -123,10 +124,10 @@ qstashSchedules.post("/*", async (c) => {
     schedule: schedule.schedule,
     body,
     nowMs,
-    callerIp: c.req.header("cf-connecting-ip") ?? null,
+    callerIp: clientAddressOf(c.req.raw, c.env),
   });
   const check = checkJobInput(input, nowMs, [], {
-    allowPrivate: allowsPrivateTargets(c.env),
+    targetPolicy: targetPolicyOf(c.env),
     targets: targetBindingAccess(c.env, tenantId),
   });
   if (!check.ok) throw badRequest(headerErrorsOf(check.errors));

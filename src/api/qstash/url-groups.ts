@@ -1,7 +1,7 @@
 // /v2/topics: QStash URL groups (the client's `urlGroups`). A group is a named list of endpoints;
 // publishing to its name sends one message to each (./url-group-publish.ts). Adding an endpoint
 // that is there already (same URL) changes nothing; removing names endpoints by name or URL.
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import {
   deleteUrlGroup,
   findUrlGroup,
@@ -42,10 +42,10 @@ function checkGroupName(name: string): string {
 }
 
 /** The `{endpoints: [{name?, url?}]}` body; `needUrl` for an add, else a name or a URL each. */
-async function endpointsOf(request: Request, needUrl: boolean): Promise<UrlGroupEndpoint[]> {
+async function endpointsOf(c: Context<AppEnv>, needUrl: boolean): Promise<UrlGroupEndpoint[]> {
   let body: unknown;
   try {
-    body = await request.json();
+    body = JSON.parse(await c.req.text());
   } catch {
     throw badRequest([{ header: "body", message: "must be JSON {endpoints: [{name?, url}]}" }]);
   }
@@ -94,7 +94,7 @@ async function editGroup(
 
 urlGroups.post("/:name/endpoints", async (c) => {
   const name = checkGroupName(c.req.param("name"));
-  const added = await endpointsOf(c.req.raw, true);
+  const added = await endpointsOf(c, true);
   await editGroup(c.env, c.get("tenantId"), name, (current) => {
     const kept = (current ?? []).filter((endpoint) => !added.some((item) => item.url === endpoint.url));
     const endpoints = [...kept, ...added];
@@ -107,7 +107,7 @@ urlGroups.post("/:name/endpoints", async (c) => {
 
 urlGroups.delete("/:name/endpoints", async (c) => {
   const name = c.req.param("name");
-  const removed = await endpointsOf(c.req.raw, false);
+  const removed = await endpointsOf(c, false);
   const named = (endpoint: UrlGroupEndpoint) =>
     removed.some(
       (item) =>

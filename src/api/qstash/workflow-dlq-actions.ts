@@ -14,8 +14,10 @@ import {
 } from "../../db/qstash-workflow-runs";
 import { failureCallbackDeliveries } from "../../queue/producers/qstash-callback-deliveries";
 import { enqueueSideDeliveries } from "../../queue/producers/side-delivery-queue";
+import { failureCallbackExtras } from "../../service/failure-callbacks";
 import { newId } from "../../service/ids";
 import { redriveDeadLetter } from "../../service/redrive";
+import { refuseWhileSuspended } from "../../service/suspension";
 import type { DeadLetterMessage } from "../../shard/protocol";
 import type { DlqEntry } from "./dlq";
 import { badRequest } from "./errors";
@@ -42,6 +44,7 @@ const OPTION_HEADERS = ["upstash-retries", "upstash-flow-control-key", "upstash-
  */
 export async function resumeRun(env: Env, entry: WorkflowDlqEntry): Promise<ResumedRun> {
   const { run, letter } = entry;
+  await refuseWhileSuspended(env, run.tenant_id, "resume a workflow run");
   const nowMs = Date.now();
   await reopenFailedWorkflowRun(env.DB, run.tenant_id, run.run_id, nowMs);
   try {
@@ -112,6 +115,7 @@ function firstMessageHeaders(
  */
 export async function retryFailureCallback(env: Env, entry: WorkflowDlqEntry): Promise<ResumedRun> {
   const { letter, job, run } = entry;
+  await refuseWhileSuspended(env, run.tenant_id, "call a failure callback again");
   const target = job.spec.target.type === "http" ? job.spec.target : null;
   const payload = payloadOf(letter.payload_json);
   const message: DeadLetterMessage = {
@@ -135,7 +139,10 @@ export async function retryFailureCallback(env: Env, entry: WorkflowDlqEntry): P
     qstash: qstashRunContextOf(job.spec, job.createdAtMs),
   };
   const nowMs = Date.now();
-  const deliveries = failureCallbackDeliveries([message], [letter.id]).map((delivery) => ({
+  const extras = await failureCallbackExtras(env, [message], [letter.id], () => message.payload.headers, {
+    oncePerRun: false,
+  });
+  const deliveries = failureCallbackDeliveries([message], [letter.id], extras).map((delivery) => ({
     ...delivery,
     id: `${delivery.id}_${nowMs}`,
     idempotencyKey: `${delivery.idempotencyKey}_${nowMs}`,

@@ -1,24 +1,27 @@
 // `context.waitForEvent` and `notify`: POST /v2/wait/{eventId} stores the run's waiter and
 // publishes its timeout as a delayed step message of the run (hidden from the run's steps until
 // its deadline: GET /v2/workflows/runs); POST /v2/notify/[{runId}/]{eventId} wakes every waiter
-// with a step message carrying the event's data and deletes its timeout message.
+// with a step message carrying the event's data and deletes its timeout message
+// (./workflow-notify.ts: done or refused, never half-done).
 import { Hono } from "hono";
+import { MAX_DURATION_MS } from "../../core/duration";
 import { base64OfText } from "../../core/encoding";
+import { headerMapIssues } from "../../core/header-map";
 import { jobStores } from "../../db/databases";
 import { findStoredJob } from "../../db/job-store";
 import { deleteWorkflowStep } from "../../db/qstash-workflow-runs";
 import {
   listWorkflowWaiters,
-  takeWorkflowWaiter,
   upsertWorkflowWaiter,
   type WorkflowWaiterRow,
 } from "../../db/qstash-workflow-waiters";
-import { saveJobVersion } from "../../service/job-writes";
+import { targetUrlProblem } from "../../service/private-targets";
 import type { AppEnv } from "../http/app-env";
 import { badRequest } from "./errors";
 import { parseQstashDurationMs } from "./headers";
 import { prepareMessage } from "./message-service";
 import { storeMessages } from "./publish";
+import { cancelWaitTimeout, notifyWaiters } from "./workflow-notify";
 
 /** The SDK's default wait. */
 const DEFAULT_TIMEOUT_MS = 7 * 86_400_000;
@@ -35,22 +38,24 @@ interface WaitRequest {
   runId: string;
 }
 
-function readWaitRequest(value: unknown): WaitRequest {
+function readWaitRequest(env: Env, value: unknown): WaitRequest {
   const body = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
   const errors: { header: string; message: string }[] = [];
-  const headers: Record<string, string> = {};
-  const rawHeaders = body.timeoutHeaders;
-  if (typeof rawHeaders === "object" && rawHeaders !== null) {
-    for (const [name, values] of Object.entries(rawHeaders)) {
-      const first = Array.isArray(values) ? values[0] : values;
-      if (typeof first === "string") headers[name.toLowerCase()] = first;
-    }
-  }
+  // QStash's shape, `{"Name": ["value"]}`, checked by the one header-map validator.
+  const timeoutHeaders = headerMapIssues(body.timeoutHeaders ?? {}, { lists: true });
+  for (const issue of timeoutHeaders.issues)
+    errors.push({ header: ["timeoutHeaders", ...issue.path].join("."), message: issue.message });
+  const headers = Object.fromEntries(
+    Object.entries(timeoutHeaders.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );
   const runId = headers["upstash-workflow-runid"] ?? "";
   if (typeof body.url !== "string") errors.push({ header: "url", message: "must be the workflow's URL" });
-  if (runId === "") errors.push({ header: "timeoutHeaders", message: "must carry Upstash-Workflow-Runid" });
+  if (runId === "" && timeoutHeaders.issues.length === 0)
+    errors.push({ header: "timeoutHeaders", message: "must carry Upstash-Workflow-Runid" });
   if (typeof body.step !== "object" || body.step === null)
     errors.push({ header: "step", message: "must be the wait step" });
+  if (body.timeoutUrl !== undefined && typeof body.timeoutUrl !== "string")
+    errors.push({ header: "timeoutUrl", message: "must be the URL to call when the wait times out" });
   const timeout = body.timeout;
   const timeoutMs =
     timeout === undefined
@@ -60,8 +65,16 @@ function readWaitRequest(value: unknown): WaitRequest {
         : typeof timeout === "string"
           ? parseQstashDurationMs(timeout)
           : null;
-  if (timeoutMs === null)
-    errors.push({ header: "timeout", message: 'must be a duration such as "10s" or "7d"' });
+  if (timeoutMs === null || !Number.isFinite(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_DURATION_MS)
+    errors.push({
+      header: "timeout",
+      message: 'must be a duration such as "10s" or "7d" (at most 366 days)',
+    });
+  // The wake-up and the timeout are published later: their URLs are held to the target policy now.
+  for (const field of ["url", "timeoutUrl"] as const) {
+    const problem = typeof body[field] === "string" ? targetUrlProblem(env, body[field]) : null;
+    if (problem !== null) errors.push({ header: field, message: problem });
+  }
   if (errors.length > 0) throw badRequest(errors);
   const url = body.url as string;
   return {
@@ -78,7 +91,7 @@ workflowEvents.post("/wait/:eventId", async (c) => {
   const tenantId = c.get("tenantId");
   const eventId = c.req.param("eventId");
   const nowMs = Date.now();
-  const wait = readWaitRequest(await c.req.json().catch(() => null));
+  const wait = readWaitRequest(c.env, await c.req.json().catch(() => null));
   const timeoutStep = { ...wait.step, waitEventId: eventId, waitTimeout: true };
   const [messageId] = await publishStep(
     c.env,
@@ -89,7 +102,7 @@ workflowEvents.post("/wait/:eventId", async (c) => {
     nowMs,
     wait.timeoutMs,
   );
-  await upsertWorkflowWaiter(c.env.DB, {
+  const waiter: WorkflowWaiterRow = {
     tenant_id: tenantId,
     event_id: eventId,
     run_id: wait.runId,
@@ -99,7 +112,14 @@ workflowEvents.post("/wait/:eventId", async (c) => {
     timeout_message_id: messageId ?? "",
     deadline_ms: nowMs + wait.timeoutMs,
     created_at_ms: nowMs,
-  });
+  };
+  try {
+    await upsertWorkflowWaiter(c.env.DB, waiter);
+  } catch (error) {
+    // No waiter, no timeout: a timeout without its waiter would read as the wait's end at once.
+    await cancelWaitTimeout(c.env, waiter, nowMs);
+    throw error;
+  }
   return c.json({});
 });
 
@@ -111,6 +131,11 @@ workflowEvents.post("/notify/:runId/:eventId", async (c) =>
     await notify(c.env, c.get("tenantId"), c.req.param("eventId"), await c.req.text(), c.req.param("runId")),
   ),
 );
+
+async function notify(env: Env, tenantId: string, eventId: string, data: string, runId: string | undefined) {
+  const woken = await notifyWaiters(env, tenantId, eventId, data, runId);
+  return woken.map(({ waiter, messageId }) => ({ waiter: waiterView(waiter), messageId }));
+}
 
 workflowEvents.get("/waiters/:eventId", async (c) => {
   const nowMs = Date.now();
@@ -127,33 +152,6 @@ function waiterView(waiter: WorkflowWaiterRow) {
     timeoutUrl: waiter.url,
     timeoutHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
   };
-}
-
-/** Wakes each waiter still waiting (before its deadline) with the event's data. */
-async function notify(env: Env, tenantId: string, eventId: string, data: string, runId: string | undefined) {
-  const nowMs = Date.now();
-  const woken = [];
-  for (const waiter of await listWorkflowWaiters(env.DB, tenantId, eventId, runId)) {
-    if (waiter.deadline_ms <= nowMs || !(await takeWorkflowWaiter(env.DB, tenantId, eventId, waiter.run_id)))
-      continue;
-    await cancelTimeout(env, waiter, nowMs);
-    const step = {
-      ...(JSON.parse(waiter.step) as object),
-      waitEventId: eventId,
-      out: base64OfText(data),
-      waitTimeout: false,
-    };
-    const headers = JSON.parse(waiter.headers) as Record<string, string>;
-    const [messageId] = await publishStep(env, tenantId, waiter.url, headers, step, nowMs, 0);
-    woken.push({ waiter: waiterView(waiter), messageId });
-  }
-  return woken;
-}
-
-async function cancelTimeout(env: Env, waiter: WorkflowWaiterRow, nowMs: number): Promise<void> {
-  await deleteWorkflowStep(env.DB, waiter.tenant_id, waiter.run_id, waiter.timeout_message_id);
-  const job = await findStoredJob(jobStores(env), waiter.tenant_id, waiter.timeout_message_id);
-  if (job !== null && job.status === "ACTIVE") await saveJobVersion(env, job, { status: "DELETED" }, nowMs);
 }
 
 /** Publishes a step message of the run as the SDK would; a delayed one is a wait's timeout. */

@@ -13,7 +13,8 @@ import { badRequest } from "./errors";
 
 const DEFAULT_COUNT = 10;
 const MAX_COUNT = 100;
-const SERVED = new Set(["groupBy", "cursor", "count", "workflowRunId", "state", "workflowUrl"]);
+const FILTERS = ["groupBy", "workflowRunId", "state", "workflowUrl"] as const;
+const SERVED = new Set<string>(["cursor", "count", ...FILTERS]);
 
 export const workflowLogs = new Hono<AppEnv>();
 
@@ -26,6 +27,10 @@ workflowLogs.get("/", async (c) => {
     header: name,
     message: "is not a filter edgecron serves for logs",
   }));
+  // An empty filter selects nothing or everything, never what was meant: refused, naming it.
+  for (const name of FILTERS)
+    if (query.getAll(name).some((value) => value === ""))
+      errors.push({ header: name, message: "must not be empty" });
   if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT)
     errors.push({ header: "count", message: `must be an integer from 1 to ${MAX_COUNT}` });
   if (cursor !== null && cursor !== "" && !/^\d{1,15}$/.test(cursor))

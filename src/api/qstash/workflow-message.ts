@@ -11,7 +11,15 @@ import {
   type NewWorkflowStep,
   recordWorkflowSteps,
 } from "../../db/qstash-workflow-runs";
+import { EdgecronError } from "../http/problem";
 import { notFound } from "./errors";
+
+/**
+ * The most a step message's body may hold. The run keeps it base64 in one D1 row, and a D1 row
+ * holds at most 2,000,000 bytes (developers.cloudflare.com/d1/platform/limits): 1,400,000 bytes
+ * are 1,866,668 in base64, which leaves room for the row's other columns.
+ */
+export const MAX_WORKFLOW_STEP_BYTES = 1_400_000;
 
 /** The protocol version the SDK checks on every delivery of a run. */
 export const WORKFLOW_SDK_VERSION = "1";
@@ -59,6 +67,7 @@ export async function planWorkflowMessage(
   const runId = headers.get(RUN_ID_HEADER)?.trim();
   const callType = headers.get(CALL_TYPE_HEADER)?.trim() || "step";
   if (!runId || callType !== "step") return null;
+  if (body.byteLength > MAX_WORKFLOW_STEP_BYTES) throw stepTooLarge(body.byteLength);
   const rewritten = new Headers(headers);
   let run: NewWorkflowRun | null = null;
   if (headers.get("upstash-workflow-init")?.trim() === "true") {
@@ -84,6 +93,12 @@ export async function planWorkflowMessage(
     run,
     step: { tenantId, runId, callType, bodyBase64: base64OfBytes(body) },
   };
+}
+
+/** A 413 naming the body: a step the run could not keep is refused before anything is stored. */
+export function stepTooLarge(bytes: number, what = "a step's body"): EdgecronError {
+  const message = `${what} is ${bytes} bytes; a workflow run keeps steps of at most ${MAX_WORKFLOW_STEP_BYTES} bytes`;
+  return new EdgecronError("payload_too_large", `body: ${message}`, { errors: [{ path: "body", message }] });
 }
 
 /** The runs and steps of stored workflow messages, recorded before their jobs are inserted. */

@@ -71,15 +71,22 @@ workflows.delete("/runs/:runId", async (c) => {
 workflows.delete("/runs", async (c) => {
   const url = new URL(c.req.url);
   const unknown = [...new Set(url.searchParams.keys())].filter((name) => name !== "workflowRunIds");
-  const ids = url.searchParams.getAll("workflowRunIds").flatMap((value) => value.split(","));
-  const runIds = [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ""))];
-  if (unknown.length > 0 || runIds.length === 0) {
+  const ids = url.searchParams
+    .getAll("workflowRunIds")
+    .flatMap((value) => value.split(","))
+    .map((id) => id.trim());
+  const runIds = [...new Set(ids)];
+  const emptyId = ids.includes("");
+  if (unknown.length > 0 || runIds.length === 0 || emptyId) {
     throw badRequest([
       ...unknown.map((name) => ({
         header: name,
         message: "is not a filter edgecron serves for workflow runs",
       })),
       ...(runIds.length === 0 ? [{ header: "workflowRunIds", message: "must name at least one run" }] : []),
+      ...(emptyId && runIds.length > 0
+        ? [{ header: "workflowRunIds", message: "must not hold an empty id" }]
+        : []),
     ]);
   }
   const nowMs = Date.now();

@@ -97,7 +97,8 @@ function matchesFilter(job: StoredJob, filter: BulkFilter): boolean {
     return false;
   const metadata = (job.spec.metadata ?? {}) as Record<string, unknown>;
   for (const [key, value] of Object.entries(filter.metadata ?? {})) {
-    if (metadata[key] !== value) return false;
+    // Own keys only: `constructor` or `__proto__` must not match what every object inherits.
+    if (!Object.hasOwn(metadata, key) || metadata[key] !== value) return false;
   }
   return true;
 }

@@ -1,17 +1,16 @@
 // The body and answer of POST /v1/jobs/bulk (./job-bulk.ts): zod only, so the typed client can
 // take its types from here.
 import { z } from "zod";
+import { filterText, metadataFilterSchema } from "../../core/filter-values";
 
-const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-
+/** Fields combine with AND; each refuses an empty value (src/core/filter-values.ts). */
 export const bulkFilterSchema = z.strictObject({
-  name_prefix: z.string().min(1).max(200).optional(),
+  name_prefix: filterText(200).optional(),
   status: z.enum(["ACTIVE", "PAUSED", "COMPLETED"]).optional(),
   created_before: z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" }).optional(),
-  metadata: z
-    .record(z.string(), metadataValue)
+  metadata: metadataFilterSchema
     .optional()
-    .meta({ description: "Every key given must equal the job's metadata value" }),
+    .meta({ description: "Every key given must equal the job's metadata value (at least one key)" }),
 });
 
 export const jobBulkSchema = z.strictObject({

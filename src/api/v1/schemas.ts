@@ -4,26 +4,24 @@
 import { z } from "zod";
 import { ALERT_DELIVERIES, ALERT_KINDS, ALERT_RESOLUTIONS, ALERT_STATES } from "../../core/alerts";
 import { debounceKeySchema } from "../../core/debounce";
-import {
-  deliveryWindowSchema,
-  OUTSIDE_WINDOW_FOLDED_REASON,
-  OUTSIDE_WINDOW_REASON,
-} from "../../core/delivery-window";
+import { OUTSIDE_WINDOW_FOLDED_REASON, OUTSIDE_WINDOW_REASON } from "../../core/delivery-window";
 import { ERROR_CODE_LIST } from "../../core/errors";
-import { calendarCreateSchema, calendarReplaceSchema, exclusionSetSchema } from "../../core/exclusions";
-import { flexibleWindowSchema } from "../../core/flexible-window";
+import { calendarCreateSchema, calendarReplaceSchema } from "../../core/exclusions";
+import { filterText } from "../../core/filter-values";
 import { FLOW_KEY_MESSAGE, FLOW_KEY_PATTERN } from "../../core/flow-control";
 import { HOST_SIGNALS } from "../../core/host-throttle";
-import { jobCalendarsSchema, jobCreateSchema, scheduleSchema, schedulesSchema } from "../../core/job-spec";
+import { jobCreateSchema } from "../../core/job-spec";
+import { previewInputSchema } from "../../core/preview";
 import { JOB_STATUSES, RUN_STATES } from "../../core/run-state";
 import { HOLD_CAUSES, WAIT_CAUSES } from "../../core/run-waits";
+import { SEARCH_STOP_REASONS } from "../../core/search-bound";
 import { tenantLimitsPutSchema as tenantLimitsPut } from "../../core/tenant-limits";
 
 export { MAX_BACKFILL_INSTANTS } from "../../core/backfill";
 export { completionBodySchema } from "../../core/long-running";
 
 export const MAX_BATCH_JOBS = 1000;
-export const MAX_PREVIEW_COUNT = 1000;
+export { MAX_PREVIEW_COUNT } from "../../core/preview";
 export const MAX_NEXT_FIRES = 100;
 
 const time = z.iso.datetime().meta({ example: "2026-12-01T09:00:00.000Z" });
@@ -70,24 +68,26 @@ export const jobStatusSchema = z.enum(JOB_STATUSES);
 export const runStateSchema = z.enum(RUN_STATES);
 export const listJobsQuerySchema = z.strictObject({
   status: jobStatusSchema.optional(),
-  name: z.string().max(200).optional().meta({ description: "Name prefix" }),
+  name: filterText(200).optional().meta({ description: "Name prefix (not empty)" }),
   limit: limitSchema,
   cursor: cursor(200),
 });
+const NEXT_MESSAGE = `must be an integer from 0 to ${MAX_NEXT_FIRES}`;
 export const getJobQuerySchema = z.object({
-  next: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_NEXT_FIRES)
+  // Digits only, as `limit`: z.coerce read "" as 0 and "1e2" as 100.
+  next: z
+    .string()
+    .regex(/^\d{1,3}$/, NEXT_MESSAGE)
+    .transform(Number)
+    .pipe(z.number().int().min(0, NEXT_MESSAGE).max(MAX_NEXT_FIRES, NEXT_MESSAGE))
     .default(5)
-    .meta({ description: `How many next_fire_times (0 to ${MAX_NEXT_FIRES})` }),
+    .meta({ description: `How many next_fire_times (0 to ${MAX_NEXT_FIRES})`, example: "5" }),
 });
 export const listRunsQuerySchema = pageQuerySchema.extend({
   state: runStateSchema.optional(),
-  job_id: z.string().max(100).optional(),
+  job_id: filterText(100).optional(),
 });
-export const listDeadLettersQuerySchema = pageQuerySchema.extend({ job_id: z.string().max(100).optional() });
+export const listDeadLettersQuerySchema = pageQuerySchema.extend({ job_id: filterText(100).optional() });
 export const alertKindSchema = z.enum(ALERT_KINDS);
 export const alertStateSchema = z.enum(ALERT_STATES);
 export const listAlertsQuerySchema = pageQuerySchema.extend({
@@ -96,7 +96,7 @@ export const listAlertsQuerySchema = pageQuerySchema.extend({
     description: "open (nobody acted), acknowledged (seen, unresolved) or resolved",
   }),
 });
-export const listApiKeysQuerySchema = z.strictObject({ tenant_id: z.string().min(1).max(100) });
+export const listApiKeysQuerySchema = z.strictObject({ tenant_id: filterText(100) });
 
 // --- request bodies -------------------------------------------------------------------------
 
@@ -119,30 +119,8 @@ export const apiKeyCreateSchema = z.strictObject({
   tenant_id: z.string().min(1).max(100),
   name: z.string().trim().min(1).max(200).nullable().optional(),
 });
-export const previewRequestSchema = z
-  .strictObject({
-    schedule: scheduleSchema.optional(),
-    schedules: schedulesSchema.optional(),
-    calendars: jobCalendarsSchema.default([]),
-    exclude: exclusionSetSchema.nullable().default(null),
-    count: z.number().int().min(1).max(MAX_PREVIEW_COUNT).default(5),
-    from: requestInstant.optional(),
-    window: deliveryWindowSchema.nullable().default(null),
-    flexible_window: flexibleWindowSchema.nullable().default(null),
-    job_id: z.string().min(1).max(200).optional().meta({
-      description: "The job whose flexible-window points to show (they depend on its id); default `preview`",
-    }),
-  })
-  .superRefine((body, ctx) => {
-    if ((body.schedule === undefined) === (body.schedules === undefined)) {
-      const path = body.schedule === undefined ? "schedule" : "schedules";
-      ctx.addIssue({
-        code: "custom",
-        path: [path],
-        message: "give exactly one of `schedule` or `schedules`",
-      });
-    }
-  });
+/** The preview's body: the core's (src/core/preview.ts), checked as a create is. */
+export const previewRequestSchema = previewInputSchema;
 export const backfillRequestSchema = z.strictObject({ from: requestInstant, to: requestInstant });
 /** What the batch route parses first; each item is then checked on its own as a JobCreate. */
 export const jobBatchSchema = z.strictObject({
@@ -159,12 +137,30 @@ export const jobPatchDocSchema = jobCreateSchema
 
 // --- responses ------------------------------------------------------------------------------
 
+/** Where a bound stopped a search for instants that run (src/core/search-bound.ts). */
+export const searchStopSchema = z
+  .object({
+    reason: z.enum(SEARCH_STOP_REASONS).meta({
+      description:
+        "horizon: no instant left to run within 5 years of the previous one; instant_limit: 25,000 instants skipped by exclusions or the delivery window were examined",
+    }),
+    searched_through: time.meta({
+      description: "The search examined the schedule up to here; later instants may run",
+    }),
+    detail: z.string(),
+  })
+  .meta({
+    description:
+      "Present only when the list is shorter than asked because the search for the next instant that runs (behind exclusions or a delivery window) stopped at its bound",
+  });
+
 export const jobSchema = jobCreateSchema.extend({
   id: z.string().meta({ example: "job_01JDXS3M0000000000000000AB" }),
   status: jobStatusSchema,
   version: z.number().int(),
   shard: z.number().int(),
   next_fire_times: z.array(time),
+  next_fire_times_stopped: searchStopSchema.optional(),
   created_at: time,
   updated_at: time,
 });
@@ -455,6 +451,7 @@ export const previewResultSchema = z.object({
     )
     .optional()
     .meta({ description: "With `window`: the instants it skips (or folds into a deferred run)" }),
+  stopped: searchStopSchema.optional(),
 });
 export const meSchema = z.object({ role: z.enum(["admin", "tenant"]), tenant_id: z.string().nullable() });
 export const healthSchema = z.object({

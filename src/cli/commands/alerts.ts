@@ -1,6 +1,15 @@
 import type { Alert, AlertKind, AlertState } from "../../client/index";
 import { ALERT_KINDS, ALERT_STATES } from "../../core/alerts";
-import { type Command, collect, intFlag, printJson, printPage, stringFlag, UsageError } from "../context";
+import {
+  type Command,
+  collect,
+  filterFlag,
+  intFlag,
+  printJson,
+  printPage,
+  stringFlag,
+  UsageError,
+} from "../context";
 import { renderKeyValues } from "../render";
 
 const ALERT_COLUMNS = [
@@ -40,8 +49,8 @@ const alertsList: Command = {
   positionals: [0, 0],
   async run(ctx) {
     const params = {
-      state: oneOf<AlertState>(stringFlag(ctx.values, "state"), "state", ALERT_STATES),
-      kind: oneOf<AlertKind>(stringFlag(ctx.values, "kind"), "kind", ALERT_KINDS),
+      state: oneOf<AlertState>(filterFlag(ctx.values, "state"), "state", ALERT_STATES),
+      kind: oneOf<AlertKind>(filterFlag(ctx.values, "kind"), "kind", ALERT_KINDS),
       limit: intFlag(ctx.values, "limit", { min: 1, max: 200 }),
       cursor: stringFlag(ctx.values, "cursor"),
     };

@@ -1,7 +1,7 @@
 // Stopping runaway work from the command line: suspend / unsuspend a tenant (admin token), and
 // pause, resume or delete the jobs that match a filter (`jobs bulk`).
 import type { JobBulk, Tenant } from "../../client/index";
-import { type Command, printJson, stringFlag, UsageError } from "../context";
+import { type Command, filterFlag, printJson, stringFlag, UsageError } from "../context";
 import { renderKeyValues } from "../render";
 
 function suspensionCommand(verb: "suspend" | "unsuspend"): Command {
@@ -10,7 +10,7 @@ function suspensionCommand(verb: "suspend" | "unsuspend"): Command {
     args: "--tenant-id <tenant-id>",
     summary:
       verb === "suspend"
-        ? "suspend a tenant (admin token): no call of it starts, its creates are refused"
+        ? "suspend a tenant (admin token): no call of it starts, what would start work is refused"
         : "unsuspend a tenant (admin token): missed instants follow each job's misfire policy",
     options: { "tenant-id": { type: "string" } },
     positionals: [0, 1],
@@ -90,21 +90,32 @@ const jobsBulkStatus: Command = {
 /** The request from the flags; the API checks the values (and refuses a filter naming nothing). */
 function bulkBody(values: Parameters<typeof stringFlag>[0], action: JobBulk["action"]): JobBulk {
   const filter: NonNullable<JobBulk["filter"]> = {};
-  const namePrefix = stringFlag(values, "name-prefix");
-  const status = stringFlag(values, "status");
-  const createdBefore = stringFlag(values, "created-before");
-  const metadata = stringFlag(values, "metadata");
+  const namePrefix = filterFlag(values, "name-prefix");
+  const status = filterFlag(values, "status");
+  const createdBefore = filterFlag(values, "created-before");
+  const metadata = filterFlag(values, "metadata");
   if (namePrefix !== undefined) filter.name_prefix = namePrefix;
   if (status !== undefined) filter.status = status as NonNullable<typeof filter.status>;
   if (createdBefore !== undefined) filter.created_before = createdBefore;
-  if (metadata !== undefined) {
-    try {
-      filter.metadata = JSON.parse(metadata);
-    } catch {
-      throw new UsageError('--metadata is a JSON object, e.g. {"team": "billing"}');
-    }
-  }
+  if (metadata !== undefined) filter.metadata = metadataFilter(metadata);
   return { action, filter, ...(values.all === true ? { all: true as const } : {}) };
+}
+
+/** `--metadata`: a JSON object of at least one key, none of them empty (`{}` would match every job). */
+function metadataFilter(text: string): NonNullable<NonNullable<JobBulk["filter"]>["metadata"]> {
+  const usage = '--metadata is a JSON object of at least one key, e.g. {"team": "billing"}';
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError(usage);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value) || Object.keys(value).length === 0)
+    throw new UsageError(`${usage}: an empty filter would select every job`);
+  const empty = Object.entries(value).find(([, entry]) => entry === "" || entry === null);
+  if (empty !== undefined)
+    throw new UsageError(`--metadata key ${JSON.stringify(empty[0])} must not be empty`);
+  return value as Record<string, string>;
 }
 
 export const controlCommands: Command[] = [

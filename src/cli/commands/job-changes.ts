@@ -3,7 +3,8 @@ import type { JobUpdate } from "../../client/index";
 import { type Command, intFlag, printJson, stringFlag, UsageError } from "../context";
 import { readJobFile } from "../job-file";
 import { hasSpecFlags, JOB_FLAG_OPTIONS, jobPatchFromFlags } from "../job-flags";
-import { renderJob, renderKeyValues } from "../render";
+import { renderJob } from "../job-view";
+import { renderKeyValues } from "../render";
 
 export const update: Command = {
   path: ["jobs", "update"],

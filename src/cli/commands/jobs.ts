@@ -4,6 +4,7 @@ import {
   type Command,
   type Context,
   collect,
+  filterFlag,
   intFlag,
   printJson,
   printPage,
@@ -12,7 +13,8 @@ import {
 } from "../context";
 import { readJobFile } from "../job-file";
 import { hasSpecFlags, JOB_FLAG_OPTIONS, jobFromFlags } from "../job-flags";
-import { formatJobSchedules, renderJob, renderKeyValues } from "../render";
+import { formatJobSchedules, renderJob, WIDE_JOB_COLUMNS } from "../job-view";
+import { renderKeyValues } from "../render";
 import { backfill, update } from "./job-changes";
 
 const STATUSES: readonly JobStatus[] = JOB_STATUSES;
@@ -66,9 +68,13 @@ const create: Command = {
 
 const list: Command = {
   path: ["jobs", "list"],
-  args: "[--status ACTIVE|PAUSED|COMPLETED|DELETED] [--name <prefix>] [--limit <n>] [--cursor <c>] [--all]",
+  args: "[--status ACTIVE|PAUSED|COMPLETED|DELETED] [--name <prefix>] [--limit <n>] [--cursor <c>] [--all] [--wide]",
   summary: "list jobs, newest first",
+  details: [
+    "--wide             a column for every field of a job (as jobs get shows them), one line per job",
+  ],
   options: {
+    wide: { type: "boolean" },
     status: { type: "string" },
     name: { type: "string" },
     limit: { type: "string" },
@@ -77,13 +83,13 @@ const list: Command = {
   },
   positionals: [0, 0],
   async run(ctx) {
-    const status = stringFlag(ctx.values, "status")?.toUpperCase();
+    const status = filterFlag(ctx.values, "status")?.toUpperCase();
     if (status !== undefined && !STATUSES.includes(status as JobStatus)) {
       throw new UsageError(`--status must be one of ${STATUSES.join(", ")}`);
     }
     const params = {
       status: status as JobStatus | undefined,
-      name: stringFlag(ctx.values, "name"),
+      name: filterFlag(ctx.values, "name"),
       limit: intFlag(ctx.values, "limit", { min: 1, max: 200 }),
       cursor: stringFlag(ctx.values, "cursor"),
     };
@@ -91,7 +97,7 @@ const list: Command = {
     const page = ctx.values.all
       ? { data: await collect(jobs.all(params)), next_cursor: null }
       : await jobs.list(params);
-    printPage(ctx, page, JOB_COLUMNS, "no jobs");
+    printPage(ctx, page, ctx.values.wide ? WIDE_JOB_COLUMNS : JOB_COLUMNS, "no jobs");
     return 0;
   },
 };

@@ -1,6 +1,15 @@
 import type { DeadLetter, Run, RunState } from "../../client/index";
 import { RUN_STATES } from "../../core/run-state";
-import { type Command, collect, intFlag, printJson, printPage, stringFlag, UsageError } from "../context";
+import {
+  type Command,
+  collect,
+  filterFlag,
+  intFlag,
+  printJson,
+  printPage,
+  stringFlag,
+  UsageError,
+} from "../context";
 import { renderKeyValues } from "../render";
 
 const STATES: readonly RunState[] = RUN_STATES;
@@ -39,11 +48,11 @@ const runsList: Command = {
   options: { job: { type: "string" }, state: { type: "string" }, ...pageOptions },
   positionals: [0, 0],
   async run(ctx) {
-    const state = stringFlag(ctx.values, "state")?.toUpperCase() as RunState | undefined;
+    const state = filterFlag(ctx.values, "state")?.toUpperCase() as RunState | undefined;
     if (state !== undefined && !STATES.includes(state))
       throw new UsageError(`--state must be one of ${STATES.join(", ")}`);
     const params = {
-      job_id: stringFlag(ctx.values, "job"),
+      job_id: filterFlag(ctx.values, "job"),
       state,
       limit: intFlag(ctx.values, "limit", { min: 1, max: 200 }),
       cursor: stringFlag(ctx.values, "cursor"),
@@ -107,7 +116,7 @@ const dlqList: Command = {
   positionals: [0, 0],
   async run(ctx) {
     const params = {
-      job_id: stringFlag(ctx.values, "job"),
+      job_id: filterFlag(ctx.values, "job"),
       limit: intFlag(ctx.values, "limit", { min: 1, max: 200 }),
       cursor: stringFlag(ctx.values, "cursor"),
     };

@@ -89,7 +89,7 @@ export class TenantsResource {
     });
   }
 
-  /** No call of the tenant starts and its creates answer 403 `tenant_suspended` until `unsuspend`. */
+  /** No call of the tenant starts, and what would start work answers 409 `tenant_suspended`, until `unsuspend`. */
   suspend(id: string, options: CallOptions = {}): Promise<Tenant> {
     return this.#transport.call({
       method: "POST",

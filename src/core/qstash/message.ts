@@ -3,6 +3,7 @@
 // path read them where they run. Its presence marks the job as QStash-format: calls to its target
 // carry the `Upstash-*` headers and signature.
 import { z } from "zod";
+import { headerMapSchema } from "../header-map";
 
 const callbackUrl = z
   .string()
@@ -32,8 +33,8 @@ export const qstashMessageSchema = z.strictObject({
   /** `Upstash-Deduplication-Id` as sent (or the content hash), for reads. */
   deduplication_id: z.string().max(255).nullable().default(null),
   /** The headers each callback is called with (`Upstash-Callback-*` sub-headers); absent = none. */
-  callback_headers: z.record(z.string().max(100), z.string().max(8192)).optional(),
-  failure_callback_headers: z.record(z.string().max(100), z.string().max(8192)).optional(),
+  callback_headers: headerMapSchema().optional(),
+  failure_callback_headers: headerMapSchema().optional(),
 });
 
 export type QstashMessage = z.output<typeof qstashMessageSchema>;

@@ -4,6 +4,7 @@
 
 import { jobStores } from "../../db/databases";
 import { insertDeadLetters, type NewDeadLetter } from "../../db/dead-letters";
+import { failureCallbackExtras } from "../../service/failure-callbacks";
 import { raiseAlerts } from "../../service/raise-alerts";
 import type { DeadLetterMessage } from "../../shard/protocol";
 import { failureCallbackDeliveries } from "../producers/qstash-callback-deliveries";
@@ -33,10 +34,15 @@ export async function recordDeadLetters(env: Env, letters: readonly DeadLetterMe
   await failWorkflowRuns(env.DB, letters, payloads, nowMs);
   // Before the alerts: a failed enqueue throws and the batch is retried, so a callback may go
   // twice (same Idempotency-Key and message id), never not at all.
-  const failureCallbacks = failureCallbackDeliveries(
+  const letterIds = rows.map((row) => row.id);
+  const extras = await failureCallbackExtras(
+    env,
     letters,
-    rows.map((row) => row.id),
+    letterIds,
+    (index) => (payloads[index] ?? letters[index]?.payload)?.headers ?? {},
+    { oncePerRun: true },
   );
+  const failureCallbacks = failureCallbackDeliveries(letters, letterIds, extras);
   if (failureCallbacks.length > 0) await enqueueSideDeliveries(env, failureCallbacks);
   await raiseAlerts(
     env,

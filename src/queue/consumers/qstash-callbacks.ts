@@ -1,5 +1,7 @@
-// A /v2 job's call with its QStash callback: `Upstash-Callback` receives every attempt's answer
-// (QStash calls it for each retry too), as a side delivery (../producers/qstash-callback-deliveries.ts).
+// A /v2 job's call with its QStash callbacks: `Upstash-Callback` receives every attempt's answer
+// (QStash calls it for each retry too), as a side delivery (../producers/qstash-callback-deliveries.ts);
+// for `Upstash-Failure-Callback`, a failed attempt's whole answer is kept
+// (src/service/failure-callbacks.ts), which the dead letter's failure callback then carries.
 
 import { base64OfBytes, base64OfText } from "../../core/encoding";
 import { serializeTargetBody } from "../../core/job-spec";
@@ -7,6 +9,7 @@ import type { TargetOutcome } from "../../core/outcome";
 import type { CallbackSource, TargetAnswer } from "../../core/qstash/callback";
 import type { QstashRunContext } from "../../core/qstash/delivery";
 import { logEvent } from "../../log";
+import { keepFailedAnswer } from "../../service/failure-callbacks";
 import { callbackDelivery } from "../producers/qstash-callback-deliveries";
 import { enqueueSideDeliveries } from "../producers/side-delivery-queue";
 import { callTarget } from "./target-call";
@@ -17,8 +20,9 @@ const MAX_ANSWER_BODY_BYTES = 32 * 1024;
 
 /**
  * Calls the target; for a /v2 job with a callback, also keeps the answer and enqueues the
- * callback before returning, so the attempt's callback is queued before its outcome is reported.
- * A failed enqueue is logged, never the run's failure.
+ * callback before returning, so the attempt's callback is queued before its outcome is reported;
+ * for one with a failure callback, keeps a failed attempt's answer before its outcome is reported
+ * (so before any dead letter). A failed enqueue or keep is logged, never the run's failure.
  */
 export async function callTargetWithCallback(
   env: Env,
@@ -26,7 +30,10 @@ export async function callTargetWithCallback(
   run: { tenantId: string; qstash?: QstashRunContext },
 ): Promise<TargetOutcome> {
   const callback = run.qstash?.delivery.callback;
-  if (run.qstash === undefined || !callback || input.target.type !== "http") return callTarget(input);
+  const failureCallback = run.qstash?.delivery.failure_callback;
+  if (run.qstash === undefined || (!callback && !failureCallback) || input.target.type !== "http") {
+    return callTarget(input);
+  }
   const kept: { answer: Promise<TargetAnswer> | null } = { answer: null };
   const baseFetch = input.fetchImpl ?? fetch;
   const keepingAnswer = (async (request: RequestInfo | URL, init?: RequestInit) => {
@@ -36,6 +43,10 @@ export async function callTargetWithCallback(
   }) as typeof fetch;
   const outcome = await callTarget({ ...input, fetchImpl: keepingAnswer });
   const answer = (await kept.answer) ?? noAnswer(outcome);
+  if (failureCallback && (outcome.kind === "retryable" || outcome.kind === "permanent")) {
+    await keepFailedAnswer(env, input.runId, input.attempt, answer);
+  }
+  if (!callback) return outcome;
   const delivery = callbackDelivery(run.tenantId, callback, sourceOf(input, run.qstash), answer, false);
   try {
     await enqueueSideDeliveries(env, [delivery]);

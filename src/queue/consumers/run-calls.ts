@@ -5,7 +5,7 @@ import type { TargetOutcome } from "../../core/outcome";
 import { issueRunToken } from "../../core/run-token";
 import { traceparentOf } from "../../core/trace/trace-ids";
 import { runTokenSecret } from "../../run-tokens";
-import { allowsPrivateTargets } from "../../service/private-targets";
+import { targetPolicyOf } from "../../service/private-targets";
 import { tenantSecrets } from "../../service/tenant-secrets";
 import { resolverFromEnv } from "./dns-resolver";
 import { callTargetWithCallback } from "./qstash-callbacks";
@@ -18,6 +18,8 @@ interface CallSetup {
   secrets: Map<string, string[]>;
   tokenSecret: string;
   allowPrivate: boolean;
+  /** Private hosts the production policy lets through by name (PRIVATE_TARGET_ALLOW_LIST). */
+  allowedTargets: CallTargetInput["allowedTargets"];
   resolveHost: ReturnType<typeof resolverFromEnv>;
 }
 
@@ -30,10 +32,12 @@ export async function callSetup(claimed: Claimed[], env: Env): Promise<CallSetup
     ),
     runTokenSecret(env),
   ]);
+  const policy = targetPolicyOf(env);
   return {
     secrets,
     tokenSecret,
-    allowPrivate: allowsPrivateTargets(env),
+    allowPrivate: policy.allowPrivate,
+    allowedTargets: policy.allowedTargets,
     resolveHost: resolverFromEnv(env),
   };
 }
@@ -62,6 +66,7 @@ async function callRun(run: Claimed, setup: CallSetup, env: Env): Promise<Target
     timeoutMs: run.timeoutMs,
     retryOnStatus: run.retryOnStatus,
     allowPrivate: setup.allowPrivate,
+    allowedTargets: setup.allowedTargets,
     resolveHost: setup.resolveHost,
     // Binding targets are looked up by name; which names a job may use was checked at create.
     bindings: env as unknown as Readonly<Record<string, unknown>>,

@@ -9,6 +9,7 @@
 // purpose (./side-delivery-purposes.ts) and, if it signs differently, a signing style
 // (./side-delivery-send.ts).
 import { logEvent } from "../../log";
+import { deliveryOf } from "../producers/side-delivery-queue";
 import type { SideDelivery, SideDeliveryMessage, SideDeliveryResult } from "../producers/side-delivery-types";
 import { recordSideDeliveryAttempt } from "./side-delivery-purposes";
 import { sendSideDelivery } from "./side-delivery-send";
@@ -58,7 +59,7 @@ const HANDED_OFF = Symbol("handed off");
 async function deliverMessage(message: Message<SideDeliveryMessage>, env: Env, ctx: ExecutionContext) {
   const body = message.body;
   const attempt = (body.attemptsBefore ?? 0) + message.attempts;
-  const sending = sendSideDelivery(env, body.delivery, Date.now());
+  const sending = sendWithBody(env, body);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const first = await Promise.race([
     sending,
@@ -85,6 +86,21 @@ async function deliverMessage(message: Message<SideDeliveryMessage>, env: Env, c
   ctx.waitUntil(
     late.catch((error) => logEvent("side_delivery.requeue_failed", { id: body.delivery.id, attempt, error })),
   );
+}
+
+/** Sends the delivery, its body read back first when it went by reference. */
+async function sendWithBody(env: Env, message: SideDeliveryMessage): Promise<SideDeliveryResult> {
+  const delivery = await deliveryOf(env, message).catch(() => null);
+  if (delivery === null) {
+    // Not visible here yet (KV is eventually consistent), or expired: a retry reads it again.
+    return {
+      ok: false,
+      status: null,
+      error: `the delivery's body (${message.bodyRef}) could not be read`,
+      retryable: true,
+    };
+  }
+  return sendSideDelivery(env, delivery, Date.now());
 }
 
 /** Records the attempt; returns the delay before the next one, or null when none follows. */

@@ -3,7 +3,7 @@
 
 import { qstashSignature } from "../../core/qstash/jwt";
 import { resolvedTargetProblem } from "../../core/ssrf";
-import { allowsPrivateTargets } from "../../service/private-targets";
+import { targetPolicyOf } from "../../service/private-targets";
 import { tenantSecrets } from "../../service/tenant-secrets";
 import type { SideDelivery, SideDeliveryResult } from "../producers/side-delivery-types";
 import { resolverFromEnv } from "./dns-resolver";
@@ -14,8 +14,10 @@ export async function sendSideDelivery(
   delivery: SideDelivery,
   nowMs: number,
 ): Promise<SideDeliveryResult> {
+  const { allowPrivate, allowedTargets } = targetPolicyOf(env);
   const problem = await resolvedTargetProblem(delivery.url, {
-    allowPrivate: allowsPrivateTargets(env),
+    allowPrivate,
+    allowedTargets,
     resolveHost: resolverFromEnv(env),
   });
   if (problem !== null) {

@@ -1,9 +1,11 @@
 // The input of one target call, shared by the HTTP and the binding calls (no module cycle).
+
 import type { HttpTarget, JobTarget } from "../../core/job-spec";
 import type { CompletionMode } from "../../core/long-running";
 import type { TargetOutcome } from "../../core/outcome";
 import type { QstashDelivery } from "../../core/qstash/delivery";
 import type { ResolveHost } from "../../core/ssrf";
+import type { AllowedTarget } from "../../core/target-policy";
 
 export interface CallTargetInput {
   target: JobTarget;
@@ -18,6 +20,8 @@ export interface CallTargetInput {
   timeoutMs: number;
   /** Local development only: lets targets on loopback/private addresses through. */
   allowPrivate: boolean;
+  /** Private hosts the production policy lets through by name (PRIVATE_TARGET_ALLOW_LIST). */
+  allowedTargets?: readonly AllowedTarget[];
   /** Resolves the target's name before the call (TARGET_DNS_RESOLVER); unset: names are not resolved. */
   resolveHost?: ResolveHost;
   /** The call's start time: the signature timestamp `t`, and the base for a Retry-After date. */

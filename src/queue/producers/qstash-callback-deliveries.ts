@@ -12,15 +12,38 @@ import type { SideDelivery } from "./side-delivery-types";
 const CALLBACK_TIMEOUT_MS = 30_000;
 const WORKFLOW_RUN_HEADER = "upstash-workflow-runid";
 
-/** The failure callbacks of dead letters of /v2 jobs that have one (`dlqIds[i]` is letter i's). */
+/**
+ * What a failure callback carries beyond its dead letter (src/service/failure-callbacks.ts): the
+ * failed call's whole answer when it was kept, and for a step of a workflow run, the run.
+ */
+export interface FailureCallbackExtras {
+  answer?: TargetAnswer | undefined;
+  workflow?: WorkflowOfCallback;
+  /** Another dead letter of the same workflow run called back: this one does not. */
+  skip?: true;
+}
+
+/** The workflow run a failure callback reports: its initial payload, URL and creation time. */
+export interface WorkflowOfCallback {
+  initialBodyBase64: string;
+  url: string;
+  createdAtMs: number;
+}
+
+/**
+ * The failure callbacks of dead letters of /v2 jobs that have one (`dlqIds[i]` and `extras[i]`
+ * are letter i's).
+ */
 export function failureCallbackDeliveries(
   letters: readonly DeadLetterMessage[],
   dlqIds: readonly string[],
+  extras: readonly FailureCallbackExtras[] = [],
 ): SideDelivery[] {
   return letters.flatMap((letter, index) => {
     const url = letter.qstash?.delivery.failure_callback;
     const dlqId = dlqIds[index];
-    if (letter.qstash === undefined || !url || dlqId === undefined) return [];
+    const extra = extras[index] ?? {};
+    if (letter.qstash === undefined || !url || dlqId === undefined || extra.skip) return [];
     const source: CallbackSource = {
       context: letter.qstash,
       jobId: letter.job_id,
@@ -32,12 +55,12 @@ export function failureCallbackDeliveries(
       headers: letter.payload.headers,
       body: serializeTargetBody(letter.payload.body) ?? "",
     };
-    const answer: TargetAnswer = {
+    const answer: TargetAnswer = extra.answer ?? {
       status: letter.target_status,
       headers: {},
       bodyBase64: base64OfText(answeredBodyOf(letter.last_error)),
     };
-    return [callbackDelivery(letter.tenant, url, source, answer, true, dlqId)];
+    return [callbackDelivery(letter.tenant, url, source, answer, true, dlqId, extra.workflow)];
   });
 }
 
@@ -48,6 +71,7 @@ export function callbackDelivery(
   answer: TargetAnswer,
   failure: boolean,
   dlqId?: string,
+  workflow?: WorkflowOfCallback,
 ): SideDelivery {
   const id = `${failure ? "qfcb" : "qcb"}_${source.runId}_${source.attempt}`;
   const delivery = source.context.delivery;
@@ -67,7 +91,14 @@ export function callbackDelivery(
       "upstash-message-id": id,
       "upstash-retried": "0",
     },
-    body: callbackBodyText(body, own[WORKFLOW_RUN_HEADER], id, failure, source.context.jobCreatedAtMs),
+    body: callbackBodyText(
+      body,
+      own[WORKFLOW_RUN_HEADER],
+      id,
+      failure,
+      source.context.jobCreatedAtMs,
+      workflow,
+    ),
     signing: { style: "qstash", tenantId },
     timeoutMs: CALLBACK_TIMEOUT_MS,
   };
@@ -77,7 +108,8 @@ export function callbackDelivery(
  * The callback's body: QStash's callback JSON, but for a callback into a workflow run (its
  * sub-headers name the run) in the form the Workflow SDK reads there: a `context.call` answer as
  * a one-step list (the SDK's step-list body, the answer as its first entry), a failure with the
- * run's id and creation time added.
+ * run's id and creation time added and, as QStash sends it, the run's initial payload as
+ * `sourceBody` (the SDK's `context.requestPayload`) and the run's URL as `url`.
  */
 function callbackBodyText(
   body: ReturnType<typeof qstashCallbackBody>,
@@ -85,8 +117,18 @@ function callbackBodyText(
   messageId: string,
   failure: boolean,
   createdAtMs: number,
+  workflow: WorkflowOfCallback | undefined,
 ): string {
   if (workflowRunId === undefined) return JSON.stringify(body);
+  if (failure && workflow !== undefined) {
+    return JSON.stringify({
+      ...body,
+      url: workflow.url,
+      sourceBody: workflow.initialBodyBase64,
+      workflowRunId,
+      workflowCreatedAt: workflow.createdAtMs,
+    });
+  }
   if (failure) return JSON.stringify({ ...body, workflowRunId, workflowCreatedAt: createdAtMs });
   return JSON.stringify([{ messageId, body: base64OfText(JSON.stringify(body)), callType: "fromCallback" }]);
 }

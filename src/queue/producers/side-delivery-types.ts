@@ -43,6 +43,8 @@ export interface SideDeliveryMessage {
   delivery: SideDelivery;
   /** Attempts made before this message was sent (a handed-off attempt's retry is a new message). */
   attemptsBefore?: number;
+  /** The KV key of the delivery's body when it was too large for the message (`delivery.body` is null). */
+  bodyRef?: string;
 }
 
 /** How one attempt ended. A refused address is not retryable; every other failure is. */

@@ -74,6 +74,7 @@ defineRoute(
         "run_not_found",
         "run_not_retryable",
         "job_deleted",
+        "tenant_suspended",
         "shard_unavailable",
       ),
     },

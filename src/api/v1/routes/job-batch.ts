@@ -14,7 +14,7 @@ import {
   newStoredJob,
   pushAndMarkSynced,
 } from "../../../service/job-writes";
-import { allowsPrivateTargets } from "../../../service/private-targets";
+import { targetPolicyOf } from "../../../service/private-targets";
 import { targetBindingAccess } from "../../../service/target-bindings";
 import type { AppEnv } from "../../http/app-env";
 import { readBody } from "../../http/body";
@@ -119,9 +119,8 @@ function checkItem(
   nowMs: number,
   shared: { searchAllowance: SearchAllowance; calendars: ReadonlyMap<string, ExclusionSet> },
 ): { spec: JobSpec } | { index: number; problem: Problem } {
-  const allowPrivate = allowsPrivateTargets(c.env);
   const check = checkJobInput(input, nowMs, ["jobs", index], {
-    allowPrivate,
+    targetPolicy: targetPolicyOf(c.env),
     ...shared,
     targets: targetBindingAccess(c.env, c.get("tenantId")),
   });

@@ -5,10 +5,10 @@ import { calendarSetsFor } from "../../../db/calendars";
 import type { StoredJob } from "../../../db/jobs";
 import { deleteJobAtOnce, pushControlAction, saveControlAction } from "../../../service/control-push";
 import { checkBackfillRange, checkJobInput, pushAndMarkSynced } from "../../../service/job-writes";
-import { allowsPrivateTargets } from "../../../service/private-targets";
+import { targetPolicyOf } from "../../../service/private-targets";
 import { callShard, type ShardRefusalCode, shardRefusal } from "../../../service/shard-calls";
+import { backfillJobRange, triggerJobNow } from "../../../service/start-work";
 import { targetBindingAccess } from "../../../service/target-bindings";
-import { backfillJob, triggerJob } from "../../../shard/client";
 import type { AppEnv } from "../../http/app-env";
 import { readBody, readJsonBody } from "../../http/body";
 import { EdgecronError, validationError } from "../../http/problem";
@@ -71,7 +71,7 @@ defineRoute(
     const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [merged as { calendars?: string[] }]);
     const check = checkJobInput(merged, nowMs, [], {
       rejectPastOnce: "schedule" in patch || "schedules" in patch,
-      allowPrivate: allowsPrivateTargets(c.env),
+      targetPolicy: targetPolicyOf(c.env),
       calendars,
       targets: targetBindingAccess(c.env, c.get("tenantId")),
     });
@@ -202,6 +202,7 @@ defineRoute(
         ...BODY_ERRORS,
         "job_not_found",
         "job_not_active",
+        "tenant_suspended",
         "job_not_synced",
         "shard_unavailable",
       ),
@@ -214,9 +215,7 @@ defineRoute(
       throw validationError([{ path: "debounce_key", message: "the job has no `debounce`" }]);
     }
     const job = await syncedJob(c.env, loaded);
-    const result = await callShard("trigger the job", () =>
-      triggerJob(c.env, job.shard, job.id, body.debounce_key),
-    );
+    const result = await triggerJobNow(c.env, job, body.debounce_key);
     if (!result.ok) throw refusalFor(job, result.code);
     return c.json(
       {
@@ -251,6 +250,7 @@ defineRoute(
         ...BODY_ERRORS,
         "job_not_found",
         "job_not_active",
+        "tenant_suspended",
         "too_many_instants",
         "job_not_synced",
         "shard_unavailable",
@@ -263,9 +263,7 @@ defineRoute(
     const { fromMs, toMs, instants } = checkBackfillRange(schedulesOf(loaded.spec), body, Date.now());
     if (instants.length === 0) return c.json({ created: 0, skipped: 0, run_ids: [] }, 202);
     const job = await syncedJob(c.env, loaded);
-    const result = await callShard("backfill the job", () =>
-      backfillJob(c.env, job.shard, job.id, fromMs, toMs),
-    );
+    const result = await backfillJobRange(c.env, job, fromMs, toMs);
     if (!result.ok) throw refusalFor(job, result.code);
     return c.json({ created: result.created, skipped: result.skipped, run_ids: result.runIds }, 202);
   },

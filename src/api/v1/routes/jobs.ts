@@ -6,7 +6,7 @@ import { findJobByIdempotencyKeyAcross, insertStoredJobs, listJobsAcross } from 
 import type { StoredJob } from "../../../db/jobs";
 import { admitJobCreates } from "../../../service/admission";
 import { checkJobInput, newStoredJob, pushAndMarkSynced } from "../../../service/job-writes";
-import { allowsPrivateTargets } from "../../../service/private-targets";
+import { targetPolicyOf } from "../../../service/private-targets";
 import { targetBindingAccess } from "../../../service/target-bindings";
 import type { AppEnv } from "../../http/app-env";
 import { tenantScope } from "../../http/auth";
@@ -79,7 +79,7 @@ defineRoute(
     }
     const calendars = await calendarSetsFor(c.env.DB, c.get("tenantId"), [input as { calendars?: string[] }]);
     const check = checkJobInput(input, nowMs, [], {
-      allowPrivate: allowsPrivateTargets(c.env),
+      targetPolicy: targetPolicyOf(c.env),
       calendars,
       targets: targetBindingAccess(c.env, c.get("tenantId")),
     });

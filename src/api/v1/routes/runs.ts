@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { requireForeignId } from "../../../service/ids";
 import { findRunRecord, listJobRunRecords, listTenantRunRecords } from "../../../service/run-history";
 import { callShard, shardRefusal } from "../../../service/shard-calls";
-import { retryRun } from "../../../shard/client";
+import { retryRunAttempt } from "../../../service/start-work";
 import type { HistoryRecord } from "../../../shard/history-protocol";
 import { tenantScope } from "../../http/auth";
 import { decodeTimeCursor, encodeCursor, pageOf } from "../../http/cursor";
@@ -102,14 +102,25 @@ defineRoute(
     request: { params: idParams("run_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
     responses: {
       202: json(retryResultSchema, "The new attempt is scheduled"),
-      ...problems(...TENANT_ERRORS, "run_not_found", "run_not_retryable", "job_deleted", "shard_unavailable"),
+      ...problems(
+        ...TENANT_ERRORS,
+        "run_not_found",
+        "run_not_retryable",
+        "job_deleted",
+        "tenant_suspended",
+        "shard_unavailable",
+      ),
     },
   }),
   async (c) => {
     const id = requireForeignId(c.req.param("id"), runNotFound);
     const row = await callShard("read the run", () => findRunRecord(c.env, c.get("tenantId"), id));
     if (row === null) throw runNotFound(id);
-    const result = await callShard("retry the run", () => retryRun(c.env, row.shard, row.id));
+    const result = await retryRunAttempt(c.env, {
+      tenantId: c.get("tenantId"),
+      shard: row.shard,
+      runId: row.id,
+    });
     if (!result.ok) throw shardRefusal(result.code);
     return c.json({ run_id: result.runId, attempt: result.attempt }, 202);
   },

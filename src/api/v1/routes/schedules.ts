@@ -1,14 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ExclusionSet } from "../../../core/exclusions";
-import { scheduleElementIssues } from "../../../core/normalize";
 import { calendarSetsOf } from "../../../db/calendars";
-import { previewUnionTimes } from "../../../service/job-writes";
-import { previewPlacedFires } from "../../../service/preview-placement";
+import { checkPreviewInput, schedulePreview } from "../../../service/schedule-preview";
 import type { AppEnv } from "../../http/app-env";
 import { tenantScope } from "../../http/auth";
 import { readJsonBody } from "../../http/body";
-import { fieldErrorsOf, validationError } from "../../http/problem";
 import { previewRequestSchema, previewResultSchema } from "../openapi/components";
 import {
   AUTH_ERRORS,
@@ -44,49 +41,13 @@ defineRoute(
     },
   }),
   async (c) => {
-    const body = await readPreviewBody(c);
-    const known = body.calendars.length === 0 ? new Map() : await tenantCalendars(c);
-    const unknown = body.calendars.flatMap((name, index) =>
-      known.has(name) ? [] : [{ path: `calendars.${index}`, message: `no calendar named ${name}` }],
-    );
-    if (unknown.length > 0) throw validationError(unknown);
-    const sets = body.calendars.flatMap((name) => known.get(name) ?? []);
-    if (body.exclude !== null) sets.push(body.exclude);
+    const raw = await readJsonBody(c);
+    const named = (raw as { calendars?: unknown } | null)?.calendars;
+    const calendars = Array.isArray(named) && named.length > 0 ? await tenantCalendars(c) : new Map();
     const nowMs = Date.now();
-    const fromMs = body.from === undefined ? nowMs : Date.parse(body.from);
-    const specs = body.schedules ?? (body.schedule === undefined ? [] : [body.schedule]);
-    const path = body.schedules === undefined ? "schedule" : "schedules";
-    const given = [
-      ...(body.calendars.length > 0 ? (["calendars"] as const) : []),
-      ...(body.exclude !== null ? (["exclude"] as const) : []),
-    ];
-    const preview = previewUnionTimes(specs, sets, nowMs, fromMs, body.count, path, given);
-    if (body.window === null && body.flexible_window === null) return c.json(preview);
-    const placement = { window: body.window, flexible_window: body.flexible_window };
-    const placed = previewPlacedFires(
-      placement,
-      body.job_id ?? "preview",
-      specs,
-      sets,
-      nowMs,
-      fromMs,
-      body.count,
-    );
-    return c.json({ ...preview, ...placed });
+    return c.json(schedulePreview(checkPreviewInput(raw, calendars, nowMs), calendars, nowMs));
   },
 );
-
-/** The body, or a 400 naming every bad field: each spec of `schedules` is checked on its own too. */
-async function readPreviewBody(c: Context<AppEnv>) {
-  const raw = await readJsonBody(c);
-  const parsed = previewRequestSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const errors = fieldErrorsOf(parsed.error.issues, []);
-  const schedules =
-    typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).schedules : undefined;
-  errors.push(...scheduleElementIssues(schedules, undefined, Date.now()));
-  throw validationError(errors);
-}
 
 /** Calendars are per tenant: a preview naming one needs the caller's tenant (admin: Edgecron-Tenant). */
 async function tenantCalendars(c: Context<AppEnv>): Promise<Map<string, ExclusionSet>> {

@@ -1,5 +1,5 @@
 // Suspend and unsuspend a tenant (admin): the way to stop a runaway tenant at once. D1 records
-// it (creates are refused at admission with 403 `tenant_suspended`) and every shard is told
+// it (what would start work is refused with 409 `tenant_suspended`: src/service/suspension.ts) and every shard is told
 // before the answer, so a 2xx means no call of the tenant starts any more (the shards' claims
 // refuse them). Revoking a tenant's API keys does not do this: the jobs it made keep running.
 import { createRoute } from "@hono/zod-openapi";
@@ -24,7 +24,7 @@ function defineSuspension(path: "/{id}/suspend" | "/{id}/unsuspend", suspended: 
       path,
       operationId: suspended ? "suspendTenant" : "unsuspendTenant",
       summary: suspended
-        ? "Suspend a tenant (admin): no call of it starts and its creates are refused until unsuspended"
+        ? "Suspend a tenant (admin): no call of it starts, and what would start work is refused (409) until unsuspended"
         : "Unsuspend a tenant (admin): its jobs run again, missed instants by each job's misfire policy",
       tags: ["tenants"],
       middleware: [requireAdmin],

@@ -1,5 +1,4 @@
 import { createRoute } from "@hono/zod-openapi";
-import { targetAddressProblem } from "../../../core/ssrf";
 import {
   findTenant,
   insertTenant,
@@ -10,7 +9,7 @@ import {
   updateTenant,
 } from "../../../db/tenants";
 import { newId, requireOwnId } from "../../../service/ids";
-import { allowsPrivateTargets } from "../../../service/private-targets";
+import { targetUrlProblem } from "../../../service/private-targets";
 import { forgetTenantSecrets } from "../../../service/tenant-secrets";
 import { requireAdmin } from "../../http/auth";
 import { readBody } from "../../http/body";
@@ -175,7 +174,7 @@ defineRoute(
 /** The alert webhook is called like a job target: the same SSRF policy, refused at the API. */
 function checkWebhookUrl(env: Env, url: string | null | undefined): void {
   if (url === null || url === undefined) return;
-  const problem = targetAddressProblem(url, { allowPrivate: allowsPrivateTargets(env) });
+  const problem = targetUrlProblem(env, url);
   if (problem !== null) throw validationError([{ path: "alert_webhook_url", message: problem }]);
 }
 

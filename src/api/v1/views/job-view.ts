@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ExclusionSet } from "../../../core/exclusions";
 import type { StoredJob } from "../../../db/jobs";
-import { nextFireTimesOf } from "../../../service/next-fires";
+import { nextFiresOf } from "../../../service/next-fires";
 import type { AppEnv } from "../../http/app-env";
 
 export { MAX_NEXT_FIRES } from "../schemas";
@@ -16,6 +16,7 @@ export function jobResource(
   calendars?: ReadonlyMap<string, ExclusionSet>,
 ) {
   const { name, ...policies } = job.spec;
+  const next = nextFiresOf(job, nowMs, fireCount, calendars);
   return {
     id: job.id,
     name,
@@ -26,7 +27,9 @@ export function jobResource(
     // Jobs stored before these fields existed have neither.
     window: job.spec.window ?? null,
     flexible_window: job.spec.flexible_window ?? null,
-    next_fire_times: nextFireTimesOf(job, nowMs, fireCount, calendars),
+    next_fire_times: next.fireTimes,
+    // Only when the search stopped short of `fireCount` (docs/API.md): never a silent short list.
+    ...(next.stopped === null ? {} : { next_fire_times_stopped: next.stopped }),
     created_at: new Date(job.createdAtMs).toISOString(),
     updated_at: new Date(job.updatedAtMs).toISOString(),
   };
