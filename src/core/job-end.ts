@@ -16,15 +16,22 @@ import { schedulesOf } from "./schedule-set";
  * // Date.parse("2027-01-01T00:00:00Z")
  */
 export function impliedEndMs(
-  spec: Pick<JobSpec, "schedule" | "schedules" | "max_runs" | "window" | "flexible_window" | "jitter" | "end_at">,
+  spec: Pick<
+    JobSpec,
+    "schedule" | "schedules" | "max_runs" | "window" | "flexible_window" | "jitter" | "end_at"
+  >,
 ): number | null {
   if (spec.max_runs !== null || spec.window !== null || spec.flexible_window !== null) return null;
   const schedules = schedulesOf(spec);
   let endMs: number | null = null;
-  if (schedules.length > 0 && schedules.every((schedule) => schedule.type === "once" && schedule.at !== undefined)) {
+  if (
+    schedules.length > 0 &&
+    schedules.every((schedule) => schedule.type === "once" && schedule.at !== undefined)
+  ) {
     endMs = Math.max(...schedules.map((schedule) => Date.parse((schedule as { at: string }).at)));
   }
-  if (spec.end_at !== null) endMs = endMs === null ? Date.parse(spec.end_at) : Math.min(endMs, Date.parse(spec.end_at));
+  if (spec.end_at !== null)
+    endMs = endMs === null ? Date.parse(spec.end_at) : Math.min(endMs, Date.parse(spec.end_at));
   if (endMs === null || Number.isNaN(endMs)) return null;
   return endMs + (spec.jitter === null ? 0 : durationMs(spec.jitter));
 }

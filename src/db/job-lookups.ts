@@ -70,7 +70,10 @@ export async function jobsByStatus(
         `SELECT ${readStatusSql("?1")} AS key, COUNT(*) AS n FROM jobs ${filter.replace("?", "?2")} GROUP BY key`,
       );
       const nowMs = Date.now();
-      const { results } = await (tenantId === null ? statement.bind(nowMs) : statement.bind(nowMs, tenantId)).all<{
+      const { results } = await (tenantId === null
+        ? statement.bind(nowMs)
+        : statement.bind(nowMs, tenantId)
+      ).all<{
         key: JobStatus;
         n: number;
       }>();

@@ -1,8 +1,8 @@
-import { impliedEndMs } from "../core/job-end";
 import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../core/backfill";
 import { EdgecronError, type FieldError } from "../core/errors";
 import type { ExclusionSet } from "../core/exclusions";
 import { fieldErrorsOf, joinPath, validationError } from "../core/field-errors";
+import { impliedEndMs } from "../core/job-end";
 import {
   type JobSpec,
   jobCreateSchema,

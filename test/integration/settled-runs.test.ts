@@ -4,7 +4,7 @@
 
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { freeTriggerInstant } from "../../durable-objects/shard/runs/operator-runs";
+import { freeTriggerInstant } from "../../durable-objects/shard/runs/trigger-instants";
 import { shardOfJob } from "../../src/shard/client";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";

@@ -3,13 +3,13 @@
 // has permits again wakes the runs waiting on it here.
 import { flowKeyGate, releasePermits, renewPermits, tenantGate } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
-import type { PermitRows, PermitRun } from "../runs/attempt-outcomes";
 import { RUNNING_LEASE_GRACE_MS } from "../runs/leases";
 import { endGateHolds } from "../runs/run-timers";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
 import { flowControlOf } from "./flow-admission";
 import { noteGateWake } from "./gate-wakes";
+import type { PermitRows, PermitRun } from "./permit-rows";
 import { tenantGateLimits } from "./tenant-gates";
 
 /**

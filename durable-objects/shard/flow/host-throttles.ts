@@ -7,9 +7,9 @@ import { hostGate, reportHostOutcomes } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
 import type { OutcomeReport, OutcomeResult } from "../../../src/shard/protocol";
 import { jobSpec } from "../jobs/job-specs";
-import type { PermitRows } from "../runs/attempt-outcomes";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
+import type { PermitRows } from "./permit-rows";
 
 export interface ThrottledHost {
   gate: string;

@@ -7,9 +7,9 @@
 // their rate (no call was made), once its work is done (../shard-scheduler.ts, act). Best effort: a
 // permit not returned still expires.
 
-import type { PermitRows } from "../runs/attempt-outcomes";
 import type { Run } from "../state/run";
 import type { ShardState } from "../state/shard-state";
+import type { PermitRows } from "./permit-rows";
 
 const noted = new WeakMap<ShardState, PermitRows>();
 

@@ -10,6 +10,7 @@ import { retryDelayFromExpressionMs } from "../../../src/core/retry-delay-expres
 import { parseRunId } from "../../../src/core/run-id";
 import { overlapReleaseReason } from "../../../src/core/run-waits";
 import type { OutcomeReport, OutcomeResult } from "../../../src/shard/protocol";
+import type { PermitRows } from "../flow/permit-rows";
 import { settledStateOf } from "../history/reads";
 import { jobSpec, preloadSpecs } from "../jobs/job-specs";
 import type { JobRecord } from "../state/job-book";
@@ -18,18 +19,10 @@ import { moveRun, noteRun, type RunPatch } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 import { cancelPendingRuns } from "./cancel-runs";
 
-/** What returning a finished run's permits needs of it (../flow/flow-permits.ts). */
-export type PermitRun = Pick<Run, "run_id" | "job_id" | "tenant_id" | "due_at_ms">;
-
-/** The runs a batch reported, as the outcomes left them, and their jobs: what returning permits needs. */
-export interface PermitRows {
-  runs: Map<string, PermitRun>;
-  jobs: Map<string, JobRecord>;
-}
-
 export interface OutcomeEffects {
   /** Jobs this outcome paused (pause_after_failures reached). */
   pausedJobs: string[];
+  /** The runs a batch reported, as the outcomes left them, and their jobs: what returning permits needs. */
   rows?: PermitRows;
 }
 

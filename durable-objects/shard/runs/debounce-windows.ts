@@ -17,7 +17,7 @@ import type { JobRecord } from "../state/job-book";
 import { insertRun, patchRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 import { startRun } from "../wheel/firing";
-import { freeTriggerInstant } from "./operator-runs";
+import { freeTriggerInstant } from "./trigger-instants";
 
 type WindowRow = {
   run_id: string;

@@ -12,18 +12,9 @@ import { moveRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 import { recordExcluded, startRun } from "../wheel/firing";
 import { triggerDebounced } from "./debounce-windows";
+import { freeTriggerInstant } from "./trigger-instants";
 
 export { MAX_BACKFILL_INSTANTS };
-
-/** A trigger's instant is its idempotency key: the first from `nowMs` no run of the job has. */
-export function freeTriggerInstant(state: ShardState, jobId: string, nowMs: number): number {
-  const job = state.jobs.get(jobId);
-  let scheduledAtMs = nowMs;
-  while (job !== undefined && instantTaken(state, job, runIdFor(jobId, scheduledAtMs), scheduledAtMs)) {
-    scheduledAtMs += 1;
-  }
-  return scheduledAtMs;
-}
 
 /** A manual trigger; with the job's `debounce` it may fold into a run of the same key instead. */
 export function triggerNow(
