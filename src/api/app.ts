@@ -4,6 +4,7 @@ import { authenticate } from "./http/auth";
 import { boundedBody } from "./http/body";
 import { errorResponse, notFoundFor } from "./http/error-responses";
 import { qstashApi } from "./qstash/app";
+import { qstashErrorResponse } from "./qstash/errors";
 import { healthSchema, openApiDocumentSchema } from "./v1/openapi/components";
 import { apiRouter, defineRoute, json } from "./v1/openapi/define";
 import { documentOf } from "./v1/openapi/document";
@@ -83,4 +84,7 @@ app.route("/v1/flow-control", flowControl);
 app.route("/v2", qstashApi);
 
 app.notFound(notFoundFor(app));
-app.onError(errorResponse);
+// What fails before a /v2 route runs (the body cap above) still answers in QStash's shape.
+app.onError((error, c) =>
+  c.req.path === "/v2" || c.req.path.startsWith("/v2/") ? qstashErrorResponse(error, c) : errorResponse(error, c),
+);

@@ -91,8 +91,8 @@ export async function countActiveJobs(stores: JobStores, tenantId: string): Prom
       db
         // An ACTIVE job past its end (src/core/job-end.ts) reads COMPLETED: it holds no schedule.
         .prepare(
-          `SELECT COUNT(*) AS n FROM jobs WHERE tenant_id = ? AND status IN ('ACTIVE', 'PAUSED')
-             AND NOT (status = 'ACTIVE' AND ends_at_ms <= ?)`,
+          `SELECT COUNT(*) AS n FROM jobs WHERE tenant_id = ? AND (status = 'PAUSED'
+             OR (status = 'ACTIVE' AND (ends_at_ms IS NULL OR ends_at_ms > ?)))`,
         )
         .bind(tenantId, Date.now())
         .first<{ n: number }>(),

@@ -2,7 +2,7 @@
 // tenant that no consumer will ever claim, so every run of that tenant that comes due waits
 // SCHEDULED, as under the tenant's own flood (another tenant would still get its share).
 
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, } from "cloudflare:test";
 import { windowLimits } from "../../durable-objects/shard/dispatch/budget";
 import { shardCount } from "../../src/shard/client";
 import { inShardTables } from "../helpers/shard-state";
@@ -19,7 +19,7 @@ const FILLER_LEASE_MS = 3_600_000;
 export async function holdBudgetFull(jobId: string, tenantId = TENANT_ID): Promise<() => Promise<void>> {
   const stub = stubFor(jobId);
   const nowMs = Date.now();
-  await inShardTables(stub, (sql, storage) => {
+  await inShardTables(stub, (sql, _storage) => {
     sql.exec(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
@@ -39,7 +39,7 @@ export async function holdBudgetFull(jobId: string, tenantId = TENANT_ID): Promi
     );
   });
   return async () => {
-    await inShardTables(stub, (sql, storage) => {
+    await inShardTables(stub, (sql, _storage) => {
       sql.exec("DELETE FROM runs WHERE job_id = ?", FILLER_JOB_ID);
     });
   };

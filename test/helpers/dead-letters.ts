@@ -1,7 +1,7 @@
 // Large-bodied jobs and jammed shards for the dead-letter limit tests
 // (test/integration/dead-letter-limits.test.ts): placed in D1 and on their shard as the API does.
 
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, } from "cloudflare:test";
 import { expect } from "vitest";
 import type { JobSpec } from "../../src/core/job-spec";
 import { runIdFor } from "../../src/core/run-id";
@@ -90,7 +90,7 @@ export async function placeLargeJobs(tenantId: string, jobs: LargeJob[]): Promis
 
 /** Leaves each job's run DEAD_LETTERED with its letter pending: what a jammed shard holds. */
 export async function seedPendingLetters(tenantId: string, jobs: LargeJob[]): Promise<void> {
-  await inShardTables(stubFor(jobs[0]!.jobId), (sql, storage) => {
+  await inShardTables(stubFor(jobs[0]!.jobId), (sql, _storage) => {
     const nowMs = Date.now();
     for (const job of jobs) {
       sql.exec(

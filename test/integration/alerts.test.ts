@@ -2,7 +2,7 @@
 // idempotent), listed by state, resolved by the system when a missed run's job fires again, and
 // never stamped "delivered" when there was nowhere to send them.
 
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { raiseAlerts } from "../../src/service/raise-alerts";
 import { loseShardAlarm, shardOfJob } from "../../src/shard/client";
@@ -189,7 +189,7 @@ describe("a missed_run alert", () => {
     await placeJob(snapshot(jobId, jobSpec));
     // The instant passed 5 minutes ago and the shard's alarm is gone.
     const missedAtMs = Date.now() - 5 * 60_000;
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec(
         "UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ? WHERE job_id = ?",
         missedAtMs,

@@ -1,7 +1,7 @@
 // The API driving real shards: what a client does over HTTP, down to the target and back into
 // the run history it reads over HTTP. Nothing of ours is mocked.
 
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
@@ -31,7 +31,7 @@ interface Run {
 async function shardJob(job: Job) {
   return inShardTables(
     shardStub(job.shard),
-    (sql, storage) =>
+    (sql, _storage) =>
       sql
         .exec<{ version: number; status: string }>(
           "SELECT version, status FROM jobs WHERE job_id = ?",
@@ -249,7 +249,7 @@ describe("the API driving real shards", () => {
 });
 
 async function shardTimer(job: Job) {
-  return inShardTables(shardStub(job.shard), (sql, storage) =>
+  return inShardTables(shardStub(job.shard), (sql, _storage) =>
     sql
       .exec<{ next_fire_ms: number; next_scheduled_ms: number }>(
         "SELECT next_fire_ms, next_scheduled_ms FROM jobs WHERE job_id = ?",
@@ -260,7 +260,7 @@ async function shardTimer(job: Job) {
 }
 
 async function shardScheduledTimes(job: Job): Promise<number[]> {
-  return inShardTables(shardStub(job.shard), (sql, storage) =>
+  return inShardTables(shardStub(job.shard), (sql, _storage) =>
     sql
       // Live rows, and the records of runs that settled and left `runs`.
       .exec<{ scheduled_at_ms: number }>(

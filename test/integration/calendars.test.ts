@@ -1,4 +1,4 @@
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Calendar, Job, Problem } from "../../src/client/types";
 import { insertCalendar, upsertCalendar } from "../../src/db/calendars";
@@ -168,7 +168,7 @@ describe("a job with two specs and a holiday calendar", () => {
     expect(after.next_fire_ms).toBe(after.next_scheduled_ms);
 
     // Make that instant due (keeping which instant it is) and run the tick.
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec("UPDATE jobs SET next_fire_ms = ? WHERE job_id = ?", Date.now() - 1, jobId);
     });
     await runDurableObjectAlarm(stubFor(jobId));

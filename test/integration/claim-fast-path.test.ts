@@ -2,7 +2,7 @@
 // attempt-outcomes.ts): every claim and report gets exactly the answer, lease, lateness and event
 // the run's own state calls for, whatever job the message names.
 
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobSpec, rememberDefinition } from "../../durable-objects/shard/jobs/job-specs";
 import { RUNNING_LEASE_GRACE_MS } from "../../durable-objects/shard/runs/leases";
@@ -139,7 +139,7 @@ describe("claims that name their job", () => {
 
   it("refuse a run stamped with an older job version, and cancel it", async () => {
     const { jobId, run } = await dispatchedRun("stale-version");
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec("UPDATE jobs SET version = 2 WHERE job_id = ?", jobId);
     });
     const results = await claim(jobId, [{ runId: run.run_id, fence: run.fence, jobId }]);
@@ -153,7 +153,7 @@ describe("claims that name their job", () => {
       ["DELETED", "job_deleted"],
     ] as const) {
       const { jobId, run } = await dispatchedRun(`job-${status}`);
-      await inShardTables(stubFor(jobId), (sql, storage) => {
+      await inShardTables(stubFor(jobId), (sql, _storage) => {
         sql.exec("UPDATE jobs SET status = ? WHERE job_id = ?", status, jobId);
       });
       const results = await claim(jobId, [{ runId: run.run_id, fence: run.fence, jobId }]);
@@ -164,7 +164,7 @@ describe("claims that name their job", () => {
 
   it("refuse a run whose instant has not come", async () => {
     const { jobId, run } = await dispatchedRun("not-due");
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec("UPDATE runs SET fire_at_ms = ? WHERE run_id = ?", Date.now() + 60_000, run.run_id);
     });
     const results = await claim(jobId, [{ runId: run.run_id, fence: run.fence, jobId }]);
@@ -230,7 +230,7 @@ describe("outcomes that name their job", () => {
 
   it("end a job's failure streak on success (the reading path), as before", async () => {
     const { jobId, run } = await runningRun("streak");
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec("UPDATE jobs SET consecutive_failures = 2 WHERE job_id = ?", jobId);
     });
     const results = await report(jobId, [{ runId: run.run_id, fence: run.fence, outcome: OK, jobId }]);

@@ -2,7 +2,6 @@
 // into one run (leading: the first one's, called at once; trailing: one call `period` after the
 // last trigger), every answer names the run, and the run counts what was folded into it.
 
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
@@ -122,7 +121,7 @@ describe("debounced triggers", () => {
       mode: "trailing",
     });
     const answer = await trigger(t.key, job.id);
-    const stored = await inShardTables(shardStub(job.shard), (sql, storage) =>
+    const stored = await inShardTables(shardStub(job.shard), (sql, _storage) =>
       sql
         .exec("SELECT debounce_key, run_id, fire_at_ms FROM debounce_windows WHERE job_id = ?", job.id)
         .toArray(),

@@ -2,7 +2,7 @@
 // real path: shard alarm -> queue (with a delivery delay) -> consumer hold -> claim -> target.
 // wrangler.toml sets DISPATCH_LEAD_MS to 5 s, so a job due in 2-3 s is sent at once.
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import {
   bundleByInstant,
@@ -81,7 +81,7 @@ describe("dispatch ahead of the instant", () => {
     const release = await holdBudgetFull(ahead.jobId);
     await placeJob(ahead.job);
     await runDurableObjectAlarm(stubFor(ahead.jobId));
-    const after = await inShardTables(stubFor(ahead.jobId), async (sql, storage) => ({
+    const after = await inShardTables(stubFor(ahead.jobId), async (_sql, storage) => ({
       alarmAtMs: await storage.getAlarm(),
       nowMs: Date.now(),
     }));
@@ -233,7 +233,7 @@ describe("dispatch ahead of the instant", () => {
       expect(await shardRunsOf(jobId)).toEqual([]);
     }
     // The shard wakes for the far job at its instant less the lead, and for the other at its instant.
-    const alarmOf = (jobId: string) => inShardTables(stubFor(jobId), (sql, storage) => storage.getAlarm());
+    const alarmOf = (jobId: string) => inShardTables(stubFor(jobId), (_sql, storage) => storage.getAlarm());
     if (shardOfJob(env, later.jobId) !== shardOfJob(env, skip.jobId)) {
       // (An earlier test may have left the shard an earlier alarm: its pass plans the next one.)
       await runDurableObjectAlarm(stubFor(later.jobId));

@@ -1,17 +1,14 @@
 // The throughput path's own rules: runs travel bundled per queue message, a push applies many
 // jobs in one statement, and a shard defers history while it is backlogged.
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { bundle, sendGroups } from "../../durable-objects/shard/dispatch/queue-hand-off";
 import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/wheel/pass-settings";
-import { writeBehind } from "../../durable-objects/shard/write-behind";
-import { runIdFor } from "../../src/core/run-id";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import type { DispatchRun } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
-  historyOf,
   seedTenant,
   shardRows,
   snapshot,

@@ -3,7 +3,7 @@
 // its share of what is sent, whether the other tenant's runs flood, hang or come back from
 // expired leases.
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { INITIAL_WINDOW_SIZE } from "../../src/core/dispatch-window";
 import { slowTenantInFlightCap } from "../../src/core/slow-calls";
@@ -58,7 +58,7 @@ async function placeJobs(label: string, floodCount: number): Promise<{ ids: stri
 /** Makes the flooder's jobs due 5 s ago and the quiet job's 1 s ago (oldest first would starve it). */
 async function makeDue(quietJob: string, tenantOfFlood = FLOODER): Promise<void> {
   const nowMs = Date.now();
-  await inShardTables(stubFor(quietJob), (sql, storage) => {
+  await inShardTables(stubFor(quietJob), (sql, _storage) => {
     sql.exec(
       "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE tenant_id = ?2",
       nowMs - 5_000,
@@ -74,7 +74,7 @@ async function makeDue(quietJob: string, tenantOfFlood = FLOODER): Promise<void>
 
 /** Runs of the shard by tenant and state. */
 async function statesOf(jobId: string): Promise<Map<string, number>> {
-  const rows = await inShardTables(stubFor(jobId), (sql, storage) =>
+  const rows = await inShardTables(stubFor(jobId), (sql, _storage) =>
     sql
       .exec<{ tenant_id: string; state: string; n: number }>(
         "SELECT tenant_id, state, COUNT(*) AS n FROM runs GROUP BY tenant_id, state",
@@ -94,7 +94,7 @@ async function insertRuns(
   dueAtMs: number,
 ): Promise<void> {
   const nowMs = Date.now();
-  await inShardTables(stubFor(jobId), (sql, storage) => {
+  await inShardTables(stubFor(jobId), (sql, _storage) => {
     sql.exec(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
        INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,
@@ -115,7 +115,7 @@ async function insertRuns(
 async function cleanUp(jobId: string): Promise<void> {
   await setFaultsOf(jobId, {});
   // The flood's runs would otherwise keep the shard busy for the next test.
-  await inShardTables(stubFor(jobId), (sql, storage) => {
+  await inShardTables(stubFor(jobId), (sql, _storage) => {
     sql.exec("DELETE FROM runs");
     sql.exec("DELETE FROM jobs");
   });
@@ -138,7 +138,7 @@ describe("the dispatch window", () => {
     // The window is full: the flood gets nothing more, and the quiet tenant's next run (a trigger
     // of its job now) is sent in the very next tick, its share of the window being free.
     const nowMs = Date.now();
-    await inShardTables(stubFor(quietJob), (sql, storage) => {
+    await inShardTables(stubFor(quietJob), (sql, _storage) => {
       sql.exec(
         "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE job_id = ?2",
         nowMs - 10,
@@ -184,7 +184,7 @@ describe("the dispatch window", () => {
     await insertRuns(quietJob, quietJob, QUIET, "DISPATCHED", 1, expiredMs);
     await setFaultsOf(quietJob, { dropDispatches: true });
     const resentByTenant = async () => {
-      const rows = await inShardTables(stubFor(quietJob), (sql, storage) =>
+      const rows = await inShardTables(stubFor(quietJob), (sql, _storage) =>
         sql
           .exec<{ tenant_id: string; n: number }>(
             "SELECT tenant_id, COUNT(*) AS n FROM runs WHERE state = 'DISPATCHED' AND dispatch_count = 2 GROUP BY tenant_id",
@@ -229,7 +229,7 @@ describe("the dispatch window", () => {
     expect(confirmed.size).toBe(ids.length);
     // The urgent jobs' instants are the newest: oldest first would send the others.
     const nowMs = Date.now();
-    await inShardTables(stubFor(ids[0] as string), (sql, storage) => {
+    await inShardTables(stubFor(ids[0] as string), (sql, _storage) => {
       sql.exec(
         "UPDATE jobs SET next_fire_ms = ?1, next_scheduled_ms = ?1 WHERE json_extract(spec_json, '$.priority') = 5",
         nowMs - 5_000,
@@ -242,7 +242,7 @@ describe("the dispatch window", () => {
     await setFaultsOf(ids[0] as string, { dropDispatches: true });
     // The first pass fires every job; the window sends 100 of the 300 runs.
     await runDurableObjectAlarm(stubFor(ids[0] as string));
-    const sent = await inShardTables(stubFor(ids[0] as string), (sql, storage) =>
+    const sent = await inShardTables(stubFor(ids[0] as string), (sql, _storage) =>
       sql
         .exec<{ job_id: string }>("SELECT job_id FROM runs WHERE state = 'DISPATCHED'")
         .toArray()
@@ -258,7 +258,7 @@ describe("the dispatch window", () => {
     const { quietJob } = await placeJobs("window-slow", 100);
     // Five of the flooder's calls are running; the consumer said three of them are slow.
     await insertRuns(quietJob, "job_window_slow", FLOODER, "RUNNING", 5, Date.now() + 3_600_000);
-    await inShardTables(stubFor(quietJob), (sql, storage) => {
+    await inShardTables(stubFor(quietJob), (sql, _storage) => {
       sql.exec(
         "UPDATE runs SET slow_since_ms = ? WHERE job_id = 'job_window_slow' AND CAST(substr(run_id, -1) AS INTEGER) > 2",
         Date.now(),
@@ -300,7 +300,7 @@ describe("the dispatch window", () => {
     ]);
     expect(marked).toBe(1);
     const slowRuns = () =>
-      inShardTables(stubFor(quietJob), (sql, storage) =>
+      inShardTables(stubFor(quietJob), (sql, _storage) =>
         sql
           .exec<{ run_id: string }>("SELECT run_id FROM runs WHERE slow_since_ms IS NOT NULL")
           .toArray()

@@ -1,7 +1,7 @@
 // Fair share in the shard: when more runs are due than the unclaimed budget can send, the tick
 // takes them round robin across tenants, so one tenant's backlog cannot hold back another's run.
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
@@ -50,7 +50,7 @@ describe("fair share between tenants", () => {
     expect(confirmed.size).toBe(ids.length);
     // The flood is older than the quiet tenant's run: oldest-first would send the flood only.
     const nowMs = Date.now();
-    await inShardTables(stubFor(quietJob), (sql, storage) => {
+    await inShardTables(stubFor(quietJob), (sql, _storage) => {
       sql.exec(
         "UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ? WHERE tenant_id = ?",
         nowMs - 5_000,
@@ -67,7 +67,7 @@ describe("fair share between tenants", () => {
     // Sends are "lost" (runs stay DISPATCHED), so what one tick did stays visible.
     await setFaultsOf(quietJob, { dropDispatches: true });
     await runDurableObjectAlarm(stubFor(quietJob));
-    const states = await inShardTables(stubFor(quietJob), (sql, storage) =>
+    const states = await inShardTables(stubFor(quietJob), (sql, _storage) =>
       sql
         .exec<{ tenant_id: string; state: string; n: number }>(
           "SELECT tenant_id, state, COUNT(*) AS n FROM runs GROUP BY tenant_id, state",
@@ -82,7 +82,7 @@ describe("fair share between tenants", () => {
     expect(flood.get("DISPATCHED")).toBeGreaterThan(0);
     expect(flood.get("SCHEDULED")).toBeGreaterThan(0);
     // Clean up: the flood's runs would otherwise keep the shard busy for the next test.
-    await inShardTables(stubFor(quietJob), (sql, storage) => {
+    await inShardTables(stubFor(quietJob), (sql, _storage) => {
       sql.exec("DELETE FROM runs");
       sql.exec("DELETE FROM jobs");
     });

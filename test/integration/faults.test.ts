@@ -7,7 +7,6 @@ import {
   createMessageBatch,
   env,
   runDurableObjectAlarm,
-  runInDurableObject,
 } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
@@ -146,7 +145,7 @@ describe("fault injection", () => {
     await setFaultsOf(job.jobId, { failClaims: 2 });
     faultsInjected += 1;
     await makeJobDue(job.jobId);
-    await inShardTables(stub, (sql, storage) => storage.setAlarm(Date.now()));
+    await inShardTables(stub, (_sql, storage) => storage.setAlarm(Date.now()));
     await vi.waitFor(async () => expect((await historyOf(job.jobId))[0]?.state).toBe("SUCCEEDED"), WAIT);
     expect((await shardFaults(env, shardOfJob(env, job.jobId))).failClaims).toBe(0);
     expect(await targetCalls(job.path)).toHaveLength(1);
@@ -164,11 +163,11 @@ describe("fault injection", () => {
     await setFaultsOf(job.jobId, { failWriteBehind: true });
     faultsInjected += 1;
     await makeJobDue(job.jobId);
-    await inShardTables(stub, (sql, storage) => storage.setAlarm(Date.now()));
+    await inShardTables(stub, (_sql, storage) => storage.setAlarm(Date.now()));
     await waitForShardState(job.jobId, "DEAD_LETTERED");
     expect(await historyOf(job.jobId)).toHaveLength(0);
     await setFaultsOf(job.jobId, {});
-    await inShardTables(stub, (sql, storage) => storage.setAlarm(Date.now()));
+    await inShardTables(stub, (_sql, storage) => storage.setAlarm(Date.now()));
     expect(await recordedStates(job.jobId, "DEAD_LETTERED")).toEqual([
       "SCHEDULED",
       "ACQUIRED",
@@ -187,7 +186,7 @@ describe("fault injection", () => {
     await setFaultsOf(job.jobId, { failWriteBehind: true });
     faultsInjected += 1;
     await makeJobDue(job.jobId);
-    await inShardTables(stub, (sql, storage) => storage.setAlarm(Date.now()));
+    await inShardTables(stub, (_sql, storage) => storage.setAlarm(Date.now()));
     expect(await recordedStates(job.jobId, "SUCCEEDED")).toEqual([
       "SCHEDULED",
       "ACQUIRED",

@@ -2,7 +2,6 @@
 // shards, real alarms, queue, consumer and target. Runs over the limit wait; none is dropped and
 // none starts before its turn.
 
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, type TenantWithKey } from "../helpers/api";
@@ -59,7 +58,7 @@ function shardsOf(jobs: readonly CreatedJob[]): Set<number> {
 async function dispatchTimes(jobs: readonly CreatedJob[]): Promise<number[]> {
   const times = await Promise.all(
     jobs.map((job) =>
-      inShardTables(shardStub(job.shard), (sql, storage) => {
+      inShardTables(shardStub(job.shard), (sql, _storage) => {
         const rows = sql
           // Live rows, and the records of runs that settled and left `runs`.
           .exec<{ events_json: string }>(

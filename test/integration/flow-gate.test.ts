@@ -1,7 +1,7 @@
 // A flow gate below the API: a shard's tick asks the gate, a refused run stays SCHEDULED with its
 // timer moved and counts in the key's wait list, and a returned permit wakes it at once.
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { PARALLELISM_RECHECK_MS } from "../../src/core/flow-control";
 import { acquirePermits, flowKeyGate, gateState, releasePermits, renewPermits } from "../../src/gate/client";
@@ -30,7 +30,7 @@ type RunTimer = {
 };
 
 async function runsOf(jobId: string): Promise<RunTimer[]> {
-  return inShardTables(stubFor(jobId), (sql, storage) =>
+  return inShardTables(stubFor(jobId), (sql, _storage) =>
     sql.exec<RunTimer>("SELECT state, due_at_ms, flow_gate FROM runs WHERE job_id = ?", jobId).toArray(),
   );
 }
@@ -94,7 +94,7 @@ describe("a flow gate and its shards", () => {
       { timeout: 5_000, interval: 50 },
     );
     await loseShardAlarm(env, shard, 0);
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
       sql.exec("DELETE FROM jobs WHERE job_id = ?", jobId);
     });
@@ -116,7 +116,7 @@ describe("a flow gate and its shards", () => {
       expect(await gateState(env, gate)).toMatchObject({ waiting: index + 1 });
     }
     await releasePermits(env, gate, { runIds: ["run_elsewhere_count"], returnRate: false });
-    await inShardTables(stubFor(jobIds[0] as string), (sql, storage) => {
+    await inShardTables(stubFor(jobIds[0] as string), (sql, _storage) => {
       for (const jobId of jobIds) {
         sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
         sql.exec("DELETE FROM jobs WHERE job_id = ?", jobId);

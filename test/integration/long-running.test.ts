@@ -2,7 +2,7 @@
 // the job says completion: callback), the run stays RUNNING, and the target reports back with the
 // per-run token it received. Alarms are fired explicitly; leases are moved in the shard's storage.
 
-import { runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
+import { runDurableObjectAlarm, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { z } from "zod";
 import { app } from "../../src/api/app";
@@ -117,7 +117,7 @@ async function report(kind: "complete" | "heartbeat", runId: string, token: stri
 }
 
 async function setLease(jobId: string, runId: string, dueAtMs: number) {
-  await inShardTables(stubFor(jobId), (sql, storage) => {
+  await inShardTables(stubFor(jobId), (sql, _storage) => {
     sql.exec("UPDATE runs SET due_at_ms = ? WHERE run_id = ?", dueAtMs, runId);
   });
 }

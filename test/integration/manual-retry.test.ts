@@ -2,7 +2,7 @@
 // redrives (or retries) the dead letter, and resumes. A pause governs the job's schedule, not an
 // operator's manual retry: the retried run reaches the target while the job stays PAUSED.
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { runIdFor } from "../../src/core/run-id";
 import { retryRun } from "../../src/shard/client";
@@ -82,7 +82,7 @@ async function pausedJobWithDeadLetter(t: TenantWithKey, targetPath: string) {
 
 /** Forces the job's timer due and runs its shard's alarm: a job whose schedule may fire fires now. */
 async function forceScheduleDue(job: Job): Promise<void> {
-  await inShardTables(shardStub(job.shard), (sql, storage) => {
+  await inShardTables(shardStub(job.shard), (sql, _storage) => {
     sql.exec(
       "UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ? WHERE job_id = ?",
       Date.now() - 1_000,
@@ -94,7 +94,7 @@ async function forceScheduleDue(job: Job): Promise<void> {
 }
 
 async function shardRunCount(job: Job): Promise<number> {
-  return inShardTables(shardStub(job.shard), (sql, storage) => {
+  return inShardTables(shardStub(job.shard), (sql, _storage) => {
     return sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE job_id = ?", job.id).one().n;
   });
 }
@@ -171,7 +171,7 @@ describe("retryRunNow", () => {
     const atMs = Date.now() - 60_000;
     const runId = runIdFor(jobId, atMs);
     // A dead letter that was sent after three failed sends, the last backoff minutes long.
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       const nowMs = Date.now();
       sql.exec(
         `INSERT INTO runs (run_id, job_id, tenant_id, kind, scheduled_at_ms, fire_at_ms, state, attempt,

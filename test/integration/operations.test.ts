@@ -312,7 +312,7 @@ describe("operations: pause, resume, misfire, overlap, backfill, jitter, alerts"
       alert_after: "1m",
     });
     await placeJob(snapshot(jobId, jobSpec));
-    const stub = stubFor(jobId);
+    const _stub = stubFor(jobId);
     // The instant passed 5 minutes ago and the shard's alarm is gone (nothing re-arms it yet).
     const missedAtMs = Date.now() - 5 * 60_000;
     await patchJobOf(jobId, { next_fire_ms: missedAtMs, next_scheduled_ms: missedAtMs });

@@ -2,7 +2,7 @@
 // whatever holds it back, and control actions (pause, delete) issued while the shard holds a large
 // due backlog are honoured at once.
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { setShardFaults, shardFaults } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
@@ -12,7 +12,6 @@ import { jobsDb } from "../helpers/job-databases";
 import {
   currentRunsOf,
   dispatchButLose,
-  historyOf,
   makeJobDue,
   placeJob,
   seedTenant,
@@ -192,7 +191,7 @@ const UNCLAIMED = ["SCHEDULED", "ACQUIRED", "DISPATCHED"];
 
 /** Puts `count` past instants of the job on its shard as due SCHEDULED runs: a dispatch backlog. */
 async function seedDueBacklog(jobId: string, tenantId: string, count: number): Promise<void> {
-  await inShardTables(stubFor(jobId), (sql, storage) => {
+  await inShardTables(stubFor(jobId), (sql, _storage) => {
     sql.exec(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1),
          instants(at_ms) AS (SELECT CAST(?2 AS INTEGER) - i * 1000 FROM n)

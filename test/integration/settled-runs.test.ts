@@ -2,7 +2,7 @@
 // (durable-objects/shard/runs/settle.ts). Its (job, instant) stays taken: nothing runs it again,
 // and a message of it delivered again is refused as before.
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { freeTriggerInstant } from "../../durable-objects/shard/runs/trigger-instants";
 import { shardOfJob } from "../../src/shard/client";
@@ -23,7 +23,7 @@ import {
   targetUrl,
   uniqueJobId,
 } from "../helpers/scheduling";
-import { inShardTables, withShardState } from "../helpers/shard-state";
+import { withShardState } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 

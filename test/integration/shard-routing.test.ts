@@ -2,7 +2,7 @@
 // sweep) goes there even when SHARD_COUNT has changed since and the id would hash elsewhere.
 // Re-hashing would put a second copy of the job on another shard, firing on both.
 
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
 import { shardForJob } from "../../src/core/placement";
@@ -31,7 +31,7 @@ function countThatMoves(jobId: string, storedShard: number): number {
 }
 
 async function shardVersionOf(shard: number, jobId: string): Promise<number | null> {
-  const rows = await inShardTables(shardStub(shard), (sql, storage) =>
+  const rows = await inShardTables(shardStub(shard), (sql, _storage) =>
     sql.exec<{ version: number }>("SELECT version FROM jobs WHERE job_id = ?", jobId).toArray(),
   );
   return rows[0]?.version ?? null;
@@ -40,7 +40,7 @@ async function shardVersionOf(shard: number, jobId: string): Promise<number | nu
 async function shardRunsOf(shard: number, jobId: string): Promise<number> {
   return inShardTables(
     shardStub(shard),
-    (sql, storage) =>
+    (sql, _storage) =>
       sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE job_id = ?", jobId).one().n,
   );
 }
@@ -110,7 +110,7 @@ describe("routing by the job's stored shard", () => {
     // Its history is written behind, and then neither shard has an alarm left armed.
     for (const shard of [storedShard, otherShard]) {
       await vi.waitFor(async () => {
-        const alarmAtMs = await inShardTables(shardStub(shard), (sql, storage) => storage.getAlarm());
+        const alarmAtMs = await inShardTables(shardStub(shard), (_sql, storage) => storage.getAlarm());
         expect(alarmAtMs).toBeNull();
       }, WAIT);
     }

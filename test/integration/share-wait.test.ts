@@ -2,7 +2,7 @@
 // room in a full dispatch window, GET /v1/stats says so (how many, since when, on how many shards)
 // and the console's overview shows it; another tenant of the same shard is not reported throttled.
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
 import { jobStores } from "../../src/db/databases";
@@ -74,7 +74,7 @@ describe("throttled by the tenant's share", () => {
     // The flooder's calls fill the window; its 40 jobs come due 5 s ago, the quiet tenant's too.
     const release = await holdBudgetFull(jobId, flooder.tenantId);
     const dueMs = Date.now() - 5_000;
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec("UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ?", dueMs, dueMs);
     });
     await runDurableObjectAlarm(stubFor(jobId));
@@ -107,7 +107,7 @@ describe("throttled by the tenant's share", () => {
     );
 
     await release();
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec("DELETE FROM runs");
       sql.exec("DELETE FROM jobs");
     });
@@ -132,7 +132,7 @@ describe("throttled by the tenant's share", () => {
     );
     const release = await holdBudgetFull(jobId, flooder.tenantId);
     const dueMs = Date.now() - 5_000;
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec("UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ?", dueMs, dueMs);
     });
     await runDurableObjectAlarm(stubFor(jobId));
@@ -165,7 +165,7 @@ describe("throttled by the tenant's share", () => {
 
     // The wait ends (the window's calls end, the runs go): the next pass resolves it.
     await release();
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec("DELETE FROM runs");
       sql.exec("DELETE FROM jobs");
     });

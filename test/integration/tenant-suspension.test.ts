@@ -3,7 +3,7 @@
 // refused, its timers parked), what would start work answers 409, and unsuspending loses nothing: instants
 // that passed go through the job's misfire policy.
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { shardOfJob } from "../../src/shard/client";
 import type { ClaimResult } from "../../src/shard/protocol";

@@ -2,7 +2,7 @@
 // weight with its limits, every shard of the tenant is told at once, and a shard's window is
 // split in proportion (a weight-2 tenant is sent about twice a weight-1 tenant's runs).
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { jobStores } from "../../src/db/databases";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
@@ -45,7 +45,7 @@ async function floodOneShard(tenants: readonly string[], ids: readonly string[])
   );
   expect(confirmed.size).toBe(ids.length);
   const dueMs = Date.now() - 1_000;
-  await inShardTables(stubFor(ids[0] as string), (sql, storage) => {
+  await inShardTables(stubFor(ids[0] as string), (sql, _storage) => {
     sql.exec("UPDATE jobs SET next_fire_ms = ?, next_scheduled_ms = ?", dueMs, dueMs);
   });
 }
@@ -54,7 +54,7 @@ async function floodOneShard(tenants: readonly string[], ids: readonly string[])
 async function onePassSends(jobId: string): Promise<Map<string, { sent: number; waiting: number }>> {
   await setFaultsOf(jobId, { dropDispatches: true });
   await runDurableObjectAlarm(stubFor(jobId));
-  const rows = await inShardTables(stubFor(jobId), (sql, storage) =>
+  const rows = await inShardTables(stubFor(jobId), (sql, _storage) =>
     sql
       .exec<{ tenant_id: string; state: string; n: number }>(
         "SELECT tenant_id, state, COUNT(*) AS n FROM runs GROUP BY tenant_id, state",
@@ -75,14 +75,14 @@ async function onePassSends(jobId: string): Promise<Map<string, { sent: number; 
 }
 
 async function clearShard(jobId: string): Promise<void> {
-  await inShardTables(stubFor(jobId), (sql, storage) => {
+  await inShardTables(stubFor(jobId), (sql, _storage) => {
     sql.exec("DELETE FROM runs");
     sql.exec("DELETE FROM jobs");
   });
 }
 
 async function shardWeights(jobId: string): Promise<Record<string, number>> {
-  const rows = await inShardTables(stubFor(jobId), (sql, storage) =>
+  const rows = await inShardTables(stubFor(jobId), (sql, _storage) =>
     sql.exec<{ tenant_id: string; weight: number }>("SELECT tenant_id, weight FROM tenant_weights").toArray(),
   );
   return Object.fromEntries(rows.map((row) => [row.tenant_id, row.weight]));

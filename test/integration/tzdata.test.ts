@@ -2,7 +2,7 @@
 // job's timer from the last instant it handled, in bounded batches per alarm, firing nothing
 // twice and missing nothing.
 
-import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
+import { env, runDurableObjectAlarm, SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TzdataView } from "../../src/api/v1/views/tzdata-view";
 import { nextFireTimes } from "../../src/core/schedule";
@@ -48,7 +48,7 @@ type JobTimer = { job_id: string; next_scheduled_ms: number | null; next_fire_ms
 type RunInstant = { job_id: string; scheduled_at_ms: number; kind: string };
 
 function shardQuery<T>(shard: number, query: string): Promise<T[]> {
-  return inShardTables(shardStub(shard), (sql, storage) => sql.exec(query).toArray()) as Promise<T[]>;
+  return inShardTables(shardStub(shard), (sql, _storage) => sql.exec(query).toArray()) as Promise<T[]>;
 }
 
 /**
@@ -57,7 +57,7 @@ function shardQuery<T>(shard: number, query: string): Promise<T[]> {
  */
 async function runOnePass(shard: number): Promise<void> {
   const stub = shardStub(shard);
-  await inShardTables(stub, (sql, storage) => storage.setAlarm(Date.now() + HOUR_MS));
+  await inShardTables(stub, (_sql, storage) => storage.setAlarm(Date.now() + HOUR_MS));
   expect(await runDurableObjectAlarm(stub)).toBe(true);
 }
 
@@ -103,7 +103,7 @@ describe("a tz database change (simulated)", () => {
     const firedYesterday = jobIds.slice(0, 2);
     const dueNow = jobIds.slice(2, 4);
     const dueAtMs = nowMs - 1_000;
-    await inShardTables(stub, (sql, storage) => {
+    await inShardTables(stub, (sql, _storage) => {
       for (const jobId of firedYesterday) {
         sql.exec("UPDATE jobs SET fired_through_ms = ? WHERE job_id = ?", oldNextMs - 24 * HOUR_MS, jobId);
       }

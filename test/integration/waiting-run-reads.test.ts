@@ -3,7 +3,7 @@
 // is read from its live state, so GET /v1/runs/{id} never answers 404 for it and its job's runs
 // list shows it waiting, not a state it has left.
 
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
@@ -20,7 +20,7 @@ interface RunView {
 }
 
 async function liveRun(jobId: string): Promise<{ runId: string; inHistory: number }> {
-  return inShardTables(stubFor(jobId), (sql, storage) => {
+  return inShardTables(stubFor(jobId), (sql, _storage) => {
     const rows = sql
       .exec<{ run_id: string; state: string }>("SELECT run_id, state FROM runs WHERE job_id = ?", jobId)
       .toArray();
@@ -108,7 +108,7 @@ describe("a run waiting for the dispatch window", () => {
     const listed = await api<{ data: RunView[] }>("GET", `/v1/jobs/${jobId}/runs`, { token: tenant.key });
     expect(listed.body.data.find((item) => item.id === runId)?.state).toBe("SCHEDULED");
     await release();
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec("DELETE FROM runs WHERE job_id = ?", jobId);
     });
   });
@@ -134,7 +134,7 @@ describe("a run waiting for the dispatch window", () => {
   it("keeps a job the shard completes ACTIVE while its last run waits, and COMPLETED once that run has settled", async () => {
     const { tenant, jobId, release, status } = await firedOneShotWaiting("waiting-max-runs", "max_runs");
     // Fired: the shard holds no further instant, but the run still waits for the window.
-    const waiting = await inShardTables(stubFor(jobId), (sql, storage) =>
+    const waiting = await inShardTables(stubFor(jobId), (sql, _storage) =>
       sql
         .exec<{ state: string; status: string }>(
           "SELECT runs.state, jobs.status FROM runs JOIN jobs USING (job_id) WHERE job_id = ?",
@@ -164,7 +164,7 @@ describe("a run waiting for the dispatch window", () => {
     // The run settles (as an outcome would settle it) while another run of the tenant stays due
     // and held back: every pass from here on is backlogged.
     const waitingRunId = "run_still_waiting";
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       const nowMs = Date.now();
       sql.exec(
         "UPDATE runs SET state = 'SUCCEEDED', due_at_ms = NULL, updated_at_ms = ? WHERE job_id = ?",
@@ -192,12 +192,12 @@ describe("a run waiting for the dispatch window", () => {
       { timeout: 10_000, interval: 200 },
     );
     // The premise held: the other run was still waiting for the window.
-    const waiting = await inShardTables(stubFor(jobId), (sql, storage) =>
+    const waiting = await inShardTables(stubFor(jobId), (sql, _storage) =>
       sql.exec<{ state: string }>("SELECT state FROM runs WHERE run_id = ?", waitingRunId).one(),
     );
     expect(waiting.state).toBe("SCHEDULED");
     await release();
-    await inShardTables(stubFor(jobId), (sql, storage) => {
+    await inShardTables(stubFor(jobId), (sql, _storage) => {
       sql.exec("DELETE FROM runs WHERE run_id = ?", waitingRunId);
     });
   });

@@ -68,10 +68,11 @@ describe("check-structure", () => {
       "src/cli/main.ts": `import { at } from "../core/schedule";\nimport { loadJob } from "../db/jobs";\nexport const cli = [at, loadJob];\n`,
       // A Worker file in no room would escape the rooms' rule.
       "src/queue/stray.ts": "export const stray = 1;\n",
-      // The shard's runs table is written only in its runs/ folder (a read elsewhere is fine).
+      // The shard's v23 runs table is written only where the one-time import and the test
+      // projection live (a read elsewhere is fine): its state is the journal now.
       "durable-objects/shard/wheel/tick.ts":
         "export const tick = (sql: SqlStorage, id: string) => {\n  sql.exec(`SELECT * FROM runs`);\n  sql.exec(`UPDATE runs SET due_at_ms = NULL WHERE run_id = ?`, id);\n};\n",
-      "durable-objects/shard/runs/run-store.ts":
+      "durable-objects/shard/store/legacy-state.ts":
         'export const clear = (sql: SqlStorage) => sql.exec("DELETE FROM runs WHERE 1");\n',
     });
     const { status, output } = runCheck(root);
@@ -79,9 +80,9 @@ describe("check-structure", () => {
     expect(output).toContain("import cycle: src/api/v1/app-routes.tsx > src/api/v1/routes/jobs.ts");
     expect(output).toContain("D1 statement outside src/db/: src/queue/consumers/consumer.ts: line 2");
     expect(output).toContain(
-      "a write to the shard's runs table outside durable-objects/shard/runs/: durable-objects/shard/wheel/tick.ts: line 3",
+      "a write to the shard's runs table outside durable-objects/shard/store/legacy-state.ts, durable-objects/shard/test-tables.ts, durable-objects/shard/schema.ts: durable-objects/shard/wheel/tick.ts: line 3",
     );
-    expect(output).not.toContain("durable-objects/shard/runs/run-store.ts: line");
+    expect(output).not.toContain("durable-objects/shard/store/legacy-state.ts: line");
     expect(output).toContain("in no room (add it to one, or a room for it to ROOMS): src/queue/stray.ts");
     expect(output).toContain(
       "shard access outside src/shard/client.ts: src/queue/consumers/consumer.ts: shardStub line 1",

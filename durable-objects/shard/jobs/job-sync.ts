@@ -157,7 +157,7 @@ function applyJobSnapshot(state: ShardState, snapshot: ShardJob, existing: JobRe
     state.touchJob(existing);
     // What passed while paused went unnoticed: the misfire policy and its grace decide, as after an outage.
     if (!specChanged) fireDueJob(state, existing, nowMs);
-    if (existing.next_fire_ms === null) markCompleted(state, existing);
+    if (existing.next_fire_ms === null) markCompleted(state, existing, nowMs);
   }
 }
 

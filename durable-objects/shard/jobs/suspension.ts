@@ -69,7 +69,7 @@ function unparkJob(state: ShardState, job: JobRecord, nowMs: number): void {
   if (job.status !== "ACTIVE" || job.next_fire_ms > nowMs) return;
   // What passed while suspended went unnoticed: the misfire policy and its grace decide.
   fireDueJob(state, job, nowMs);
-  if (job.next_fire_ms === null) markCompleted(state, job);
+  if (job.next_fire_ms === null) markCompleted(state, job, nowMs);
 }
 
 /**

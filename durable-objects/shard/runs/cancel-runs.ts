@@ -52,7 +52,7 @@ export function cancelPendingRuns(
     });
   }
   noteCancelledUncalled(state, sent);
-  if (job !== undefined && rewindTo !== null) rewindTimerTo(state, job, rewindTo);
+  if (rewindTimer && job !== undefined && rewindTo !== null) rewindTimerTo(state, job, rewindTo);
   return pending.length;
 }
 

@@ -35,6 +35,8 @@ export function fireJobNow(state: ShardState, jobId: string, nowMs: number): Fir
     return { ok: false, code: "nothing_waiting" };
   if (job.next_fire_ms > nowMs && aheadFree(job, nowMs)) {
     job.next_fire_ms = nowMs;
+    // Its end no longer follows from its spec: a one-shot fired now completes now, written so.
+    job.completion_implied = false;
     state.touchJob(job);
   }
   return { ok: true, runIds: [runIdFor(jobId, scheduledAtMs)] };

@@ -5,7 +5,7 @@ import { isExcluded } from "../../../src/core/exclusions";
 import { parseRunId, runIdFor } from "../../../src/core/run-id";
 import { schedulesOf } from "../../../src/core/schedule-set";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../../src/shard/protocol";
-import { findRecord, instantTaken } from "../history/reads";
+import { findRecord } from "../history/reads";
 import { jobExclusions, jobSpec } from "../jobs/job-specs";
 import { createdRun, type Run } from "../state/run";
 import { moveRun } from "../state/run-moves";

@@ -219,7 +219,7 @@ export class RunBook {
   /** A tenant whose heaps hold no current entry leaves the map (the tenant walk stays short). */
   private forgetEmptyTenant(tenantId: string): void {
     const heaps = this.dueByTenant.get(tenantId);
-    if (heaps !== undefined && heaps.every((heap) => heap.peek() === undefined)) {
+    if (heaps?.every((heap) => heap.peek() === undefined)) {
       this.dueByTenant.delete(tenantId);
     }
   }

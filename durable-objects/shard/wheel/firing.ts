@@ -4,6 +4,7 @@
 // misfire policy.
 import { windowAdmitMs } from "../../../src/core/delivery-window";
 import { durationMs } from "../../../src/core/duration";
+import { impliedEndMs } from "../../../src/core/job-end";
 import { type CompiledExclusions, isExcluded } from "../../../src/core/exclusions";
 import { MAX_BUFFERED_RUNS } from "../../../src/core/job-spec";
 import { type JobFire, upcomingFires, windowOf, windowSkipReason } from "../../../src/core/job-timeline";
@@ -17,6 +18,7 @@ import { aheadFree, type JobRecord } from "../state/job-book";
 import type { Run, RunKind } from "../state/run";
 import { insertRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
+import { MAX_DISPATCH_LEAD_MS } from "./pass-settings";
 
 /** Instants enumerated in one pass; a longer outage jumps ahead (the rest count as skipped). */
 const MAX_INSTANTS_PER_PASS = 10_000;
@@ -150,7 +152,7 @@ export function fireDueJob(
   job.next_fire_ms = next?.fireAtMs ?? null;
   if (next === null && job.status === "ACTIVE") {
     job.status = "COMPLETED";
-    job.status_dirty = completedStatusDirty(state, job);
+    job.status_dirty = completedStatusDirty(state, job, nowMs);
   }
   state.touchJob(job);
   return summary;
@@ -296,17 +298,22 @@ function insertSkippedRun(state: ShardState, job: JobRecord, fire: JobFire, reas
 }
 
 /**
- * status_dirty of a job that has just completed: 2 (deferred) while a run of it lives, so its
- * COMPLETED reaches D1 only once that run has settled (../write-behind.ts); else 1.
+ * status_dirty of a job that has just completed: 0 when D1 reads it COMPLETED on its own from its
+ * end (src/core/job-end.ts) within the dispatch lead of now (its last instant went out ahead);
+ * else 2 (deferred) while a run of it lives, so its COMPLETED reaches D1 only once that run has
+ * settled (../write-behind.ts), or 1.
  */
-export function completedStatusDirty(state: ShardState, job: JobRecord): number {
-  if (job.completion_implied) return 0;
+export function completedStatusDirty(state: ShardState, job: JobRecord, nowMs: number): number {
+  if (job.completion_implied) {
+    const endMs = impliedEndMs(jobSpec(state, job));
+    if (endMs !== null && endMs <= nowMs + MAX_DISPATCH_LEAD_MS) return 0;
+  }
   return state.runs.ofJob(job.job_id).length > 0 ? 2 : 1;
 }
 
-export function markCompleted(state: ShardState, job: JobRecord): void {
+export function markCompleted(state: ShardState, job: JobRecord, nowMs: number): void {
   if (job.status !== "ACTIVE") return;
   job.status = "COMPLETED";
-  job.status_dirty = completedStatusDirty(state, job);
+  job.status_dirty = completedStatusDirty(state, job, nowMs);
   state.touchJob(job);
 }

@@ -46,6 +46,6 @@ export function recomputeNextFire(state: ShardState, job: JobRecord, nowMs: numb
   job.next_fire_ms = next?.fireAtMs ?? null;
   job.ahead_fire_ms = null;
   state.touchJob(job);
-  if (next === null) markCompleted(state, job);
+  if (next === null) markCompleted(state, job, nowMs);
   return "changed";
 }

@@ -5,11 +5,7 @@
 // (./workflow-notify.ts: done or refused, never half-done).
 import { Hono } from "hono";
 import { MAX_DURATION_MS } from "../../core/duration";
-import { base64OfText } from "../../core/encoding";
 import { headerMapIssues } from "../../core/header-map";
-import { jobStores } from "../../db/databases";
-import { findStoredJob } from "../../db/job-store";
-import { deleteWorkflowStep } from "../../db/qstash-workflow-runs";
 import {
   listWorkflowWaiters,
   upsertWorkflowWaiter,

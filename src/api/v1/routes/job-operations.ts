@@ -6,7 +6,7 @@ import type { StoredJob } from "../../../db/jobs";
 import { deleteJobAtOnce, pushControlAction, saveControlAction } from "../../../service/control-push";
 import { checkBackfillRange, checkJobInput, pushAndMarkSynced } from "../../../service/job-writes";
 import { targetPolicyOf } from "../../../service/private-targets";
-import { callShard, type ShardRefusalCode, shardRefusal } from "../../../service/shard-calls";
+import { type ShardRefusalCode, shardRefusal } from "../../../service/shard-calls";
 import { backfillJobRange, triggerJobNow } from "../../../service/start-work";
 import { targetBindingAccess } from "../../../service/target-bindings";
 import type { AppEnv } from "../../http/app-env";
