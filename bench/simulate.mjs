@@ -101,9 +101,9 @@ const PLAN = {
     retryShare: 0.01, // runs that need a second attempt
     deadLetterShare: 0.0001,
     d1RowsPerDeadLetter: 4, // the letter and its indexes
-    // rows a run writes in its shard's SQLite (run insert, claim, outcome, history record, two
-    // aggregate upserts, the 24 h delete, the retention prune): an estimate, not measured
-    shardRowsWrittenPerRun: 8,
+    // Rows written per run come from the bench (measuredRows below); this is used only when the
+    // bench results carry no row count (an old results file), and says so in the output.
+    fallbackRowsWrittenPerRun: 1,
   },
 };
 
@@ -120,6 +120,35 @@ function loadBench() {
     }
   }
   throw new Error("no bench results: run `npm run bench` (or keep docs/bench-sample.json)");
+}
+
+/**
+ * Billed rows written per run as the bench counted them (workerd's rowsWritten per statement,
+ * setAlarm calls, D1's meta.rows_written, and the later prunes), from the steady scenario (the
+ * sustained rate a bill is made of), else the burst; split by what writes them.
+ */
+export function measuredRows(bench) {
+  for (const scenario of ["steady", "burst"]) {
+    const result = bench[scenario];
+    const rows = result?.rows;
+    if (typeof result?.rows_written_per_run !== "number" || !rows?.runs) continue;
+    const perRun = (count) => count / rows.runs;
+    let shard = 0;
+    let d1 = 0;
+    for (const [store, count] of Object.entries(rows.at_run_time?.by_store ?? {})) {
+      if (store.startsWith("d1:")) d1 += count;
+      else shard += count;
+    }
+    return {
+      scenario,
+      perRun: result.rows_written_per_run,
+      shardSqlitePerRun: perRun(shard),
+      setAlarmPerRun: perRun(rows.at_run_time?.set_alarm_calls ?? 0),
+      d1PerRun: perRun(d1),
+      laterPrunePerRun: rows.later_prune?.per_run ?? 0,
+    };
+  }
+  return null;
 }
 
 /** Per-run costs the bench measured, in workerd CPU milliseconds (one process, one thread). */
@@ -152,6 +181,7 @@ export function measuredCosts(bench) {
     doBytesPerJob: scale.do_sqlite_bytes && jobsInInstance ? scale.do_sqlite_bytes / jobsInInstance : null,
     d1BytesPerJob: scale.d1_sqlite_bytes && jobsInInstance ? scale.d1_sqlite_bytes / jobsInInstance : null,
     rssBytesPerJob: scale.rss_mb && jobsInInstance ? (scale.rss_mb * 2 ** 20) / jobsInInstance : null,
+    rowsWritten: measuredRows(bench),
     localDrainPerS: burst.drain_jobs_per_s ?? null,
     localFetchCeilingPerS: ceiling.fetch_msgs_per_s ?? null,
     localQueueCeilingPerS: ceiling.msgs_per_s ?? null,

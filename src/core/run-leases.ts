@@ -11,15 +11,21 @@
 /** A claimed run's lease: renewed by its consumer every LEASE_RENEW_EVERY_MS while it holds it. */
 export const RUNNING_LEASE_MS = 10_000;
 /** How often a consumer renews the leases of the runs it holds: a few renewals fit in a lease. */
-export const LEASE_RENEW_EVERY_MS = 3_000;
+export const LEASE_RENEW_EVERY_MS = 1_000;
 /** A run's outcome is due at most this long past its timeout, however often it was renewed. */
 export const RUNNING_LEASE_GRACE_MS = 15_000;
 /**
- * After a shard restarts, each run in flight is presumed lost this long after the restart unless
- * its consumer renews it (a claimed run) or claims it (one sent to the queue) first: longer than a
- * renewal period, short enough that a run the crash lost is called again within seconds.
+ * After a shard restarts, each claimed run is presumed lost this long after the restart unless its
+ * consumer renews it first: longer than a renewal period, short enough that a run the crash lost
+ * is called again within seconds.
  */
-export const RESTART_LEASE_MS = 5_000;
+export const RESTART_LEASE_MS = 2_500;
+/**
+ * After a shard restarts, a run sent to the queue is sent again this long after the restart (or
+ * its instant): its message may have died with the service. A copy too many costs one refused
+ * claim (a re-send keeps its fence), never a second call.
+ */
+export const RESTART_SEND_LEASE_MS = 1_000;
 
 /** The lease a claim writes: short, and never past the call's timeout and its grace. */
 export function claimLeaseUntilMs(nowMs: number, timeoutMs: number): number {
@@ -47,11 +53,11 @@ export function renewedLeaseUntilMs(lease: {
  * The lease of a run in flight found by a shard that has just restarted. A claimed run may still be
  * called by a consumer that outlived the shard: it gets RESTART_LEASE_MS from the restart to say so
  * by a renewal (even when the lease written at its claim has lapsed meanwhile). A run sent to the
- * queue keeps its lease, cut to RESTART_LEASE_MS after the restart or its instant: its message may
- * have died with the service, and a re-send keeps its fence, so whichever copy arrives first is
+ * queue keeps its lease, cut to RESTART_SEND_LEASE_MS after the restart or its instant: its message
+ * may have died with the service, and a re-send keeps its fence, so whichever copy arrives first is
  * the one called.
  *
- * @example restartLeaseUntilMs({ state: "RUNNING", restartMs: 60_000, fireAtMs: 0, leaseUntilMs: 10_000 }) // 65_000
+ * @example restartLeaseUntilMs({ state: "RUNNING", restartMs: 60_000, fireAtMs: 0, leaseUntilMs: 10_000 }) // 62_500
  */
 export function restartLeaseUntilMs(run: {
   state: "RUNNING" | "ACQUIRED" | "DISPATCHED";
@@ -60,5 +66,5 @@ export function restartLeaseUntilMs(run: {
   leaseUntilMs: number;
 }): number {
   if (run.state === "RUNNING") return run.restartMs + RESTART_LEASE_MS;
-  return Math.min(run.leaseUntilMs, Math.max(run.restartMs, run.fireAtMs) + RESTART_LEASE_MS);
+  return Math.min(run.leaseUntilMs, Math.max(run.restartMs, run.fireAtMs) + RESTART_SEND_LEASE_MS);
 }

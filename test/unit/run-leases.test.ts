@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   claimLeaseUntilMs,
   RESTART_LEASE_MS,
+  RESTART_SEND_LEASE_MS,
   RUNNING_LEASE_GRACE_MS,
   RUNNING_LEASE_MS,
   renewedLeaseUntilMs,
@@ -40,10 +41,10 @@ describe("restartLeaseUntilMs", () => {
     }
   });
 
-  it("cuts a sent run's lease to RESTART_LEASE_MS after the restart or its instant, never lengthens it", () => {
+  it("cuts a sent run's lease to RESTART_SEND_LEASE_MS after the restart or its instant, never lengthens it", () => {
     const restartMs = 100_000;
     expect(restartLeaseUntilMs({ state: "DISPATCHED", restartMs, fireAtMs: 0, leaseUntilMs: 500_000 })).toBe(
-      restartMs + RESTART_LEASE_MS,
+      restartMs + RESTART_SEND_LEASE_MS,
     );
     expect(
       restartLeaseUntilMs({
@@ -52,7 +53,7 @@ describe("restartLeaseUntilMs", () => {
         fireAtMs: restartMs + 2_000,
         leaseUntilMs: 500_000,
       }),
-    ).toBe(restartMs + 2_000 + RESTART_LEASE_MS);
+    ).toBe(restartMs + 2_000 + RESTART_SEND_LEASE_MS);
     expect(restartLeaseUntilMs({ state: "DISPATCHED", restartMs, fireAtMs: 0, leaseUntilMs: 90_000 })).toBe(
       90_000,
     );

@@ -139,12 +139,17 @@ export async function handleDispatchBatch(
     calls: 0,
     telemetry: telemetryOf(env),
   };
-  const results = await runPool(batch.messages, MESSAGES_IN_FLIGHT, (message) =>
-    handleMessage(message, context),
+  let messagesDone = 0;
+  const slowBatch = setTimeout(
+    () => logEvent("dispatch.batch_slow", { messages: batch.messages.length, done: messagesDone }),
+    MESSAGE_SLOW_AFTER_MS,
   );
+  const results = await runPool(batch.messages, MESSAGES_IN_FLIGHT, (message) =>
+    handleMessage(message, context).finally(() => {
+      messagesDone += 1;
+    }),
+  ).finally(() => clearTimeout(slowBatch));
   context.testSeam.afterBatch(context.calls);
-  // Handed-off calls go on after the batch: so do their renewals.
-  ctx.waitUntil(context.leases.idle());
   results.forEach((result, index) => {
     if (result.status === "fulfilled") return;
     // A bug, not a target failure (callTarget never throws): redeliver; claims refuse duplicates.
@@ -154,8 +159,36 @@ export async function handleDispatchBatch(
   exportTelemetry(context.telemetry, ctx);
 }
 
+/** A message still in its batch after this long is logged with the step it waits in. */
+const MESSAGE_SLOW_AFTER_MS = 15_000;
+
 async function handleMessage(message: Message<AnyDispatchMessage>, context: BatchContext): Promise<void> {
   const { shard, runs } = runsOfMessage(message.body);
+  const step = { now: "known-done check" };
+  const slow = setTimeout(
+    () =>
+      logEvent("dispatch.message_slow", {
+        shard,
+        runs: runs.length,
+        attempts: message.attempts,
+        step: step.now,
+      }),
+    MESSAGE_SLOW_AFTER_MS,
+  );
+  try {
+    await handleRuns(message, shard, runs, context, step);
+  } finally {
+    clearTimeout(slow);
+  }
+}
+
+async function handleRuns(
+  message: Message<AnyDispatchMessage>,
+  shard: number,
+  runs: DispatchRun[],
+  context: BatchContext,
+  step: { now: string },
+): Promise<void> {
   const fresh = message.attempts > 1 ? await dropKnownDone(runs, context.env) : runs;
   if (holdUntilMs(fresh) - Date.now() > HANDOFF_AFTER_MS && heldMessages < MAX_HELD_MESSAGES) {
     // Runs sent ahead and not due yet: the batch, and the queue behind it, does not wait for them.
@@ -171,7 +204,7 @@ async function handleMessage(message: Message<AnyDispatchMessage>, context: Batc
     context.ctx.waitUntil(held);
     return;
   }
-  await serveMessage(shard, fresh, message.attempts, context, message);
+  await serveMessage(shard, fresh, message.attempts, context, message, step);
 }
 
 /**
@@ -185,8 +218,10 @@ async function serveMessage(
   deliveries: number,
   context: BatchContext,
   message: Message<AnyDispatchMessage> | null,
+  step = { now: "" },
 ): Promise<void> {
   const { env } = context;
+  step.now = "hold until due";
   await holdUntilDue(fresh);
   // A run this batch has no connection for goes back unclaimed: claimed, it would only wait here.
   const served: typeof fresh = [];
@@ -196,8 +231,10 @@ async function serveMessage(
     else givenBack.push(context.giveBacks.add(shard, { runId: run.run_id, fence: run.fence }));
   }
   const claimStartMs = Date.now();
+  step.now = "claim";
   const claimed = served.length === 0 ? [] : await claimAtShard(env, shard, served);
   const claimEndMs = Date.now();
+  step.now = "give back";
   await Promise.all(givenBack);
   if (claimed === null) {
     if (message !== null) message.retry({ delaySeconds: 1 });
@@ -212,7 +249,12 @@ async function serveMessage(
   if (claimed.length > 0) {
     context.leases.hold(claimed);
     context.reporter.expect(shard, claimed.length);
-    const setup = await callSetup(claimed, env);
+    step.now = "call setup";
+    const setup = await callSetup(claimed, env).catch((error: unknown) => {
+      // Nobody will call these claimed runs: their leases must lapse so that they go again.
+      for (const run of claimed) context.leases.release(run.runId);
+      throw error;
+    });
     const log = new MessageLog(shard, claimed);
     log.dispatched();
     const progress: MessageProgress = {
@@ -222,6 +264,7 @@ async function serveMessage(
       claimStartMs,
       claimEndMs,
     };
+    step.now = "calls";
     const settled = await Promise.allSettled(claimed.map((run) => settleRun(run, setup, progress, context)));
     log.settled();
     const failed = settled.find((result) => result.status === "rejected");

@@ -1,6 +1,9 @@
 // Keeps the leases of the runs a batch holds (claimed and not yet reported) alive at their shards
 // (src/core/run-leases.ts): every LEASE_RENEW_EVERY_MS one RPC per shard names them all. A
-// consumer that dies stops renewing, and its runs go again within seconds of their lease.
+// consumer that dies stops renewing, and its runs go again within seconds of their lease. The
+// renewals are never awaited by the batch (nor under its waitUntil): a held run is always in a
+// call the batch or a hand-off's waitUntil already waits for, and a renewal that hangs must
+// hold no batch, and so no queue, behind it.
 import { LEASE_RENEW_EVERY_MS } from "../../core/run-leases";
 import { logEvent } from "../../log";
 import { renewLeases } from "../../shard/client";
@@ -28,11 +31,6 @@ export class LeaseRenewals {
 
   release(runId: string): void {
     this.#held.delete(runId);
-  }
-
-  /** Resolves once no run is held (the batch's ctx.waitUntil keeps renewals going until then). */
-  idle(): Promise<void> {
-    return this.#loop ?? Promise.resolve();
   }
 
   async #renewWhileHeld(): Promise<void> {
