@@ -50,6 +50,12 @@ describe("nextAlarmMs", () => {
       NOW_MS + IN_FLIGHT_WATCH_MS,
     ],
     [
+      "runs in flight add no alarm when a timer rings within twice the watch anyway",
+      { jobFireMs: NOW_MS + 2 * IN_FLIGHT_WATCH_MS, inFlight: true },
+      {},
+      NOW_MS + 2 * IN_FLIGHT_WATCH_MS,
+    ],
+    [
       "a timer already overdue rings at its time (the runtime runs it at once)",
       { jobFireMs: NOW_MS - 5 },
       {},

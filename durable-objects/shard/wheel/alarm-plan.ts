@@ -66,7 +66,11 @@ export function nextAlarmMs(inputs: AlarmInputs): number | null {
     timerMs === null ? null : Math.max(timerMs, inputs.backpressureUntilMs),
     flushAtMs,
     inputs.busy ? nowMs + BUSY_RETRY_MS : null,
-    due.inFlight ? nowMs + IN_FLIGHT_WATCH_MS : null,
+    // Only when nothing else rings soon: a shard whose timers ring every few seconds already
+    // notices a restart that soon, and each extra alarm is a row written.
+    due.inFlight && (timerMs === null || timerMs > nowMs + 2 * IN_FLIGHT_WATCH_MS)
+      ? nowMs + IN_FLIGHT_WATCH_MS
+      : null,
   ]);
 }
 
