@@ -172,4 +172,26 @@ describe("a schedule file applied through the API", () => {
     expect(adopted.jobs[0]).toMatchObject({ action: "adopt", id: created.id });
     expect((await jobsNamed(other, "legacy"))[0]?.managed_by).toBe("schedules.yaml");
   });
+  it("prunes, in a page of a big file, only the managed jobs of the page's name range", async () => {
+    const other = await createTenantWithKey("sac-pages");
+    const names = ["a-1", "a-2", "m-1", "m-2"];
+    await apiOk("POST", "/v1/applies", other.key, {
+      managed_by: "big.yaml",
+      jobs: names.map((name) => job(name)),
+    });
+    // The file drops a-2 and m-2; the page of [null, "m") speaks only for a-*.
+    const page = await apiOk<Plan>("POST", "/v1/applies", other.key, {
+      managed_by: "big.yaml",
+      prune: true,
+      scope: { calendars: false, names: { from: null, to: "m" } },
+      jobs: [job("a-1")],
+    });
+    expect(page.jobs.map((entry) => [entry.action, entry.name])).toEqual([["delete", "a-2"]]);
+    expect(await jobsNamed(other, "m-2")).toHaveLength(1);
+    const outside = await api<{ errors: { path: string }[] }>("POST", "/v1/plans", {
+      token: other.key,
+      body: { managed_by: "big.yaml", scope: { names: { from: null, to: "m" } }, jobs: [job("m-1")] },
+    });
+    expect([outside.status, outside.body.errors.map((error) => error.path)]).toEqual([400, ["jobs.0.name"]]);
+  });
 });
