@@ -194,4 +194,15 @@ describe("a schedule file applied through the API", () => {
     });
     expect([outside.status, outside.body.errors.map((error) => error.path)]).toEqual([400, ["jobs.0.name"]]);
   });
+  it("refuses, on the tenant's job limit, before it writes the file's calendars", async () => {
+    const other = await createTenantWithKey("sac-limit");
+    await apiOk("PUT", `/v1/tenants/${other.tenantId}/limits`, "test-admin-token", { active_jobs: 1 });
+    const res = await api<{ code: string }>("POST", "/v1/applies", {
+      token: other.key,
+      body: file([job("one"), job("two")]),
+    });
+    expect([res.status, res.body.code]).toEqual([429, "tenant_limit_exceeded"]);
+    const calendars = await apiOk<{ data: unknown[] }>("GET", "/v1/calendars", other.key);
+    expect(calendars.data).toEqual([]);
+  });
 });

@@ -45,6 +45,8 @@ export async function applyScheduleFile(
   options: PushOptions = {},
 ): Promise<FileApply> {
   const planned: PlannedFile = await planScheduleFile(env, tenantId, request, nowMs);
+  // The tenant's limits refuse the creates before anything is written, calendars included.
+  await admitJobCreates(env, tenantId, planned.jobs.creates.length, nowMs);
   await writeCalendars(env, tenantId, planned.calendars, request.managed_by);
   const created = await createJobs(env, tenantId, planned.jobs, nowMs, options);
   await changeJobs(env, planned.jobs, nowMs, options);
@@ -65,7 +67,7 @@ async function writeCalendars(env: Env, tenantId: string, actions: CalendarActio
   }
 }
 
-/** As POST /v1/jobs/batch: admitted together, inserted in one database, pushed in one call. */
+/** As POST /v1/jobs/batch (admitted before the first write): inserted in one database, pushed in one call. */
 async function createJobs(
   env: Env,
   tenantId: string,
@@ -74,7 +76,6 @@ async function createJobs(
   options: PushOptions,
 ): Promise<Map<number, string>> {
   if (actions.creates.length === 0) return new Map();
-  await admitJobCreates(env, tenantId, actions.creates.length, nowMs);
   const databaseIndex = databaseForCreate(env, tenantId, null);
   const jobs = actions.creates.map(({ spec, paused }): StoredJob => {
     const job = newStoredJob(env, tenantId, spec, nowMs, null, databaseIndex);
