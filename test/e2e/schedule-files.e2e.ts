@@ -149,7 +149,11 @@ describe("schedules as code, end to end", () => {
     expect(report?.managed_by).toBe("schedules.yaml");
     const session = new ConsoleSession(fixture.server.baseUrl);
     await session.login(fixture.tenantKey);
+    // The console says who manages the job, and warns before the edit.
+    const detail = await session.send(`/console/jobs/${report?.id}`);
+    expect(detail.text).toContain("Managed by <strong>schedules.yaml</strong>");
     const edit = await session.send(`/console/jobs/${report?.id}/edit`);
+    expect(edit.text).toContain("Managed by <strong>schedules.yaml</strong>");
     const saved = await session.send(`/console/jobs/${report?.id}/edit`, {
       ...formFields(edit.text, `/console/jobs/${report?.id}/edit`),
       "schedule.expr": "0 4 * * *",
