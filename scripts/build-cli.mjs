@@ -50,6 +50,10 @@ export async function buildCli() {
     write: false,
     sourcemap: "inline",
     logLevel: "warning",
+    // CommonJS dependencies (yaml) call require("process"): give the ESM bundle a require.
+    banner: {
+      js: 'import { createRequire as __edgecronRequire } from "node:module"; const require = __edgecronRequire(import.meta.url);',
+    },
   });
   const output = result.outputFiles[0];
   if (!output) throw new Error("esbuild produced no output");

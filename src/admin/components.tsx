@@ -35,6 +35,16 @@ export function Notice({ text }: { text: string | undefined }) {
   );
 }
 
+/** A job a schedule file manages (`edgecron apply`): an edit here is drift the next apply undoes. */
+export function ManagedBy({ label }: { label: string }) {
+  return (
+    <p class="callout warning" role="note">
+      Managed by <strong>{label}</strong>: a change made here shows as drift in that file's next{" "}
+      <code>edgecron plan</code>, and its next <code>edgecron apply</code> puts the file's values back.
+    </p>
+  );
+}
+
 export function Badge({ value }: { value: string }) {
   return <span class={`badge badge-${value.toLowerCase().replaceAll("_", "-")}`}>{value}</span>;
 }

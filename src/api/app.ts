@@ -18,6 +18,7 @@ import { jobs } from "./v1/routes/jobs";
 import { me } from "./v1/routes/me";
 import { runCallbacks } from "./v1/routes/run-callbacks";
 import { runs } from "./v1/routes/runs";
+import { scheduleFiles } from "./v1/routes/schedule-files";
 import { schedules } from "./v1/routes/schedules";
 import { stats } from "./v1/routes/stats";
 import { tenantLimits } from "./v1/routes/tenant-limits";
@@ -80,6 +81,7 @@ app.route("/v1/tzdata", tzdata);
 app.route("/v1/calendars", calendars);
 app.route("/v1/admin/job-layout", jobLayout);
 app.route("/v1/flow-control", flowControl);
+app.route("/v1", scheduleFiles);
 // The QStash-compatible API: its own auth chain and `{"error"}` bodies (src/api/qstash/app.ts).
 app.route("/v2", qstashApi);
 

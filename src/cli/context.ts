@@ -40,6 +40,8 @@ export interface Command {
   options: OptionsConfig;
   /** Number of positional arguments after the command words: [min, max]. */
   positionals: [number, number];
+  /** The exit code of a usage mistake (default 2; `plan` answers 2 for "changes", so 1). */
+  usageExitCode?: number;
   run: (ctx: Context) => Promise<number>;
 }
 

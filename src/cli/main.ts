@@ -10,6 +10,7 @@ import { jobCommands } from "./commands/jobs";
 import { previewCommand } from "./commands/preview";
 import { runCallbackCommands } from "./commands/run-callbacks";
 import { runCommands } from "./commands/runs";
+import { scheduleFileCommands } from "./commands/schedule-files";
 import { tenantLimitCommands } from "./commands/tenant-limits";
 import { type Command, GLOBAL_OPTIONS, type Io, makeClientFactory, UsageError } from "./context";
 import { type GivenArgs, namingTheId } from "./not-found";
@@ -25,6 +26,7 @@ export const COMMANDS: Command[] = [
   ...adminCommands,
   ...controlCommands,
   ...tenantLimitCommands,
+  ...scheduleFileCommands,
 ];
 
 const GLOBAL_HELP = [
@@ -172,11 +174,11 @@ function helpOrUnknown(words: string[], rest: string[], io: Io): number {
 function reportError(error: unknown, io: Io, command: Command, given: GivenArgs | undefined): number {
   if (error instanceof UsageError) {
     io.stderr.write(`error: ${error.message}\nusage: ${usageLine(command)}\n`);
-    return 2;
+    return command.usageExitCode ?? 2;
   }
   if (isParseArgsError(error)) {
     io.stderr.write(`error: ${parseArgsMessage(error)}\n  see: edgecron ${command.path.join(" ")} --help\n`);
-    return 2;
+    return command.usageExitCode ?? 2;
   }
   if (error instanceof EdgecronProblemError) {
     io.stderr.write(renderProblem(cliWording(namingTheId(error.problem, command, given, io.env))));

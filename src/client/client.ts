@@ -1,6 +1,7 @@
 import { CalendarsResource } from "./resources/calendars";
 import { JobsResource } from "./resources/jobs";
 import { AlertsResource, DeadLettersResource, RunsResource } from "./resources/runs";
+import { ScheduleFilesResource } from "./resources/schedule-files";
 import { ApiKeysResource, TenantsResource } from "./resources/tenants";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
 import {
@@ -46,6 +47,7 @@ export class EdgecronClient {
   readonly tenants: TenantsResource;
   readonly apiKeys: ApiKeysResource;
   readonly calendars: CalendarsResource;
+  readonly scheduleFiles: ScheduleFilesResource;
   readonly #transport: Transport;
   readonly #options: EdgecronClientOptions;
 
@@ -70,6 +72,7 @@ export class EdgecronClient {
     this.tenants = new TenantsResource(this.#transport);
     this.apiKeys = new ApiKeysResource(this.#transport);
     this.calendars = new CalendarsResource(this.#transport);
+    this.scheduleFiles = new ScheduleFilesResource(this.#transport);
   }
 
   /** A client with the same settings acting on `tenantId` (admin token only). */

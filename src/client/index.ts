@@ -4,6 +4,7 @@ export { EdgecronClient, type EdgecronClientOptions } from "./client";
 export { EdgecronNetworkError, EdgecronProblemError } from "./errors";
 export type { CreateOptions, UpdateOptions } from "./resources/jobs";
 export { MAX_BATCH_SIZE } from "./resources/jobs";
+export type { ScheduleFileApply, ScheduleFilePlan, ScheduleFileRequest } from "./resources/schedule-files";
 export type { RetryPolicy } from "./retry";
 export type { CallOptions, FetchLike, RawResponse, RequestSpec } from "./transport";
 export type * from "./types";

@@ -44,6 +44,11 @@ export const ERROR_CODES = {
     status: 409,
     description: "Jobs name the calendar (`detail` lists them): remove it from them before deleting",
   },
+  schedule_file_conflict: {
+    status: 409,
+    description:
+      "A schedule file names a job or calendar it does not manage (`errors[]` names each): adopt, rename or remove it",
+  },
   job_not_active: { status: 409, description: "The operation needs an ACTIVE (or PAUSED) job" },
   tenant_suspended: {
     status: 409,

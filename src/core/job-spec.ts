@@ -11,6 +11,7 @@ import { completionModeSchema, DEFAULT_HEARTBEAT_TIMEOUT, heartbeatTimeoutSchema
 import { qstashJobSchema } from "./qstash/delivery";
 import { parseRetryDelayExpression } from "./retry-delay-expression";
 import { JOB_STATUSES } from "./run-state";
+import { managedBySchema } from "./schedule-file/managed-by";
 import { bindingTargetSchemas } from "./targets";
 
 /** Largest target body we accept: queue messages are 128 KB and carry headers besides. */
@@ -292,6 +293,8 @@ export const jobCreateSchema = z.strictObject({
   /** Triggers of one key inside `period` become one run (src/core/debounce.ts). */
   debounce: debounceSchema.nullable().default(null),
   metadata: jsonObjectSchema.default({}),
+  /** The schedule file that manages the job (`edgecron apply`; src/core/schedule-file/). */
+  managed_by: managedBySchema.nullable().optional(),
   /**
    * Set by the QStash-compatible /v2 API (qstash-message.ts, qstash-delivery.ts); absent on /v1
    * jobs. Present: calls are signed and headed as QStash's, callbacks get QStash's body.

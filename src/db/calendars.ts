@@ -15,6 +15,8 @@ interface CalendarRow {
   revision: number;
   created_at_ms: number;
   updated_at_ms: number;
+  /** The schedule file that manages it (migrations/0050); null: none. */
+  managed_by: string | null;
 }
 
 export interface StoredCalendar {
@@ -26,6 +28,7 @@ export interface StoredCalendar {
   revision: number;
   createdAtMs: number;
   updatedAtMs: number;
+  managedBy: string | null;
 }
 
 function rowToCalendar(row: CalendarRow): StoredCalendar {
@@ -38,6 +41,7 @@ function rowToCalendar(row: CalendarRow): StoredCalendar {
     revision: row.revision,
     createdAtMs: row.created_at_ms,
     updatedAtMs: row.updated_at_ms,
+    managedBy: row.managed_by ?? null,
   };
 }
 
@@ -116,6 +120,19 @@ export async function upsertCalendar(
   if (row === null) throw new Error("calendar upsert returned no row");
   const jobs = await markCalendarUsersUnsynced(stores, tenantId, name);
   return { calendar: rowToCalendar(row), created: row.revision === 1, jobs };
+}
+
+/** Marks the calendar as managed by a schedule file (`edgecron apply`); null: by none. */
+export async function setCalendarManagedBy(
+  db: D1Database,
+  tenantId: string,
+  name: string,
+  managedBy: string | null,
+): Promise<void> {
+  await db
+    .prepare("UPDATE calendars SET managed_by = ?3 WHERE tenant_id = ?1 AND name = ?2")
+    .bind(tenantId, name, managedBy)
+    .run();
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describeRule } from "../calendar-form-data";
-import { ActionForm, Badge, Empty, Notice, Pager, TableWrap } from "../components";
+import { ActionForm, Badge, Empty, ManagedBy, Notice, Pager, TableWrap } from "../components";
 import { BASE } from "../env";
 import { describeSchedule, describeTarget, jobZone, TARGET_KIND_LABELS, Time, ZonedTime } from "../format";
 import type { Job, Run } from "../types";
@@ -247,6 +247,7 @@ export function JobDetailPage(props: {
   return (
     <>
       <Notice text={props.notice} />
+      {job.managed_by ? <ManagedBy label={job.managed_by} /> : null}
       <Actions job={job} csrf={csrf} />
       <div class="grid">
         <section class="card" aria-labelledby="definition">

@@ -1,4 +1,4 @@
-import { FieldError, fieldId } from "../components";
+import { FieldError, fieldId, ManagedBy } from "../components";
 import { BASE } from "../env";
 import { formatInZone, formatUtc } from "../format";
 import type { FieldErrors, FormValues } from "../job-form-data";
@@ -75,6 +75,8 @@ export interface JobFormProps {
   submitLabel: string;
   preview?: { fireTimes?: string[]; zone: string | null; errors?: string[] };
   hidden?: Record<string, string>;
+  /** The schedule file that manages the job being edited (warned of before the edit). */
+  managedBy?: string | null;
 }
 
 export function JobForm(props: JobFormProps) {
@@ -92,6 +94,7 @@ export function JobForm(props: JobFormProps) {
       novalidate
     >
       <input type="hidden" name="_csrf" value={props.csrf} />
+      {props.managedBy ? <ManagedBy label={props.managedBy} /> : null}
       {Object.entries(props.hidden ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}

@@ -148,6 +148,7 @@ jobRoutes.get("/jobs/:id/edit", async (c) => {
     submitLabel: "Save changes",
     values: valuesFromJob(job),
     hidden: { job_id: job.id, version: String(job.version) },
+    managedBy: job.managed_by,
   });
 });
 
@@ -169,6 +170,7 @@ jobRoutes.post("/jobs/:id/edit", async (c) => {
     submitLabel: "Save changes",
     values,
     hidden: { job_id: id, version },
+    managedBy: current.data.managed_by,
   };
   const result = await callApi<Job>(c, "PATCH", `/v1/jobs/${encodeURIComponent(id)}`, {
     body,

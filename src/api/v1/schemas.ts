@@ -14,6 +14,7 @@ import { jobCreateSchema } from "../../core/job-spec";
 import { previewInputSchema } from "../../core/preview";
 import { JOB_STATUSES, RUN_STATES } from "../../core/run-state";
 import { HOLD_CAUSES, WAIT_CAUSES } from "../../core/run-waits";
+import { managedBySchema } from "../../core/schedule-file/managed-by";
 import { SEARCH_STOP_REASONS } from "../../core/search-bound";
 import { tenantLimitsPutSchema as tenantLimitsPut } from "../../core/tenant-limits";
 
@@ -509,6 +510,9 @@ export const calendarParams = z.object({
 export const calendarSchema = calendarReplaceSchema.extend({
   name: z.string().meta({ example: "uk-holidays" }),
   revision: z.number().int().meta({ description: "Grows by one with every replace" }),
+  managed_by: managedBySchema.nullable().meta({
+    description: "The schedule file that manages the calendar (`edgecron apply`); null: none",
+  }),
   created_at: time,
   updated_at: time,
 });

@@ -11,6 +11,7 @@ export function calendarResource(calendar: StoredCalendar) {
     timezone: calendar.timezone,
     rules: calendar.rules,
     revision: calendar.revision,
+    managed_by: calendar.managedBy,
     created_at: iso(calendar.createdAtMs),
     updated_at: iso(calendar.updatedAtMs),
   };

@@ -27,6 +27,7 @@ export function jobResource(
     // Jobs stored before these fields existed have neither.
     window: job.spec.window ?? null,
     flexible_window: job.spec.flexible_window ?? null,
+    managed_by: job.spec.managed_by ?? null,
     next_fire_times: next.fireTimes,
     // Only when the search stopped short of `fireCount` (docs/API.md): never a silent short list.
     ...(next.stopped === null ? {} : { next_fire_times_stopped: next.stopped }),
