@@ -1,4 +1,4 @@
-// What `npm start` takes besides the port: the README's local OpenTelemetry recipe run as written
+// What `npm start` takes besides the port: the local OpenTelemetry recipe (docs/OPERATIONS.md) run as written
 // (a line in .dev.vars, `npm start`, a real OTLP/HTTP receiver getting a run's spans and log lines),
 // and the production target policy tried locally (EDGECRON_TARGET_POLICY=production with an
 // allow-listed local target): the metadata address refused with a 400 naming the target.
@@ -95,7 +95,7 @@ async function tenantOf(run: RunningStart, name: string) {
   return apiClient(baseUrl, key.body.key);
 }
 
-describe("the README's local OpenTelemetry recipe", () => {
+describe("the local OpenTelemetry recipe of docs/OPERATIONS.md", () => {
   it(
     "a line in .dev.vars and npm start: a run's spans and log lines reach the collector",
     async () => {
