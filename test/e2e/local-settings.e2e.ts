@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { apiClient, freePort, ROOT, startTarget, type TargetServer, waitUntil } from "./harness";
+import { createTenantWithKey, freePort, ROOT, startTarget, type TargetServer, waitUntil } from "./harness";
 import { HOST, killStarted, type RunningStart, spawnNpmStart, startAndCollect, stopStart } from "./npm-start";
 
 const scratch = mkdtempSync(join(tmpdir(), "edgecron-local-settings-"));
@@ -88,11 +88,8 @@ async function useTarget(): Promise<TargetServer> {
 async function tenantOf(run: RunningStart, name: string) {
   const baseUrl = `http://${HOST}:${run.port}`;
   await waitUntil(() => run.output().includes("admin token:"), { what: "the announcement" });
-  const admin = apiClient(baseUrl, /admin token: (\S+)/.exec(run.output())?.[1] ?? "");
-  const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name });
-  expect(tenant.status, JSON.stringify(tenant.body)).toBe(201);
-  const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-  return apiClient(baseUrl, key.body.key);
+  const adminToken = /admin token: (\S+)/.exec(run.output())?.[1] ?? "";
+  return (await createTenantWithKey(baseUrl, { name }, adminToken)).api;
 }
 
 describe("the local OpenTelemetry recipe of docs/OPERATIONS.md", () => {
