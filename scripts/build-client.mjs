@@ -34,8 +34,8 @@ async function buildClientCode() {
 }
 
 /**
- * The sources import `./client` and `../api/schemas` without extensions (bundler resolution); a
- * project resolving as Node does (`moduleResolution: "nodenext"`) needs `./client.js`.
+ * The client's sources import their neighbours without extensions (`from "<dir>/client"`, bundler
+ * resolution); a project resolving as Node does (`moduleResolution: "nodenext"`) needs the `.js`.
  * @param {string} dir
  */
 function addDeclarationExtensions(dir) {

@@ -26,7 +26,11 @@
 //      belongs in src/service or below. Type-only imports count too;
 //   7. migrations are append-only: D1 migration files and Durable Object schema entries match the
 //      hashes in scripts/schema-lock.json, and a new one sorts after every locked one
-//      (scripts/lib/schema-lock.mjs).
+//      (scripts/lib/schema-lock.mjs);
+//   8. every path a doc or a comment names exists (scripts/lib/stale-paths.mjs): README.md,
+//      docs/*.md, the READMEs beside the code and the comments of src/, durable-objects/, scripts/
+//      and bench/. While files are being moved this only reports them; CHECK_STALE_PATHS=1 makes
+//      a stale path fail the check like any other rule.
 // Call sites are found in the TypeScript syntax tree, so comments and strings never count.
 //
 // Usage: node scripts/check-structure.mjs [--root DIR]
@@ -38,6 +42,7 @@ import { parseArgs } from "node:util";
 import madge from "madge";
 import ts from "typescript";
 import { checkMigrations } from "./lib/schema-lock.mjs";
+import { findStalePaths } from "./lib/stale-paths.mjs";
 
 const SCANNED_DIRS = ["src", "durable-objects"];
 const SOURCE_EXTENSIONS = [".ts", ".tsx"];
@@ -348,6 +353,14 @@ async function main() {
   const { values } = parseArgs({ options: { root: { type: "string" } } });
   const root = resolve(values.root ?? join(dirname(fileURLToPath(import.meta.url)), ".."));
   const { files, problems } = await checkStructure(root);
+  const stale = findStalePaths(root).map(({ file, line, path }) => `stale path: ${file}:${line}: ${path}`);
+  if (process.env.CHECK_STALE_PATHS === "1") problems.push(...stale);
+  else if (stale.length > 0) {
+    console.log(
+      `${stale.length} path(s) in docs and comments name nothing (CHECK_STALE_PATHS=1 fails on them):`,
+    );
+    for (const line of stale) console.log(`  - ${line}`);
+  }
   if (problems.length > 0) {
     console.error(`structure check failed: ${problems.length} violation(s) in ${files} files`);
     for (const problem of problems) console.error(`  - ${problem}`);

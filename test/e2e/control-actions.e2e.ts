@@ -2,7 +2,7 @@
 // the shards busy; a DELETE, a bulk delete and a tenant suspend that answered 2xx are followed by
 // no call of those jobs starting more than 1 s later (a call already started may still land).
 import { describe, expect, it } from "vitest";
-import { apiClient, waitUntil } from "./harness";
+import { createTenantWithKey, waitUntil } from "./harness";
 import { useScheduler } from "./scheduler-fixture";
 
 /** A modest flood: enough to keep every shard's tick and the consumers busy, short enough for CI. */
@@ -14,11 +14,7 @@ describe("e2e: control actions land during a flood", () => {
   const e2e = useScheduler();
 
   async function floodingTenant(label: string, jobs: number) {
-    const tenant = await e2e.admin<{ id: string }>("POST", "/v1/tenants", { name: label });
-    expect(tenant.status, `create tenant ${label}: ${JSON.stringify(tenant.body)}`).toBe(201);
-    const key = await e2e.admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    expect(key.status, `create key of ${label}: ${JSON.stringify(key.body)}`).toBe(201);
-    const api = apiClient(e2e.server.baseUrl, key.body.key);
+    const { id: tenantId, api } = await createTenantWithKey(e2e.server.baseUrl, { name: label });
     const endAt = new Date(Date.now() + 120_000).toISOString();
     const created = await api<{ results: { job?: { id: string } }[] }>("POST", "/v1/jobs/batch", {
       jobs: Array.from({ length: jobs }, (_, i) => ({
@@ -37,7 +33,7 @@ describe("e2e: control actions land during a flood", () => {
         what: `the ${label} flood to run`,
       },
     );
-    return { tenantId: tenant.body.id, api, ids };
+    return { tenantId, api, ids };
   }
 
   /** Calls to paths starting with `prefix` (or exactly `path`) received over 1 s after the answer. */

@@ -14,6 +14,7 @@ import { checkedShell, type DocBlock, docBlocks, localised, type Places, ROLES }
 import {
   ADMIN_TOKEN,
   apiClient,
+  createTenantWithKey,
   freePort,
   ROOT,
   type SchedulerProcess,
@@ -40,9 +41,9 @@ beforeAll(async () => {
     adminToken: ADMIN_TOKEN,
     targetPort: Number(new URL(target.url).port),
   };
-  const admin = apiClient(scheduler.baseUrl, ADMIN_TOKEN);
-  tenant = (await admin<typeof tenant>("POST", "/v1/tenants", { name: "docs" })).body;
-  tenantKey = (await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.id })).body.key;
+  const access = await createTenantWithKey(scheduler.baseUrl, { name: "docs" });
+  tenant = { id: access.id, signing_secret: access.signingSecret };
+  tenantKey = access.key;
   mkdirSync(RUN_DIR, { recursive: true });
 });
 

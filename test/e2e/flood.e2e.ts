@@ -3,7 +3,7 @@
 // calls stay punctual (its tenant's share of every shard's dispatch window is kept for it), and
 // none of its instants is missed; before the window, its p95 was tens of seconds.
 import { describe, expect, it } from "vitest";
-import { apiClient, type ReceivedCall, waitUntil } from "./harness";
+import { createTenantWithKey, type ReceivedCall, waitUntil } from "./harness";
 import { useScheduler } from "./scheduler-fixture";
 
 /**
@@ -27,9 +27,7 @@ describe("e2e: another tenant's flood", () => {
   const e2e = useScheduler();
 
   async function tenantApi(name: string) {
-    const tenant = await e2e.admin<{ id: string }>("POST", "/v1/tenants", { name });
-    const key = await e2e.admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    return apiClient(e2e.server.baseUrl, key.body.key);
+    return (await createTenantWithKey(e2e.server.baseUrl, { name })).api;
   }
 
   it("keeps the victim's every-second job punctual while the flood waits in the shards", async () => {

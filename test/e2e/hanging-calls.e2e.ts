@@ -10,7 +10,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, type ReceivedCall, waitUntil } from "./harness";
+import { createTenantWithKey, type ReceivedCall, waitUntil } from "./harness";
 import { useScheduler } from "./scheduler-fixture";
 
 /** 300 by default; E2E_HANGING_JOBS measures other counts by hand (docs/BENCHMARKS.md). */
@@ -68,9 +68,7 @@ describe("e2e: hundreds of hanging calls", () => {
   });
 
   async function tenantApi(name: string) {
-    const tenant = await e2e.admin<{ id: string }>("POST", "/v1/tenants", { name });
-    const key = await e2e.admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    return apiClient(e2e.server.baseUrl, key.body.key);
+    return (await createTenantWithKey(e2e.server.baseUrl, { name })).api;
   }
 
   it("keeps another tenant's every-second job punctual while 300 calls hang", async () => {

@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOST_THROTTLE_SETTINGS } from "../../src/core/host-throttle";
-import { apiClient, type ReceivedCall, waitUntil } from "./harness";
+import { createTenantWithKey, type ReceivedCall, waitUntil } from "./harness";
 import { useScheduler } from "./scheduler-fixture";
 
 const LIMIT = 3;
@@ -81,10 +81,8 @@ describe("e2e: a host that says slow down is slowed as a whole", () => {
   });
 
   it("keeps its calls in flight under what the host takes, runs each once, and slows no other tenant", async () => {
-    const { admin, server, target, api } = scheduler;
-    const other = await admin<{ id: string }>("POST", "/v1/tenants", { name: "e2e-host-other" });
-    const otherKey = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: other.body.id });
-    const otherApi = apiClient(server.baseUrl, otherKey.body.key);
+    const { server, target, api } = scheduler;
+    const { api: otherApi } = await createTenantWithKey(server.baseUrl, { name: "e2e-host-other" });
     const steady = await otherApi("POST", "/v1/jobs", {
       name: "steady",
       schedule: { type: "cron", expr: "* * * * * *", timezone: "UTC" },

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   ADMIN_TOKEN,
   apiClient,
+  createTenantWithKey,
   ROOT,
   removeState,
   type SchedulerProcess,
@@ -86,11 +87,7 @@ afterAll(async () => {
 describe("npm run migrate:layout", () => {
   it("moves a single-database deployment's jobs, carrying on across a SIGKILL of the Worker", async () => {
     server = await startScheduler({ vars: VARS, migrate: "apply" });
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "layout" });
-    const key = (await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id })).body
-      .key;
-    const client = apiClient(server.baseUrl, key);
+    const { key, api: client } = await createTenantWithKey(server.baseUrl, { name: "layout" });
     const created = await client<{ results: { job: { id: string } }[] }>("POST", "/v1/jobs/batch", {
       jobs: Array.from({ length: JOBS }, (_, i) => ({
         name: `layout-${i}`,

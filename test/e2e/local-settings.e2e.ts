@@ -1,4 +1,4 @@
-// What `npm start` takes besides the port: the README's local OpenTelemetry recipe run as written
+// What `npm start` takes besides the port: the local OpenTelemetry recipe (docs/OPERATIONS.md) run as written
 // (a line in .dev.vars, `npm start`, a real OTLP/HTTP receiver getting a run's spans and log lines),
 // and the production target policy tried locally (EDGECRON_TARGET_POLICY=production with an
 // allow-listed local target): the metadata address refused with a 400 naming the target.
@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { apiClient, freePort, ROOT, startTarget, type TargetServer, waitUntil } from "./harness";
+import { createTenantWithKey, freePort, ROOT, startTarget, type TargetServer, waitUntil } from "./harness";
 import { HOST, killStarted, type RunningStart, spawnNpmStart, startAndCollect, stopStart } from "./npm-start";
 
 const scratch = mkdtempSync(join(tmpdir(), "edgecron-local-settings-"));
@@ -88,14 +88,11 @@ async function useTarget(): Promise<TargetServer> {
 async function tenantOf(run: RunningStart, name: string) {
   const baseUrl = `http://${HOST}:${run.port}`;
   await waitUntil(() => run.output().includes("admin token:"), { what: "the announcement" });
-  const admin = apiClient(baseUrl, /admin token: (\S+)/.exec(run.output())?.[1] ?? "");
-  const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name });
-  expect(tenant.status, JSON.stringify(tenant.body)).toBe(201);
-  const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-  return apiClient(baseUrl, key.body.key);
+  const adminToken = /admin token: (\S+)/.exec(run.output())?.[1] ?? "";
+  return (await createTenantWithKey(baseUrl, { name }, adminToken)).api;
 }
 
-describe("the README's local OpenTelemetry recipe", () => {
+describe("the local OpenTelemetry recipe of docs/OPERATIONS.md", () => {
   it(
     "a line in .dev.vars and npm start: a run's spans and log lines reach the collector",
     async () => {

@@ -5,8 +5,7 @@
 import { Client, QstashError } from "@upstash/qstash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  ADMIN_TOKEN,
-  apiClient,
+  createTenantWithKey,
   type ReceivedCall,
   removeState,
   type SchedulerProcess,
@@ -59,10 +58,8 @@ describe("@upstash/qstash filters against the dev server", () => {
   beforeAll(async () => {
     [server, target] = await Promise.all([startScheduler(), startTarget()]);
     target.respond((call) => ({ status: call.path.startsWith("/fail/") ? 500 : 200 }));
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "qstash-filters" });
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    qstash = new Client({ baseUrl: server.baseUrl, token: key.body.key, devMode: false });
+    const { key } = await createTenantWithKey(server.baseUrl, { name: "qstash-filters" });
+    qstash = new Client({ baseUrl: server.baseUrl, token: key, devMode: false });
 
     const publishFailing = (name: string, extra: Record<string, unknown> = {}) =>
       qstash.publish({

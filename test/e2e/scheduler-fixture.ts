@@ -4,7 +4,9 @@
 import { afterAll, beforeAll } from "vitest";
 import {
   ADMIN_TOKEN,
+  type ApiClient,
   apiClient,
+  createTenantWithKey,
   removeState,
   type SchedulerProcess,
   type StartOptions,
@@ -13,7 +15,7 @@ import {
   type TargetServer,
 } from "./harness";
 
-export type ApiClient = ReturnType<typeof apiClient>;
+export type { ApiClient };
 
 /** Filled in before the file's tests run (and before the hooks the file registers after it). */
 export interface E2eScheduler {
@@ -40,14 +42,11 @@ export function useScheduler(options: FixtureOptions = {}): E2eScheduler {
     [fixture.target, fixture.server] = await Promise.all([startTarget(), startScheduler(start)]);
     fixture.admin = apiClient(fixture.server.baseUrl, ADMIN_TOKEN);
     if (tenant === undefined) return;
-    const created = await fixture.admin<{ id: string; signing_secret: string }>("POST", "/v1/tenants", {
-      name: tenant,
-    });
-    fixture.tenantId = created.body.id;
-    fixture.signingSecret = created.body.signing_secret;
-    const key = await fixture.admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: fixture.tenantId });
-    fixture.tenantKey = key.body.key;
-    fixture.api = apiClient(fixture.server.baseUrl, fixture.tenantKey);
+    const access = await createTenantWithKey(fixture.server.baseUrl, { name: tenant });
+    fixture.tenantId = access.id;
+    fixture.signingSecret = access.signingSecret;
+    fixture.tenantKey = access.key;
+    fixture.api = access.api;
   });
   afterAll(async () => {
     await fixture.server?.stop();

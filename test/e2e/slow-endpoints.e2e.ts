@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ADMIN_TOKEN,
   apiClient,
+  createTenantWithKey,
   type ReceivedCall,
   removeState,
   type SchedulerProcess,
@@ -53,13 +54,13 @@ describe("e2e: a slow endpoint delays only its own runs", () => {
   let server: SchedulerProcess;
   let target: TargetServer;
   let hanging: Awaited<ReturnType<typeof startHangingTarget>>;
-  let admin: ReturnType<typeof apiClient>;
+  let _admin: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
     target = await startTarget();
     hanging = await startHangingTarget();
     server = await startScheduler();
-    admin = apiClient(server.baseUrl, ADMIN_TOKEN);
+    _admin = apiClient(server.baseUrl, ADMIN_TOKEN);
   });
   afterAll(async () => {
     await server?.stop();
@@ -69,12 +70,8 @@ describe("e2e: a slow endpoint delays only its own runs", () => {
   });
 
   async function tenantApi(name: string, alertWebhookUrl?: string) {
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", {
-      name,
-      ...(alertWebhookUrl ? { alert_webhook_url: alertWebhookUrl } : {}),
-    });
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id });
-    return apiClient(server.baseUrl, key.body.key);
+    const fields = { name, ...(alertWebhookUrl ? { alert_webhook_url: alertWebhookUrl } : {}) };
+    return (await createTenantWithKey(server.baseUrl, fields)).api;
   }
 
   it("keeps another tenant's every-second job on time beside a hanging target and a hanging webhook", async () => {

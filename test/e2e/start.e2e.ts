@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { apiClient, freePort, ROOT, waitUntil } from "./harness";
+import { createTenantWithKey, freePort, ROOT, waitUntil } from "./harness";
 import {
   expectNothingLeft,
   HOST,
@@ -97,12 +97,8 @@ describe("npm start", () => {
     const { run, pids } = await startAndCollect(port, "start:targets");
     const baseUrl = `http://${HOST}:${port}`;
     await waitUntil(() => run.output().includes("admin token:"), { what: "the announcement" });
-    const admin = apiClient(baseUrl, /admin token: (\S+)/.exec(run.output())?.[1] ?? "");
-    const tenant = (await admin<{ id: string }>("POST", "/v1/tenants", { name: "targets" })).body;
-    const api = apiClient(
-      baseUrl,
-      (await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.id })).body.key,
-    );
+    const adminToken = /admin token: (\S+)/.exec(run.output())?.[1] ?? "";
+    const { api } = await createTenantWithKey(baseUrl, { name: "targets" }, adminToken);
     const targets = [
       { type: "service", binding: "BILLING", path: "/hook" },
       { type: "workflow", binding: "REPORT_FLOW", body: { report: "daily" } },

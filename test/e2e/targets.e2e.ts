@@ -6,8 +6,8 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  ADMIN_TOKEN,
-  apiClient,
+  type apiClient,
+  createTenantWithKey,
   removeState,
   type SchedulerProcess,
   startScheduler,
@@ -40,10 +40,7 @@ describe("e2e: service-binding, Workflow and Queue targets through wrangler dev"
       configs,
       vars: { TARGET_BINDINGS },
     });
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
-    const tenant = (await admin<{ id: string }>("POST", "/v1/tenants", { name: "e2e-targets" })).body;
-    const key = await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.id });
-    api = apiClient(server.baseUrl, key.body.key);
+    ({ api } = await createTenantWithKey(server.baseUrl, { name: "e2e-targets" }));
   });
 
   afterAll(async () => {

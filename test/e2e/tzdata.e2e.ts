@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ADMIN_TOKEN,
   apiClient,
+  createTenantWithKey,
   removeState,
   type SchedulerProcess,
   startScheduler,
@@ -47,12 +48,10 @@ describe("a tz database change under wrangler dev", () => {
   it("re-derives a stored timer after a restart with new zone rules and fires the new instant once", async () => {
     const vars = { EDGECRON_TEST_HOOKS: "1", MAINTENANCE_INTERVAL_MS: "2000" };
     server = await startScheduler({ vars });
-    const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
+    const _admin = apiClient(server.baseUrl, ADMIN_TOKEN);
     const before = (await (await fetch(`${server.baseUrl}/healthz`)).json()) as { tzdata: string };
     expect(before.tzdata).toMatch(/^intl-[0-9a-f]{12}$/);
-    const tenant = await admin<{ id: string }>("POST", "/v1/tenants", { name: "tzdata-e2e" });
-    const key = (await admin<{ key: string }>("POST", "/v1/api-keys", { tenant_id: tenant.body.id })).body
-      .key;
+    const { key } = await createTenantWithKey(server.baseUrl, { name: "tzdata-e2e" });
 
     // Under the new rules (Tokyo one hour ahead) the job's instant is ~60 s away; under the old, an hour later.
     const newInstantMs = Math.ceil((Date.now() + 60_000) / 1_000) * 1_000;

@@ -11,7 +11,7 @@ import { insertStoredJobs } from "../../src/db/job-store";
 import { MAX_STORED_PAYLOAD_BYTES, type StoredPayload } from "../../src/queue/consumers/dead-letter-payload";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { inShardTables } from "../helpers/shard-state";
-import { shardRows, snapshot, spec, stubFor, targetUrl, uniqueJobId } from "./scheduling";
+import { jobIdsOnOneShard, shardRows, snapshot, spec, stubFor, targetUrl } from "./scheduling";
 
 export const LONG_WAIT = { timeout: 90_000, interval: 250 };
 export const FAR_FUTURE = { type: "once" as const, at: "2099-01-01T00:00:00.000Z" };
@@ -27,15 +27,9 @@ export interface LargeJob {
 const usedShards = new Set<number>();
 
 /** `count` job ids on one shard no earlier test of the file used. */
-export function jobIdsOnOneShard(label: string, count: number): string[] {
-  let first = uniqueJobId(label);
-  while (usedShards.has(shardOfJob(env, first))) first = uniqueJobId(label);
-  usedShards.add(shardOfJob(env, first));
-  const ids = [first];
-  while (ids.length < count) {
-    const candidate = uniqueJobId(label);
-    if (shardOfJob(env, candidate) === shardOfJob(env, first)) ids.push(candidate);
-  }
+export function jobIdsOnAnUnusedShard(label: string, count: number): string[] {
+  const ids = jobIdsOnOneShard(label, count, usedShards);
+  usedShards.add(shardOfJob(env, ids[0] as string));
   return ids;
 }
 

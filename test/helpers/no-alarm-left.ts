@@ -3,11 +3,13 @@
 // stack): a test's own clean-up has already happened. Files that declared
 // disarmShardsAfterEach() are checked by their drain instead (see alarms.ts).
 import { afterEach, expect } from "vitest";
-import { armedAlarms, describeAlarms, disarmAll, fileDrainsAlarms } from "./alarms";
+import { loadsWorker } from "./test-kind";
 
 afterEach(async (context) => {
-  // Unit tests are pure: they touch no Durable Object, and reading 16 shards per table row is waste.
-  if (!context.task.file.filepath.includes("/test/integration/")) return;
+  // Unit tests are pure: they touch no Durable Object, and reading 16 shards per table row is
+  // waste. alarms.ts is imported only here: it loads the Worker, which a unit file never needs.
+  if (!loadsWorker(context.task.file.filepath)) return;
+  const { armedAlarms, describeAlarms, disarmAll, fileDrainsAlarms } = await import("./alarms");
   if (fileDrainsAlarms()) return;
   const armed = await armedAlarms();
   if (armed.length === 0) return;

@@ -33,6 +33,30 @@ export function uniqueJobId(label: string): string {
   return `job_${label}_${Date.now().toString(36)}_${counter}`;
 }
 
+/**
+ * Job ids that all hash to one shard: `count` ids labelled `labels`, or one id per label of a list,
+ * in its order. The shard is the first id's, drawn again while it is one of `avoiding` (a file
+ * whose tests each want a shard of their own passes the shards its earlier tests used).
+ */
+export function jobIdsOnOneShard(
+  labels: string | readonly string[],
+  count = typeof labels === "string" ? 1 : labels.length,
+  avoiding: ReadonlySet<number> = new Set(),
+): string[] {
+  const list = typeof labels === "string" ? Array.from({ length: count }, () => labels) : labels;
+  const [firstLabel = "job", ...others] = list;
+  let first = uniqueJobId(firstLabel);
+  while (avoiding.has(shardOfJob(env, first))) first = uniqueJobId(firstLabel);
+  const shard = shardOfJob(env, first);
+  const ids = [first];
+  for (const label of others) {
+    let candidate = uniqueJobId(label);
+    while (shardOfJob(env, candidate) !== shard) candidate = uniqueJobId(label);
+    ids.push(candidate);
+  }
+  return ids;
+}
+
 export function targetUrl(path: string): string {
   return `${inject("targetUrl")}${path}`;
 }

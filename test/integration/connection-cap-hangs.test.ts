@@ -9,7 +9,7 @@ import worker from "../../src/index";
 import { claimRuns, giveBackRuns } from "../../src/shard/client";
 import type { DispatchMessage, DispatchRun, ShardJob } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
-import { jobIdsOnOneShard } from "../helpers/dead-letters";
+import { jobIdsOnAnUnusedShard } from "../helpers/dead-letters";
 import {
   currentRunsOf,
   dispatchButLose,
@@ -111,7 +111,7 @@ function eventsOf(run: RunRow): { state: string; reason: string }[] {
 
 describe("hanging calls under the six connections", () => {
   it("gives back uncalled the runs a batch has no connection left for, and they run from their shard", async () => {
-    const ids = jobIdsOnOneShard("cap-hangs", 8);
+    const ids = jobIdsOnAnUnusedShard("cap-hangs", 8);
     const hanging = ids.slice(0, 7).map(hangingJob);
     const quick = quickJob(ids[7] as string);
     const runs = await dispatchedRuns([...hanging, quick]);
@@ -166,7 +166,7 @@ describe("hanging calls under the six connections", () => {
   }, 40_000);
 
   it("keeps the last connection from a tenant whose calls already hang: the other tenant's run is called", async () => {
-    const ids = jobIdsOnOneShard("cap-known-hanger", 8);
+    const ids = jobIdsOnAnUnusedShard("cap-known-hanger", 8);
     const first = hangingJob(ids[0] as string);
     // One call of the tenant hangs and turns slow: from then on the tenant is known to hang here.
     const firstDelivery = await deliverCapped("first-hang", first.shard, await dispatchedRuns([first]));
@@ -192,7 +192,7 @@ describe("hanging calls under the six connections", () => {
   }, 40_000);
 
   it("moves only a run still at the fence it was sent with", async () => {
-    const [jobId] = jobIdsOnOneShard("cap-give-back-fence", 1) as [string];
+    const [jobId] = jobIdsOnAnUnusedShard("cap-give-back-fence", 1) as [string];
     const job = quickJob(jobId);
     const [run] = (await dispatchedRuns([job])) as [DispatchRun];
     expect(await giveBackRuns(env, job.shard, [{ runId: run.run_id, fence: run.fence + 1 }])).toBe(0);

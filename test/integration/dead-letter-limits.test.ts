@@ -24,7 +24,7 @@ import {
   deleteLargeJobs,
   expectBoundedPayloads,
   FAR_FUTURE,
-  jobIdsOnOneShard,
+  jobIdsOnAnUnusedShard,
   LONG_WAIT,
   largeJob,
   pendingLetters,
@@ -51,7 +51,7 @@ describe("dead letters on a shard", () => {
     const otherTenantId = `ten_dl80_other_${Date.now().toString(36)}`;
     await seedTenant(tenantId);
     await seedTenant(otherTenantId);
-    const [steadyId, ...letterIds] = jobIdsOnOneShard("dl80", 81) as [string, ...string[]];
+    const [steadyId, ...letterIds] = jobIdsOnAnUnusedShard("dl80", 81) as [string, ...string[]];
     const steadySpec = spec({
       schedule: { type: "interval", every: "1s" },
       target: { url: targetUrl(`/ok/dl-steady/${steadyId}`) },
@@ -99,7 +99,9 @@ describe("dead letters on a shard", () => {
   it("recovers a shard already jammed: pending letters too large for one batch are re-sent split or by reference", async () => {
     const tenantId = `ten_dlstuck_${Date.now().toString(36)}`;
     await seedTenant(tenantId);
-    const jobs = jobIdsOnOneShard("dlstuck", 20).map((jobId, index) => largeJob(jobId, index, FAR_FUTURE));
+    const jobs = jobIdsOnAnUnusedShard("dlstuck", 20).map((jobId, index) =>
+      largeJob(jobId, index, FAR_FUTURE),
+    );
     await seedPendingLetters(tenantId, jobs);
     // Placing the jobs arms the shard's alarm: the real alarm does the rest.
     await placeLargeJobs(tenantId, jobs);
@@ -117,7 +119,9 @@ describe("dead letters on a shard", () => {
   it("keeps letters whose send failed pending with backoff, re-sends them by reference, then each alone", async () => {
     const tenantId = `ten_dlflaky_${Date.now().toString(36)}`;
     await seedTenant(tenantId);
-    const jobs = jobIdsOnOneShard("dlflaky", 3).map((jobId, index) => largeJob(jobId, index, FAR_FUTURE));
+    const jobs = jobIdsOnAnUnusedShard("dlflaky", 3).map((jobId, index) =>
+      largeJob(jobId, index, FAR_FUTURE),
+    );
     await placeLargeJobs(tenantId, jobs);
     await seedPendingLetters(tenantId, jobs);
     const sends: DeadLetterMessage[][] = [];

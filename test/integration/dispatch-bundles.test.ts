@@ -5,10 +5,11 @@ import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { bundle, sendGroups } from "../../durable-objects/shard/dispatch/queue-hand-off";
 import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/wheel/pass-settings";
-import { pushJobs, shardOfJob } from "../../src/shard/client";
+import { pushJobs } from "../../src/shard/client";
 import type { DispatchRun } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
+  jobIdsOnOneShard,
   seedTenant,
   shardRows,
   snapshot,
@@ -24,18 +25,6 @@ import { inShardTables } from "../helpers/shard-state";
 
 // These tests leave scheduled jobs on their shards: delete the alarms after each test.
 disarmShardsAfterEach();
-
-/** `count` job ids that all live on the shard of the first one. */
-function jobIdsOnOneShard(label: string, count: number): string[] {
-  const first = uniqueJobId(label);
-  const shard = shardOfJob(env, first);
-  const ids = [first];
-  while (ids.length < count) {
-    const candidate = uniqueJobId(label);
-    if (shardOfJob(env, candidate) === shard) ids.push(candidate);
-  }
-  return ids;
-}
 
 function sentRun(index: number, padding = ""): DispatchRun {
   return {

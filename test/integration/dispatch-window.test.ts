@@ -10,13 +10,13 @@ import { slowTenantInFlightCap } from "../../src/core/slow-calls";
 import { markSlowCalls, pushJobs, shardCount, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
+  jobIdsOnOneShard,
   seedTenant,
   setFaultsOf,
   snapshot,
   spec,
   stubFor,
   targetUrl,
-  uniqueJobId,
 } from "../helpers/scheduling";
 import { inShardTables } from "../helpers/shard-state";
 
@@ -24,18 +24,6 @@ disarmShardsAfterEach();
 
 const FLOODER = "ten_window_flooder";
 const QUIET = "ten_window_quiet";
-
-/** `count` job ids that all live on one shard. */
-function jobIdsOnOneShard(label: string, count: number): string[] {
-  const first = uniqueJobId(label);
-  const shard = shardOfJob(env, first);
-  const ids = [first];
-  while (ids.length < count) {
-    const candidate = uniqueJobId(label);
-    if (shardOfJob(env, candidate) === shard) ids.push(candidate);
-  }
-  return ids;
-}
 
 /** Hourly jobs on one shard: `floodCount` of the flooder and one of the quiet tenant (the last id). */
 async function placeJobs(label: string, floodCount: number): Promise<{ ids: string[]; quietJob: string }> {

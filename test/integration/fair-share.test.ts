@@ -3,16 +3,16 @@
 
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { pushJobs, shardOfJob } from "../../src/shard/client";
+import { pushJobs } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
+  jobIdsOnOneShard,
   seedTenant,
   setFaultsOf,
   snapshot,
   spec,
   stubFor,
   targetUrl,
-  uniqueJobId,
 } from "../helpers/scheduling";
 import { inShardTables } from "../helpers/shard-state";
 
@@ -20,18 +20,6 @@ disarmShardsAfterEach();
 
 const FLOODER = "ten_fair_flooder";
 const QUIET = "ten_fair_quiet";
-
-/** `count` job ids that all live on one shard. */
-function jobIdsOnOneShard(label: string, count: number): string[] {
-  const first = uniqueJobId(label);
-  const shard = shardOfJob(env, first);
-  const ids = [first];
-  while (ids.length < count) {
-    const candidate = uniqueJobId(label);
-    if (shardOfJob(env, candidate) === shard) ids.push(candidate);
-  }
-  return ids;
-}
 
 describe("fair share between tenants", () => {
   it("sends another tenant's single due run in the same tick as one tenant's 2,000", async () => {

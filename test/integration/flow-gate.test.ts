@@ -7,7 +7,7 @@ import { PARALLELISM_RECHECK_MS } from "../../src/core/flow-control";
 import { acquirePermits, flowKeyGate, gateState, releasePermits, renewPermits } from "../../src/gate/client";
 import { loseShardAlarm, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
-import { jobIdsOnOneShard } from "../helpers/dead-letters";
+import { jobIdsOnAnUnusedShard } from "../helpers/dead-letters";
 import {
   makeJobDue,
   placeJob,
@@ -105,7 +105,7 @@ describe("a flow gate and its shards", () => {
     const key = `gate-count-${crypto.randomUUID().slice(0, 8)}`;
     const gate = flowKeyGate(TENANT_ID, key);
     await takeOnlyPermit(gate, key, "run_elsewhere_count");
-    const jobIds = jobIdsOnOneShard("gate-count", 2);
+    const jobIds = jobIdsOnAnUnusedShard("gate-count", 2);
     for (const jobId of jobIds) await placeGatedJob(jobId, key, "/ok/gate-count");
     // One run asks and waits; later a second run of the same shard asks on its own.
     for (const [index, jobId] of jobIds.entries()) {

@@ -11,7 +11,7 @@ import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
 import { holdBudgetFull } from "../helpers/backlog";
 import { ConsoleClient } from "../helpers/console-client";
-import { snapshot, spec, stubFor, targetUrl, uniqueJobId } from "../helpers/scheduling";
+import { jobIdsOnOneShard, snapshot, spec, stubFor, targetUrl } from "../helpers/scheduling";
 import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
@@ -21,17 +21,6 @@ interface ShareWait {
   waiting_runs: number;
   waiting_since: string | null;
   shards: number;
-}
-
-/** `count` job ids on one shard. */
-function jobIdsOnOneShard(label: string, count: number): string[] {
-  const first = uniqueJobId(label);
-  const ids = [first];
-  while (ids.length < count) {
-    const candidate = uniqueJobId(label);
-    if (shardOfJob(env, candidate) === shardOfJob(env, first)) ids.push(candidate);
-  }
-  return ids;
 }
 
 async function indexTenantShard(tenantId: string, jobId: string): Promise<void> {

@@ -3,12 +3,12 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { shardOfJob } from "../../src/shard/client";
 import type { DispatchMessage, ShardJob } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   currentRunsOf,
   dispatchButLose,
+  jobIdsOnOneShard,
   placeJob,
   seedTenant,
   snapshot,
@@ -16,7 +16,6 @@ import {
   type TargetCall,
   targetCalls,
   targetUrl,
-  uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
 
@@ -32,19 +31,6 @@ beforeAll(async () => {
   await seedTenant();
   await seedTenant(HANGING_TENANT, "b".repeat(64));
 });
-
-/** Job ids whose jobs all land on one shard (so their runs can share a dispatch message). */
-function jobIdsOnOneShard(labels: string[]): string[] {
-  const first = uniqueJobId(labels[0] as string);
-  const shard = shardOfJob(env, first);
-  const ids = [first];
-  for (const label of labels.slice(1)) {
-    let candidate = uniqueJobId(label);
-    while (shardOfJob(env, candidate) !== shard) candidate = uniqueJobId(label);
-    ids.push(candidate);
-  }
-  return ids;
-}
 
 function ofTenant(job: ShardJob, tenantId: string): ShardJob {
   return { ...job, tenantId };

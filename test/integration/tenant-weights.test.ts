@@ -8,7 +8,7 @@ import { jobStores } from "../../src/db/databases";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
-import { setFaultsOf, snapshot, spec, stubFor, targetUrl, uniqueJobId } from "../helpers/scheduling";
+import { jobIdsOnOneShard, setFaultsOf, snapshot, spec, stubFor, targetUrl } from "../helpers/scheduling";
 import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
@@ -19,18 +19,6 @@ interface Limits {
   weight: number;
   overridden: string[];
   defaults: { weight: number };
-}
-
-/** `count` job ids that all live on one shard. */
-function jobIdsOnOneShard(label: string, count: number): string[] {
-  const first = uniqueJobId(label);
-  const shard = shardOfJob(env, first);
-  const ids = [first];
-  while (ids.length < count) {
-    const candidate = uniqueJobId(label);
-    if (shardOfJob(env, candidate) === shard) ids.push(candidate);
-  }
-  return ids;
 }
 
 /** Every tenant's jobs on the shard of `ids`, all due a second ago (1,200 > any window). */

@@ -17,7 +17,7 @@ import {
 import type { TzdataProgress } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
-import { seedTenant, shardStub, snapshot, spec, targetUrl, uniqueJobId } from "../helpers/scheduling";
+import { jobIdsOnOneShard, seedTenant, shardStub, snapshot, spec, targetUrl } from "../helpers/scheduling";
 import { inShardTables } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
@@ -26,17 +26,6 @@ const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 const ZONE = "Asia/Tokyo";
 const NEW_RULES = "test-rules-2";
-
-/** `count` job ids that all live on one shard. */
-function jobIdsOnOneShard(count: number): { shard: number; jobIds: string[] } {
-  const shard = shardOfJob(env, uniqueJobId("tz"));
-  const jobIds: string[] = [];
-  while (jobIds.length < count) {
-    const jobId = uniqueJobId("tz");
-    if (shardOfJob(env, jobId) === shard) jobIds.push(jobId);
-  }
-  return { shard, jobIds };
-}
 
 /** Tokyo wall time (no DST there) half an hour from now, as a daily cron. */
 function dailyCronHalfAnHourAhead(nowMs: number): string {
@@ -82,7 +71,8 @@ describe("a tz database change (simulated)", () => {
     const expr = dailyCronHalfAnHourAhead(nowMs);
     const schedule = { type: "cron" as const, expr, timezone: ZONE };
     const oldNextMs = nextFireTimes(schedule, nowMs, 1)[0] as number;
-    const { shard, jobIds } = jobIdsOnOneShard(23);
+    const jobIds = jobIdsOnOneShard("tz", 23);
+    const shard = shardOfJob(env, jobIds[0] as string);
     const stub = shardStub(shard);
     const jobSpec = spec({
       schedule,
@@ -210,7 +200,8 @@ describe("a tz database change (simulated)", () => {
     const nowMs = Date.now();
     const schedule = { type: "cron" as const, expr: dailyCronHalfAnHourAhead(nowMs), timezone: ZONE };
     const oldNextMs = nextFireTimes(schedule, nowMs, 1)[0] as number;
-    const { shard, jobIds } = jobIdsOnOneShard(7);
+    const jobIds = jobIdsOnOneShard("tz", 7);
+    const shard = shardOfJob(env, jobIds[0] as string);
     const jobSpec = spec({ schedule, target: { url: targetUrl("/ok/tzdata-twice"), method: "POST" } });
     await pushJobs(
       env,

@@ -20,7 +20,14 @@ function fixture(files: Record<string, string>): string {
 }
 
 function runCheck(root: string, ...flags: string[]) {
-  const result = spawnSync(process.execPath, [SCRIPT, "--root", root, ...flags], { encoding: "utf8" });
+  return runCheckWith({}, root, ...flags);
+}
+
+function runCheckWith(env: Record<string, string>, root: string, ...flags: string[]) {
+  const result = spawnSync(process.execPath, [SCRIPT, "--root", root, ...flags], {
+    encoding: "utf8",
+    env: { ...process.env, CHECK_STALE_PATHS: "", ...env },
+  });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
@@ -40,11 +47,12 @@ afterEach(() => {
 });
 
 describe("check-structure", () => {
+  // The whole repository, paths in docs and comments included: ~10 s alone, more beside other suites.
   it("passes on this repository", () => {
     const { status, output } = runCheck(ROOT);
     expect(output).toContain("structure check passed");
     expect(status).toBe(0);
-  });
+  }, 90_000);
 
   it("passes on a tree that keeps every rule", () => {
     const { status, output } = runCheck(fixture(CLEAN));
@@ -211,6 +219,58 @@ describe("check-structure", () => {
       expect(refused.status).toBe(1);
       expect(refused.stderr).toContain("locked migration edited: migrations/0003_more.sql");
       expect(runCheck(root).output).toContain("locked migration edited: migrations/0003_more.sql");
+    });
+  });
+
+  describe("paths in docs and comments", () => {
+    const WITH_PATHS = {
+      ...CLEAN,
+      "docs/GUIDE.md":
+        "The schedule is computed in `src/core/schedule.ts` (see [the spec](../src/core/spec.ts)),\n" +
+        "jobs are read by `src/db/jobs` and `docs/GUIDE.md` is this file. Not paths: `test/e2e/**`,\n" +
+        "`migrations/NNNN_words.sql`, https://example.com/src/gone.ts.\n" +
+        "The old home was `src/core/moved.ts`; see also [gone](./GONE.md).\n",
+      "README.md": "# t\n\nRooms: [the API](src/api/app.ts), [the queue](src/queue/consumers/README.md).\n",
+      "src/core/spec.ts":
+        "// Read by ./schedule.ts and src/api/app.ts; the rules are in ./missing-rules.ts.\nexport interface Spec { ms: number }\n",
+    };
+
+    it("reports a path that names nothing, and still passes while CHECK_STALE_PATHS is unset", () => {
+      const { status, output } = runCheck(fixture(WITH_PATHS));
+      expect(status).toBe(0);
+      expect(output).toContain("structure check passed");
+      expect(output).toContain("stale path: docs/GUIDE.md:4: src/core/moved.ts");
+      expect(output).toContain("stale path: docs/GUIDE.md:4: ./GONE.md");
+      expect(output).toContain("stale path: README.md:3: src/queue/consumers/README.md");
+      expect(output).toContain("stale path: src/core/spec.ts:1: ./missing-rules.ts");
+      // Paths that exist, globs, placeholders and addresses are not reported.
+      for (const fine of [
+        "src/core/schedule.ts",
+        "../src/core/spec.ts",
+        "src/db/jobs",
+        "test/e2e",
+        "NNNN",
+        "gone.ts",
+      ]) {
+        expect(output).not.toMatch(new RegExp(`stale path: [^\\n]*: ${fine.replace(/[.*]/g, "\\$&")}\\n`));
+      }
+      expect(output.match(/stale path:/g)).toHaveLength(4);
+    });
+
+    it("fails on a stale path with CHECK_STALE_PATHS=1, and passes once it is fixed", () => {
+      const root = fixture(WITH_PATHS);
+      const failing = runCheckWith({ CHECK_STALE_PATHS: "1" }, root);
+      expect(failing.status).toBe(1);
+      expect(failing.output).toContain("stale path: docs/GUIDE.md:4: src/core/moved.ts");
+      writeFileSync(join(root, "docs/GUIDE.md"), "The schedule is computed in `src/core/schedule.ts`.\n");
+      writeFileSync(join(root, "README.md"), "# t\n\nRooms: [the API](src/api/app.ts).\n");
+      writeFileSync(
+        join(root, "src/core/spec.ts"),
+        "// Read by ./schedule.ts.\nexport interface Spec { ms: number }\n",
+      );
+      const fixed = runCheckWith({ CHECK_STALE_PATHS: "1" }, root);
+      expect(fixed.output).not.toContain("stale path");
+      expect(fixed.status).toBe(0);
     });
   });
 });

@@ -68,7 +68,7 @@ describe("public cron conformance vectors (test/fixtures/cron-vectors.json)", ()
 /**
  * An independent oracle for the DST rules: walk instants minute by minute, read each one's wall
  * time with luxon, and derive gaps (wall minutes skipped) and overlaps (wall minutes seen twice)
- * from the walk itself, then apply the DST rules (README, Time semantics). Only plain `m h * * *` expressions, so the
+ * from the walk itself, then apply the DST rules (docs/TIME.md). Only plain `m h * * *` expressions, so the
  * oracle's matcher is trivial.
  */
 describe("DST rules against a minute-by-minute oracle around every 2026 transition", () => {
