@@ -86,5 +86,7 @@ app.route("/v2", qstashApi);
 app.notFound(notFoundFor(app));
 // What fails before a /v2 route runs (the body cap above) still answers in QStash's shape.
 app.onError((error, c) =>
-  c.req.path === "/v2" || c.req.path.startsWith("/v2/") ? qstashErrorResponse(error, c) : errorResponse(error, c),
+  c.req.path === "/v2" || c.req.path.startsWith("/v2/")
+    ? qstashErrorResponse(error, c)
+    : errorResponse(error, c),
 );

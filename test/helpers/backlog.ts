@@ -2,7 +2,7 @@
 // tenant that no consumer will ever claim, so every run of that tenant that comes due waits
 // SCHEDULED, as under the tenant's own flood (another tenant would still get its share).
 
-import { env, } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { windowLimits } from "../../durable-objects/shard/dispatch/budget";
 import { shardCount } from "../../src/shard/client";
 import { inShardTables } from "../helpers/shard-state";

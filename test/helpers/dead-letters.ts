@@ -1,7 +1,7 @@
 // Large-bodied jobs and jammed shards for the dead-letter limit tests
 // (test/integration/dead-letter-limits.test.ts): placed in D1 and on their shard as the API does.
 
-import { env, } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import type { JobSpec } from "../../src/core/job-spec";
 import { runIdFor } from "../../src/core/run-id";

@@ -2,7 +2,7 @@
 // idempotent), listed by state, resolved by the system when a missed run's job fires again, and
 // never stamped "delivered" when there was nowhere to send them.
 
-import { env, } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { raiseAlerts } from "../../src/service/raise-alerts";
 import { loseShardAlarm, shardOfJob } from "../../src/shard/client";

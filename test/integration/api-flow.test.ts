@@ -1,7 +1,7 @@
 // The API driving real shards: what a client does over HTTP, down to the target and back into
 // the run history it reads over HTTP. Nothing of ours is mocked.
 
-import { runDurableObjectAlarm, } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";

@@ -3,7 +3,7 @@
 // (test/fixtures/targets-worker) through a service binding, a Workflow binding or a Queue. The
 // auxiliary Worker records everything it receives; tests read the records through it.
 
-import { env, runDurableObjectAlarm, } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { JobCreate } from "../../src/core/job-spec";
 import { runIdempotencyKey } from "../../src/core/run-idempotency";

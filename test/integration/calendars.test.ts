@@ -1,4 +1,4 @@
-import { env, runDurableObjectAlarm, } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Calendar, Job, Problem } from "../../src/client/types";
 import { insertCalendar, upsertCalendar } from "../../src/db/calendars";

@@ -2,7 +2,7 @@
 // attempt-outcomes.ts): every claim and report gets exactly the answer, lease, lateness and event
 // the run's own state calls for, whatever job the message names.
 
-import { env, } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobSpec, rememberDefinition } from "../../durable-objects/shard/jobs/job-specs";
 import { RUNNING_LEASE_GRACE_MS } from "../../durable-objects/shard/runs/leases";

@@ -1,7 +1,7 @@
 // The throughput path's own rules: runs travel bundled per queue message, a push applies many
 // jobs in one statement, and a shard defers history while it is backlogged.
 
-import { env, runDurableObjectAlarm, } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { bundle, sendGroups } from "../../durable-objects/shard/dispatch/queue-hand-off";
 import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/wheel/pass-settings";

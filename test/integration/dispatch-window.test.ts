@@ -3,7 +3,7 @@
 // its share of what is sent, whether the other tenant's runs flood, hang or come back from
 // expired leases.
 
-import { env, runDurableObjectAlarm, } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { INITIAL_WINDOW_SIZE } from "../../src/core/dispatch-window";
 import { slowTenantInFlightCap } from "../../src/core/slow-calls";

@@ -1,7 +1,7 @@
 // Fair share in the shard: when more runs are due than the unclaimed budget can send, the tick
 // takes them round robin across tenants, so one tenant's backlog cannot hold back another's run.
 
-import { env, runDurableObjectAlarm, } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";

@@ -2,12 +2,7 @@
 // fault: nothing is lost, duplicates only for runs in flight at the fault, and the history says
 // what happened. (Alarm throws and sendBatch throws are in scheduling.test.ts.)
 
-import {
-  createExecutionContext,
-  createMessageBatch,
-  env,
-  runDurableObjectAlarm,
-} from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, runDurableObjectAlarm } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { CONSUMER_FAULTS_KEY } from "../../src/queue/consumers/test-faults";

@@ -1,7 +1,7 @@
 // A flow gate below the API: a shard's tick asks the gate, a refused run stays SCHEDULED with its
 // timer moved and counts in the key's wait list, and a returned permit wakes it at once.
 
-import { env, runDurableObjectAlarm, } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { PARALLELISM_RECHECK_MS } from "../../src/core/flow-control";
 import { acquirePermits, flowKeyGate, gateState, releasePermits, renewPermits } from "../../src/gate/client";

@@ -2,7 +2,7 @@
 // redrives (or retries) the dead letter, and resumes. A pause governs the job's schedule, not an
 // operator's manual retry: the retried run reaches the target while the job stays PAUSED.
 
-import { env, runDurableObjectAlarm, } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { runIdFor } from "../../src/core/run-id";
 import { retryRun } from "../../src/shard/client";

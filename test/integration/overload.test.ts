@@ -2,7 +2,7 @@
 // whatever holds it back, and control actions (pause, delete) issued while the shard holds a large
 // due backlog are honoured at once.
 
-import { env, runDurableObjectAlarm, } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { setShardFaults, shardFaults } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";

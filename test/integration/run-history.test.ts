@@ -1,7 +1,7 @@
 // Run history in the shards: records written by the flush, reads routed by the run id, tenant-wide
 // pages merged across shards with a stable cursor, aggregates kept by the shard, retention.
 
-import { env, } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { pruneHistory } from "../../durable-objects/shard/history/prune";
 import { findRecord, historyStats } from "../../durable-objects/shard/history/reads";

@@ -2,7 +2,7 @@
 // (durable-objects/shard/runs/settle.ts). Its (job, instant) stays taken: nothing runs it again,
 // and a message of it delivered again is refused as before.
 
-import { env, runDurableObjectAlarm, } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { freeTriggerInstant } from "../../durable-objects/shard/runs/trigger-instants";
 import { shardOfJob } from "../../src/shard/client";

@@ -2,7 +2,7 @@
 // sweep) goes there even when SHARD_COUNT has changed since and the id would hash elsewhere.
 // Re-hashing would put a second copy of the job on another shard, firing on both.
 
-import { env, } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
 import { shardForJob } from "../../src/core/placement";

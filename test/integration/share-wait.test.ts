@@ -2,7 +2,7 @@
 // room in a full dispatch window, GET /v1/stats says so (how many, since when, on how many shards)
 // and the console's overview shows it; another tenant of the same shard is not reported throttled.
 
-import { env, runDurableObjectAlarm, } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
 import { jobStores } from "../../src/db/databases";

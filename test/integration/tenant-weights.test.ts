@@ -2,7 +2,7 @@
 // weight with its limits, every shard of the tenant is told at once, and a shard's window is
 // split in proportion (a weight-2 tenant is sent about twice a weight-1 tenant's runs).
 
-import { env, runDurableObjectAlarm, } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { jobStores } from "../../src/db/databases";
 import { pushJobs, shardOfJob } from "../../src/shard/client";

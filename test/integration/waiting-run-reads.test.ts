@@ -3,7 +3,7 @@
 // is read from its live state, so GET /v1/runs/{id} never answers 404 for it and its job's runs
 // list shows it waiting, not a state it has left.
 
-import { runDurableObjectAlarm, } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";

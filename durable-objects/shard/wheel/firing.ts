@@ -4,8 +4,8 @@
 // misfire policy.
 import { windowAdmitMs } from "../../../src/core/delivery-window";
 import { durationMs } from "../../../src/core/duration";
-import { impliedEndMs } from "../../../src/core/job-end";
 import { type CompiledExclusions, isExcluded } from "../../../src/core/exclusions";
+import { impliedEndMs } from "../../../src/core/job-end";
 import { MAX_BUFFERED_RUNS } from "../../../src/core/job-spec";
 import { type JobFire, upcomingFires, windowOf, windowSkipReason } from "../../../src/core/job-timeline";
 import { misfireDecision, splitLateInstants } from "../../../src/core/misfire";
