@@ -15,7 +15,7 @@
 //      stay apart: Worker code never imports them, except src/client/verify.ts (the signature
 //      format, one definition for the sender and every receiver); the client imports nothing of
 //      the Worker but types (`import type`, erased from its bundle); the CLI only itself, the
-//      client, the pure core and types; the console (src/admin) takes the API's shapes from the
+//      client, the pure core and types; the console (src/console) takes the API's shapes from the
 //      client's types (`import type` of src/client/types.ts), so they are written once;
 //   6. rooms import only the rooms below them (ROOMS): the pure core at the bottom, then the shared
 //      basics, the shard and gate protocols, the D1 layer and the Durable Object clients, what goes
@@ -65,7 +65,7 @@ const CLI_DIR = "src/cli";
 const CLIENT_SHARED_WITH_WORKER = "src/client/verify.ts";
 /** The client's types, which the console reads the API with (type-only imports). */
 const CLIENT_TYPES = "src/client/types.ts";
-const CONSOLE_DIR = "src/admin";
+const CONSOLE_DIR = "src/console";
 
 /**
  * Rule 6: every file of src/ and durable-objects/ is in one room (the first whose path matches);
@@ -103,8 +103,8 @@ const ROOMS = [
   { room: "v1", paths: ["src/api/v1"], may: [...STORES, "service", "http"] },
   { room: "qstash-api", paths: ["src/api/qstash"], may: [...STORES, "service", "http", "queue-producers"] },
   { room: "api", paths: ["src/api/app.ts"], may: [...STORES, "http", "v1", "qstash-api"] },
-  // The console reads and acts through the API itself, in-process (src/admin/api.ts).
-  { room: "console", paths: ["src/admin"], may: [...STORES, "service", "http", "api"] },
+  // The console reads and acts through the API itself, in-process (src/console/api.ts).
+  { room: "console", paths: ["src/console"], may: [...STORES, "service", "http", "api"] },
   { room: "queue-consumers", paths: ["src/queue/consumers"], may: [...STORES, "service", "queue-producers"] },
   // The shard sends its runs and dead letters, and raises alerts (src/service/raise-alerts.ts).
   { room: "shard", paths: ["durable-objects/shard"], may: [...STORES, "service", "queue-producers"] },

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { runMaintenancePass } from "../durable-objects/maintenance/pass";
-import { consoleApp } from "./admin";
 import { app as apiApp } from "./api/app";
 import { errorResponse, notFoundFor } from "./api/http/error-responses";
 import { testHooks } from "./api/v1/test-hooks";
+import { consoleApp } from "./console";
 import { logEvent } from "./log";
 import { handleDeadLetterBatch } from "./queue/consumers/dead-letter-consumer";
 import { handleDispatchBatch } from "./queue/consumers/dispatch-consumer";
