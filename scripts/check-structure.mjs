@@ -19,9 +19,9 @@
 //      client's types (`import type` of src/client/types.ts), so they are written once;
 //   6. rooms import only the rooms below them (ROOMS): the pure core at the bottom, then the shared
 //      basics, the shard and gate protocols, the D1 layer and the Durable Object clients, what goes
-//      on the queues (src/queue/producers), then the application layer (src/service) that every
+//      on the queues (src/queue), then the application layer (src/service) that every
 //      door calls, then the doors (the HTTP plumbing
-//      under the v1 and QStash APIs, the console, the queue consumers, the maintenance pass) and
+//      under the v1 and QStash APIs, the console, the delivery door (src/delivery: the queue consumers), the maintenance pass) and
 //      the Durable Objects themselves. Doors never import each other: what two doors share
 //      belongs in src/service or below. Type-only imports count too;
 //   7. migrations are append-only: D1 migration files and Durable Object schema entries match the
@@ -97,28 +97,28 @@ const ROOMS = [
   // What goes on the queues and how it is sent (queue names, message shapes, the dispatch lane,
   // side deliveries): the shard, the maintenance pass, the QStash door and the services send; only
   // the entry and the dispatcher pool run the consumers.
-  { room: "queue-producers", paths: ["src/queue/producers"], may: STORES },
-  { room: "service", paths: ["src/service"], may: [...STORES, "queue-producers"] },
+  { room: "queue", paths: ["src/queue"], may: STORES },
+  { room: "service", paths: ["src/service"], may: [...STORES, "queue"] },
   { room: "http", paths: ["src/api/http"], may: [...STORES, "service"] },
   { room: "v1", paths: ["src/api/v1"], may: [...STORES, "service", "http"] },
-  { room: "qstash-api", paths: ["src/api/qstash"], may: [...STORES, "service", "http", "queue-producers"] },
+  { room: "qstash-api", paths: ["src/api/qstash"], may: [...STORES, "service", "http", "queue"] },
   { room: "api", paths: ["src/api/app.ts"], may: [...STORES, "http", "v1", "qstash-api"] },
   // The console reads and acts through the API itself, in-process (src/console/api.ts).
   { room: "console", paths: ["src/console"], may: [...STORES, "service", "http", "api"] },
-  { room: "queue-consumers", paths: ["src/queue/consumers"], may: [...STORES, "service", "queue-producers"] },
+  { room: "delivery", paths: ["src/delivery"], may: [...STORES, "service", "queue"] },
   // The shard sends its runs and dead letters, and raises alerts (src/service/raise-alerts.ts).
-  { room: "shard", paths: ["durable-objects/shard"], may: [...STORES, "service", "queue-producers"] },
+  { room: "shard", paths: ["durable-objects/shard"], may: [...STORES, "service", "queue"] },
   { room: "flow-gate", paths: ["durable-objects/flow-gate"], may: STORES },
   {
     room: "maintenance",
     paths: ["durable-objects/maintenance"],
-    may: [...STORES, "service", "queue-producers"],
+    may: [...STORES, "service", "queue"],
   },
   // The dispatcher pool runs the dispatch consumer's own code for the runs its shard hands it.
   {
     room: "dispatcher",
     paths: ["durable-objects/dispatcher"],
-    may: [...STORES, "queue-consumers", "queue-producers"],
+    may: [...STORES, "delivery", "queue"],
   },
   { room: "entry", paths: ["src/index.ts"], may: "*" },
 ];

@@ -12,8 +12,8 @@ import {
   reopenFailedWorkflowRun,
   type WorkflowRunRow,
 } from "../../db/qstash-workflow-runs";
-import { failureCallbackDeliveries } from "../../queue/producers/qstash-callback-deliveries";
-import { enqueueSideDeliveries } from "../../queue/producers/side-delivery-queue";
+import { failureCallbackDeliveries } from "../../queue/qstash-callback-deliveries";
+import { enqueueSideDeliveries } from "../../queue/side-delivery-queue";
 import { failureCallbackExtras } from "../../service/failure-callbacks";
 import { newId } from "../../service/ids";
 import { redriveDeadLetter } from "../../service/redrive";

@@ -2,8 +2,8 @@
 // running SLOW_CALL_AFTER_MS after it started. The shard then keeps that tenant's runs in flight to
 // a few, so a hanging target fills neither this consumer's room for handed-off calls nor anyone
 // else's share. Notices are gathered per shard for a moment and sent in one RPC per shard.
-import { logEvent } from "../../log";
-import { markSlowCalls } from "../../shard/client";
+import { logEvent } from "../log";
+import { markSlowCalls } from "../shard/client";
 
 /** Notices that come due this close together go in one RPC per shard. */
 const NOTICE_BATCH_MS = 50;

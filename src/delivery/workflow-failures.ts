@@ -2,8 +2,8 @@
 // RUN_FAILED, and its steps are no longer served to a late delivery. The run is named by the
 // `Upstash-Workflow-RunId` its deliveries carry (a `context.call` to a third party carries none,
 // and failing there reaches the run through its callback instead).
-import { endWorkflowRun } from "../../db/qstash-workflow-runs";
-import type { DeadLetterMessage } from "../../shard/protocol";
+import { endWorkflowRun } from "../db/qstash-workflow-runs";
+import type { DeadLetterMessage } from "../shard/protocol";
 
 const RUN_ID_HEADER = "upstash-workflow-runid";
 

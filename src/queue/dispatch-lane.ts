@@ -6,8 +6,8 @@
 // decides what runs, so a message that reaches both a dispatcher and the queue still runs once.
 // Why the pool exists (a Queues consumer ramps up after a burst's backlog forms; named objects
 // need no ramp): docs/SCALING.md, "dispatch lane".
-import { logEvent } from "../../log";
-import type { DispatchMessage } from "../../shard/protocol";
+import { logEvent } from "../log";
+import type { DispatchMessage } from "../shard/protocol";
 import { dispatchQueueOf } from "./dispatch-queues";
 
 /** What a shard sends its runs through (a Queue binding satisfies it). */

@@ -3,15 +3,15 @@
 // for `Upstash-Failure-Callback`, a failed attempt's whole answer is kept
 // (src/service/failure-callbacks.ts), which the dead letter's failure callback then carries.
 
-import { base64OfBytes, base64OfText } from "../../core/encoding";
-import { serializeTargetBody } from "../../core/job-spec";
-import type { TargetOutcome } from "../../core/outcome";
-import type { CallbackSource, TargetAnswer } from "../../core/qstash/callback";
-import type { QstashRunContext } from "../../core/qstash/delivery";
-import { logEvent } from "../../log";
-import { keepFailedAnswer } from "../../service/failure-callbacks";
-import { callbackDelivery } from "../producers/qstash-callback-deliveries";
-import { enqueueSideDeliveries } from "../producers/side-delivery-queue";
+import { base64OfBytes, base64OfText } from "../core/encoding";
+import { serializeTargetBody } from "../core/job-spec";
+import type { TargetOutcome } from "../core/outcome";
+import type { CallbackSource, TargetAnswer } from "../core/qstash/callback";
+import type { QstashRunContext } from "../core/qstash/delivery";
+import { logEvent } from "../log";
+import { callbackDelivery } from "../queue/qstash-callback-deliveries";
+import { enqueueSideDeliveries } from "../queue/side-delivery-queue";
+import { keepFailedAnswer } from "../service/failure-callbacks";
 import { callTarget } from "./target-call";
 import type { CallTargetInput } from "./target-input";
 

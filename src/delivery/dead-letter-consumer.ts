@@ -1,14 +1,15 @@
 // The dead-letter queue's consumer records what reaches it: runs the shard dead-lettered, and
 // dispatch messages the queue gave up on (the consumer kept crashing), which it hands back to
 // their shard to dead-letter authoritatively.
-import { logEvent } from "../../log";
-import { deadLetterPoison } from "../../shard/client";
+
+import { logEvent } from "../log";
+import { deadLetterPoison } from "../shard/client";
 import {
   type DeadLetterMessage,
   type DispatchMessage,
   runsOfMessage,
   type SingleRunDispatchMessage,
-} from "../../shard/protocol";
+} from "../shard/protocol";
 import { recordDeadLetters } from "./dead-letter-record";
 
 export async function handleDeadLetterBatch(

@@ -1,6 +1,6 @@
 // What each purpose of a side delivery records once an attempt ends.
-import { recordAlertDeliveryAttempt } from "../../db/alert-deliveries";
-import type { SideDelivery, SideDeliveryAttempt } from "../producers/side-delivery-types";
+import { recordAlertDeliveryAttempt } from "../db/alert-deliveries";
+import type { SideDelivery, SideDeliveryAttempt } from "../queue/side-delivery-types";
 
 /** Records the attempt where its purpose keeps delivery state; throws when that store fails. */
 export async function recordSideDeliveryAttempt(

@@ -10,7 +10,8 @@
 // after it started), not merely a handed-off one: under a burst's load a quick target's call can
 // run past the 100 ms hand-off, and giving runs back then would only add a round trip; waiting
 // for such a call costs less.
-import { type Release, semaphore } from "../producers/pool";
+
+import { type Release, semaphore } from "../queue/pool";
 import { TenantCounter } from "./tenant-counter";
 
 /** A held connection. */

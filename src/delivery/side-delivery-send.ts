@@ -1,11 +1,11 @@
 // One attempt of a side delivery: the address checked like a target's, the request signed in the
 // delivery's signing style, sent with its timeout, and the answer classified. Never throws.
 
-import { qstashSignature } from "../../core/qstash/jwt";
-import { resolvedTargetProblem } from "../../core/ssrf";
-import { targetPolicyOf } from "../../service/private-targets";
-import { tenantSecrets } from "../../service/tenant-secrets";
-import type { SideDelivery, SideDeliveryResult } from "../producers/side-delivery-types";
+import { qstashSignature } from "../core/qstash/jwt";
+import { resolvedTargetProblem } from "../core/ssrf";
+import type { SideDelivery, SideDeliveryResult } from "../queue/side-delivery-types";
+import { targetPolicyOf } from "../service/private-targets";
+import { tenantSecrets } from "../service/tenant-secrets";
 import { resolverFromEnv } from "./dns-resolver";
 import { signatureHeader, USER_AGENT } from "./target-call";
 

@@ -1,9 +1,9 @@
 // Claims and outcomes travel to a shard in one RPC per dispatch message (a message holds runs of
 // one shard).
-import type { TargetOutcome } from "../../core/outcome";
-import { logEvent } from "../../log";
-import { claimRuns, reportOutcomes } from "../../shard/client";
-import type { ClaimResult, DispatchRun, OutcomeReport, OutcomeResult } from "../../shard/protocol";
+import type { TargetOutcome } from "../core/outcome";
+import { logEvent } from "../log";
+import { claimRuns, reportOutcomes } from "../shard/client";
+import type { ClaimResult, DispatchRun, OutcomeReport, OutcomeResult } from "../shard/protocol";
 
 export type Claimed = Extract<ClaimResult, { ok: true }> & {
   fence: number;

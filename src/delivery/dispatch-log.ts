@@ -2,7 +2,8 @@
 // at 50 runs a message, a line per dispatch and per success was a tenth of a burst's CPU. The
 // per-run detail (each run's dispatch, lateness, outcome) is in the run's history; failures,
 // retries, dead letters and hand-offs are still logged one run at a time (dispatch-outcomes.ts).
-import { logEvent } from "../../log";
+
+import { logEvent } from "../log";
 import type { Claimed } from "./shard-batches";
 
 export class MessageLog {

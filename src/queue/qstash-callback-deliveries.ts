@@ -2,11 +2,11 @@
 // an attempt, and what the dead-letter consumer and the QStash door's workflow DLQ enqueue for a
 // dead-lettered run): `Upstash-Callback` and `Upstash-Failure-Callback` bodies and headers, signed
 // the QStash way.
-import { base64OfText } from "../../core/encoding";
-import { serializeTargetBody } from "../../core/job-spec";
-import { type CallbackSource, qstashCallbackBody, type TargetAnswer } from "../../core/qstash/callback";
-import { QSTASH_USER_AGENT } from "../../core/qstash/delivery";
-import type { DeadLetterMessage } from "../../shard/protocol";
+import { base64OfText } from "../core/encoding";
+import { serializeTargetBody } from "../core/job-spec";
+import { type CallbackSource, qstashCallbackBody, type TargetAnswer } from "../core/qstash/callback";
+import { QSTASH_USER_AGENT } from "../core/qstash/delivery";
+import type { DeadLetterMessage } from "../shard/protocol";
 import type { SideDelivery } from "./side-delivery-types";
 
 const CALLBACK_TIMEOUT_MS = 30_000;

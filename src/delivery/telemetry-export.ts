@@ -5,10 +5,10 @@
 // when a consumer batch ends (and when a handed-off call reports), so a call never waits for the
 // collector. A collector that is down loses that batch's telemetry, never a run.
 
-import { type LogLine, otlpLogs, otlpTraces } from "../../core/trace/otlp";
-import { type OtlpConfig, otlpConfigOf } from "../../core/trace/otlp-config";
-import { attemptSpans, type TraceSpan } from "../../core/trace/run-spans";
-import { setLogLineSink } from "../../log";
+import { type LogLine, otlpLogs, otlpTraces } from "../core/trace/otlp";
+import { type OtlpConfig, otlpConfigOf } from "../core/trace/otlp-config";
+import { attemptSpans, type TraceSpan } from "../core/trace/run-spans";
+import { setLogLineSink } from "../log";
 import type { Reported } from "./shard-batches";
 
 /** What a buffer may hold between exports; past it the oldest go (a collector too slow to keep up). */

@@ -8,9 +8,10 @@
 // purpose, which decides what is recorded once an attempt ends). To add a kind of delivery, add a
 // purpose (./side-delivery-purposes.ts) and, if it signs differently, a signing style
 // (./side-delivery-send.ts).
-import { logEvent } from "../../log";
-import { deliveryOf } from "../producers/side-delivery-queue";
-import type { SideDelivery, SideDeliveryMessage, SideDeliveryResult } from "../producers/side-delivery-types";
+
+import { logEvent } from "../log";
+import { deliveryOf } from "../queue/side-delivery-queue";
+import type { SideDelivery, SideDeliveryMessage, SideDeliveryResult } from "../queue/side-delivery-types";
 import { recordSideDeliveryAttempt } from "./side-delivery-purposes";
 import { sendSideDelivery } from "./side-delivery-send";
 

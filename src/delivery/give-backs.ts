@@ -2,8 +2,8 @@
 // away together (a batch whose last connection was just kept by a hand-off turns away every waiting
 // run at once) share one RPC per shard. A give-back that fails is logged and left to the runs'
 // leases, which bring them back as for a consumer that crashed.
-import { logEvent } from "../../log";
-import { giveBackRuns } from "../../shard/client";
+import { logEvent } from "../log";
+import { giveBackRuns } from "../shard/client";
 
 interface RunAtFence {
   runId: string;

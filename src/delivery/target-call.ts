@@ -7,13 +7,13 @@ import {
   SIGNATURE_SCHEME,
   type SignedRequestParts,
   sha256Hex,
-} from "../../client/verify";
-import { hmacKeyCache } from "../../core/encoding";
-import { isHopByHopHeader, serializeTargetBody } from "../../core/job-spec";
-import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../../core/outcome";
-import { qstashHeaders } from "../../core/qstash/delivery";
-import { qstashSignature } from "../../core/qstash/jwt";
-import { resolvedTargetProblem } from "../../core/ssrf";
+} from "../client/verify";
+import { hmacKeyCache } from "../core/encoding";
+import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
+import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
+import { qstashHeaders } from "../core/qstash/delivery";
+import { qstashSignature } from "../core/qstash/jwt";
+import { resolvedTargetProblem } from "../core/ssrf";
 import { callBindingTarget } from "./binding-targets";
 import type { CallTargetInput, HttpCallInput } from "./target-input";
 

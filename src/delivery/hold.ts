@@ -4,7 +4,7 @@
 // instant, not on arrival, is what keeps a pause, edit or delete made meanwhile effective: the
 // shard decides at the claim, and it refuses a run whose instant has not come (`not_due`).
 // A message held longer than a call may hold its batch waits off the batch (dispatch-consumer.ts).
-import type { DispatchRun } from "../../shard/protocol";
+import type { DispatchRun } from "../shard/protocol";
 
 /** The latest instant among the runs (a message bundles runs due within a few ms of each other). */
 export function holdUntilMs(runs: readonly Pick<DispatchRun, "fire_at_ms">[]): number {

@@ -2,13 +2,13 @@
 // URL). Payloads are stored bounded (./dead-letter-payload.ts) and inserted in chunks: one insert of
 // a whole batch of large letters failed with SQLITE_TOOBIG, and every letter in it was retried.
 
-import { jobStores } from "../../db/databases";
-import { insertDeadLetters, type NewDeadLetter } from "../../db/dead-letters";
-import { failureCallbackExtras } from "../../service/failure-callbacks";
-import { raiseAlerts } from "../../service/raise-alerts";
-import type { DeadLetterMessage } from "../../shard/protocol";
-import { failureCallbackDeliveries } from "../producers/qstash-callback-deliveries";
-import { enqueueSideDeliveries } from "../producers/side-delivery-queue";
+import { jobStores } from "../db/databases";
+import { insertDeadLetters, type NewDeadLetter } from "../db/dead-letters";
+import { failureCallbackDeliveries } from "../queue/qstash-callback-deliveries";
+import { enqueueSideDeliveries } from "../queue/side-delivery-queue";
+import { failureCallbackExtras } from "../service/failure-callbacks";
+import { raiseAlerts } from "../service/raise-alerts";
+import type { DeadLetterMessage } from "../shard/protocol";
 import { payloadsOf, storedPayloadJson } from "./dead-letter-payload";
 import { failWorkflowRuns } from "./workflow-failures";
 

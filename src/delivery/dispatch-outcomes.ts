@@ -1,7 +1,8 @@
 // What the dispatch consumer does once the shard decided about an outcome: metrics, logs, and the
 // KV hint that lets a redelivery skip an instant already done.
-import { logEvent } from "../../log";
-import type { DispatchRun } from "../../shard/protocol";
+
+import { logEvent } from "../log";
+import type { DispatchRun } from "../shard/protocol";
 import type { MessageLog } from "./dispatch-log";
 import { recordOutcome } from "./metrics";
 import type { Claimed, Reported } from "./shard-batches";

@@ -1,8 +1,8 @@
 // Puts side deliveries on their queue (the queue's consumer: ../consumers/side-deliveries.ts).
 // Alerts, on_failure calls and QStash callbacks are sent from the shard, the maintenance pass, the
 // consumers and the QStash door alike, so the sending lives here, below all of them.
-import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../../core/queue-limits";
-import { logEvent } from "../../log";
+import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../core/queue-limits";
+import { logEvent } from "../log";
 import type { SideDelivery, SideDeliveryMessage } from "./side-delivery-types";
 
 export const SIDE_DELIVERY_QUEUE_NAME = "edgecron-side-deliveries";
