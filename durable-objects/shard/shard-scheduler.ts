@@ -19,6 +19,7 @@ import { type OutcomeEffects, reportOutcomes } from "./runs/attempt-outcomes";
 import { claimRuns } from "./runs/claims";
 import { fireJobNow } from "./runs/fire-now";
 import { giveBackRuns } from "./runs/give-backs";
+import { leasesAfterRestart, renewLeases } from "./runs/leases";
 import { completeRun, heartbeatRun } from "./runs/long-running-reports";
 import { backfill, retryRunNow, triggerNow } from "./runs/operator-runs";
 import { shareWaitOf } from "./runs/share-wait";
@@ -72,6 +73,8 @@ export class ShardScheduler extends DurableObject<Env> {
     ctx.blockConcurrencyWhile(async () => {
       migrateShardSchema(this.sql);
       restoreShardState(this.state, Date.now());
+      // Runs in flight when the last instance ended may have died with it: short leases from now.
+      leasesAfterRestart(this.state, Date.now());
       const row = this.sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'shard'").toArray()[0];
       this.shard = row?.value ?? -1;
       this.armed.atMs = await ctx.storage.getAlarm();
@@ -196,6 +199,11 @@ export class ShardScheduler extends DurableObject<Env> {
     });
     await releaseFinished(this.state, this.env, given, Date.now(), undefined, { returnRate: true });
     return given.length;
+  }
+
+  /** The consumer still holds these claimed runs: their leases go on (src/core/run-leases.ts). */
+  async renewLeases(shard: number, runs: { runId: string; fence: number }[]): Promise<number> {
+    return this.act(shard, (nowMs) => renewLeases(this.state, runs, nowMs), { rearmDuringAlarm: false });
   }
 
   /** The consumer's word that these claimed runs' calls are slow (src/core/slow-calls.ts). */

@@ -11,9 +11,9 @@
 //
 // Handing off: a call still running HANDOFF_AFTER_MS after it started gives its slot back and
 // stops holding its message and the batch; it goes on under ctx.waitUntil and reports when it
-// ends. The shard needs nothing new for it: the claim already leased the run for the call's
-// timeout plus a grace, so a handed-off call whose isolate dies is retried by that lease, as a
-// consumer that crashed mid-call always was. Without the hand-off one target hanging for its
+// ends. The shard needs nothing new for it: the batch renews the lease of every run it holds until
+// the run is reported (./lease-renewals.ts), so a handed-off call whose isolate dies is retried
+// within seconds of its lease, as a consumer that crashed mid-call is. Without the hand-off one target hanging for its
 // timeout held the whole batch, and the local queue delivers a queue's next batch only when the
 // previous one has ended: every other tenant's runs waited for it (a job due every second was up
 // to 29 s late). wrangler.toml sets `queue_consumer_no_wait_for_wait_until` so that a batch ends
@@ -48,6 +48,7 @@ import { GiveBacks } from "./give-backs";
 import { handOffRoom, sharingRoom } from "./hand-off-room";
 import { HANDED_OFF, HandOffWatch } from "./hand-off-watch";
 import { holdUntilDue, holdUntilMs } from "./hold";
+import { LeaseRenewals } from "./lease-renewals";
 import { recordDispatch } from "./metrics";
 import { OutcomeReporter } from "./outcome-reports";
 import { type CallSetup, callRun, callSetup } from "./run-calls";
@@ -98,6 +99,8 @@ interface BatchContext {
   reporter: OutcomeReporter;
   handOffs: HandOffWatch;
   slowCalls: SlowCallNotices;
+  /** The leases of the runs this batch claimed and has not reported yet, renewed at their shards. */
+  leases: LeaseRenewals;
   calls: number;
   /** Null when no OTLP endpoint is set: no span is built. */
   telemetry: OtlpConfig | null;
@@ -132,6 +135,7 @@ export async function handleDispatchBatch(
     reporter: new OutcomeReporter(env, () => testSeam.beforeReport()),
     handOffs: new HandOffWatch(HANDOFF_AFTER_MS),
     slowCalls: new SlowCallNotices(env),
+    leases: new LeaseRenewals(env),
     calls: 0,
     telemetry: telemetryOf(env),
   };
@@ -139,6 +143,8 @@ export async function handleDispatchBatch(
     handleMessage(message, context),
   );
   context.testSeam.afterBatch(context.calls);
+  // Handed-off calls go on after the batch: so do their renewals.
+  ctx.waitUntil(context.leases.idle());
   results.forEach((result, index) => {
     if (result.status === "fulfilled") return;
     // A bug, not a target failure (callTarget never throws): redeliver; claims refuse duplicates.
@@ -204,6 +210,7 @@ async function serveMessage(
     return;
   }
   if (claimed.length > 0) {
+    context.leases.hold(claimed);
     context.reporter.expect(shard, claimed.length);
     const setup = await callSetup(claimed, env);
     const log = new MessageLog(shard, claimed);
@@ -228,10 +235,12 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   const { reporter, env, ctx } = context;
   const { deliveries } = progress;
   const lastOfMessage = () => --progress.undone === 0;
+  const leaseReleased = () => context.leases.release(run.runId);
   const connection = await context.connections.acquire(run.tenantId);
   if (connection === null) {
     reporter.release(run.shard, lastOfMessage());
     await context.giveBacks.add(run.shard, { runId: run.runId, fence: run.fence });
+    leaseReleased();
     return;
   }
   const { release } = connection;
@@ -255,6 +264,7 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   } catch (error) {
     release();
     reporter.release(run.shard, lastOfMessage());
+    leaseReleased();
     throw error;
   }
   void call.then(release, release);
@@ -263,6 +273,7 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     outcome = await handOffUnlessFull(call, context.handOffs);
   } catch (error) {
     reporter.release(run.shard, lastOfMessage());
+    leaseReleased();
     throw error;
   }
   if (outcome === HANDED_OFF) {
@@ -275,7 +286,10 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
       .then((report) => afterReport(traced(report), deliveries, env, ctx))
       .then(() => exportTelemetry(context.telemetry, ctx))
       .catch((error) => logEvent("run.outcome_report_failed", { ...idsOf(run), error }))
-      .finally(() => handOffRoom.free());
+      .finally(() => {
+        leaseReleased();
+        handOffRoom.free();
+      });
     const slow = context.slowCalls.watch(run, call, SLOW_CALL_AFTER_MS - HANDOFF_AFTER_MS, () => {
       connection.slow();
       const slowEnded = noteSlowCall(run.tenantId);
@@ -284,7 +298,9 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
     ctx.waitUntil(Promise.all([late, slow]));
     return;
   }
-  const report = await reporter.report(run, outcome, { lastOfMessage: lastOfMessage() });
+  const report = await reporter
+    .report(run, outcome, { lastOfMessage: lastOfMessage() })
+    .finally(leaseReleased);
   afterReport(traced(report), deliveries, env, ctx, progress.log);
 }
 

@@ -185,6 +185,15 @@ export async function giveBackRuns(
   return shardStub(env, shard).giveBackRuns(shard, runs);
 }
 
+/** Renews the leases of claimed runs a consumer still holds (src/core/run-leases.ts). Throws if unreachable. */
+export async function renewLeases(
+  env: Env,
+  shard: number,
+  runs: { runId: string; fence: number }[],
+): Promise<number> {
+  return shardStub(env, shard).renewLeases(shard, runs);
+}
+
 /** Tells the shard these claimed runs' calls are slow (src/core/slow-calls.ts). Throws if unreachable. */
 export async function markSlowCalls(
   env: Env,

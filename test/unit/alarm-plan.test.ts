@@ -7,6 +7,7 @@ import {
   BUSY_RETRY_MS,
   type DueTimes,
   FLUSH_DELAY_MS,
+  IN_FLIGHT_WATCH_MS,
   nextAlarmMs,
   planAlarm,
 } from "../../durable-objects/shard/wheel/alarm-plan";
@@ -18,6 +19,7 @@ const NOTHING_DUE: DueTimes = {
   inFlightFlushAtMs: null,
   flushUrgent: false,
   deadLetterRetryMs: null,
+  inFlight: false,
 };
 
 function inputs(due: Partial<DueTimes>, rest: Partial<Omit<AlarmInputs, "due">> = {}): AlarmInputs {
@@ -40,6 +42,12 @@ describe("nextAlarmMs", () => {
       { jobFireMs: NOW_MS + 60_000, runDueMs: NOW_MS + 30_000 },
       {},
       NOW_MS + 30_000,
+    ],
+    [
+      "runs in flight wake the shard within the watch, however far their leases are (a restart finds them soon)",
+      { jobFireMs: NOW_MS + 60_000, runDueMs: NOW_MS + 30_000, inFlight: true },
+      {},
+      NOW_MS + IN_FLIGHT_WATCH_MS,
     ],
     [
       "a timer already overdue rings at its time (the runtime runs it at once)",

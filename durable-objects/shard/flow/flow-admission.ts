@@ -5,6 +5,7 @@
 // none early). Permits are returned when the shard records the run's outcome (flow-permits.ts).
 import { durationMs } from "../../../src/core/duration";
 import { type FlowLimits, flowLimitsOf } from "../../../src/core/flow-control";
+import { RUNNING_LEASE_GRACE_MS } from "../../../src/core/run-leases";
 import { flowWaitReason, hostWaitReason } from "../../../src/core/run-waits";
 import {
   type AcquireResult,
@@ -15,7 +16,6 @@ import {
 } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
 import { jobSpec } from "../jobs/job-specs";
-import { RUNNING_LEASE_GRACE_MS } from "../runs/leases";
 import { holdAtGate, waitingAtGate } from "../runs/run-timers";
 import type { JobRecord } from "../state/job-book";
 import type { Run } from "../state/run";

@@ -1,9 +1,10 @@
 // The other half of flow control on a shard: parallelism permits go back to their gates when the
 // shard records a run's outcome, are renewed while a long-running target works, and a gate that
 // has permits again wakes the runs waiting on it here.
+
+import { RUNNING_LEASE_GRACE_MS } from "../../../src/core/run-leases";
 import { flowKeyGate, releasePermits, renewPermits, tenantGate } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
-import { RUNNING_LEASE_GRACE_MS } from "../runs/leases";
 import { endGateHolds } from "../runs/run-timers";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";

@@ -140,7 +140,11 @@ export function applySuccess(
   releaseBuffered(state, job, run.job_id, nowMs);
 }
 
-/** One failed attempt: retry later as a timer in this wheel, or dead-letter. */
+/**
+ * One failed attempt: retry later as a timer in this wheel, or dead-letter. `lost`: the attempt
+ * was lost on our side (its lease lapsed: the consumer holding it died), not failed by its target,
+ * so its retry waits for no backoff.
+ */
 export function applyFailure(
   state: ShardState,
   job: JobRecord | null,
@@ -149,6 +153,7 @@ export function applyFailure(
   nowMs: number,
   effects: OutcomeEffects = { pausedJobs: [] },
   random: () => number = Math.random,
+  { lost = false }: { lost?: boolean } = {},
 ): OutcomeResult {
   moveRun(state, run, "FAILED", outcome.error, nowMs, {
     due_at_ms: null,
@@ -169,7 +174,7 @@ export function applyFailure(
     return { ok: true, runId: run.run_id, state: "DEAD_LETTERED" };
   }
   const spec = jobSpec(state, job);
-  const delayMs = nextRetryDelayMs(run.attempt, spec.retry, random, outcome.retryAfterMs);
+  const delayMs = lost ? 0 : nextRetryDelayMs(run.attempt, spec.retry, random, outcome.retryAfterMs);
   // A retry never starts outside the job's delivery window: one due there waits for the opening.
   const retryAtMs = windowAdmitMs(windowOf(spec), nowMs + delayMs);
   const waits =
@@ -180,7 +185,9 @@ export function applyFailure(
     state,
     run,
     "RETRYING",
-    `attempt ${run.attempt} of ${run.max_attempts} failed; retry in ${delayMs} ms${waits}`,
+    lost
+      ? `attempt ${run.attempt} of ${run.max_attempts} lost; retry now${waits}`
+      : `attempt ${run.attempt} of ${run.max_attempts} failed; retry in ${delayMs} ms${waits}`,
     nowMs,
     { due_at_ms: retryAtMs, next_attempt_at_ms: retryAtMs },
   );

@@ -7,6 +7,7 @@ import { longRunningSettingsOf } from "../../../src/core/long-running";
 import { type QstashRunContext, qstashRunContextOf } from "../../../src/core/qstash/delivery";
 import { parseRunId } from "../../../src/core/run-id";
 import { runIdempotencyKey } from "../../../src/core/run-idempotency";
+import { claimLeaseUntilMs } from "../../../src/core/run-leases";
 import { TERMINAL_STATES } from "../../../src/core/run-state";
 import type { ClaimRequest, ClaimResult } from "../../../src/shard/protocol";
 import { noteCancelledUncalled } from "../flow/uncalled-permits";
@@ -17,7 +18,6 @@ import type { JobRecord } from "../state/job-book";
 import { heldByPause, type Run } from "../state/run";
 import { moveRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
-import { RUNNING_LEASE_GRACE_MS } from "./leases";
 
 export const CLAIM_REASON = "claimed by a consumer";
 
@@ -71,7 +71,8 @@ function claimRun(
   }
   const spec = jobSpec(state, job);
   moveRun(state, run, "RUNNING", CLAIM_REASON, nowMs, {
-    due_at_ms: nowMs + durationMs(spec.timeout) + RUNNING_LEASE_GRACE_MS,
+    // Short, and renewed by the consumer while it holds the run (src/core/run-leases.ts).
+    due_at_ms: claimLeaseUntilMs(nowMs, durationMs(spec.timeout)),
     lateness_ms: run.lateness_ms ?? Math.max(0, nowMs - run.fire_at_ms),
     accepted_at_ms: null,
     heartbeat_at_ms: null,

@@ -137,6 +137,16 @@ export class ShardState {
     this.dirtyRuns.add(run);
   }
 
+  /**
+   * Moves a live run's lease in memory only: no journal entry (a renewal per run would be a row
+   * per run). The lease a restart reads back is the one last written (../runs/leases.ts).
+   */
+  holdLease(run: Run, dueAtMs: number): void {
+    const before = indexStateOf(run);
+    run.due_at_ms = dueAtMs;
+    this.runs.changed(run, before);
+  }
+
   /** A terminal run leaves memory: its record goes into a history page at the next commit. */
   settleRun(run: Run): void {
     if (!this.runs.has(run.run_id)) return;

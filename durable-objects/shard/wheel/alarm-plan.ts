@@ -7,6 +7,12 @@ export const FLUSH_DELAY_MS = 250;
 export const BUSY_RETRY_MS = 50;
 /** An alarm overdue by more than this, with none armed, was lost (not merely about to run). */
 export const ALARM_LOSS_THRESHOLD_MS = 5_000;
+/**
+ * While runs are in flight the alarm rings at least this often. A shard learns it restarted only
+ * when something wakes it: a crash must not leave its lost runs waiting for a far-off timer (the
+ * restart then cuts their leases short, ../runs/leases.ts).
+ */
+export const IN_FLIGHT_WATCH_MS = 5_000;
 
 /** What the shard's tables say is due next (read by ./due-times.ts). */
 export interface DueTimes {
@@ -20,6 +26,8 @@ export interface DueTimes {
   flushUrgent: boolean;
   /** The earliest retry of a dead letter whose send failed (./dead-letters.ts backs it off). */
   deadLetterRetryMs: number | null;
+  /** Runs are sent and unreported, or running. */
+  inFlight: boolean;
 }
 
 export interface AlarmInputs {
@@ -58,6 +66,7 @@ export function nextAlarmMs(inputs: AlarmInputs): number | null {
     timerMs === null ? null : Math.max(timerMs, inputs.backpressureUntilMs),
     flushAtMs,
     inputs.busy ? nowMs + BUSY_RETRY_MS : null,
+    due.inFlight ? nowMs + IN_FLIGHT_WATCH_MS : null,
   ]);
 }
 

@@ -22,5 +22,6 @@ export function readDueTimes(state: ShardState, leadMs: number): DueTimes {
     inFlightFlushAtMs: null,
     flushUrgent: deadLetterNow || statusDirty,
     deadLetterRetryMs,
+    inFlight: state.runs.windowCounts().size > 0,
   };
 }

@@ -268,6 +268,10 @@ function collectDueRuns(
 }
 
 function expireRunningLease(state: ShardState, run: Run, nowMs: number): void {
+  // A claimed run's lease lapses only when its consumer stopped renewing it (it died): the attempt
+  // was lost, not failed by its target, and goes again now. A long-running target's lease is its
+  // heartbeat timeout, renewed by each heartbeat: missing them is the target's failure.
+  const lost = run.accepted_at_ms === null;
   applyFailure(
     state,
     state.jobs.get(run.job_id) ?? null,
@@ -275,15 +279,16 @@ function expireRunningLease(state: ShardState, run: Run, nowMs: number): void {
     {
       kind: "retryable",
       status: null,
-      // A long-running target's lease is its heartbeat timeout, renewed by each heartbeat.
-      error:
-        run.accepted_at_ms === null
-          ? "no outcome within the run's timeout (lease expired)"
-          : "no heartbeat or completion within the job's heartbeat_timeout (lease expired)",
+      error: lost
+        ? "its consumer stopped renewing the lease (lost before an outcome)"
+        : "no heartbeat or completion within the job's heartbeat_timeout (lease expired)",
       retryAfterMs: null,
       durationMs: 0,
     },
     nowMs,
+    undefined,
+    undefined,
+    { lost },
   );
 }
 
