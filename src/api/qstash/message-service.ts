@@ -9,9 +9,8 @@ import { jobStores } from "../../db/databases";
 import { findJobByIdempotencyKeyAcross } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { releaseIdempotencyKey } from "../../db/qstash";
-import { checkJobInput, newStoredJob } from "../../service/job-writes";
-import { targetPolicyOf } from "../../service/private-targets";
-import { targetBindingAccess } from "../../service/target-bindings";
+import { newStoredJob } from "../../service/job-writes";
+import { checkJobFor } from "../../service/jobs/job-check";
 import type { EdgecronError } from "../http/problem";
 import { checkDestination } from "./destination";
 import { badRequest } from "./errors";
@@ -109,10 +108,7 @@ export async function prepareMessage(original: MessageParts): Promise<PreparedMe
       topic_name: parts.urlGroup.name,
       ...(parts.urlGroup.endpointName === null ? {} : { endpoint_name: parts.urlGroup.endpointName }),
     };
-  const check = checkJobInput(input, parts.nowMs, [], {
-    targetPolicy: targetPolicyOf(parts.env),
-    targets: targetBindingAccess(parts.env, parts.tenantId),
-  });
+  const check = checkJobFor(parts.env, parts.tenantId, input, parts.nowMs);
   if (!check.ok) throw prefixed(headerErrorsOf(check.errors), parts.errorPrefix);
   const idempotency = dedupKey === null ? null : { key: dedupKey, requestHash: dedupKey };
   const job = newStoredJob(parts.env, parts.tenantId, check.spec, parts.nowMs, idempotency);

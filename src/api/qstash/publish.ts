@@ -3,11 +3,10 @@
 // push missed), exactly as a /v1 create.
 import { Hono } from "hono";
 import { jobStores } from "../../db/databases";
-import { findJobByIdempotencyKeyAcross, insertStoredJobs } from "../../db/job-store";
+import { findJobByIdempotencyKeyAcross } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { ensureQueue, findQueue } from "../../db/qstash-queues";
-import { admitJobCreates } from "../../service/admission";
-import { pushAndMarkSynced } from "../../service/job-writes";
+import { storeNewJobs } from "../../service/jobs/store-new-jobs";
 import type { AppEnv } from "../http/app-env";
 import { EdgecronError } from "../http/problem";
 import { type BatchItem, batchItemsOf, readBatchBody } from "./batch-items";
@@ -157,20 +156,18 @@ export async function storeMessages(
     workflowRecords.push(message.workflow);
     answers.push(message.answer);
   }
-  await admitJobCreates(env, tenantId, jobs.length, nowMs);
-  for (const name of queueNames) await ensureQueue(env.DB, tenantId, name, nowMs);
-  await recordWorkflowMessages(env.DB, workflowRecords, nowMs);
-  try {
-    await insertStoredJobs(jobStores(env), jobs);
-  } catch (error) {
-    const single = jobs.length === 1 ? jobs[0] : undefined;
-    const winner =
+  const single = jobs.length === 1 ? jobs[0] : undefined;
+  const stored = await storeNewJobs(env, tenantId, jobs, nowMs, {
+    beforeInsert: async () => {
+      for (const name of queueNames) await ensureQueue(env.DB, tenantId, name, nowMs);
+      await recordWorkflowMessages(env.DB, workflowRecords, nowMs);
+    },
+    onInsertRefused: async () =>
       single?.idempotencyKey == null
         ? null
-        : await findJobByIdempotencyKeyAcross(jobStores(env), single.tenantId, single.idempotencyKey);
-    if (winner === null) throw error;
-    return answers.map((answer) => (answer.messageId === single?.id ? duplicateAnswer(winner) : answer));
-  }
-  await pushAndMarkSynced(env, jobs);
-  return answers;
+        : await findJobByIdempotencyKeyAcross(jobStores(env), single.tenantId, single.idempotencyKey),
+  });
+  if (stored.stored) return answers;
+  const winner = stored.duplicate;
+  return answers.map((answer) => (answer.messageId === single?.id ? duplicateAnswer(winner) : answer));
 }

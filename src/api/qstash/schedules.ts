@@ -5,7 +5,6 @@
 
 import { Hono } from "hono";
 import { jobStores } from "../../db/databases";
-import { insertStoredJobs } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { ensureQueue, findQueue } from "../../db/qstash-queues";
 import {
@@ -14,13 +13,12 @@ import {
   listScheduleJobs,
   scheduleDatabaseIndex,
 } from "../../db/qstash-schedules";
-import { admitJobCreates } from "../../service/admission";
 import { newId } from "../../service/ids";
-import { checkJobInput, newStoredJob, pushAndMarkSynced, saveJobVersion } from "../../service/job-writes";
+import { newStoredJob, saveJobVersion } from "../../service/job-writes";
+import { checkJobFor } from "../../service/jobs/job-check";
+import { storeNewJobs } from "../../service/jobs/store-new-jobs";
 import { nextFireTimesOf } from "../../service/next-fires";
-import { targetPolicyOf } from "../../service/private-targets";
 import { listJobRunRecords } from "../../service/run-history";
-import { targetBindingAccess } from "../../service/target-bindings";
 import type { AppEnv } from "../http/app-env";
 import { clientAddressOf } from "../http/client-address";
 import { EdgecronError } from "../http/problem";
@@ -126,10 +124,7 @@ qstashSchedules.post("/*", async (c) => {
     nowMs,
     callerIp: clientAddressOf(c.req.raw, c.env),
   });
-  const check = checkJobInput(input, nowMs, [], {
-    targetPolicy: targetPolicyOf(c.env),
-    targets: targetBindingAccess(c.env, tenantId),
-  });
+  const check = checkJobFor(c.env, tenantId, input, nowMs);
   if (!check.ok) throw badRequest(headerErrorsOf(check.errors));
   const { scheduleId } = schedule.schedule;
   await upsertSchedule(c.env, tenantId, scheduleId, check.spec, nowMs);
@@ -154,19 +149,17 @@ async function upsertSchedule(
     await saveJobVersion(env, existing, { spec: upsertedSpec(existing.spec, spec) }, nowMs);
     return;
   }
-  await admitJobCreates(env, tenantId, 1, nowMs);
   const databaseIndex = scheduleDatabaseIndex(stores, tenantId, scheduleId);
   const job = newStoredJob(env, tenantId, spec, nowMs, null, databaseIndex);
-  try {
-    await insertStoredJobs(stores, [job]);
-  } catch (error) {
+  const stored = await storeNewJobs(env, tenantId, [job], nowMs, {
     // A concurrent create of the same id won the index: this request updates that job instead.
-    const winner = isScheduleIdTaken(error) ? await findScheduleJob(stores, tenantId, scheduleId) : null;
-    if (winner === null) throw error;
+    onInsertRefused: async (error) =>
+      isScheduleIdTaken(error) ? await findScheduleJob(stores, tenantId, scheduleId) : null,
+  });
+  if (!stored.stored) {
+    const winner = stored.duplicate;
     await saveJobVersion(env, winner, { spec: upsertedSpec(winner.spec, spec) }, nowMs);
-    return;
   }
-  await pushAndMarkSynced(env, [job]);
 }
 
 async function loadSchedule(env: Env, tenantId: string, scheduleId: string): Promise<StoredJob> {

@@ -4,11 +4,10 @@ import { schedulesOf } from "../../../core/schedule-set";
 import { calendarSetsFor } from "../../../db/calendars";
 import type { StoredJob } from "../../../db/jobs";
 import { deleteJobAtOnce, pushControlAction, saveControlAction } from "../../../service/control-push";
-import { checkBackfillRange, checkJobInput, pushAndMarkSynced } from "../../../service/job-writes";
-import { targetPolicyOf } from "../../../service/private-targets";
+import { checkBackfillRange, pushAndMarkSynced } from "../../../service/job-writes";
+import { checkJobFor } from "../../../service/jobs/job-check";
 import { type ShardRefusalCode, shardRefusal } from "../../../service/shard-calls";
 import { backfillJobRange, triggerJobNow } from "../../../service/start-work";
-import { targetBindingAccess } from "../../../service/target-bindings";
 import type { AppEnv } from "../../http/app-env";
 import { readBody, readJsonBody } from "../../http/body";
 import { EdgecronError, validationError } from "../../http/problem";
@@ -69,11 +68,9 @@ defineRoute(
     const nowMs = Date.now();
     const merged = mergeJobPatch(job.spec, patch);
     const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [merged as { calendars?: string[] }]);
-    const check = checkJobInput(merged, nowMs, [], {
+    const check = checkJobFor(c.env, c.get("tenantId"), merged, nowMs, {
       rejectPastOnce: "schedule" in patch || "schedules" in patch,
-      targetPolicy: targetPolicyOf(c.env),
       calendars,
-      targets: targetBindingAccess(c.env, c.get("tenantId")),
     });
     // One round trip names every bad field: the version's and the body's together.
     const errors = [...expected.errors, ...(check.ok ? [] : check.errors)];
