@@ -119,12 +119,18 @@ describe("check-structure", () => {
       "src/delivery/secrets.ts": `import { forget } from "../api/v1/routes/tenants";\nexport const drop = forget;\n`,
       "src/service/job-writes.ts": `import type { problem } from "../api/http/problem";\nexport type P = typeof problem;\n`,
       "src/service/redrive.ts": `import { loadJob } from "../db/jobs";\nexport { loadJob };\n`,
+      // The HTTP doors reach a shard through the service, never the shard client itself.
+      "src/shard/client.ts": `${CLEAN["src/shard/client.ts"]}export const claimRuns = () => 1;\n`,
+      "src/api/v1/routes/runs.ts": `import { claimRuns } from "../../../shard/client";\nexport const claim = claimRuns;\n`,
+      "src/delivery/claims.ts": `import { claimRuns } from "../shard/client";\nexport const claim = claimRuns;\n`,
     });
     const { status, output } = runCheck(root);
+    expect(output).toContain('v1 imports shard-client: src/api/v1/routes/runs.ts ("../../../shard/client")');
+    expect(output).not.toContain("src/delivery/claims.ts");
     expect(output).toContain('delivery imports v1: src/delivery/secrets.ts ("../api/v1/routes/tenants")');
     expect(output).toContain('service imports http: src/service/job-writes.ts ("../api/http/problem")');
     expect(output).not.toContain("src/service/redrive.ts");
-    expect(output).toContain("structure check failed: 2 violation(s)");
+    expect(output).toContain("structure check failed: 3 violation(s)");
     expect(status).toBe(1);
   });
 
