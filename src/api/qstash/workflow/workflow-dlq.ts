@@ -5,13 +5,13 @@
 // new run), callback (its failure callback again) and delete.
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { deleteDeadLetters } from "../../db/qstash";
-import { findWorkflowRun, type WorkflowRunRow } from "../../db/qstash-workflow-runs";
-import type { AppEnv } from "../http/app-env";
-import { dlqMessageView, dlqPage } from "./dlq";
-import { badRequest, notFound } from "./errors";
-import { type BulkQuery, type BulkRoute, bulkQueryOf } from "./filters";
-import type { HeaderError } from "./headers";
+import { deleteDeadLetters } from "../../../db/qstash";
+import { findWorkflowRun, type WorkflowRunRow } from "../../../db/qstash-workflow-runs";
+import type { AppEnv } from "../../http/app-env";
+import { dlqMessageView, dlqPage } from "../dlq/dlq";
+import { badRequest, notFound } from "../errors";
+import { type BulkQuery, type BulkRoute, bulkQueryOf } from "../filters";
+import type { HeaderError } from "../headers";
 import { restartRun, resumeRun, retryFailureCallback, type WorkflowDlqEntry } from "./workflow-dlq-actions";
 
 const RUN_ID_HEADER = "upstash-workflow-runid";
@@ -108,7 +108,7 @@ function workflowDlqMessageView(entry: WorkflowDlqEntry) {
   };
 }
 
-/** `GET /v2/dlq?source=workflow`, mounted before the DLQ's own list (see ./app.ts). */
+/** `GET /v2/dlq?source=workflow`, mounted before the DLQ's own list (see ../app.ts). */
 export async function listWorkflowDlq(c: Context<AppEnv>): Promise<Response> {
   const query = workflowDlqQueryOf(new URL(c.req.url), { listing: true });
   const { entries, cursor } = await workflowDlqPage(c.env, c.get("tenantId"), query);

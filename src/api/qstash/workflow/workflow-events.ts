@@ -4,19 +4,19 @@
 // with a step message carrying the event's data and deletes its timeout message
 // (./workflow-notify.ts: done or refused, never half-done).
 import { Hono } from "hono";
-import { MAX_DURATION_MS } from "../../core/duration";
-import { headerMapIssues } from "../../core/header-map";
+import { MAX_DURATION_MS } from "../../../core/duration";
+import { headerMapIssues } from "../../../core/header-map";
 import {
   listWorkflowWaiters,
   upsertWorkflowWaiter,
   type WorkflowWaiterRow,
-} from "../../db/qstash-workflow-waiters";
-import { targetUrlProblem } from "../../service/private-targets";
-import type { AppEnv } from "../http/app-env";
-import { badRequest } from "./errors";
-import { parseQstashDurationMs } from "./headers";
-import { prepareMessage } from "./message-service";
-import { storeMessages } from "./publish";
+} from "../../../db/qstash-workflow-waiters";
+import { targetUrlProblem } from "../../../service/private-targets";
+import type { AppEnv } from "../../http/app-env";
+import { badRequest } from "../errors";
+import { parseQstashDurationMs } from "../headers";
+import { prepareMessage } from "../messages/message-service";
+import { storeMessages } from "../messages/publish";
 import { cancelWaitTimeout, notifyWaiters } from "./workflow-notify";
 
 /** The SDK's default wait. */

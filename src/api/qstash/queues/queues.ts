@@ -2,11 +2,11 @@
 // flow-control key (queueFlowKey), so at most `parallelism` of their calls run at once; delivery
 // order within a queue is not kept (the flow gate limits concurrency, it does not serialise).
 import { Hono } from "hono";
-import { deleteQueue, findQueue, listQueues, type QueueRow, upsertQueue } from "../../db/qstash-queues";
-import { flowControlState, setFlowControlPaused } from "../../gate/client";
-import type { AppEnv } from "../http/app-env";
-import { badRequest, notFound } from "./errors";
-import { QUEUE_KEY_PREFIX } from "./message-job";
+import { deleteQueue, findQueue, listQueues, type QueueRow, upsertQueue } from "../../../db/qstash-queues";
+import { flowControlState, setFlowControlPaused } from "../../../gate/client";
+import type { AppEnv } from "../../http/app-env";
+import { badRequest, notFound } from "../errors";
+import { QUEUE_KEY_PREFIX } from "../messages/message-job";
 
 export const MAX_QUEUE_PARALLELISM = 1000;
 const QUEUE_NAME = /^[A-Za-z0-9._-]{1,94}$/;

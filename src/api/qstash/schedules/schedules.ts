@@ -4,32 +4,32 @@
 // EdgecronError and answered in QStash's shape by the app's error handler.
 
 import { Hono } from "hono";
-import { jobStores } from "../../db/databases";
-import type { StoredJob } from "../../db/jobs";
-import { ensureQueue, findQueue } from "../../db/qstash-queues";
+import { jobStores } from "../../../db/databases";
+import type { StoredJob } from "../../../db/jobs";
+import { ensureQueue, findQueue } from "../../../db/qstash-queues";
 import {
   findScheduleJob,
   isScheduleIdTaken,
   listScheduleJobs,
   scheduleDatabaseIndex,
-} from "../../db/qstash-schedules";
-import { newId } from "../../service/ids";
-import { newStoredJob, saveJobVersion } from "../../service/job-writes";
-import { checkJobFor } from "../../service/jobs/job-check";
-import { storeNewJobs } from "../../service/jobs/store-new-jobs";
-import { nextFireTimesOf } from "../../service/next-fires";
-import { listJobRunRecords } from "../../service/run-history";
-import type { AppEnv } from "../http/app-env";
-import { clientAddressOf } from "../http/client-address";
-import { EdgecronError } from "../http/problem";
-import { checkDestination, rawDestinationOf } from "./destination";
-import { badRequest, notFound } from "./errors";
-import { type HeaderError, parseMessageHeaders } from "./headers";
-import { headerErrorsOf } from "./message-job";
-import { bodyText } from "./message-service";
-import { queueFlowKey } from "./queues";
+} from "../../../db/qstash-schedules";
+import { newId } from "../../../service/ids";
+import { newStoredJob, saveJobVersion } from "../../../service/job-writes";
+import { checkJobFor } from "../../../service/jobs/job-check";
+import { storeNewJobs } from "../../../service/jobs/store-new-jobs";
+import { nextFireTimesOf } from "../../../service/next-fires";
+import { listJobRunRecords } from "../../../service/run-history";
+import type { AppEnv } from "../../http/app-env";
+import { clientAddressOf } from "../../http/client-address";
+import { EdgecronError } from "../../http/problem";
+import { checkDestination, rawDestinationOf } from "../destination";
+import { badRequest, notFound } from "../errors";
+import { type HeaderError, parseMessageHeaders } from "../headers";
+import { headerErrorsOf } from "../messages/message-job";
+import { bodyText } from "../messages/message-service";
+import { queueFlowKey } from "../queues/queues";
+import { isUrlGroupName } from "../url-groups/url-group-publish";
 import { readScheduleHeaders, scheduleJobInput, scheduleResource, upsertedSpec } from "./schedule-job";
-import { isUrlGroupName } from "./url-group-publish";
 
 export const qstashSchedules = new Hono<AppEnv>();
 

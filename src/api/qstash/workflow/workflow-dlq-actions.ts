@@ -2,27 +2,27 @@
 // through the paths a step already takes: a resume is a redrive of the dead letter (the same
 // message, so the SDK reads the same steps back), a restart a new run published as the SDK's
 // first message would be, a callback retry the failure callback the dead letter enqueued.
-import { qstashRunContextOf } from "../../core/qstash/delivery";
-import { jobStores } from "../../db/databases";
-import { findStoredJob } from "../../db/job-store";
-import { deleteDeadLetters } from "../../db/qstash";
+import { qstashRunContextOf } from "../../../core/qstash/delivery";
+import { jobStores } from "../../../db/databases";
+import { findStoredJob } from "../../../db/job-store";
+import { deleteDeadLetters } from "../../../db/qstash";
 import {
   endWorkflowRun,
   listWorkflowSteps,
   reopenFailedWorkflowRun,
   type WorkflowRunRow,
-} from "../../db/qstash-workflow-runs";
-import { failureCallbackDeliveries } from "../../queue/qstash-callback-deliveries";
-import { enqueueSideDeliveries } from "../../queue/side-delivery-queue";
-import { failureCallbackExtras } from "../../service/failure-callbacks";
-import { newId } from "../../service/ids";
-import { redriveDeadLetter } from "../../service/redrive";
-import { refuseWhileSuspended } from "../../service/suspension";
-import type { DeadLetterMessage } from "../../shard/protocol";
-import type { DlqEntry } from "./dlq";
-import { badRequest } from "./errors";
-import { prepareMessage } from "./message-service";
-import { storeMessages } from "./publish";
+} from "../../../db/qstash-workflow-runs";
+import { failureCallbackDeliveries } from "../../../queue/qstash-callback-deliveries";
+import { enqueueSideDeliveries } from "../../../queue/side-delivery-queue";
+import { failureCallbackExtras } from "../../../service/failure-callbacks";
+import { newId } from "../../../service/ids";
+import { redriveDeadLetter } from "../../../service/redrive";
+import { refuseWhileSuspended } from "../../../service/suspension";
+import type { DeadLetterMessage } from "../../../shard/protocol";
+import type { DlqEntry } from "../dlq/dlq";
+import { badRequest } from "../errors";
+import { prepareMessage } from "../messages/message-service";
+import { storeMessages } from "../messages/publish";
 
 /** A workflow DLQ entry: the dead letter, its step message and its run. */
 export interface WorkflowDlqEntry extends DlqEntry {

@@ -3,16 +3,16 @@
 // of steps, which every delivery of the run reads back (the SDK asks for `LazyFetch`: the body
 // is delivered empty and the SDK fetches GET /v2/workflows/runs/{runId}). The run's first
 // message carries its delivery settings; every later message of the run gets them here, so the
-// one header reader (./headers.ts) applies them as if the SDK had sent them again.
-import { base64OfBytes } from "../../core/encoding";
+// one header reader (../headers.ts) applies them as if the SDK had sent them again.
+import { base64OfBytes } from "../../../core/encoding";
 import {
   findWorkflowRun,
   type NewWorkflowRun,
   type NewWorkflowStep,
   recordWorkflowSteps,
-} from "../../db/qstash-workflow-runs";
-import { EdgecronError } from "../http/problem";
-import { notFound } from "./errors";
+} from "../../../db/qstash-workflow-runs";
+import { EdgecronError } from "../../http/problem";
+import { notFound } from "../errors";
 
 /**
  * The most a step message's body may hold. The run keeps it base64 in one D1 row, and a D1 row

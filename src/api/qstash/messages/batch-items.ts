@@ -1,11 +1,11 @@
 // The body of POST /v2/batch: a JSON array of `{destination, headers, body, queue?}`, as the
 // client sends it (header names lower-cased), read into one message's parts per item.
 import type { Context } from "hono";
-import { headerMapIssues } from "../../core/header-map";
-import { EdgecronError } from "../http/problem";
-import { badRequest } from "./errors";
-import type { HeaderError } from "./headers";
-import { isQueueName, QUEUE_NAME_MESSAGE } from "./queues";
+import { headerMapIssues } from "../../../core/header-map";
+import { EdgecronError } from "../../http/problem";
+import { badRequest } from "../errors";
+import type { HeaderError } from "../headers";
+import { isQueueName, QUEUE_NAME_MESSAGE } from "../queues/queues";
 
 export const MAX_BATCH_MESSAGES = 1000;
 

@@ -3,15 +3,15 @@
 // first. Asked by message id, one shard request per message; tenant-wide, every shard is asked
 // and the pages merged (src/service/run-history.ts).
 import { Hono } from "hono";
-import { base64OfText } from "../../core/encoding";
-import { jobStores } from "../../db/databases";
-import type { StoredJob } from "../../db/jobs";
-import { findJobsByIds } from "../../db/qstash";
-import { listTenantRunRecords } from "../../service/run-history";
-import type { HistoryRecord } from "../../shard/history-protocol";
-import type { AppEnv } from "../http/app-env";
-import { decodeTimeCursor, encodeCursor } from "../http/cursor";
-import { bulkQueryOf, EVENTS_ROUTE } from "./filters";
+import { base64OfText } from "../../../core/encoding";
+import { jobStores } from "../../../db/databases";
+import type { StoredJob } from "../../../db/jobs";
+import { findJobsByIds } from "../../../db/qstash";
+import { listTenantRunRecords } from "../../../service/run-history";
+import type { HistoryRecord } from "../../../shard/history-protocol";
+import type { AppEnv } from "../../http/app-env";
+import { decodeTimeCursor, encodeCursor } from "../../http/cursor";
+import { bulkQueryOf, EVENTS_ROUTE } from "../filters";
 import { headerLists, messageFactsOf, targetUrlOf } from "./message-view";
 
 /** Our run states as QStash's log states. */

@@ -1,12 +1,12 @@
 // A publish (or enqueue, or batch item) whose destination names a URL group of the tenant
 // instead of a URL: one message per endpoint of the group, each a job of its own with its own
 // delivery, retries and dead letter, all checked before any is stored.
-import { findUrlGroup } from "../../db/qstash-url-groups";
-import { EdgecronError } from "../http/problem";
-import { checkDestination } from "./destination";
-import { badRequest, notFound } from "./errors";
-import type { HeaderError } from "./headers";
-import { type MessageParts, type PreparedMessage, prepareMessage } from "./message-service";
+import { findUrlGroup } from "../../../db/qstash-url-groups";
+import { EdgecronError } from "../../http/problem";
+import { checkDestination } from "../destination";
+import { badRequest, notFound } from "../errors";
+import type { HeaderError } from "../headers";
+import { type MessageParts, type PreparedMessage, prepareMessage } from "../messages/message-service";
 
 const GROUP_NAME = /^[A-Za-z0-9._-]{1,94}$/;
 export const URL_GROUP_NAME_MESSAGE = "must be 1-94 letters, digits, '.', '_' or '-'";

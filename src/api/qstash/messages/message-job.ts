@@ -2,10 +2,10 @@
 // Delay instant) whose target is the destination, stored and dispatched by the same engine as
 // any /v1 job (checkJobInput: the same schema, SSRF policy and limits).
 
-import { formatDuration } from "../../core/duration";
-import type { JobCreate } from "../../core/job-spec";
-import type { FieldError } from "../http/problem";
-import type { FlowControlHeader, HeaderError, MessageHeaders } from "./headers";
+import { formatDuration } from "../../../core/duration";
+import type { JobCreate } from "../../../core/job-spec";
+import type { FieldError } from "../../http/problem";
+import type { FlowControlHeader, HeaderError, MessageHeaders } from "../headers";
 
 /** Every /v2 message's job name starts with this, so a name-prefix scan finds them. */
 export const MESSAGE_JOB_PREFIX = "qstash:";
@@ -113,7 +113,7 @@ export function headerErrorsOf(errors: readonly FieldError[]): HeaderError[] {
   });
 }
 
-/** The sub-header a callback header came from (./callback-headers.ts, read backwards). */
+/** The sub-header a callback header came from (../callback-headers.ts, read backwards). */
 function callbackSubHeader(prefix: string, name: string | undefined): string {
   if (name === undefined) return `${prefix}-Forward-*`;
   if (name === "upstash-feature-set") return `${prefix}-Feature-Set`;

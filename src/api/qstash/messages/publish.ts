@@ -2,21 +2,21 @@
 // in D1 before the 2xx (durable), then pushed to its shard (the outbox sweep re-sends what the
 // push missed), exactly as a /v1 create.
 import { Hono } from "hono";
-import { jobStores } from "../../db/databases";
-import { findJobByIdempotencyKeyAcross } from "../../db/job-store";
-import type { StoredJob } from "../../db/jobs";
-import { ensureQueue, findQueue } from "../../db/qstash-queues";
-import { storeNewJobs } from "../../service/jobs/store-new-jobs";
-import type { AppEnv } from "../http/app-env";
-import { EdgecronError } from "../http/problem";
+import { jobStores } from "../../../db/databases";
+import { findJobByIdempotencyKeyAcross } from "../../../db/job-store";
+import type { StoredJob } from "../../../db/jobs";
+import { ensureQueue, findQueue } from "../../../db/qstash-queues";
+import { storeNewJobs } from "../../../service/jobs/store-new-jobs";
+import type { AppEnv } from "../../http/app-env";
+import { EdgecronError } from "../../http/problem";
+import { checkDestination, rawDestinationOf } from "../destination";
+import { badRequest } from "../errors";
+import type { HeaderError } from "../headers";
+import { checkQueueName } from "../queues/queues";
+import { isUrlGroupName, prepareDestinationMessages } from "../url-groups/url-group-publish";
+import { recordWorkflowMessages, type WorkflowRecord } from "../workflow/workflow-message";
 import { type BatchItem, batchItemsOf, readBatchBody } from "./batch-items";
-import { checkDestination, rawDestinationOf } from "./destination";
-import { badRequest } from "./errors";
-import type { HeaderError } from "./headers";
 import { duplicateAnswer, type PreparedMessage, type PublishedMessage } from "./message-service";
-import { checkQueueName } from "./queues";
-import { isUrlGroupName, prepareDestinationMessages } from "./url-group-publish";
-import { recordWorkflowMessages, type WorkflowRecord } from "./workflow-message";
 
 export const publish = new Hono<AppEnv>();
 

@@ -8,8 +8,8 @@ import {
   qstashFlowControlInfo,
   resetFlowControlRate,
   setFlowControlPaused,
-} from "../../gate/client";
-import type { AppEnv } from "../http/app-env";
+} from "../../../gate/client";
+import type { AppEnv } from "../../http/app-env";
 
 export const flowControl = new Hono<AppEnv>();
 

@@ -7,9 +7,9 @@ import {
   listWorkflowSteps,
   type WorkflowRunRow,
   type WorkflowStepRow,
-} from "../../db/qstash-workflow-runs";
-import type { AppEnv } from "../http/app-env";
-import { badRequest } from "./errors";
+} from "../../../db/qstash-workflow-runs";
+import type { AppEnv } from "../../http/app-env";
+import { badRequest } from "../errors";
 
 const DEFAULT_COUNT = 10;
 const MAX_COUNT = 100;

@@ -4,25 +4,25 @@
 // transaction takes the waiter, lists its wake-up step and unlists its timeout's step, and the
 // wake-up message is stored (a failure to store puts the waiter and its timeout back). Only a
 // wake-up that is stored deletes the waiter's timeout message.
-import { base64OfText } from "../../core/encoding";
-import { jobStores } from "../../db/databases";
-import { findStoredJob, insertStoredJobs } from "../../db/job-store";
-import type { StoredJob } from "../../db/jobs";
-import { deleteWorkflowStep, findWorkflowRun, findWorkflowStep } from "../../db/qstash-workflow-runs";
+import { base64OfText } from "../../../core/encoding";
+import { jobStores } from "../../../db/databases";
+import { findStoredJob, insertStoredJobs } from "../../../db/job-store";
+import type { StoredJob } from "../../../db/jobs";
+import { deleteWorkflowStep, findWorkflowRun, findWorkflowStep } from "../../../db/qstash-workflow-runs";
 import {
   listWorkflowWaiters,
   restoreWaiter,
   takeWaiterForWakeUp,
   takeWorkflowWaiter,
   type WorkflowWaiterRow,
-} from "../../db/qstash-workflow-waiters";
-import { logEvent } from "../../log";
-import { admitJobCreates } from "../../service/admission";
-import { pushAndMarkSynced, saveJobVersion } from "../../service/job-writes";
-import { EdgecronError } from "../http/problem";
-import { badRequest } from "./errors";
-import type { HeaderError } from "./headers";
-import { prepareMessage } from "./message-service";
+} from "../../../db/qstash-workflow-waiters";
+import { logEvent } from "../../../log";
+import { admitJobCreates } from "../../../service/admission";
+import { pushAndMarkSynced, saveJobVersion } from "../../../service/job-writes";
+import { EdgecronError } from "../../http/problem";
+import { badRequest } from "../errors";
+import type { HeaderError } from "../headers";
+import { prepareMessage } from "../messages/message-service";
 import { MAX_WORKFLOW_STEP_BYTES, stepTooLarge } from "./workflow-message";
 
 /** A wake-up ready to store: its waiter, its message's job and the step it lists. */

@@ -2,10 +2,10 @@
 // `concurrent_calls` limit here, and the count is its gate's calls in flight now. A tenant with no
 // call limit has no gate counting its calls, so it answers 0 for both (0 is "no limit").
 import { Hono } from "hono";
-import { loadTenantLimits } from "../../db/tenant-limits";
-import { gateState, tenantGate } from "../../gate/client";
-import { tenantLimitDefaults } from "../../service/admission";
-import type { AppEnv } from "../http/app-env";
+import { loadTenantLimits } from "../../../db/tenant-limits";
+import { gateState, tenantGate } from "../../../gate/client";
+import { tenantLimitDefaults } from "../../../service/admission";
+import type { AppEnv } from "../../http/app-env";
 
 export const globalParallelism = new Hono<AppEnv>();
 

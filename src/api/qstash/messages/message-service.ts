@@ -3,21 +3,21 @@
 // same schema, SSRF policy and limits). Storing and pushing are the routes' part, so a batch
 // writes all its jobs in one D1 batch.
 
-import { sha256Hex } from "../../core/encoding";
-import { MAX_TARGET_BODY_BYTES } from "../../core/job-spec";
-import { jobStores } from "../../db/databases";
-import { findJobByIdempotencyKeyAcross } from "../../db/job-store";
-import type { StoredJob } from "../../db/jobs";
-import { releaseIdempotencyKey } from "../../db/qstash";
-import { newStoredJob } from "../../service/job-writes";
-import { checkJobFor } from "../../service/jobs/job-check";
-import type { EdgecronError } from "../http/problem";
-import { checkDestination } from "./destination";
-import { badRequest } from "./errors";
-import { type HeaderError, parseMessageHeaders } from "./headers";
+import { sha256Hex } from "../../../core/encoding";
+import { MAX_TARGET_BODY_BYTES } from "../../../core/job-spec";
+import { jobStores } from "../../../db/databases";
+import { findJobByIdempotencyKeyAcross } from "../../../db/job-store";
+import type { StoredJob } from "../../../db/jobs";
+import { releaseIdempotencyKey } from "../../../db/qstash";
+import { newStoredJob } from "../../../service/job-writes";
+import { checkJobFor } from "../../../service/jobs/job-check";
+import type { EdgecronError } from "../../http/problem";
+import { checkDestination } from "../destination";
+import { badRequest } from "../errors";
+import { type HeaderError, parseMessageHeaders } from "../headers";
+import { queueFlowKey } from "../queues/queues";
+import { planWorkflowMessage, type WorkflowRecord } from "../workflow/workflow-message";
 import { headerErrorsOf, messageJobInput } from "./message-job";
-import { queueFlowKey } from "./queues";
-import { planWorkflowMessage, type WorkflowRecord } from "./workflow-message";
 
 /** How long a deduplication id (or content hash) keeps a second message out. */
 export const DEDUPLICATION_WINDOW_MS = 90 * 86_400_000;

@@ -1,17 +1,17 @@
 // The routes of Upstash Workflow runs (./workflow-message.ts keeps them): the SDK reads a run's
 // steps on every delivery and ends the run after its last step.
 import { Hono } from "hono";
-import { jobStores } from "../../db/databases";
-import { findStoredJob } from "../../db/job-store";
+import { jobStores } from "../../../db/databases";
+import { findStoredJob } from "../../../db/job-store";
 import {
   endWorkflowRun,
   findWorkflowRun,
   listWaitDeadlines,
   listWorkflowSteps,
-} from "../../db/qstash-workflow-runs";
-import { saveJobVersion } from "../../service/job-writes";
-import type { AppEnv } from "../http/app-env";
-import { badRequest, notFound } from "./errors";
+} from "../../../db/qstash-workflow-runs";
+import { saveJobVersion } from "../../../service/job-writes";
+import type { AppEnv } from "../../http/app-env";
+import { badRequest, notFound } from "../errors";
 import { WAIT_TIMEOUT_CALL_TYPE } from "./workflow-events";
 import { workflowLogs } from "./workflow-logs";
 

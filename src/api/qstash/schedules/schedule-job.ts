@@ -1,14 +1,14 @@
 // A QStash schedule as an edgecron job, and back: a cron job (the `Upstash-Cron` expression in
 // its `CRON_TZ` zone, UTC without one) whose target and policies are a message's
-// (message-job.ts), with `qstash.schedule_id` naming it. Read back in the `Schedule` shape the
+// (../messages/message-job.ts), with `qstash.schedule_id` naming it. Read back in the `Schedule` shape the
 // official client parses.
-import type { JobCreate, JobSpec } from "../../core/job-spec";
-import { parseQstashCron } from "../../core/qstash/cron";
-import { MAX_SCHEDULE_ID_LENGTH } from "../../core/qstash/delivery";
-import type { StoredJob } from "../../db/jobs";
-import type { HeaderError, MessageHeaders } from "./headers";
-import { messageJobInput, QUEUE_KEY_PREFIX } from "./message-job";
-import { isQueueName, QUEUE_NAME_MESSAGE } from "./queues";
+import type { JobCreate, JobSpec } from "../../../core/job-spec";
+import { parseQstashCron } from "../../../core/qstash/cron";
+import { MAX_SCHEDULE_ID_LENGTH } from "../../../core/qstash/delivery";
+import type { StoredJob } from "../../../db/jobs";
+import type { HeaderError, MessageHeaders } from "../headers";
+import { messageJobInput, QUEUE_KEY_PREFIX } from "../messages/message-job";
+import { isQueueName, QUEUE_NAME_MESSAGE } from "../queues/queues";
 
 /** Every /v2 schedule's job name starts with this (then the schedule id). */
 export const SCHEDULE_JOB_PREFIX = "qstash-schedule:";
@@ -60,7 +60,7 @@ export function readScheduleHeaders(
   };
 }
 
-/** The /v1 job body of a schedule: a message's (message-job.ts) with the cron as its schedule. */
+/** The /v1 job body of a schedule: a message's (../messages/message-job.ts) with the cron as its schedule. */
 export function scheduleJobInput(request: {
   destination: string;
   headers: MessageHeaders;

@@ -1,16 +1,16 @@
 // GET /v2/messages/{id}, DELETE /v2/messages/{id} and DELETE /v2/messages (by ids, by filter,
 // or all): a message is its job; cancelling deletes the job, which cancels its pending runs.
 import { Hono } from "hono";
-import { jobStores } from "../../db/databases";
-import { findStoredJob, listJobsAcross } from "../../db/job-store";
-import type { StoredJob } from "../../db/jobs";
-import { saveJobVersion } from "../../service/job-writes";
-import { shardOfStoredJob } from "../../service/run-history";
-import { runMessageNow } from "../../service/start-work";
-import type { AppEnv } from "../http/app-env";
-import { EdgecronError } from "../http/problem";
-import { badRequest, notFound } from "./errors";
-import { bulkQueryOf, CANCEL_ROUTE } from "./filters";
+import { jobStores } from "../../../db/databases";
+import { findStoredJob, listJobsAcross } from "../../../db/job-store";
+import type { StoredJob } from "../../../db/jobs";
+import { saveJobVersion } from "../../../service/job-writes";
+import { shardOfStoredJob } from "../../../service/run-history";
+import { runMessageNow } from "../../../service/start-work";
+import type { AppEnv } from "../../http/app-env";
+import { EdgecronError } from "../../http/problem";
+import { badRequest, notFound } from "../errors";
+import { bulkQueryOf, CANCEL_ROUTE } from "../filters";
 import { MESSAGE_JOB_PREFIX } from "./message-job";
 import { isMessageJob, messageFactsOf, messageView } from "./message-view";
 

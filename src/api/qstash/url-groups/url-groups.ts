@@ -9,12 +9,12 @@ import {
   saveUrlGroup,
   type UrlGroup,
   type UrlGroupEndpoint,
-} from "../../db/qstash-url-groups";
-import type { AppEnv } from "../http/app-env";
-import { EdgecronError } from "../http/problem";
-import { checkDestination } from "./destination";
-import { badRequest, notFound } from "./errors";
-import type { HeaderError } from "./headers";
+} from "../../../db/qstash-url-groups";
+import type { AppEnv } from "../../http/app-env";
+import { EdgecronError } from "../../http/problem";
+import { checkDestination } from "../destination";
+import { badRequest, notFound } from "../errors";
+import type { HeaderError } from "../headers";
 import { isUrlGroupName, URL_GROUP_NAME_MESSAGE } from "./url-group-publish";
 
 /** The most endpoints one group holds: a publish makes one message each. */

@@ -1,17 +1,17 @@
 // The DLQ routes on our dead letters: a QStash DLQ entry is a dead letter of a /v2 job not yet
 // redriven; retry is a redrive (one new attempt of the same message), delete removes the letter.
 import { Hono } from "hono";
-import { qstashMessageId } from "../../core/qstash/delivery";
-import { jobStores } from "../../db/databases";
-import { type DeadLetterRow, findDeadLetter, listDeadLetters } from "../../db/dead-letters";
-import type { StoredJob } from "../../db/jobs";
-import { deleteDeadLetters, findDeadLettersByIds, findJobsByIds } from "../../db/qstash";
-import { redriveDeadLetter } from "../../service/redrive";
-import type { AppEnv } from "../http/app-env";
-import { decodeTimeCursor, encodeCursor } from "../http/cursor";
-import { notFound } from "./errors";
-import { type BulkQuery, bulkQueryOf, DLQ_ROUTE, type MessageFacts } from "./filters";
-import { headerLists, messageFactsOf, messageView } from "./message-view";
+import { qstashMessageId } from "../../../core/qstash/delivery";
+import { jobStores } from "../../../db/databases";
+import { type DeadLetterRow, findDeadLetter, listDeadLetters } from "../../../db/dead-letters";
+import type { StoredJob } from "../../../db/jobs";
+import { deleteDeadLetters, findDeadLettersByIds, findJobsByIds } from "../../../db/qstash";
+import { redriveDeadLetter } from "../../../service/redrive";
+import type { AppEnv } from "../../http/app-env";
+import { decodeTimeCursor, encodeCursor } from "../../http/cursor";
+import { notFound } from "../errors";
+import { type BulkQuery, bulkQueryOf, DLQ_ROUTE, type MessageFacts } from "../filters";
+import { headerLists, messageFactsOf, messageView } from "../messages/message-view";
 
 export const dlq = new Hono<AppEnv>();
 

@@ -1,7 +1,7 @@
 // A message job as the client's `Message` type reads it (src/client/messages.ts in qstash-js).
-import type { JobSpec } from "../../core/job-spec";
-import type { StoredJob } from "../../db/jobs";
-import type { MessageFacts } from "./filters";
+import type { JobSpec } from "../../../core/job-spec";
+import type { StoredJob } from "../../../db/jobs";
+import type { MessageFacts } from "../filters";
 import { DEFAULT_RETRY_DELAY_EXPRESSION, QUEUE_KEY_PREFIX } from "./message-job";
 
 /** The job is a /v2 message (created by publish or batch; not a /v1 job). */
