@@ -1,8 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { calendarSetsFor } from "../../../db/calendars";
-import { jobStores } from "../../../db/databases";
-import { listJobsAcross } from "../../../db/job-store";
 import { createJob } from "../../../service/jobs/create-job";
+import { calendarsOfJobs, listTenantJobs } from "../../../service/jobs/read-jobs";
 import { tenantScope } from "../../http/auth";
 import { readJsonBody } from "../../http/body";
 import { decodeCursor, encodeCursor, pageOf } from "../../http/cursor";
@@ -92,7 +90,7 @@ defineRoute(
   async (c) => {
     const query = c.req.valid("query");
     const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
-    const rows = await listJobsAcross(jobStores(c.env), c.get("tenantId"), {
+    const rows = await listTenantJobs(c.env, c.get("tenantId"), {
       status: query.status,
       namePrefix: query.name,
       beforeId,
@@ -100,8 +98,8 @@ defineRoute(
     });
     const { page, nextCursor } = pageOf(rows, query.limit, (job) => encodeCursor([job.id]));
     const nowMs = Date.now();
-    const calendars = await calendarSetsFor(
-      c.env.DB,
+    const calendars = await calendarsOfJobs(
+      c.env,
       c.get("tenantId"),
       page.map((job) => job.spec),
     );
@@ -133,7 +131,7 @@ defineRoute(
   async (c) => {
     const job = await loadJob(c);
     const query = c.req.valid("query");
-    const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [job.spec]);
+    const calendars = await calendarsOfJobs(c.env, job.tenantId, [job.spec]);
     return jobResponse(c, job, { fireCount: query.next, calendars });
   },
 );
