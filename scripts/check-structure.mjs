@@ -15,15 +15,16 @@
 //      stay apart: Worker code never imports them, except src/client/verify.ts (the signature
 //      format, one definition for the sender and every receiver); the client imports nothing of
 //      the Worker but types (`import type`, erased from its bundle); the CLI only itself, the
-//      client, the pure core and types; the console (src/admin) takes the API's shapes from the
+//      client, the pure core and types; the console (src/console) takes the API's shapes from the
 //      client's types (`import type` of src/client/types.ts), so they are written once;
 //   6. rooms import only the rooms below them (ROOMS): the pure core at the bottom, then the shared
 //      basics, the shard and gate protocols, the D1 layer and the Durable Object clients, what goes
-//      on the queues (src/queue/producers), then the application layer (src/service) that every
-//      door calls, then the doors (the HTTP plumbing
-//      under the v1 and QStash APIs, the console, the queue consumers, the maintenance pass) and
-//      the Durable Objects themselves. Doors never import each other: what two doors share
-//      belongs in src/service or below. Type-only imports count too;
+//      on the queues (src/queue), then the application layer (src/service) that every door calls,
+//      then the doors (the HTTP plumbing under the v1 and QStash APIs, the console, the delivery
+//      door src/delivery with the queue consumers, the maintenance pass) and the Durable Objects
+//      themselves. The HTTP doors (src/api, src/console) never import the shard client: they reach
+//      a shard through src/service. Doors never import each other: what two doors share belongs
+//      in src/service or below. Type-only imports count too;
 //   7. migrations are append-only: D1 migration files and Durable Object schema entries match the
 //      hashes in scripts/schema-lock.json, and a new one sorts after every locked one
 //      (scripts/lib/schema-lock.mjs);
@@ -70,7 +71,7 @@ const CLI_DIR = "src/cli";
 const CLIENT_SHARED_WITH_WORKER = "src/client/verify.ts";
 /** The client's types, which the console reads the API with (type-only imports). */
 const CLIENT_TYPES = "src/client/types.ts";
-const CONSOLE_DIR = "src/admin";
+const CONSOLE_DIR = "src/console";
 
 /**
  * Rule 6: every file of src/ and durable-objects/ is in one room (the first whose path matches);
@@ -78,7 +79,13 @@ const CONSOLE_DIR = "src/admin";
  * (src/client, src/cli) are rule 5's.
  */
 const LOWER = ["core", "basics"];
-const STORES = [...LOWER, "protocols", "db", "clients"];
+const STORES = [...LOWER, "protocols", "db", "shard-client", "gate-client"];
+/**
+ * What the HTTP doors (the APIs and the console) may use below the service: not the shard client.
+ * They ask the service (src/service), which calls the shard (a run's callbacks, a tenant's
+ * suspension and weight, tzdata, the test switches...).
+ */
+const HTTP_DOOR_STORES = STORES.filter((room) => room !== "shard-client");
 const ROOMS = [
   { room: "core", paths: ["src/core"], may: [] },
   {
@@ -98,32 +105,33 @@ const ROOMS = [
   },
   // src/db stores the shard protocol's plain records (a run's history row, a job's calendars).
   { room: "db", paths: ["src/db"], may: [...LOWER, "protocols"] },
-  { room: "clients", paths: ["src/shard", "src/gate"], may: [...LOWER, "protocols"] },
+  { room: "shard-client", paths: ["src/shard"], may: [...LOWER, "protocols"] },
+  { room: "gate-client", paths: ["src/gate"], may: [...LOWER, "protocols"] },
   // What goes on the queues and how it is sent (queue names, message shapes, the dispatch lane,
   // side deliveries): the shard, the maintenance pass, the QStash door and the services send; only
   // the entry and the dispatcher pool run the consumers.
-  { room: "queue-producers", paths: ["src/queue/producers"], may: STORES },
-  { room: "service", paths: ["src/service"], may: [...STORES, "queue-producers"] },
-  { room: "http", paths: ["src/api/http"], may: [...STORES, "service"] },
-  { room: "v1", paths: ["src/api/v1"], may: [...STORES, "service", "http"] },
-  { room: "qstash-api", paths: ["src/api/qstash"], may: [...STORES, "service", "http", "queue-producers"] },
-  { room: "api", paths: ["src/api/app.ts"], may: [...STORES, "http", "v1", "qstash-api"] },
-  // The console reads and acts through the API itself, in-process (src/admin/api.ts).
-  { room: "console", paths: ["src/admin"], may: [...STORES, "service", "http", "api"] },
-  { room: "queue-consumers", paths: ["src/queue/consumers"], may: [...STORES, "service", "queue-producers"] },
+  { room: "queue", paths: ["src/queue"], may: STORES },
+  { room: "service", paths: ["src/service"], may: [...STORES, "queue"] },
+  { room: "http", paths: ["src/api/http"], may: [...HTTP_DOOR_STORES, "service"] },
+  { room: "v1", paths: ["src/api/v1"], may: [...HTTP_DOOR_STORES, "service", "http"] },
+  { room: "qstash-api", paths: ["src/api/qstash"], may: [...HTTP_DOOR_STORES, "service", "http", "queue"] },
+  { room: "api", paths: ["src/api/app.ts"], may: [...HTTP_DOOR_STORES, "http", "v1", "qstash-api"] },
+  // The console reads and acts through the API itself, in-process (src/console/api.ts).
+  { room: "console", paths: ["src/console"], may: [...HTTP_DOOR_STORES, "service", "http", "api"] },
+  { room: "delivery", paths: ["src/delivery"], may: [...STORES, "service", "queue"] },
   // The shard sends its runs and dead letters, and raises alerts (src/service/raise-alerts.ts).
-  { room: "shard", paths: ["durable-objects/shard"], may: [...STORES, "service", "queue-producers"] },
+  { room: "shard", paths: ["durable-objects/shard"], may: [...STORES, "service", "queue"] },
   { room: "flow-gate", paths: ["durable-objects/flow-gate"], may: STORES },
   {
     room: "maintenance",
     paths: ["durable-objects/maintenance"],
-    may: [...STORES, "service", "queue-producers"],
+    may: [...STORES, "service", "queue"],
   },
   // The dispatcher pool runs the dispatch consumer's own code for the runs its shard hands it.
   {
     room: "dispatcher",
     paths: ["durable-objects/dispatcher"],
-    may: [...STORES, "queue-consumers", "queue-producers"],
+    may: [...STORES, "delivery", "queue"],
   },
   { room: "entry", paths: ["src/index.ts"], may: "*" },
 ];

@@ -128,9 +128,9 @@ const serverArgs = [
   "AUTH_CLIENT_ADDRESS:none",
 ];
 // Opt in to Cloudflare's 6 outbound connections per invocation and per Durable Object, which the
-// local runtime does not enforce (src/queue/producers/connection-cap.ts).
+// local runtime does not enforce (src/queue/connection-cap.ts).
 if (process.env.EMULATE_CONNECTION_CAP === "true") serverArgs.push("--var", "EMULATE_CONNECTION_CAP:true");
-// The dispatcher pool lane instead of the queues alone (src/queue/producers/dispatch-lane.ts).
+// The dispatcher pool lane instead of the queues alone (src/queue/dispatch-lane.ts).
 if (process.env.DISPATCH_LANE === "pool") serverArgs.push("--var", "DISPATCH_LANE:pool");
 // The server is wrangler's dev server without its DevTools inspector: scripts/dev-server.mjs says
 // why (under a flood of target calls the inspector exhausted file descriptors and memory). With

@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
+import { handleDispatchBatch } from "../../src/delivery/dispatch-consumer";
 import { logEvent } from "../../src/log";
-import { handleDispatchBatch } from "../../src/queue/consumers/dispatch-consumer";
-import type { DispatcherAnswer } from "../../src/queue/producers/dispatch-lane";
-import { dispatchQueueOf } from "../../src/queue/producers/dispatch-queues";
+import type { DispatcherAnswer } from "../../src/queue/dispatch-lane";
+import { dispatchQueueOf } from "../../src/queue/dispatch-queues";
 import type { DispatchMessage } from "../../src/shard/protocol";
 
 /**

@@ -2,7 +2,7 @@
 // HMAC-SHA256, keyed with the tenant's signing secret, of a canonical string that binds the whole
 // request (method, URL, idempotency key, run id, attempt, timestamp, body hash), so a captured
 // call cannot be replayed to another URL or under another key. WebCrypto only: Node 20, Workers
-// and browsers alike. The sender (src/queue/consumers/target-call.ts) builds the same string from here.
+// and browsers alike. The sender (src/delivery/target-call.ts) builds the same string from here.
 
 export type VerifyFailureReason =
   | "no_secrets"

@@ -1,6 +1,6 @@
 // Targets that are Cloudflare bindings (service, Workflow, Queue): their job-body schemas, the
 // deployment's allow-list of bindings usable as targets, and the deterministic Workflow instance
-// id. Pure: the Worker checks the live bindings (src/queue/consumers/binding-targets.ts).
+// id. Pure: the Worker checks the live bindings (src/delivery/binding-targets.ts).
 import { z } from "zod";
 
 export const BINDING_TARGET_KINDS = ["service", "workflow", "queue"] as const;

@@ -1,6 +1,6 @@
 // What the console's sessions are checked against, shared by the console (sign-in, every request)
 // and the maintenance pass (deleting sessions that have ended): the configured admin token and
-// the hash an admin session keeps of it. The sessions themselves are in src/admin/session.ts.
+// the hash an admin session keeps of it. The sessions themselves are in src/console/session.ts.
 import { base64UrlOf } from "../core/encoding";
 import { deleteEndedConsoleSessions } from "../db/sessions";
 

@@ -9,7 +9,7 @@
 import type { TargetAnswer } from "../core/qstash/callback";
 import { findWorkflowRun, firstOpenDeadLetterOfRun, listWorkflowSteps } from "../db/qstash-workflow-runs";
 import { logEvent } from "../log";
-import type { FailureCallbackExtras } from "../queue/producers/qstash-callback-deliveries";
+import type { FailureCallbackExtras } from "../queue/qstash-callback-deliveries";
 import type { DeadLetterMessage } from "../shard/protocol";
 
 /** Long enough for the dead letter's callback and a retry of it from the workflow DLQ. */

@@ -18,8 +18,8 @@ import {
 } from "../db/alerts";
 import { jobStores } from "../db/databases";
 import { logEvent } from "../log";
-import { enqueueSideDeliveries } from "../queue/producers/side-delivery-queue";
-import type { SideDelivery } from "../queue/producers/side-delivery-types";
+import { enqueueSideDeliveries } from "../queue/side-delivery-queue";
+import type { SideDelivery } from "../queue/side-delivery-types";
 
 export interface NewAlert {
   tenantId: string;

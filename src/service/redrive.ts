@@ -2,7 +2,7 @@
 // and the QStash-compatible POST /v2/dlq/retry.
 
 import { EdgecronError } from "../core/errors";
-import { claimRedrive, type DeadLetterRow, releaseRedrive } from "../db/dead-letters";
+import { claimRedrive, type DeadLetterRow, findDeadLetter, releaseRedrive } from "../db/dead-letters";
 import { retryRun } from "../shard/client";
 import { shardOfStoredJob } from "./run-history";
 import { callShard, shardRefusal } from "./shard-calls";
@@ -33,4 +33,22 @@ export async function redriveDeadLetter(
     await releaseRedrive(env.DB, letter.id, claimedAtMs);
     throw error;
   }
+}
+
+export function deadLetterNotFound(id?: string): EdgecronError {
+  return new EdgecronError(
+    "dead_letter_not_found",
+    id === undefined ? "No such dead letter" : `No dead letter ${id}`,
+  );
+}
+
+/** deadLetters.redrive by id: the tenant's letter `deadLetterId` (404 when it has none), redriven. */
+export async function redriveDeadLetterById(
+  env: Env,
+  tenantId: string,
+  deadLetterId: string,
+): Promise<{ runId: string; attempt: number }> {
+  const letter = await findDeadLetter(env.DB, tenantId, deadLetterId);
+  if (letter === null) throw deadLetterNotFound(deadLetterId);
+  return redriveDeadLetter(env, tenantId, letter);
 }

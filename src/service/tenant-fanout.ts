@@ -4,7 +4,7 @@
 // tenant (the admin's) or a deployment still reading the old jobs table asks every shard.
 import { jobStores } from "../db/databases";
 import { tenantShards } from "../db/tenant-shards";
-import { shardCount } from "../shard/client";
+import { setTenantWeightOnShards, shardCount } from "../shard/client";
 
 /** Shards asked at once by a fan-out (a Worker invocation's subrequests are bounded). */
 export const SHARD_FANOUT_PARALLELISM = 32;
@@ -60,4 +60,12 @@ export function sharedRead<T>(env: Env, key: string, read: () => Promise<T>): Pr
     () => shared.delete(key),
   );
   return entry.answer as Promise<T>;
+}
+
+/**
+ * A tenant's new fair-share weight, told to the shards of its jobs: they split their windows by it
+ * at once; one the push misses reads it from D1 with the limits within seconds.
+ */
+export async function tellShardsTenantWeight(env: Env, tenantId: string, weight: number): Promise<void> {
+  await setTenantWeightOnShards(env, tenantId, weight, await shardsOfTenant(env, tenantId));
 }

@@ -17,7 +17,7 @@ import { useScheduler } from "./scheduler-fixture";
 const HANGING_JOBS = Number(process.env.E2E_HANGING_JOBS) || 300;
 /** Long enough to pass the moment the hanging calls used to fill the consumer's room (~15 s). */
 const MEASURED_SECONDS = 25;
-/** The consumer's room for handed-off calls (src/queue/consumers/hand-off-room.ts). */
+/** The consumer's room for handed-off calls (src/delivery/hand-off-room.ts). */
 const HAND_OFF_ROOM = 2_048;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

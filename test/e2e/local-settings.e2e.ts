@@ -4,7 +4,7 @@
 // allow-listed local target): the metadata address refused with a 400 naming the target.
 //
 // Not asserted yet: that the allow-listed target is then called. The consumers check each call
-// again and still pass only ALLOW_PRIVATE_TARGETS (src/queue/consumers, another change).
+// again and still pass only ALLOW_PRIVATE_TARGETS (src/delivery, another change).
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createServer, type Server } from "node:http";

@@ -8,7 +8,7 @@ import { runIdFor } from "../../src/core/run-id";
 import { jobStores } from "../../src/db/databases";
 import type { DeadLetterRow } from "../../src/db/dead-letters";
 import { insertStoredJobs } from "../../src/db/job-store";
-import { MAX_STORED_PAYLOAD_BYTES, type StoredPayload } from "../../src/queue/consumers/dead-letter-payload";
+import { MAX_STORED_PAYLOAD_BYTES, type StoredPayload } from "../../src/delivery/dead-letter-payload";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { inShardTables } from "../helpers/shard-state";
 import { jobIdsOnOneShard, shardRows, snapshot, spec, stubFor, targetUrl } from "./scheduling";

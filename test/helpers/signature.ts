@@ -7,8 +7,8 @@ import {
   type VerifyResult,
   verifySignature,
 } from "../../src/client/verify";
-import { buildRequest } from "../../src/queue/consumers/target-call";
-import type { HttpCallInput } from "../../src/queue/consumers/target-input";
+import { buildRequest } from "../../src/delivery/target-call";
+import type { HttpCallInput } from "../../src/delivery/target-input";
 
 /** A delivery as a recording target saw it. */
 export interface DeliveredCall {

@@ -1,5 +1,5 @@
 // Dispatch ahead while a shard's window is full (durable-objects/shard/dispatch/ahead.ts,
-// queueAheadWithinShares) and the consumer's hold of runs sent ahead (src/queue/consumers/dispatch-consumer.ts):
+// queueAheadWithinShares) and the consumer's hold of runs sent ahead (src/delivery/dispatch-consumer.ts):
 // a tenant under its share still has its instants sent ahead, and a message held to its instant
 // does not hold the queue behind it.
 

@@ -8,8 +8,8 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { JobCreate } from "../../src/core/job-spec";
 import { runIdempotencyKey } from "../../src/core/run-idempotency";
 import { workflowInstanceId } from "../../src/core/targets";
-import { callTarget } from "../../src/queue/consumers/target-call";
-import { CONSUMER_FAULTS_KEY } from "../../src/queue/consumers/test-faults";
+import { callTarget } from "../../src/delivery/target-call";
+import { CONSUMER_FAULTS_KEY } from "../../src/delivery/test-faults";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   historyOf,

@@ -1,4 +1,4 @@
-// The console's control actions (src/admin/routes/control.tsx): a bulk action on the jobs a filter
+// The console's control actions (src/console/routes/control.tsx): a bulk action on the jobs a filter
 // shows, and the admin's tenant suspension on the Limits page, through the real API in-process.
 import { beforeAll, describe, expect, it } from "vitest";
 import { disarmShardsAfterEach } from "../helpers/alarms";

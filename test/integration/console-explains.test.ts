@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { JobDetailPage } from "../../src/admin/pages/job-detail";
-import type { Job } from "../../src/admin/types";
+import { JobDetailPage } from "../../src/console/pages/job-detail";
+import type { Job } from "../../src/console/types";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { ADMIN_TOKEN, apiOk } from "../helpers/api";
 import { ConsoleClient } from "../helpers/console-client";

@@ -1,4 +1,4 @@
-// Dispatch ahead of the instant (durable-objects/shard/dispatch/ahead.ts, src/queue/consumers/hold.ts), through the
+// Dispatch ahead of the instant (durable-objects/shard/dispatch/ahead.ts, src/delivery/hold.ts), through the
 // real path: shard alarm -> queue (with a delivery delay) -> consumer hold -> claim -> target.
 // wrangler.toml sets DISPATCH_LEAD_MS to 5 s, so a job due in 2-3 s is sent at once.
 
@@ -13,7 +13,7 @@ import { insertRun } from "../../durable-objects/shard/state/run-moves";
 import { dispatchLeadMs, tickSettings } from "../../durable-objects/shard/wheel/pass-settings";
 import { fireJitterMs } from "../../src/core/jitter";
 import { verifyRunToken } from "../../src/core/run-token";
-import { holdUntilMs } from "../../src/queue/consumers/hold";
+import { holdUntilMs } from "../../src/delivery/hold";
 import { runTokenSecret } from "../../src/run-tokens";
 import { shardOfJob } from "../../src/shard/client";
 import type { ClaimResult, DispatchMessage, DispatchRun, ShardJob } from "../../src/shard/protocol";

@@ -4,8 +4,8 @@
 
 import { createExecutionContext, createMessageBatch, env, runDurableObjectAlarm } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { CONSUMER_FAULTS_KEY } from "../../src/delivery/test-faults";
 import worker from "../../src/index";
-import { CONSUMER_FAULTS_KEY } from "../../src/queue/consumers/test-faults";
 import { shardFaults, shardOfJob } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";

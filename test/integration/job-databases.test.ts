@@ -7,7 +7,7 @@ import { tickSettings } from "../../durable-objects/shard/wheel/pass-settings";
 import type { Job } from "../../src/client/types";
 import { jobDatabaseIndex, jobStores } from "../../src/db/databases";
 import worker from "../../src/index";
-import { dispatchQueueIndex, dispatchQueueName } from "../../src/queue/producers/dispatch-queues";
+import { dispatchQueueIndex, dispatchQueueName } from "../../src/queue/dispatch-queues";
 import { shardCount } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";

@@ -4,8 +4,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { TargetOutcome } from "../../src/core/outcome";
-import { FLUSH_DELAY_MS, OutcomeReporter } from "../../src/queue/consumers/outcome-reports";
-import type { Claimed } from "../../src/queue/consumers/shard-batches";
+import { FLUSH_DELAY_MS, OutcomeReporter } from "../../src/delivery/outcome-reports";
+import type { Claimed } from "../../src/delivery/shard-batches";
 
 const SHARD = 3;
 const SUCCESS: TargetOutcome = { kind: "success", status: 200, durationMs: 1 };

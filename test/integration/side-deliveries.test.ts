@@ -4,11 +4,8 @@
 import { createExecutionContext, createMessageBatch, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { markAlertDeliveriesSent } from "../../src/db/alert-deliveries";
-import {
-  handleSideDeliveryBatch,
-  sideDeliveryRetryDelaySeconds,
-} from "../../src/queue/consumers/side-deliveries";
-import type { SideDelivery, SideDeliveryMessage } from "../../src/queue/producers/side-delivery-types";
+import { handleSideDeliveryBatch, sideDeliveryRetryDelaySeconds } from "../../src/delivery/side-deliveries";
+import type { SideDelivery, SideDeliveryMessage } from "../../src/queue/side-delivery-types";
 import {
   SIGNING_SECRET,
   seedTenant,

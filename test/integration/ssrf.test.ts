@@ -3,8 +3,8 @@
 // calling the worker with ALLOW_PRIVATE_TARGETS "false"), the target call itself, and redirects.
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
+import { callTarget } from "../../src/delivery/target-call";
 import worker from "../../src/index";
-import { callTarget } from "../../src/queue/consumers/target-call";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { ADMIN_TOKEN, api, BASE, createTenantWithKey, jobBody } from "../helpers/api";
 import { targetCalls, targetUrl, WAIT } from "../helpers/scheduling";

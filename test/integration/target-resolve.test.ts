@@ -3,8 +3,8 @@
 // addresses, and hop-by-hop headers stored before they were refused are never sent.
 import { describe, expect, it, vi } from "vitest";
 import type { HttpTarget } from "../../src/core/job-spec";
-import { dohResolver, resolverFromEnv } from "../../src/queue/consumers/dns-resolver";
-import { type CallTargetInput, callTarget } from "../../src/queue/consumers/target-call";
+import { dohResolver, resolverFromEnv } from "../../src/delivery/dns-resolver";
+import { type CallTargetInput, callTarget } from "../../src/delivery/target-call";
 
 interface Seen {
   url: string;

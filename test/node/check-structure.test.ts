@@ -65,17 +65,17 @@ describe("check-structure", () => {
       ...CLEAN,
       "src/api/v1/routes/jobs.ts": `import { app } from "../app-routes";\nexport const jobs = () => app;\n`,
       "src/api/v1/app-routes.tsx": `import type { jobs } from "./routes/jobs";\nexport const app = <div />;\nexport type Jobs = typeof jobs;\n`,
-      "src/queue/consumers/consumer.ts": `import { shardStub } from "../../shard/client";\nexport const send = (env: Env) => { env.DB.prepare("DELETE FROM runs"); return shardStub(env); };\n`,
+      "src/delivery/consumer.ts": `import { shardStub } from "../shard/client";\nexport const send = (env: Env) => { env.DB.prepare("DELETE FROM runs"); return shardStub(env); };\n`,
       "durable-objects/shard/raw.ts": "export const raw = (env: Env) => env.SHARD_SCHEDULER;\n",
       "src/api/v1/raw-gate.ts": "export const gate = (env: Env) => env.FLOW_GATE;\n",
       "src/core/bad.ts": `import { Hono } from "hono";\nimport { readFileSync } from "node:fs";\nimport { loadJob } from "../db/jobs";\nexport { Hono, readFileSync, loadJob };\n`,
       "src/core/lost.ts": `export { gone } from "./missing";\n`,
       "src/client/index.ts": `import { loadJob } from "../db/jobs";\nimport type { Spec } from "../core/spec";\nexport { loadJob };\nexport type { Spec };\n`,
-      "src/queue/consumers/sign.ts": `import { verify } from "../../client/verify";\nimport { cli } from "../../cli/main";\nexport { verify, cli };\n`,
+      "src/delivery/sign.ts": `import { verify } from "../client/verify";\nimport { cli } from "../cli/main";\nexport { verify, cli };\n`,
       "src/client/verify.ts": "export const verify = 1;\n",
       "src/cli/main.ts": `import { at } from "../core/schedule";\nimport { loadJob } from "../db/jobs";\nexport const cli = [at, loadJob];\n`,
       // A Worker file in no room would escape the rooms' rule.
-      "src/queue/stray.ts": "export const stray = 1;\n",
+      "src/stray.ts": "export const stray = 1;\n",
       // The shard's v23 runs table is written only where the one-time import and the test
       // projection live (a read elsewhere is fine): its state is the journal now.
       "durable-objects/shard/wheel/tick.ts":
@@ -86,14 +86,14 @@ describe("check-structure", () => {
     const { status, output } = runCheck(root);
     expect(status).toBe(1);
     expect(output).toContain("import cycle: src/api/v1/app-routes.tsx > src/api/v1/routes/jobs.ts");
-    expect(output).toContain("D1 statement outside src/db/: src/queue/consumers/consumer.ts: line 2");
+    expect(output).toContain("D1 statement outside src/db/: src/delivery/consumer.ts: line 2");
     expect(output).toContain(
       "a write to the shard's runs table outside durable-objects/shard/store/legacy-state.ts, durable-objects/shard/test-tables.ts, durable-objects/shard/schema.ts: durable-objects/shard/wheel/tick.ts: line 3",
     );
     expect(output).not.toContain("durable-objects/shard/store/legacy-state.ts: line");
-    expect(output).toContain("in no room (add it to one, or a room for it to ROOMS): src/queue/stray.ts");
+    expect(output).toContain("in no room (add it to one, or a room for it to ROOMS): src/stray.ts");
     expect(output).toContain(
-      "shard access outside src/shard/client.ts: src/queue/consumers/consumer.ts: shardStub line 1",
+      "shard access outside src/shard/client.ts: src/delivery/consumer.ts: shardStub line 1",
     );
     expect(output).toContain(
       "shard access outside src/shard/client.ts: durable-objects/shard/raw.ts: SHARD_SCHEDULER line 1",
@@ -108,9 +108,7 @@ describe("check-structure", () => {
     // The Worker and the programs for users stay apart; verify.ts (the signature format), type
     // imports and the CLI's use of the pure core are the allowed crossings.
     expect(output).toContain('client imports worker code: src/client/index.ts: line 1 ("../db/jobs")');
-    expect(output).toContain(
-      'worker imports cli code: src/queue/consumers/sign.ts: line 2 ("../../cli/main")',
-    );
+    expect(output).toContain('worker imports cli code: src/delivery/sign.ts: line 2 ("../cli/main")');
     expect(output).toContain('cli imports worker code: src/cli/main.ts: line 2 ("../db/jobs")');
     expect(output).not.toContain("../client/verify");
     expect(output).not.toContain("../core/spec");
@@ -126,17 +124,21 @@ describe("check-structure", () => {
       ...CLEAN,
       "src/api/v1/routes/tenants.ts": "export const forget = (id: string) => id;\n",
       "src/api/http/problem.ts": "export const problem = 1;\n",
-      "src/queue/consumers/secrets.ts": `import { forget } from "../../api/v1/routes/tenants";\nexport const drop = forget;\n`,
+      "src/delivery/secrets.ts": `import { forget } from "../api/v1/routes/tenants";\nexport const drop = forget;\n`,
       "src/service/job-writes.ts": `import type { problem } from "../api/http/problem";\nexport type P = typeof problem;\n`,
       "src/service/redrive.ts": `import { loadJob } from "../db/jobs";\nexport { loadJob };\n`,
+      // The HTTP doors reach a shard through the service, never the shard client itself.
+      "src/shard/client.ts": `${CLEAN["src/shard/client.ts"]}export const claimRuns = () => 1;\n`,
+      "src/api/v1/routes/runs.ts": `import { claimRuns } from "../../../shard/client";\nexport const claim = claimRuns;\n`,
+      "src/delivery/claims.ts": `import { claimRuns } from "../shard/client";\nexport const claim = claimRuns;\n`,
     });
     const { status, output } = runCheck(root);
-    expect(output).toContain(
-      'queue-consumers imports v1: src/queue/consumers/secrets.ts ("../../api/v1/routes/tenants")',
-    );
+    expect(output).toContain('v1 imports shard-client: src/api/v1/routes/runs.ts ("../../../shard/client")');
+    expect(output).not.toContain("src/delivery/claims.ts");
+    expect(output).toContain('delivery imports v1: src/delivery/secrets.ts ("../api/v1/routes/tenants")');
     expect(output).toContain('service imports http: src/service/job-writes.ts ("../api/http/problem")');
     expect(output).not.toContain("src/service/redrive.ts");
-    expect(output).toContain("structure check failed: 2 violation(s)");
+    expect(output).toContain("structure check failed: 3 violation(s)");
     expect(status).toBe(1);
   });
 

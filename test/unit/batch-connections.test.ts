@@ -7,7 +7,7 @@ import {
   cappedConnections,
   noteSlowCall,
   uncappedConnections,
-} from "../../src/queue/consumers/batch-connections";
+} from "../../src/delivery/batch-connections";
 
 /** Whether the promise has settled by the time queued microtasks have run. */
 async function settledValue<T>(promise: Promise<T>): Promise<T | "pending"> {

@@ -2,7 +2,7 @@
 // shard never has more than 6 sendBatch calls open at once, and without it nothing changes.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CLOUDFLARE_CONNECTIONS, cappedForShard } from "../../src/queue/producers/connection-cap";
+import { CLOUDFLARE_CONNECTIONS, cappedForShard } from "../../src/queue/connection-cap";
 
 /** Calls open at once, over every queue that shares it. */
 class OpenCalls {

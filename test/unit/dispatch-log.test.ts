@@ -1,8 +1,8 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { MessageLog } from "../../src/queue/consumers/dispatch-log";
-import { afterReport } from "../../src/queue/consumers/dispatch-outcomes";
-import type { Claimed, Reported } from "../../src/queue/consumers/shard-batches";
+import { MessageLog } from "../../src/delivery/dispatch-log";
+import { afterReport } from "../../src/delivery/dispatch-outcomes";
+import type { Claimed, Reported } from "../../src/delivery/shard-batches";
 
 function claimed(index: number, tenantId: string): Claimed {
   return {

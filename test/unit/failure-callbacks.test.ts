@@ -1,4 +1,4 @@
-// The failure callback's body (src/queue/producers/qstash-callback-deliveries.ts): what the
+// The failure callback's body (src/queue/qstash-callback-deliveries.ts): what the
 // Upstash Workflow SDK reads from it (`handleFailure`: status, header, body, url, sourceBody,
 // workflowRunId, workflowCreatedAt) comes from the run and the kept answer when they are known.
 import { describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import { qstashJobSchema } from "../../src/core/qstash/delivery";
 import {
   type FailureCallbackExtras,
   failureCallbackDeliveries,
-} from "../../src/queue/producers/qstash-callback-deliveries";
+} from "../../src/queue/qstash-callback-deliveries";
 import type { DeadLetterMessage } from "../../src/shard/protocol";
 
 const RUN_HEADERS = { "upstash-workflow-runid": "wfr_1", "upstash-workflow-is-failure": "true" };

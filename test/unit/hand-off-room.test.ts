@@ -1,8 +1,8 @@
-// The isolate's room for handed-off calls (src/queue/consumers/hand-off-room.ts): a tenant whose
+// The isolate's room for handed-off calls (src/delivery/hand-off-room.ts): a tenant whose
 // calls hang must never fill it, or every tenant's batch waits behind its calls' timeout.
 import { describe, expect, it } from "vitest";
-import { uncappedConnections } from "../../src/queue/consumers/batch-connections";
-import { HandOffRoom, sharingRoom } from "../../src/queue/consumers/hand-off-room";
+import { uncappedConnections } from "../../src/delivery/batch-connections";
+import { HandOffRoom, sharingRoom } from "../../src/delivery/hand-off-room";
 
 /** Starts calls of `tenantId` while it may, each handed off at once; returns how many started. */
 function flood(room: HandOffRoom, tenantId: string, attempts: number): number {

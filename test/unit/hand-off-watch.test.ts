@@ -1,7 +1,7 @@
-// The consumer's hand-off clock (src/queue/consumers/hand-off-watch.ts): one timer per batch decides when a
+// The consumer's hand-off clock (src/delivery/hand-off-watch.ts): one timer per batch decides when a
 // call has run long enough to give its slot back.
 import { describe, expect, it } from "vitest";
-import { HANDED_OFF, HandOffWatch } from "../../src/queue/consumers/hand-off-watch";
+import { HANDED_OFF, HandOffWatch } from "../../src/delivery/hand-off-watch";
 
 function resolvesAfter<T>(ms: number, value: T): Promise<T> {
   return new Promise((resolve) => setTimeout(() => resolve(value), ms));

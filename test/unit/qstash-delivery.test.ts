@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import type { HttpTarget } from "../../src/core/job-spec";
 import { type QstashDelivery, qstashJobSchema } from "../../src/core/qstash/delivery";
 import { QSTASH_SIGNATURE_TTL_SECONDS, qstashSignature } from "../../src/core/qstash/jwt";
-import { buildRequest } from "../../src/queue/consumers/target-call";
-import type { HttpCallInput } from "../../src/queue/consumers/target-input";
+import { buildRequest } from "../../src/delivery/target-call";
+import type { HttpCallInput } from "../../src/delivery/target-input";
 
 const CURRENT = "sig_current_0123456789";
 const NEXT = "sig_next_9876543210";

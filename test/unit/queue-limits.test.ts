@@ -5,7 +5,7 @@ import {
   MAX_STORED_PAYLOAD_BYTES,
   type StoredPayload,
   storedPayloadJson,
-} from "../../src/queue/consumers/dead-letter-payload";
+} from "../../src/delivery/dead-letter-payload";
 
 describe("splitIntoBatches", () => {
   it("never puts more than 100 messages in a batch", () => {

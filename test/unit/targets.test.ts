@@ -8,8 +8,8 @@ import {
   WORKFLOW_INSTANCE_ID,
   workflowInstanceId,
 } from "../../src/core/targets";
-import { callBindingTarget } from "../../src/queue/consumers/binding-targets";
-import type { CallTargetInput } from "../../src/queue/consumers/target-input";
+import { callBindingTarget } from "../../src/delivery/binding-targets";
+import type { CallTargetInput } from "../../src/delivery/target-input";
 
 describe("parseTargetBindings", () => {
   it("reads names, kinds and tenant limits, and ignores what it cannot trust", () => {

@@ -2,7 +2,7 @@
 // own module so the tick and dispatch (which both read it) do not import each other.
 
 import { slowTenantInFlightCap } from "../../../src/core/slow-calls";
-import { type DispatchSender, dispatchSenderOf } from "../../../src/queue/producers/dispatch-lane";
+import { type DispatchSender, dispatchSenderOf } from "../../../src/queue/dispatch-lane";
 import { runTokenSecret } from "../../../src/run-tokens";
 import { shardCount } from "../../../src/shard/client";
 import { windowLimits } from "../dispatch/budget";
@@ -42,7 +42,7 @@ export function runsPerMessage(setting: string | undefined): number {
 }
 
 /** The one thing a pass does with the dispatch lane (its queue, or its dispatcher pool). */
-export type { DispatchSender } from "../../../src/queue/producers/dispatch-lane";
+export type { DispatchSender } from "../../../src/queue/dispatch-lane";
 
 export interface TickSettings {
   shard: number;

@@ -2,15 +2,12 @@
 // answer; same key + another body is a conflict.
 import type { Context } from "hono";
 import { z } from "zod";
+import type { Idempotency } from "../../service/jobs/idempotency";
 import type { AppEnv } from "./app-env";
 import { parseWith } from "./body";
-import { EdgecronError } from "./problem";
 import { canonicalHash } from "./secrets";
 
-export interface Idempotency {
-  key: string;
-  requestHash: string;
-}
+export { batchItemKey, type Idempotency, idempotencyConflict } from "../../service/jobs/idempotency";
 
 /** The header, validated, with the body's canonical hash; null without the header. */
 export async function readIdempotency(c: Context<AppEnv>, body: unknown): Promise<Idempotency | null> {
@@ -18,19 +15,4 @@ export async function readIdempotency(c: Context<AppEnv>, body: unknown): Promis
   if (header === undefined) return null;
   const key = parseWith(z.string().trim().min(1).max(255), header, ["Idempotency-Key"]);
   return { key, requestHash: await canonicalHash(body) };
-}
-
-export function idempotencyConflict(): EdgecronError {
-  return new EdgecronError(
-    "idempotency_conflict",
-    "This Idempotency-Key was already used with another request body",
-  );
-}
-
-/**
- * The stored key of item `index` of a batch sent with `key`. A newline cannot occur in a header
- * value, so no single create's key can ever equal a batch item's.
- */
-export function batchItemKey(key: string, index: number): string {
-  return `${key}\n${index}`;
 }

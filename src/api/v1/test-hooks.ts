@@ -2,7 +2,7 @@
 // binding is "1" (vitest config, e2e harness) and still requires the admin token: never reachable
 // in a real deployment.
 import { Hono } from "hono";
-import { loseShardAlarm, setShardFaults } from "../../shard/client";
+import { loseShardAlarm, setShardFaults } from "../../service/shard-test-switches";
 import type { ShardFaults } from "../../shard/fault-switches";
 
 export const testHooks = new Hono<{ Bindings: Env }>();

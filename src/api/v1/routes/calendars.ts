@@ -1,15 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import { calendarNameSchema } from "../../../core/exclusions";
-import {
-  deleteCalendar,
-  getCalendar,
-  insertCalendar,
-  listCalendars,
-  upsertCalendar,
-} from "../../../db/calendars";
+import { deleteCalendar, getCalendar, insertCalendar, listCalendars } from "../../../db/calendars";
 import { jobStores } from "../../../db/databases";
 import { jobsUsingCalendar } from "../../../db/job-lookups";
-import { pushAndMarkSynced } from "../../../service/job-writes";
+import { replaceCalendar } from "../../../service/calendars/replace-calendar";
 import { tenantScope } from "../../http/auth";
 import { parseWith, readBody } from "../../http/body";
 import { EdgecronError } from "../../http/problem";
@@ -137,16 +131,8 @@ defineRoute(
   async (c) => {
     const name = nameParam(c.req.param("name"));
     const body = await readBody(c, calendarReplaceSchema);
-    const result = await upsertCalendar(
-      c.env.DB,
-      jobStores(c.env),
-      c.get("tenantId"),
-      name,
-      body,
-      Date.now(),
-    );
-    await pushAndMarkSynced(c.env, result.jobs);
-    return c.json(calendarResource(result.calendar));
+    const calendar = await replaceCalendar(c.env, c.get("tenantId"), name, body, Date.now());
+    return c.json(calendarResource(calendar));
   },
 );
 

@@ -1,10 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
-import { deadLetterResource, findDeadLetter, listDeadLetters } from "../../../db/dead-letters";
+import { deadLetterResource, listDeadLetters } from "../../../db/dead-letters";
 import { requireForeignId } from "../../../service/ids";
-import { redriveDeadLetter } from "../../../service/redrive";
+import { deadLetterNotFound, redriveDeadLetterById } from "../../../service/redrive";
 import { tenantScope } from "../../http/auth";
 import { decodeTimeCursor, encodeCursor, pageOf } from "../../http/cursor";
-import { EdgecronError } from "../../http/problem";
 import { deadLetterPageSchema, listDeadLettersQuerySchema, redriveResultSchema } from "../openapi/components";
 import {
   apiRouter,
@@ -15,13 +14,6 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
-
-function deadLetterNotFound(id?: string): EdgecronError {
-  return new EdgecronError(
-    "dead_letter_not_found",
-    id === undefined ? "No such dead letter" : `No dead letter ${id}`,
-  );
-}
 
 export const deadLetters = apiRouter();
 
@@ -82,9 +74,7 @@ defineRoute(
   async (c) => {
     const id = requireForeignId(c.req.param("id"), deadLetterNotFound);
     const tenantId = c.get("tenantId");
-    const letter = await findDeadLetter(c.env.DB, tenantId, id);
-    if (letter === null) throw deadLetterNotFound(id);
-    const result = await redriveDeadLetter(c.env, tenantId, letter);
+    const result = await redriveDeadLetterById(c.env, tenantId, id);
     return c.json({ run_id: result.runId, attempt: result.attempt, dead_letter_id: id }, 202);
   },
 );

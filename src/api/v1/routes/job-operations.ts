@@ -1,17 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { schedulesOf } from "../../../core/schedule-set";
-import { calendarSetsFor } from "../../../db/calendars";
-import type { StoredJob } from "../../../db/jobs";
-import { deleteJobAtOnce, pushControlAction, saveControlAction } from "../../../service/control-push";
-import { checkBackfillRange, checkJobInput, pushAndMarkSynced } from "../../../service/job-writes";
-import { targetPolicyOf } from "../../../service/private-targets";
-import { type ShardRefusalCode, shardRefusal } from "../../../service/shard-calls";
-import { backfillJobRange, triggerJobNow } from "../../../service/start-work";
-import { targetBindingAccess } from "../../../service/target-bindings";
+import { deleteJob, editJob, moveJobStatus } from "../../../service/jobs/change-job";
+import { backfillJob, triggerJob } from "../../../service/jobs/start-job-runs";
 import type { AppEnv } from "../../http/app-env";
 import { readBody, readJsonBody } from "../../http/body";
-import { EdgecronError, validationError } from "../../http/problem";
+import { validationError } from "../../http/problem";
 import { pushOptionsOf } from "../../http/push-options";
 import { jobIdOf, loadJob } from "../job-loader";
 import { expectedVersionOf, mergeJobPatch } from "../job-patch";
@@ -64,24 +57,18 @@ defineRoute(
       throw validationError([{ path: "", message: "must be a JSON object" }]);
     }
     const { version: _version, ...patch } = raw as Record<string, unknown>;
-    const expected = expectedVersionOf(c, raw as Record<string, unknown>);
-    if (job.status === "DELETED") throw new EdgecronError("job_deleted", `Job ${job.id} is deleted`);
-    const nowMs = Date.now();
-    const merged = mergeJobPatch(job.spec, patch);
-    const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [merged as { calendars?: string[] }]);
-    const check = checkJobInput(merged, nowMs, [], {
-      rejectPastOnce: "schedule" in patch || "schedules" in patch,
-      targetPolicy: targetPolicyOf(c.env),
-      calendars,
-      targets: targetBindingAccess(c.env, c.get("tenantId")),
-    });
-    // One round trip names every bad field: the version's and the body's together.
-    const errors = [...expected.errors, ...(check.ok ? [] : check.errors)];
-    if (errors.length > 0 || !check.ok) throw validationError(errors);
-    if (expected.version !== null && expected.version !== job.version)
-      throw versionConflict(job, expected.version);
-    const saved = await saveControlAction(c.env, job, { spec: check.spec }, nowMs, "edit", pushOptionsOf(c));
-    return jobResponse(c, saved, { calendars });
+    const edited = await editJob(
+      c.env,
+      {
+        job,
+        body: mergeJobPatch(job.spec, patch),
+        rejectPastOnce: "schedule" in patch || "schedules" in patch,
+        expected: expectedVersionOf(c, raw as Record<string, unknown>),
+        nowMs: Date.now(),
+      },
+      pushOptionsOf(c),
+    );
+    return jobResponse(c, edited.job, { calendars: edited.calendars });
   },
 );
 
@@ -100,27 +87,7 @@ defineRoute(
     },
   }),
   async (c) => {
-    const nowMs = Date.now();
-    // A live job, the common case, is marked in one statement that returns it; anything else
-    // (unknown, already deleted) is read and answered below.
-    const deletedAtOnce = await deleteJobAtOnce(
-      c.env,
-      c.get("tenantId"),
-      jobIdOf(c),
-      nowMs,
-      pushOptionsOf(c),
-    );
-    if (deletedAtOnce !== null) return jobResponse(c, deletedAtOnce);
-    const job = await loadJob(c);
-    if (job.status === "DELETED") return jobResponse(c, await resent(c, job));
-    const deleted = await saveControlAction(
-      c.env,
-      job,
-      { status: "DELETED" },
-      nowMs,
-      "stop",
-      pushOptionsOf(c),
-    );
+    const deleted = await deleteJob(c.env, c.get("tenantId"), jobIdOf(c), Date.now(), pushOptionsOf(c));
     return jobResponse(c, deleted);
   },
 );
@@ -152,14 +119,8 @@ function defineStatusChange(route: {
     }),
     async (c) => {
       const job = await loadJob(c);
-      const nowMs = Date.now();
-      if (job.status === route.to) return jobResponse(c, await resent(c, job));
-      if (job.status !== route.from) throw notActive(job);
-      const options = pushOptionsOf(c);
-      return jobResponse(
-        c,
-        await saveControlAction(c.env, job, { status: route.to }, nowMs, "stop", options),
-      );
+      const move = { from: route.from, to: route.to };
+      return jobResponse(c, await moveJobStatus(c.env, job, move, Date.now(), pushOptionsOf(c)));
     },
   );
 }
@@ -209,14 +170,9 @@ defineRoute(
     },
   }),
   async (c) => {
-    const loaded = await loadJob(c);
+    const job = await loadJob(c);
     const body = hasBody(c) ? await readBody(c, triggerRequestSchema) : {};
-    if (body.debounce_key !== undefined && !loaded.spec.debounce) {
-      throw validationError([{ path: "debounce_key", message: "the job has no `debounce`" }]);
-    }
-    const job = await syncedJob(c.env, loaded);
-    const result = await triggerJobNow(c.env, job, body.debounce_key);
-    if (!result.ok) throw refusalFor(job, result.code);
+    const result = await triggerJob(c.env, job, body.debounce_key);
     return c.json(
       {
         run_id: result.runId,
@@ -258,13 +214,9 @@ defineRoute(
     },
   }),
   async (c) => {
-    const loaded = await loadJob(c);
+    const job = await loadJob(c);
     const body = await readBody(c, backfillRequestSchema);
-    const { fromMs, toMs, instants } = checkBackfillRange(schedulesOf(loaded.spec), body, Date.now());
-    if (instants.length === 0) return c.json({ created: 0, skipped: 0, run_ids: [] }, 202);
-    const job = await syncedJob(c.env, loaded);
-    const result = await backfillJobRange(c.env, job, fromMs, toMs);
-    if (!result.ok) throw refusalFor(job, result.code);
+    const result = await backfillJob(c.env, job, body, Date.now());
     return c.json({ created: result.created, skipped: result.skipped, run_ids: result.runIds }, 202);
   },
 );
@@ -273,39 +225,4 @@ defineRoute(
 function hasBody(c: Context<AppEnv>): boolean {
   const length = c.req.header("content-length");
   return c.req.header("content-type") !== undefined || (length !== undefined && length !== "0");
-}
-
-/** The job is in D1, so a shard that does not know it has not been sent it yet: retryable. */
-function refusalFor(job: StoredJob, code: ShardRefusalCode): EdgecronError {
-  if (code !== "job_not_found") return shardRefusal(code);
-  return new EdgecronError("job_not_synced", `Job ${job.id} has not reached its shard yet; retry shortly`);
-}
-
-function notActive(job: StoredJob): EdgecronError {
-  return new EdgecronError("job_not_active", `Job ${job.id} is ${job.status}`);
-}
-
-function versionConflict(job: StoredJob, expected: number): EdgecronError {
-  return new EdgecronError("version_conflict", `Job ${job.id} is at version ${job.version}, not ${expected}`);
-}
-
-/**
- * A repeated pause, resume or delete changes nothing in D1, but the first one's push may never
- * have reached the shard (it failed, or the client gave up and cancelled it under load): re-send
- * the unconfirmed version, so repeating the request is how a caller makes sure it took effect.
- */
-async function resent(c: Context<AppEnv>, job: StoredJob): Promise<StoredJob> {
-  if (job.syncedVersion < job.version) await pushControlAction(c.env, [job], "stop", pushOptionsOf(c));
-  return job;
-}
-
-/**
- * Trigger and backfill go to the shard, which must know the job: re-send an unconfirmed version
- * first (the same push the outbox sweep would do). Deleted jobs never reach the shard; other
- * statuses are the shard's call.
- */
-async function syncedJob(env: Env, job: StoredJob): Promise<StoredJob> {
-  if (job.status === "DELETED") throw notActive(job);
-  if (job.syncedVersion < job.version) await pushAndMarkSynced(env, [job]);
-  return job;
 }

@@ -1,19 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { calendarSetsFor } from "../../../db/calendars";
-import { jobStores } from "../../../db/databases";
-import { findJobByIdempotencyKeyAcross, insertStoredJobs, listJobsAcross } from "../../../db/job-store";
-import type { StoredJob } from "../../../db/jobs";
-import { admitJobCreates } from "../../../service/admission";
-import { checkJobInput, newStoredJob, pushAndMarkSynced } from "../../../service/job-writes";
-import { targetPolicyOf } from "../../../service/private-targets";
-import { targetBindingAccess } from "../../../service/target-bindings";
-import type { AppEnv } from "../../http/app-env";
+import { createJob } from "../../../service/jobs/create-job";
+import { calendarsOfJobs, listTenantJobs } from "../../../service/jobs/read-jobs";
 import { tenantScope } from "../../http/auth";
 import { readJsonBody } from "../../http/body";
 import { decodeCursor, encodeCursor, pageOf } from "../../http/cursor";
-import { type Idempotency, idempotencyConflict, readIdempotency } from "../../http/idempotency";
-import { validationError } from "../../http/problem";
+import { readIdempotency } from "../../http/idempotency";
 import { loadJob } from "../job-loader";
 import {
   getJobQuerySchema,
@@ -70,32 +61,15 @@ defineRoute(
     },
   }),
   async (c) => {
-    const input = await readJsonBody(c);
+    const body = await readJsonBody(c);
     const nowMs = Date.now();
-    const idempotency = await readIdempotency(c, input);
-    if (idempotency !== null) {
-      const replay = await replayIfKnown(c, idempotency);
-      if (replay !== null) return replay;
+    const idempotency = await readIdempotency(c, body);
+    const created = await createJob(c.env, { tenantId: c.get("tenantId"), body, idempotency, nowMs });
+    if (created.replayed) {
+      c.header("Idempotent-Replayed", "true");
+      return jobResponse(c, created.job, { status: 201 });
     }
-    const calendars = await calendarSetsFor(c.env.DB, c.get("tenantId"), [input as { calendars?: string[] }]);
-    const check = checkJobInput(input, nowMs, [], {
-      targetPolicy: targetPolicyOf(c.env),
-      calendars,
-      targets: targetBindingAccess(c.env, c.get("tenantId")),
-    });
-    if (!check.ok) throw validationError(check.errors);
-    await admitJobCreates(c.env, c.get("tenantId"), 1, nowMs);
-    const job = newStoredJob(c.env, c.get("tenantId"), check.spec, nowMs, idempotency);
-    try {
-      await insertStoredJobs(jobStores(c.env), [job]);
-    } catch (error) {
-      // Two concurrent creates with one key: the unique index lets exactly one in.
-      const replay = idempotency === null ? null : await replayIfKnown(c, idempotency);
-      if (replay !== null) return replay;
-      throw error;
-    }
-    await pushAndMarkSynced(c.env, [job]);
-    return jobResponse(c, job, { nowMs, status: 201, calendars });
+    return jobResponse(c, created.job, { nowMs, status: 201, calendars: created.calendars });
   },
 );
 
@@ -116,7 +90,7 @@ defineRoute(
   async (c) => {
     const query = c.req.valid("query");
     const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
-    const rows = await listJobsAcross(jobStores(c.env), c.get("tenantId"), {
+    const rows = await listTenantJobs(c.env, c.get("tenantId"), {
       status: query.status,
       namePrefix: query.name,
       beforeId,
@@ -124,8 +98,8 @@ defineRoute(
     });
     const { page, nextCursor } = pageOf(rows, query.limit, (job) => encodeCursor([job.id]));
     const nowMs = Date.now();
-    const calendars = await calendarSetsFor(
-      c.env.DB,
+    const calendars = await calendarsOfJobs(
+      c.env,
       c.get("tenantId"),
       page.map((job) => job.spec),
     );
@@ -157,23 +131,10 @@ defineRoute(
   async (c) => {
     const job = await loadJob(c);
     const query = c.req.valid("query");
-    const calendars = await calendarSetsFor(c.env.DB, job.tenantId, [job.spec]);
+    const calendars = await calendarsOfJobs(c.env, job.tenantId, [job.spec]);
     return jobResponse(c, job, { fireCount: query.next, calendars });
   },
 );
 
 jobs.route("/", jobOperations);
 jobs.route("/", jobRuns);
-
-/** Same key + same body: the stored job again; same key + another body: 422. */
-async function replayIfKnown(c: Context<AppEnv>, idempotency: Idempotency): Promise<Response | null> {
-  const existing: StoredJob | null = await findJobByIdempotencyKeyAcross(
-    jobStores(c.env),
-    c.get("tenantId"),
-    idempotency.key,
-  );
-  if (existing === null) return null;
-  if (existing.requestHash !== idempotency.requestHash) throw idempotencyConflict();
-  c.header("Idempotent-Replayed", "true");
-  return jobResponse(c, existing, { status: 201 });
-}

@@ -3,13 +3,8 @@
 // auth. The token names the shard and the attempt, so nothing is looked up to verify it.
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
-import { type RunTokenClaims, verifyRunToken } from "../../../core/run-token";
-import { runTokenSecret } from "../../../run-tokens";
-import { callShard } from "../../../service/shard-calls";
-import { completeRunAtShard, heartbeatRunAtShard } from "../../../shard/client";
-import type { RunCallbackRefusal } from "../../../shard/protocol";
+import { completeRun, heartbeatRun, runCallbackClaims } from "../../../service/runs/run-callbacks";
 import { readBody } from "../../http/body";
-import { EdgecronError } from "../../http/problem";
 import { completeResultSchema, completionBodySchema, heartbeatResultSchema } from "../openapi/components";
 import { apiRouter, BODY_ERRORS, defineRoute, idParams, json, jsonBody, problems } from "../openapi/define";
 
@@ -30,26 +25,6 @@ const runTokenHeaders = z.object({
     .optional()
     .meta({ description: "The token the call to the target carried (not an API key)" }),
 });
-
-async function verifiedClaims(env: Env, runId: string, token: string | undefined): Promise<RunTokenClaims> {
-  if (token === undefined || token.trim() === "") {
-    throw new EdgecronError("unauthorized", "Send the run token the call carried as `Edgecron-Run-Token`");
-  }
-  const claims = await verifyRunToken(await runTokenSecret(env), runId, token);
-  // The shard number is ours (under the MAC), and may be past SHARD_COUNT: jobs keep their shard.
-  if (claims === null) {
-    throw new EdgecronError("invalid_run_token", `This is not a run token of run ${runId}`);
-  }
-  return claims;
-}
-
-function callbackRefusal(runId: string, code: RunCallbackRefusal, state?: string): EdgecronError {
-  if (code === "run_not_found") return new EdgecronError("run_not_found", `No run ${runId}`);
-  return new EdgecronError(
-    "attempt_superseded",
-    `The token's attempt of run ${runId} is no longer running (the run is ${state ?? "gone"}): it completed, its lease expired, or a newer attempt took over`,
-  );
-}
 
 export const runCallbacks = apiRouter();
 
@@ -81,19 +56,9 @@ defineRoute(
   }),
   async (c) => {
     const runId = c.req.param("id");
-    const claims = await verifiedClaims(c.env, runId, c.req.header(RUN_TOKEN_HEADER));
+    const claims = await runCallbackClaims(c.env, runId, c.req.header(RUN_TOKEN_HEADER));
     const body = await readBody(c, completionBodySchema);
-    const result = await callShard("record the completion", () =>
-      completeRunAtShard(c.env, claims.shard, {
-        runId,
-        fence: claims.fence,
-        status: body.status,
-        resultJson: body.result === undefined ? null : JSON.stringify(body.result),
-        error: body.error ?? null,
-        retryable: body.retryable,
-      }),
-    );
-    if (!result.ok) throw callbackRefusal(runId, result.code, result.state);
+    const result = await completeRun(c.env, runId, claims, body);
     return c.json({ run_id: result.runId, attempt: result.attempt, state: result.state });
   },
 );
@@ -115,11 +80,8 @@ defineRoute(
   }),
   async (c) => {
     const runId = c.req.param("id");
-    const claims = await verifiedClaims(c.env, runId, c.req.header(RUN_TOKEN_HEADER));
-    const result = await callShard("record the heartbeat", () =>
-      heartbeatRunAtShard(c.env, claims.shard, runId, claims.fence),
-    );
-    if (!result.ok) throw callbackRefusal(runId, result.code, result.state);
+    const claims = await runCallbackClaims(c.env, runId, c.req.header(RUN_TOKEN_HEADER));
+    const result = await heartbeatRun(c.env, runId, claims);
     return c.json({
       run_id: result.runId,
       attempt: result.attempt,

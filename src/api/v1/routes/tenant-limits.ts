@@ -11,8 +11,7 @@ import { findTenant } from "../../../db/tenants";
 import { gateState, tenantGate } from "../../../gate/client";
 import { tenantLimitDefaults } from "../../../service/admission";
 import { requireOwnId } from "../../../service/ids";
-import { shardsOfTenant } from "../../../service/tenant-fanout";
-import { setTenantWeightOnShards } from "../../../shard/client";
+import { tellShardsTenantWeight } from "../../../service/tenant-fanout";
 import { requireAdmin } from "../../http/auth";
 import { readBody } from "../../http/body";
 import { EdgecronError } from "../../http/problem";
@@ -72,8 +71,7 @@ defineRoute(
     await putTenantLimits(c.env.DB, id, body, Date.now());
     // The shards split their windows by the new weight at once; one the push misses reads it from
     // D1 with the limits within seconds.
-    const shards = await shardsOfTenant(c.env, id);
-    await setTenantWeightOnShards(c.env, id, body.weight ?? DEFAULT_TENANT_WEIGHT, shards);
+    await tellShardsTenantWeight(c.env, id, body.weight ?? DEFAULT_TENANT_WEIGHT);
     return c.json(await limitsResource(c.env, id));
   },
 );
