@@ -4,7 +4,7 @@ import { authenticate } from "./http/auth";
 import { boundedBody } from "./http/body";
 import { errorResponse, notFoundFor } from "./http/error-responses";
 import { qstashApi } from "./qstash/app";
-import { qstashErrorResponse } from "./qstash/errors";
+import { isBodyCapRefusal, problemWithQstashError, qstashErrorResponse } from "./qstash/errors";
 import { healthSchema, openApiDocumentSchema } from "./v1/openapi/components";
 import { apiRouter, defineRoute, json } from "./v1/openapi/define";
 import { documentOf } from "./v1/openapi/document";
@@ -86,9 +86,10 @@ app.route("/v1", scheduleFiles);
 app.route("/v2", qstashApi);
 
 app.notFound(notFoundFor(app));
-// What fails before a /v2 route runs (the body cap above) still answers in QStash's shape.
-app.onError((error, c) =>
-  c.req.path === "/v2" || c.req.path.startsWith("/v2/")
-    ? qstashErrorResponse(error, c)
-    : errorResponse(error, c),
-);
+// What fails before a /v2 route runs answers in QStash's shape; the body cap's 413 is the problem
+// every route answers, carrying QStash's `error` field too (./qstash/errors.ts).
+app.onError((error, c) => {
+  if (c.req.path !== "/v2" && !c.req.path.startsWith("/v2/")) return errorResponse(error, c);
+  if (isBodyCapRefusal(error)) return problemWithQstashError(errorResponse(error, c));
+  return qstashErrorResponse(error, c);
+});

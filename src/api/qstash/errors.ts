@@ -46,3 +46,21 @@ export function qstashErrorResponse(error: unknown, _c?: Context): Response {
 export function notFound(what: string): EdgecronError {
   return new EdgecronError("not_found", what);
 }
+
+/** The body cap's refusal (src/api/http/body.ts), which runs before any route. */
+export function isBodyCapRefusal(error: unknown): boolean {
+  return error instanceof EdgecronError && error.code === "payload_too_large";
+}
+
+/**
+ * A problem+json answer that QStash's clients can also read: they take the message from `error`.
+ */
+export async function problemWithQstashError(problem: Response): Promise<Response> {
+  const body = (await problem.json()) as { detail?: string; title?: string };
+  const headers = new Headers(problem.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify({ ...body, error: body.detail ?? body.title ?? "Request refused" }), {
+    status: problem.status,
+    headers,
+  });
+}
