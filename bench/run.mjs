@@ -5,7 +5,7 @@
 //
 // Builds the production bundle (wrangler deploy --dry-run), runs it under Miniflare started from
 // this process (wrangler dev proxies every outbound fetch through its own Node process and manages
-// only ~550 target calls/s: docs/TOOLCHAIN.md), forks a keep-alive HTTP target, runs the
+// only ~550 target calls/s: docs/PERFORMANCE.md), forks a keep-alive HTTP target, runs the
 // scenarios and writes bench/results/<timestamp>.json, latest.json, latest.md and the lateness SVG.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -96,7 +96,7 @@ const runtime = await startScheduler({
   varsOverride: {
     DISPATCH_LEAD_MS: String(leadMs),
     EMULATE_CONNECTION_CAP: connectionCap,
-    // BENCH_LANE=pool measures the dispatcher pool lane (src/queue/producers/dispatch-lane.ts) instead of the queues.
+    // BENCH_LANE=pool measures the dispatcher pool lane (src/queue/dispatch-lane.ts) instead of the queues.
     DISPATCH_LANE: process.env.BENCH_LANE === "pool" ? "pool" : "queue",
   },
   scriptPath: join(import.meta.dirname, "..", "dist", "index.js"),

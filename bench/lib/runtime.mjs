@@ -1,5 +1,5 @@
 // Starting what the bench measures: the production bundle under Miniflare (no wrangler dev proxy
-// on outbound fetches: docs/TOOLCHAIN.md), a tiny bench worker in the same workerd process for
+// on outbound fetches: docs/PERFORMANCE.md), a tiny bench worker in the same workerd process for
 // the ceiling, and the HTTP target as a separate Node process.
 import { execFileSync, fork } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";

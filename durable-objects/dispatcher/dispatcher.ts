@@ -16,7 +16,7 @@ export const DISPATCHER_MAX_RUNS = 48;
 /**
  * The dispatcher pool's member: one of a fixed set of named objects per shard (`<shard>:<i>`)
  * that calls targets for the runs its shard hands it, with the consumer's own code
- * (src/queue/consumers/dispatch-consumer.ts: claim at the shard, call, report), so the claim and its fence
+ * (src/delivery/dispatch-consumer.ts: claim at the shard, call, report), so the claim and its fence
  * stay the authority on what runs once. What it cannot do goes through the dispatch queue: a
  * message it has no room for, and a message the consumer code would have retried (the shard was
  * unreachable, or a bug). It keeps nothing: a dispatcher that dies loses only calls in flight,

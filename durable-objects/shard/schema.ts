@@ -129,7 +129,7 @@ const MIGRATIONS: readonly string[] = [
   // (v11) and merged after it; a shard already at v11 must still get them, so they come last.
   `SELECT 1;`,
   `SELECT 1;`,
-  // v11: run history lives in its shard (./shard/history-store.ts), not in one D1 database. A
+  // v11: run history lives in its shard (./store/history-pages.ts), not in one D1 database. A
   // compact record per run, keyed by (job, instant) like the run itself: the run id, the shard
   // and the idempotency key are derived, never stored. run_counts and run_minutes are the
   // aggregates GET /v1/stats reads, kept by triggers so no writer can forget them.
@@ -200,10 +200,10 @@ const MIGRATIONS: readonly string[] = [
     UPDATE run_counts SET n = n - 1 WHERE tenant_id = OLD.tenant_id AND state = OLD.state;
   END;
   `,
-  // v12: dispatch ahead of the instant (./shard/ahead.ts). ahead_scheduled_ms: the instant whose
+  // v12: dispatch ahead of the instant (./dispatch/ahead.ts). ahead_scheduled_ms: the instant whose
   // run was created and queued ahead (the job's timer itself still waits for the instant). The
   // partial index finds, in order, the jobs whose next instant may still be queued ahead; its
-  // WHERE is AHEAD_ELIGIBLE in ./shard/ahead.ts word for word, so the planner uses it.
+  // WHERE is AHEAD_ELIGIBLE in ./dispatch/ahead.ts word for word, so the planner uses it.
   `
   ALTER TABLE jobs ADD COLUMN ahead_scheduled_ms INTEGER;
   CREATE INDEX jobs_ahead_due ON jobs(next_fire_ms)
@@ -215,7 +215,7 @@ const MIGRATIONS: readonly string[] = [
     WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS next_scheduled_ms;
   CREATE INDEX jobs_due_not_sent_ahead ON jobs(next_fire_ms)
     WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms;
-  -- The unclaimed budget counts handed-off runs whose instant has come (./shard/budget.ts) on
+  -- The unclaimed budget counts handed-off runs whose instant has come (./dispatch/budget.ts) on
   -- every tick and claim: without this, a scan of every run.
   CREATE INDEX runs_unclaimed ON runs(fire_at_ms) WHERE state IN ('ACQUIRED', 'DISPATCHED');
   `,
@@ -229,14 +229,14 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_flow_gate ON runs(flow_gate, due_at_ms) WHERE flow_gate IS NOT NULL;
   `,
   // v14: the dispatch window counts, per tenant, the runs handed to the execution path and not
-  // yet reported and whose lease holds (./shard/budget.ts) on every tick, claim and outcome: a
+  // yet reported and whose lease holds (./dispatch/budget.ts) on every tick, claim and outcome: a
   // walk of at most the window in this index, not a scan of every run. Its WHERE is
   // inFlightByTenant's word for word.
   `
   CREATE INDEX runs_in_flight ON runs(tenant_id, due_at_ms)
     WHERE state IN ('ACQUIRED', 'DISPATCHED') OR (state = 'RUNNING' AND accepted_at_ms IS NULL);
   `,
-  // v15: a job's priority orders its tenant's due runs (./shard/fair-share.ts): copied to the run
+  // v15: a job's priority orders its tenant's due runs (./wheel/fair-due-runs.ts): copied to the run
   // when it is created (one subquery of the insert), read per tenant in (priority, due) order.
   `
   ALTER TABLE runs ADD COLUMN priority INTEGER NOT NULL DEFAULT 3;
@@ -258,7 +258,7 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE run_history ADD COLUMN held_ms INTEGER;
   ALTER TABLE run_history ADD COLUMN held_by TEXT;
   `,
-  // v18: tenant weights in the dispatch window's fair share (./shard/tenant-weights.ts): what the
+  // v18: tenant weights in the dispatch window's fair share (./flow/tenant-weights.ts): what the
   // admin set (pushed to the shard, refreshed from D1 with the tenant limits). A tenant without a
   // row has the default weight, 1.
   `
@@ -277,7 +277,7 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX jobs_completion_deferred ON jobs(job_id) WHERE status_dirty = 2;
   `,
-  // v21: debounced triggers (src/core/debounce.ts, ./shard/runs/debounce-windows.ts). A window per
+  // v21: debounced triggers (src/core/debounce.ts, ./runs/debounce-windows.ts). A window per
   // (job, key): the run its triggers fold into, when the window opened, when its run fires, and
   // until when it takes triggers (older windows of the job are pruned at its next trigger). A run
   // counts the triggers folded into it, copied into its history record.
@@ -308,12 +308,12 @@ const MIGRATIONS: readonly string[] = [
   // v23: indexes no query needs, each one more entry to move on every state change of a run.
   // runs_unclaimed served the unclaimed budget that the dispatch window (v14) replaced. The
   // (tenant_id, due_at_ms) of runs_tenant_due is the prefix and suffix of runs_tenant_priority_due
-  // (v15): the tenant walk and the tenant's due rows read that one (../wheel/fair-due-runs.ts).
+  // (v15): the tenant walk and the tenant's due rows read that one (./wheel/fair-due-runs.ts).
   `
   DROP INDEX runs_unclaimed;
   DROP INDEX runs_tenant_due;
   `,
-  // v24: storage by batch (./store/README.md). Runs and the jobs' timing state live in memory and
+  // v24: storage by batch (./README.md). Runs and the jobs' timing state live in memory and
   // are written as batches: each commit is one journal row (a ring, rewritten in place, so an
   // entry costs one row and no delete), a checkpoint rewrites the snapshot's changed chunks, and
   // settled runs go into history pages (one row per tenant, outcome and 10 s of instants per

@@ -91,14 +91,14 @@ export class ShardScheduler extends DurableObject<Env> {
     return this.act(shard, apply, { faultable: true });
   }
 
-  /** Suspends or unsuspends a tenant's jobs on this shard (./shard/tenant-suspension.ts). */
+  /** Suspends or unsuspends a tenant's jobs on this shard (./jobs/suspension.ts). */
   async setTenantSuspended(shard: number, tenantId: string, suspended: boolean): Promise<number> {
     return this.act(shard, (nowMs) => setTenantSuspended(this.state, tenantId, suspended, nowMs), {
       faultable: true,
     });
   }
 
-  /** The tenant's weight in this shard's fair share (./shard/tenant-weights.ts). */
+  /** The tenant's weight in this shard's fair share (./flow/tenant-weights.ts). */
   async setTenantWeight(shard: number, tenantId: string, weight: number): Promise<void> {
     return this.act(shard, (nowMs) => {
       forgetTenantLimits(tenantId);
@@ -249,7 +249,7 @@ export class ShardScheduler extends DurableObject<Env> {
     return this.act(shard, work, { rearmDuringAlarm: false });
   }
 
-  // Run history (./shard/history-reads.ts): reads only, so the alarm is left as it is.
+  // Run history (./history/reads.ts): reads only, so the alarm is left as it is.
   async historyRun(shard: number, tenantId: string, jobId: string, scheduledAtMs: number) {
     return this.read(shard, () => historyRun(this.state, shard, tenantId, jobId, scheduledAtMs));
   }

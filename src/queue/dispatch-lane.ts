@@ -1,7 +1,7 @@
 // Which lane a shard's runs take to their targets. DISPATCH_LANE = "queue" (the default, and
 // what local development runs): every message goes into the shard's dispatch queue. "pool": each
 // message goes to one of the shard's DISPATCHERS_PER_SHARD dispatcher objects
-// (durable-objects/dispatcher.ts), which call at once; a message none of them has room for, or
+// (durable-objects/dispatcher/dispatcher.ts), which call at once; a message none of them has room for, or
 // whose hand-over fails, goes into the queue as before. Either way the same claim at the shard
 // decides what runs, so a message that reaches both a dispatcher and the queue still runs once.
 // Why the pool exists (a Queues consumer ramps up after a burst's backlog forms; named objects

@@ -5,7 +5,7 @@
  *
  * Why a pool at all: under `wrangler dev` every outbound fetch is proxied through wrangler's
  * Node process and holds several sockets for seconds; thousands at once exhaust file
- * descriptors (docs/TOOLCHAIN.md). The consumer sends every target call through here.
+ * descriptors (docs/PERFORMANCE.md). The consumer sends every target call through here.
  *
  * @example
  * const results = await runPool(messages, 16, (message) => callTarget(...));

@@ -1,4 +1,4 @@
-// What a side delivery is (see ./side-deliveries.ts): where it goes, how it is signed, and why it
+// What a side delivery is (see src/delivery/side-deliveries.ts): where it goes, how it is signed, and why it
 // is sent. Types only, so the sender, the purposes and the queue's consumer share them.
 import type { AlertDeliveryTarget } from "../core/alerts";
 

@@ -1,5 +1,5 @@
 // Test-only fault switches a shard understands: plain data that the test hooks and tests send
-// through src/shard/client.ts. The shard applies them in ./test-seam.ts, only when the
+// through src/shard/client.ts. The shard applies them in durable-objects/shard/test-seam.ts, only when the
 // EDGECRON_TEST_HOOKS binding is "1".
 import type { TzdataOverride } from "../tzdata";
 

@@ -49,7 +49,7 @@ export interface ShardJob {
 
 /**
  * A run handed to the execution path, its fields spelled as the columns of its row in the shard
- * (durable-objects/shard/runs/run-store.ts, RunRow), so a run keeps one spelling from the shard's
+ * (durable-objects/shard/state/run-book.ts, RunRow), so a run keeps one spelling from the shard's
  * table to the consumer.
  */
 export interface DispatchRun {
@@ -62,7 +62,7 @@ export interface DispatchRun {
   job_version: number;
   /**
    * When the run may be called: its instant plus jitter. A run sent ahead of it is held by the
-   * consumer until then (src/queue/consumers/hold.ts). Absent in messages from before dispatch ahead.
+   * consumer until then (src/delivery/hold.ts). Absent in messages from before dispatch ahead.
    */
   fire_at_ms?: number;
   /**
@@ -220,7 +220,7 @@ export type BackfillResult =
   | { ok: true; created: number; skipped: number; runIds: string[] }
   | { ok: false; code: "job_not_found" | "job_not_active" | "too_many_instants" };
 
-/** A job's waiting delivery made due now: the runs it concerns (see durable-objects/shard/fire-now.ts). */
+/** A job's waiting delivery made due now: the runs it concerns (see durable-objects/shard/runs/fire-now.ts). */
 export type FireNowResult =
   | { ok: true; runIds: string[] }
   | { ok: false; code: "job_not_found" | "job_not_active" | "nothing_waiting" };
@@ -252,7 +252,7 @@ export interface WatchdogReport {
   pruned: number;
   /** History records removed past the retention. */
   historyPruned: number;
-  /** Each tenant with runs waiting here for its share of the window (./runs/share-wait.ts). */
+  /** Each tenant with runs waiting here for its share of the window (durable-objects/shard/runs/share-wait.ts). */
   shareWaits?: TenantShareWait[];
 }
 

@@ -1,7 +1,7 @@
 // Dispatch ahead of the instant. A shard knows its runs long before they are due: a job whose next
 // instant falls within the lead window has that instant fired now (its run created, its timer
 // moved on, as its instant would) and the run sent to the queue now, and the consumer holds it to
-// its exact instant (src/queue/consumers/hold.ts) before it claims it here:
+// its exact instant (src/delivery/hold.ts) before it claims it here:
 //  - only jobs with overlap "allow" go ahead: the other policies decide against the runs in
 //    flight at the instant, which are not known earlier;
 //  - a job has one instant ahead at a time: its next goes once that one has fired;

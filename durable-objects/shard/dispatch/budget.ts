@@ -6,7 +6,7 @@ import type { WindowLimits } from "../../../src/core/dispatch-window";
 /**
  * The window may grow to an equal share of this across shards, never under 100 (with 256
  * production shards: 25,600 in flight). Bundled 50 to a message, 8,000 runs are 160 messages, far
- * from the local queue's 10,000 in-flight limit (docs/TOOLCHAIN.md).
+ * from the local queue's 10,000 in-flight limit (docs/PERFORMANCE.md).
  */
 const WINDOW_MAX_TOTAL = 8_000;
 const WINDOW_MAX_MIN_PER_SHARD = 100;

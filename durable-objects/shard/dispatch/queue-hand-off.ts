@@ -145,7 +145,7 @@ function acquireReason(resend: boolean, ahead: boolean): string {
 
 /**
  * A message as a send, delayed to about its runs' instant: whole seconds rounded down, less one,
- * so it arrives before the instant (the consumer holds it the rest of the way, src/queue/consumers/hold.ts)
+ * so it arrives before the instant (the consumer holds it the rest of the way, src/delivery/hold.ts)
  * and a consumer invocation does not sit idle through a long wait.
  */
 /**

@@ -3,7 +3,7 @@
 // threw on every pass and the shard recorded no dead letter again, for every tenant on it. Now:
 // - every send is split to the queue's limits (src/core/queue-limits.ts), measured on the JSON;
 // - a letter too large for one message carries a reference instead of the payload: the consumer
-//   reads the job's headers and body from D1 (src/queue/consumers/dead-letter-payload.ts);
+//   reads the job's headers and body from D1 (src/delivery/dead-letter-payload.ts);
 // - a failed send is logged, never thrown: its rows stay pending with a backoff, and are re-sent
 //   by reference (after a second failure, each alone), so no batch is ever retried identically.
 

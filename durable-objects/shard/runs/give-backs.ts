@@ -1,4 +1,4 @@
-// Runs a consumer gives back without calling them (src/queue/consumers/batch-connections.ts),
+// Runs a consumer gives back without calling them (src/delivery/batch-connections.ts),
 // claimed (RUNNING) or not: back to SCHEDULED and due now, as if that send had not happened. The
 // same attempt; its next send takes a new fence, and its lateness is measured at the claim that
 // calls it. Only a run still at the fence it was sent with moves (one that moved on, or a

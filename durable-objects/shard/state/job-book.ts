@@ -1,7 +1,7 @@
 // The shard's jobs in memory: each job's head (tenant, version, status) and the timing state only
 // the shard owns (next instant, run count, failure streak, what it has fired through), with the
 // timing wheel itself: the active jobs' next fire times in time order. A job's definition (its
-// spec and calendars) stays in the `jobs` table and is read when needed (../store/job-specs.ts).
+// spec and calendars) stays in the `jobs` table and is read when needed (../jobs/job-specs.ts).
 // Durable through the journal like the runs (./shard-state.ts).
 import { LazyHeap } from "../../../src/core/min-heap";
 import type { JobStatus } from "../../../src/shard/protocol";
@@ -38,7 +38,7 @@ export interface JobRecord {
   ahead_fire_ms: number | null;
   /** While its tenant is suspended: the timer kept aside (next_fire_ms is null meanwhile). */
   parked_fire_ms: number | null;
-  /** The history buckets with settled runs of this job, newest last (../history/pages.ts). */
+  /** The history buckets with settled runs of this job, newest last (../store/history-pages.ts). */
   history_buckets: number[];
 }
 

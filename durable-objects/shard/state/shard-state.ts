@@ -127,7 +127,7 @@ export class ShardState {
 
   /**
    * Changes a live run: `mutate` sets its fields; its indexes follow, and the next commit writes it.
-   * Every state change goes through ../runs/run-moves.ts, which calls this.
+   * Every state change goes through ./run-moves.ts, which calls this.
    */
   changeRun(run: Run, mutate: (run: Run) => void): void {
     const before = indexStateOf(run);

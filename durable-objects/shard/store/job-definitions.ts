@@ -1,7 +1,7 @@
 // The jobs table: each job's definition as D1 last sent it (spec, calendars), one row per job,
 // written when the job is created or changed, never when it fires. Its timing state lives in
 // memory (../state/job-book.ts); the row's own timing columns are read only once, by the first
-// start after storage by batch came in (./legacy.ts).
+// start after storage by batch came in (./legacy-state.ts).
 import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../../../src/core/queue-limits";
 
 export type JobDefinition = {

@@ -24,7 +24,7 @@ export interface DueTimes {
   inFlightFlushAtMs: number | null;
   /** History that should reach D1 soon: settled runs, dead letters, job status changes. */
   flushUrgent: boolean;
-  /** The earliest retry of a dead letter whose send failed (./dead-letters.ts backs it off). */
+  /** The earliest retry of a dead letter whose send failed (../runs/dead-letter-sends.ts backs it off). */
   deadLetterRetryMs: number | null;
   /** Runs are sent and unreported, or running. */
   inFlight: boolean;

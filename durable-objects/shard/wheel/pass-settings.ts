@@ -18,7 +18,7 @@ export const RUNS_PER_MESSAGE = 50;
 const MAX_RUNS_PER_MESSAGE = 100;
 const DEFAULT_LEASE_MS = 30_000;
 /**
- * How far ahead of their instant runs are created and sent to the queue (./ahead.ts), unless
+ * How far ahead of their instant runs are created and sent to the queue (../dispatch/ahead.ts), unless
  * DISPATCH_LEAD_MS says otherwise. It must cover what a shard needs to create and send one
  * instant's runs before that instant: docs/BENCHMARKS.md has the measurement behind the default.
  */
@@ -47,13 +47,13 @@ export type { DispatchSender } from "../../../src/queue/dispatch-lane";
 export interface TickSettings {
   shard: number;
   leaseMs: number;
-  /** Runs whose instant is at most this far ahead are created and sent now (./ahead.ts). */
+  /** Runs whose instant is at most this far ahead are created and sent now (../dispatch/ahead.ts). */
   leadMs: number;
   /** Runs bundled into one queue message. */
   runsPerMessage: number;
   /**
    * The dispatch window: runs handed to the execution path and not yet reported, allowed at once
-   * (./budget.ts). The alarm pass sets it from the shard's adaptive window (./backlog.ts); this
+   * (../dispatch/budget.ts). The alarm pass sets it from the shard's adaptive window (../dispatch/backlog.ts); this
    * default is the window's largest size.
    */
   window: number;
@@ -77,7 +77,7 @@ export interface TickSettings {
   admission?: FlowAdmission;
   /**
    * Called before each due job is fired, with the count fired so far in this pass. Production
-   * leaves it unset; the test seam (./test-faults.ts) uses it to crash a pass midway.
+   * leaves it unset; the test seam (../test-seam.ts) uses it to crash a pass midway.
    */
   beforeFire?: (firedSoFar: number) => void;
 }

@@ -14,7 +14,7 @@ import type { JobBulk } from "./job-bulk-schema";
 
 /**
  * Jobs one call takes at most (the first this many that match); `done < matched` then says to call
- * again. Up to SYNC_BULK_MAX_JOBS of them are done before the answer (./job-bulk-async.ts).
+ * again. Up to SYNC_BULK_MAX_JOBS of them are done before the answer (./bulk-control-async.ts).
  */
 export const MAX_BULK_JOBS = 20_000;
 

@@ -1,4 +1,4 @@
-// The body and answer of POST /v1/jobs/bulk (./job-bulk.ts): zod only, so the typed client can
+// The body and answer of POST /v1/jobs/bulk (./routes/job-bulk.ts): zod only, so the typed client can
 // take its types from here.
 import { z } from "zod";
 import { filterText, metadataFilterSchema } from "../../core/filter-values";

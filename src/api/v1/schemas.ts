@@ -1,5 +1,5 @@
 // Every request and response shape of the v1 API as zod schemas: the routes validate with them,
-// the OpenAPI document is generated from them (src/api/openapi), and the typed client takes its
+// the OpenAPI document is generated from them (src/api/v1/openapi), and the typed client takes its
 // types from them (type-only imports). Imports only zod and src/core, never Cloudflare or Hono.
 import { z } from "zod";
 import { ALERT_DELIVERIES, ALERT_KINDS, ALERT_RESOLUTIONS, ALERT_STATES } from "../../core/alerts";

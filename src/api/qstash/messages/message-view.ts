@@ -1,4 +1,4 @@
-// A message job as the client's `Message` type reads it (src/client/messages.ts in qstash-js).
+// A message job as the client's `Message` type reads it (the `Message` of qstash-js's client).
 import type { JobSpec } from "../../../core/job-spec";
 import type { StoredJob } from "../../../db/jobs";
 import type { MessageFacts } from "../filters";

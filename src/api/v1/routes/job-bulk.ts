@@ -1,4 +1,4 @@
-// POST /v1/jobs/bulk: see ../job-bulk.ts.
+// POST /v1/jobs/bulk: see ../bulk-control.ts.
 import { createRoute } from "@hono/zod-openapi";
 import { readBody } from "../../http/body";
 import { EdgecronError } from "../../http/problem";
