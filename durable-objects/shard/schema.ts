@@ -215,7 +215,7 @@ const MIGRATIONS: readonly string[] = [
     WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS next_scheduled_ms;
   CREATE INDEX jobs_due_not_sent_ahead ON jobs(next_fire_ms)
     WHERE status = 'ACTIVE' AND next_fire_ms IS NOT NULL AND ahead_scheduled_ms IS NOT next_scheduled_ms;
-  -- The unclaimed budget counts handed-off runs whose instant has come (./dispatch/budget.ts) on
+  -- The unclaimed budget counts handed-off runs whose instant has come (./shard/budget.ts) on
   -- every tick and claim: without this, a scan of every run.
   CREATE INDEX runs_unclaimed ON runs(fire_at_ms) WHERE state IN ('ACQUIRED', 'DISPATCHED');
   `,

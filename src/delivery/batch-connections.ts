@@ -1,6 +1,6 @@
 // The connections one consumer batch calls its targets through. Uncapped (wrangler dev, tests) it
 // is a plain limit on calls at once, and a call handed off gives its slot back. Under Cloudflare's
-// 6 connections (../producers/connection-cap.ts) a handed-off call keeps its connection until its
+// 6 connections (../queue/connection-cap.ts) a handed-off call keeps its connection until its
 // target answers, so a batch whose connections all hang has none left: waiting there would hold
 // every other run of the batch, and the batch behind it, for the hanging calls' timeout. Instead a
 // run that will not get a connection soon is given back to its shard uncalled (the consumer asks

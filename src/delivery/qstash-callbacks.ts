@@ -1,5 +1,5 @@
 // A /v2 job's call with its QStash callbacks: `Upstash-Callback` receives every attempt's answer
-// (QStash calls it for each retry too), as a side delivery (../producers/qstash-callback-deliveries.ts);
+// (QStash calls it for each retry too), as a side delivery (../queue/qstash-callback-deliveries.ts);
 // for `Upstash-Failure-Callback`, a failed attempt's whole answer is kept
 // (src/service/failure-callbacks.ts), which the dead letter's failure callback then carries.
 

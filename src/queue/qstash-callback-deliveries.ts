@@ -1,4 +1,4 @@
-// The side deliveries of QStash callbacks (what ../consumers/qstash-callbacks.ts enqueues after
+// The side deliveries of QStash callbacks (what ../delivery/qstash-callbacks.ts enqueues after
 // an attempt, and what the dead-letter consumer and the QStash door's workflow DLQ enqueue for a
 // dead-lettered run): `Upstash-Callback` and `Upstash-Failure-Callback` bodies and headers, signed
 // the QStash way.

@@ -1,4 +1,4 @@
-// Puts side deliveries on their queue (the queue's consumer: ../consumers/side-deliveries.ts).
+// Puts side deliveries on their queue (the queue's consumer: ../delivery/side-deliveries.ts).
 // Alerts, on_failure calls and QStash callbacks are sent from the shard, the maintenance pass, the
 // consumers and the QStash door alike, so the sending lives here, below all of them.
 import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../core/queue-limits";

@@ -237,8 +237,8 @@ describe("check-structure", () => {
         "// Read by ./schedule.ts and src/api/app.ts; the rules are in ./missing-rules.ts.\nexport interface Spec { ms: number }\n",
     };
 
-    it("reports a path that names nothing, and still passes while CHECK_STALE_PATHS is unset", () => {
-      const { status, output } = runCheck(fixture(WITH_PATHS));
+    it("reports a path that names nothing, and only reports it with CHECK_STALE_PATHS=0", () => {
+      const { status, output } = runCheckWith({ CHECK_STALE_PATHS: "0" }, fixture(WITH_PATHS));
       expect(status).toBe(0);
       expect(output).toContain("structure check passed");
       expect(output).toContain("stale path: docs/GUIDE.md:4: src/core/moved.ts");
@@ -259,9 +259,9 @@ describe("check-structure", () => {
       expect(output.match(/stale path:/g)).toHaveLength(4);
     });
 
-    it("fails on a stale path with CHECK_STALE_PATHS=1, and passes once it is fixed", () => {
+    it("fails on a stale path, and passes once it is fixed", () => {
       const root = fixture(WITH_PATHS);
-      const failing = runCheckWith({ CHECK_STALE_PATHS: "1" }, root);
+      const failing = runCheckWith({}, root);
       expect(failing.status).toBe(1);
       expect(failing.output).toContain("stale path: docs/GUIDE.md:4: src/core/moved.ts");
       writeFileSync(join(root, "docs/GUIDE.md"), "The schedule is computed in `src/core/schedule.ts`.\n");
@@ -270,7 +270,7 @@ describe("check-structure", () => {
         join(root, "src/core/spec.ts"),
         "// Read by ./schedule.ts.\nexport interface Spec { ms: number }\n",
       );
-      const fixed = runCheckWith({ CHECK_STALE_PATHS: "1" }, root);
+      const fixed = runCheckWith({}, root);
       expect(fixed.output).not.toContain("stale path");
       expect(fixed.status).toBe(0);
     });
