@@ -26,6 +26,8 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   auth_throttled:
     "20 failed authentications from one address or key prefix: test/integration/auth-throttle.test.ts",
   tenant_limit_exceeded: "a tenant over its limits: test/integration/tenant-limits.test.ts",
+  schedule_file_conflict:
+    "a schedule file naming a job it does not manage, without --adopt: test/integration/schedule-files.test.ts",
 };
 
 interface Route {
