@@ -227,6 +227,13 @@ export const JOB_FIELDS: readonly JobField[] = [
     maxWidth: JSON_CELL,
   },
   {
+    // A schedule file's label: `edgecron apply` of that file owns the job (docs/SCHEDULES-AS-CODE.md).
+    label: "managed by",
+    header: "MANAGED BY",
+    keys: ["managed_by"],
+    value: (job) => job.managed_by ?? null,
+  },
+  {
     label: "next fires",
     header: "NEXT FIRES",
     keys: ["next_fire_times"],

@@ -42,6 +42,7 @@ const SHOWN: [string, string][] = [
   ["alert after", "7m"],
   ["metadata", '{"team":"payments"}'],
   ["qstash", '{"callback":"https://example.com/cb","labels":["nightly"]}'],
+  ["managed by", "schedules.yaml"],
   ["next fires", "2026-12-01T14:00:00.000Z"],
   ["", "2026-12-02T14:00:00.000Z"],
   ["next fires stopped", "-"],

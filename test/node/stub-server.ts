@@ -180,5 +180,6 @@ export function fullJob(): Record<string, unknown> {
     debounce: { key: "acct", period: "30s", mode: "trailing", max_wait: "5m" },
     metadata: { team: "payments" },
     qstash: { callback: "https://example.com/cb", labels: ["nightly"] },
+    managed_by: "schedules.yaml",
   });
 }
