@@ -8,6 +8,9 @@ import { LEASE_RENEW_EVERY_MS } from "../core/run-leases";
 import { logEvent } from "../log";
 import { renewLeases } from "../shard/client";
 
+/** Renews these runs' leases at their shard (the shard client's `renewLeases`). */
+export type RenewAtShard = (shard: number, runs: { runId: string; fence: number }[]) => Promise<unknown>;
+
 interface HeldRun {
   shard: number;
   runId: string;
@@ -15,12 +18,14 @@ interface HeldRun {
 }
 
 export class LeaseRenewals {
-  readonly #env: Env;
+  readonly #renew: RenewAtShard;
   readonly #held = new Map<string, HeldRun>();
+  /** Shards whose last renewal has not answered yet: the next one waits for it, no other shard does. */
+  readonly #renewing = new Set<number>();
   #loop: Promise<void> | null = null;
 
-  constructor(env: Env) {
-    this.#env = env;
+  constructor(env: Env, renew: RenewAtShard = (shard, runs) => renewLeases(env, shard, runs)) {
+    this.#renew = renew;
   }
 
   /** These claimed runs are in the batch's hands until released. */
@@ -33,24 +38,33 @@ export class LeaseRenewals {
     this.#held.delete(runId);
   }
 
+  // The period is kept whatever the answers take: a shard slow to answer (a long pass, a restore)
+  // delays only its own renewals. Waiting for every shard before the next round let one busy
+  // shard hold the others' leases until they lapsed, and their runs were called a second time.
   async #renewWhileHeld(): Promise<void> {
     while (this.#held.size > 0) {
       await new Promise((resolve) => setTimeout(resolve, LEASE_RENEW_EVERY_MS));
-      const byShard = new Map<number, { runId: string; fence: number }[]>();
-      for (const { shard, runId, fence } of this.#held.values()) {
-        const runs = byShard.get(shard) ?? [];
-        runs.push({ runId, fence });
-        byShard.set(shard, runs);
-      }
-      await Promise.all(
-        [...byShard].map(([shard, runs]) =>
-          renewLeases(this.#env, shard, runs).catch((error: unknown) =>
+      for (const [shard, runs] of this.#heldByShard()) {
+        if (this.#renewing.has(shard)) continue;
+        this.#renewing.add(shard);
+        void this.#renew(shard, runs)
+          .catch((error: unknown) =>
             // The next renewal tries again; a lease that lapses meanwhile re-runs its run.
             logEvent("run.lease_renewal_failed", { shard, runs: runs.length, error }),
-          ),
-        ),
-      );
+          )
+          .finally(() => this.#renewing.delete(shard));
+      }
     }
     this.#loop = null;
+  }
+
+  #heldByShard(): Map<number, { runId: string; fence: number }[]> {
+    const byShard = new Map<number, { runId: string; fence: number }[]>();
+    for (const { shard, runId, fence } of this.#held.values()) {
+      const runs = byShard.get(shard) ?? [];
+      runs.push({ runId, fence });
+      byShard.set(shard, runs);
+    }
+    return byShard;
   }
 }

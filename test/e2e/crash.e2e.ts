@@ -141,13 +141,25 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
     // Runs that were RUNNING at the kill retry only when their lease expires: wait until nothing
     // is in flight, so every duplicate the kill can cause has happened before we count.
     const inFlightStates = ["SCHEDULED", "ACQUIRED", "DISPATCHED", "RUNNING", "FAILED", "RETRYING"];
-    await waitUntil(
-      async () => {
-        const stats = await api<{ runs_by_state: Record<string, number> }>("GET", "/v1/stats");
-        return inFlightStates.every((state) => (stats.body.runs_by_state[state] ?? 0) === 0);
-      },
-      { timeoutMs: 90_000, intervalMs: 1_000, what: "no run left in flight" },
-    );
+    try {
+      await waitUntil(
+        async () => {
+          const stats = await api<{ runs_by_state: Record<string, number> }>("GET", "/v1/stats");
+          return inFlightStates.every((state) => (stats.body.runs_by_state[state] ?? 0) === 0);
+        },
+        { timeoutMs: 90_000, intervalMs: 1_000, what: "no run left in flight" },
+      );
+    } catch (error) {
+      // Which runs stay in flight, with their events: what a stuck round looks like from outside.
+      const stuck: unknown[] = [];
+      for (const state of inFlightStates) {
+        const page = await api<{ data: { id: string }[] }>("GET", `/v1/runs?state=${state}&limit=3`);
+        for (const run of page.body.data ?? []) stuck.push((await api("GET", `/v1/runs/${run.id}`)).body);
+      }
+      throw new Error(
+        `${(error as Error).message}; killed ${killedAtMs - windowStartMs} ms into the window; stuck ${JSON.stringify(stuck)}`,
+      );
+    }
     const byKey = new Map<string, { times: number[]; runId: string }>();
     for (const call of mine()) {
       const keyHeader = String(call.headers["idempotency-key"]);
@@ -207,7 +219,7 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
   } finally {
     // CRASH_LOG_DIR=dir keeps the restarted server's log of each round, to read a failed one.
     if (process.env.CRASH_LOG_DIR)
-      writeFileSync(`${process.env.CRASH_LOG_DIR}/crash-${killOffsetMs}.log`, server.log());
+      writeFileSync(`${process.env.CRASH_LOG_DIR}/crash-${killOffsetMs}-${killedAtMs}.log`, server.log());
     await server.stop();
     removeState(server.stateDir);
   }
@@ -238,6 +250,8 @@ describe("e2e: SIGKILL mid-burst loses no job", () => {
       expect(round.early).toBe(0);
       expect(round.slowestRecallAfterRestartMs).toBeLessThanOrEqual(RECALL_WITHIN_MS);
     },
-    240_000,
+    // Above the sum of the round's waits (setup, 120 s, 30 s, 90 s), so a stuck round fails with
+    // its diagnosis instead of a bare timeout.
+    330_000,
   );
 });
