@@ -202,7 +202,7 @@ export class ShardScheduler extends DurableObject<Env> {
   }
 
   /** The consumer still holds these claimed runs: their leases go on (src/core/run-leases.ts). */
-  async renewLeases(shard: number, runs: { runId: string; fence: number }[]): Promise<number> {
+  async renewLeases(shard: number, runs: Protocol.LeaseRenewal[]): Promise<number> {
     return this.act(shard, (nowMs) => renewLeases(this.state, runs, nowMs), { rearmDuringAlarm: false });
   }
 

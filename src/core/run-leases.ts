@@ -33,20 +33,26 @@ export function claimLeaseUntilMs(nowMs: number, timeoutMs: number): number {
 }
 
 /**
- * A renewed lease: a full lease from now, capped at the claim plus the call's timeout and grace
- * (a consumer never holds a call past its timeout, so renewals beyond it would only hide a bug).
- * Never shorter than the lease it renews.
+ * A renewed lease: a full lease from now, capped at the call's start plus its timeout and grace (a
+ * consumer never holds a call past its timeout, so renewals beyond it would only hide a bug). A run
+ * still waiting for a connection (`callStartedAtMs` null) has no cap yet: under saturation that
+ * wait can outlast the timeout, and a lease lapsing then has the run called twice. Never shorter
+ * than the lease it renews.
  *
- * @example renewedLeaseUntilMs({ nowMs: 20_000, claimedAtMs: 0, timeoutMs: 30_000, leaseUntilMs: 25_000 }) // 30_000
+ * @example renewedLeaseUntilMs({ nowMs: 20_000, callStartedAtMs: 0, timeoutMs: 30_000, leaseUntilMs: 25_000 }) // 30_000
  */
 export function renewedLeaseUntilMs(lease: {
   nowMs: number;
-  claimedAtMs: number;
+  callStartedAtMs: number | null;
   timeoutMs: number;
   leaseUntilMs: number;
 }): number {
-  const capMs = lease.claimedAtMs + lease.timeoutMs + RUNNING_LEASE_GRACE_MS;
-  return Math.max(lease.leaseUntilMs, Math.min(lease.nowMs + RUNNING_LEASE_MS, capMs));
+  const fullMs = lease.nowMs + RUNNING_LEASE_MS;
+  const capMs =
+    lease.callStartedAtMs === null
+      ? fullMs
+      : lease.callStartedAtMs + lease.timeoutMs + RUNNING_LEASE_GRACE_MS;
+  return Math.max(lease.leaseUntilMs, Math.min(fullMs, capMs));
 }
 
 /**

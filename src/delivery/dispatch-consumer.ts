@@ -291,6 +291,7 @@ async function settleRun(run: Claimed, setup: CallSetup, progress: MessageProgre
   recordDispatch(env.ANALYTICS, pointOf(run));
   let call: Promise<TargetOutcome>;
   const callStartMs = Date.now();
+  context.leases.calling(run.runId, callStartMs);
   const traced = (report: Reported) => {
     if (context.telemetry !== null)
       recordAttempt(report, {

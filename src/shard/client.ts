@@ -22,6 +22,7 @@ import type {
   CompleteRunResult,
   FireNowResult,
   HeartbeatResult,
+  LeaseRenewal,
   OutcomeReport,
   OutcomeResult,
   RetryResult,
@@ -186,11 +187,7 @@ export async function giveBackRuns(
 }
 
 /** Renews the leases of claimed runs a consumer still holds (src/core/run-leases.ts). Throws if unreachable. */
-export async function renewLeases(
-  env: Env,
-  shard: number,
-  runs: { runId: string; fence: number }[],
-): Promise<number> {
+export async function renewLeases(env: Env, shard: number, runs: LeaseRenewal[]): Promise<number> {
   return shardStub(env, shard).renewLeases(shard, runs);
 }
 

@@ -187,6 +187,14 @@ export type ClaimResult =
     }
   | { ok: false; runId: string; code: ClaimRejection };
 
+/** A consumer still holds this claimed run: renew its lease (src/core/run-leases.ts). */
+export interface LeaseRenewal {
+  runId: string;
+  fence: number;
+  /** When its call started; null while it waits for a connection (absent from older consumers). */
+  callStartedAtMs?: number | null;
+}
+
 export interface OutcomeReport {
   runId: string;
   fence: number;

@@ -115,6 +115,49 @@ describe("a claimed run's lease", () => {
   });
 });
 
+describe("a renewal", () => {
+  it("caps the lease from the call's start, and not while the run still waits for a connection", async () => {
+    const { job, jobId, run } = await dispatchedRun("waiting", "/ok", "1s");
+    const [claim] = await claimRuns(env, job.shard, [{ runId: run.run_id, fence: run.fence, jobId }]);
+    expect(claim?.ok).toBe(true);
+    const [claimed] = await liveRunsOf(jobId);
+    // A call that started a minute ago is past its timeout and grace: nothing to renew it by.
+    const started = { runId: run.run_id, fence: run.fence, callStartedAtMs: Date.now() - 60_000 };
+    expect(await renewLeases(env, job.shard, [started])).toBe(1);
+    expect((await liveRunsOf(jobId))[0]?.due_at_ms).toBe(claimed?.due_at_ms);
+    // Still waiting for a connection (a saturated consumer), however long: a full lease from now.
+    const renewedAtMs = Date.now();
+    const waiting = { runId: run.run_id, fence: run.fence, callStartedAtMs: null };
+    expect(await renewLeases(env, job.shard, [waiting])).toBe(1);
+    expect((await liveRunsOf(jobId))[0]?.due_at_ms).toBeGreaterThanOrEqual(renewedAtMs + RUNNING_LEASE_MS);
+  });
+});
+
+describe("a pass that runs late", () => {
+  it("gives a lease it finds long lapsed one short grace for the consumer's renewal, once per claim", async () => {
+    const { job, jobId, run } = await dispatchedRun("late-pass", "/ok");
+    const [claim] = await claimRuns(env, job.shard, [{ runId: run.run_id, fence: run.fence, jobId }]);
+    expect(claim?.ok).toBe(true);
+    // The isolate was starved: the pass comes 5 s after the lease lapsed, the renewals as late.
+    await patchRunsOf(jobId, { due_at_ms: Date.now() - 5_000 });
+    const passAtMs = Date.now();
+    await runDurableObjectAlarm(stubFor(jobId));
+    const [graced] = await liveRunsOf(jobId);
+    expect(graced?.state).toBe("RUNNING");
+    expect(graced?.due_at_ms).toBeGreaterThanOrEqual(passAtMs + LEASE_RENEW_EVERY_MS);
+    expect(graced?.due_at_ms).toBeLessThanOrEqual(Date.now() + 2 * LEASE_RENEW_EVERY_MS);
+    // The late renewal arrives within the grace and keeps the run its consumer's.
+    expect(await renewLeases(env, job.shard, [{ runId: run.run_id, fence: run.fence }])).toBe(1);
+    expect((await liveRunsOf(jobId))[0]?.state).toBe("RUNNING");
+    // Lapsed long ago again under the same claim: no second grace, the attempt goes again.
+    await patchRunsOf(jobId, { due_at_ms: Date.now() - 5_000 });
+    await runDurableObjectAlarm(stubFor(jobId));
+    const [retrying] = await liveRunsOf(jobId);
+    expect(retrying?.state).toBe("RETRYING");
+    expect(retrying?.events.at(-1)?.reason).toMatch(/attempt 1 of \d+ lost; retry now/);
+  });
+});
+
 describe("a shard that restarts", () => {
   it("gives each run in flight a short lease from the restart, and a lapsed one goes again at once", async () => {
     const running = await dispatchedRun("restart-running", "/ok");

@@ -18,16 +18,21 @@ describe("claimLeaseUntilMs", () => {
 });
 
 describe("renewedLeaseUntilMs", () => {
-  it("gives a full lease from now, capped at the claim plus the timeout and its grace", () => {
-    const lease = { claimedAtMs: 0, timeoutMs: 30_000, leaseUntilMs: RUNNING_LEASE_MS };
+  it("gives a full lease from now, capped at the call's start plus the timeout and its grace", () => {
+    const lease = { callStartedAtMs: 0, timeoutMs: 30_000, leaseUntilMs: RUNNING_LEASE_MS };
     expect(renewedLeaseUntilMs({ ...lease, nowMs: 3_000 })).toBe(3_000 + RUNNING_LEASE_MS);
     expect(renewedLeaseUntilMs({ ...lease, nowMs: 40_000 })).toBe(30_000 + RUNNING_LEASE_GRACE_MS);
   });
 
+  it("has no cap while the run waits for a connection, however long past its timeout", () => {
+    const waiting = { callStartedAtMs: null, timeoutMs: 5_000, leaseUntilMs: RUNNING_LEASE_MS };
+    expect(renewedLeaseUntilMs({ ...waiting, nowMs: 60_000 })).toBe(60_000 + RUNNING_LEASE_MS);
+  });
+
   it("never shortens the lease it renews", () => {
-    expect(renewedLeaseUntilMs({ nowMs: 1_000, claimedAtMs: 0, timeoutMs: 0, leaseUntilMs: 99_000 })).toBe(
-      99_000,
-    );
+    expect(
+      renewedLeaseUntilMs({ nowMs: 1_000, callStartedAtMs: 0, timeoutMs: 0, leaseUntilMs: 99_000 }),
+    ).toBe(99_000);
   });
 });
 

@@ -5,7 +5,7 @@ import { sendsAllowed } from "../../../src/core/slow-calls";
 import { MAX_AHEAD_JOBS_PER_TICK, queueAheadInPass } from "../dispatch/ahead";
 import { dispatchRuns, type SentRun } from "../dispatch/queue-hand-off";
 import { admitFlowControlled } from "../flow/flow-admission";
-import { applyFailure } from "../runs/attempt-outcomes";
+import { expireLapsedLease } from "../runs/leases";
 import { slowCallsByTenant } from "../runs/slow-calls";
 import type { JobRecord } from "../state/job-book";
 import { heldByPause, inDispatchWindow, type Run } from "../state/run";
@@ -230,7 +230,7 @@ function collectDueRuns(
   for (const run of due) {
     switch (run.state) {
       case "RUNNING":
-        expireRunningLease(state, run, nowMs);
+        expireLapsedLease(state, run, nowMs);
         break;
       case "ACQUIRED":
       case "DISPATCHED":
@@ -265,31 +265,6 @@ function collectDueRuns(
     }
   }
   return { toDispatch, backpressured: heldBack, roomLeft, shareLeftOf };
-}
-
-function expireRunningLease(state: ShardState, run: Run, nowMs: number): void {
-  // A claimed run's lease lapses only when its consumer stopped renewing it (it died): the attempt
-  // was lost, not failed by its target, and goes again now. A long-running target's lease is its
-  // heartbeat timeout, renewed by each heartbeat: missing them is the target's failure.
-  const lost = run.accepted_at_ms === null;
-  applyFailure(
-    state,
-    state.jobs.get(run.job_id) ?? null,
-    run,
-    {
-      kind: "retryable",
-      status: null,
-      error: lost
-        ? "its consumer stopped renewing the lease (lost before an outcome)"
-        : "no heartbeat or completion within the job's heartbeat_timeout (lease expired)",
-      retryAfterMs: null,
-      durationMs: 0,
-    },
-    nowMs,
-    undefined,
-    undefined,
-    { lost },
-  );
 }
 
 /** Cancels a due run whose job is gone or paused (see heldByPause); true when it may be dispatched. */
