@@ -5,10 +5,10 @@ import {
   type AlertState,
   alertStateOf,
 } from "../core/alerts";
+import { iso, isoOrNull, parseJsonColumn } from "../core/stored-values";
 import type { JobStores } from "./databases";
 import { onFailureUrlsOf } from "./job-lookups";
 import { addClause, addCursor, selectPage, type TimeCursor, where } from "./page";
-import { iso, isoOrNull, parseJsonColumn } from "./time";
 
 export interface AlertRow {
   id: string;

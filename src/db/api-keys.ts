@@ -1,4 +1,4 @@
-import { iso, isoOrNull } from "./time";
+import { iso, isoOrNull } from "../core/stored-values";
 
 export interface ApiKeyRow {
   id: string;

@@ -1,5 +1,5 @@
+import { iso, isoOrNull, parseJsonColumn } from "../core/stored-values";
 import { addClause, addCursor, selectPage, type TimeCursor, where } from "./page";
-import { iso, isoOrNull, parseJsonColumn } from "./time";
 
 export interface DeadLetterRow {
   id: string;

@@ -1,4 +1,4 @@
-import { iso } from "./time";
+import { iso } from "../core/stored-values";
 
 export interface TenantRow {
   id: string;

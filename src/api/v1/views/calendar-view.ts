@@ -1,7 +1,8 @@
 // Calendars as the API answers them, and what an edit sets off: the jobs that name the calendar
 // go to their shards again, which re-derive their timers.
+
+import { iso } from "../../../core/stored-values";
 import type { StoredCalendar } from "../../../db/calendars";
-import { iso } from "../../../db/time";
 
 /** The calendar resource of docs/API.md. */
 export function calendarResource(calendar: StoredCalendar) {
