@@ -23,7 +23,8 @@
 //      then the doors (the HTTP plumbing under the v1 and QStash APIs, the console, the delivery
 //      door src/delivery with the queue consumers, the maintenance pass) and the Durable Objects
 //      themselves. The HTTP doors (src/api, src/console) never import the shard client, nor src/db
-//      (the QStash door still may, while it moves): they reach D1 and a shard through src/service.
+//      nor the gate client (the QStash door still may use the last two, while it moves): they reach
+//      D1, a shard and a gate through src/service.
 //      Doors never import each other: what two doors share belongs in src/service or below.
 //      Type-only imports count too;
 //   7. migrations are append-only: D1 migration files and Durable Object schema entries match the
@@ -82,12 +83,16 @@ const CONSOLE_DIR = "src/console";
 const LOWER = ["core", "basics"];
 const STORES = [...LOWER, "protocols", "db", "shard-client", "gate-client"];
 /**
- * What the HTTP doors (the APIs and the console) may use below the service: neither the D1 layer
- * nor the shard client. They ask the service (src/service), which reads and writes D1 and calls
- * the shard (a job's writes, a run's callbacks, a tenant's suspension and weight, tzdata...).
+ * What the HTTP doors (the APIs and the console) may use below the service: no store, only the
+ * core, the basics and the protocols' plain records. They ask the service (src/service), which
+ * reads and writes D1 and calls the shard and the gates (a job's writes, a run's callbacks, a
+ * tenant's suspension, weight and limits, flow-control keys, tzdata...).
  */
-const HTTP_DOOR_STORES = STORES.filter((room) => room !== "shard-client" && room !== "db");
-/** The QStash door may still read D1 itself while its routes move behind the service (issue 44). */
+const HTTP_DOOR_STORES = [...LOWER, "protocols"];
+/**
+ * The QStash door may still read D1 and its queues' gates itself while its routes move behind the
+ * service (issue 44); never the shard client.
+ */
 const QSTASH_DOOR_STORES = STORES.filter((room) => room !== "shard-client");
 const ROOMS = [
   { room: "core", paths: ["src/core"], may: [] },

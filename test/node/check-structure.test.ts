@@ -119,7 +119,7 @@ describe("check-structure", () => {
     expect(output).toContain("structure check failed: 15 violation(s)");
   });
 
-  it("refuses an import against the rooms' order: a door importing another door or D1, a lower room a higher one", () => {
+  it("refuses an import against the rooms' order: a door importing another door or a store, a lower room a higher one", () => {
     const root = fixture({
       ...CLEAN,
       "src/api/v1/routes/tenants.ts": "export const forget = (id: string) => id;\n",
@@ -135,6 +135,9 @@ describe("check-structure", () => {
       "src/api/v1/routes/stats.ts": `import { loadJob } from "../../../db/jobs";\nexport const count = loadJob;\n`,
       "src/console/session.ts": `import type { loadJob } from "../db/jobs";\nexport type Load = typeof loadJob;\n`,
       "src/api/qstash/publish.ts": `import { loadJob } from "../../db/jobs";\nexport const publish = loadJob;\n`,
+      // Nor a gate's client.
+      "src/gate/client.ts": "export const gateState = () => 0;\n",
+      "src/api/http/gates.ts": `import { gateState } from "../../gate/client";\nexport const state = gateState;\n`,
     });
     const { status, output } = runCheck(root);
     expect(output).toContain('v1 imports shard-client: src/api/v1/routes/runs.ts ("../../../shard/client")');
@@ -145,7 +148,8 @@ describe("check-structure", () => {
     expect(output).toContain('v1 imports db: src/api/v1/routes/stats.ts ("../../../db/jobs")');
     expect(output).toContain('console imports db: src/console/session.ts ("../db/jobs")');
     expect(output).not.toContain("src/api/qstash/publish.ts");
-    expect(output).toContain("structure check failed: 5 violation(s)");
+    expect(output).toContain('http imports gate-client: src/api/http/gates.ts ("../../gate/client")');
+    expect(output).toContain("structure check failed: 6 violation(s)");
     expect(status).toBe(1);
   });
 
