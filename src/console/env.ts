@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { Session } from "./session";
+import type { Session } from "../service/console-sessions";
 
 /** Hono environment of the console: the Worker bindings plus what the session middleware sets. */
 export interface ConsoleEnv {

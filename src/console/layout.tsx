@@ -1,9 +1,9 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
+import type { Session } from "../service/console-sessions";
 import type { ConfiguredTargetPolicy } from "../service/private-targets";
 import { shortId } from "./components";
 import { BASE } from "./env";
-import type { Session } from "./session";
 import { TargetPolicyLine } from "./target-policy-line";
 import type { Tenant } from "./types";
 

@@ -3,9 +3,9 @@
 
 import type { MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { configuredAdminToken } from "../service/console-sessions";
+import { configuredAdminToken, loadConsoleSession, SESSION_TTL_SECONDS } from "../service/console-sessions";
 import { BASE, type ConsoleContext, type ConsoleEnv } from "./env";
-import { csrfToken, loadConsoleSession, SESSION_TTL_SECONDS, verifyCsrf } from "./session";
+import { csrfToken, verifyCsrf } from "./session";
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 

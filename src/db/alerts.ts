@@ -1,14 +1,7 @@
-import {
-  type AlertDelivery,
-  type AlertKind,
-  type AlertResolution,
-  type AlertState,
-  alertStateOf,
-} from "../core/alerts";
+import type { AlertDelivery, AlertKind, AlertResolution, AlertState } from "../core/alerts";
 import type { JobStores } from "./databases";
 import { onFailureUrlsOf } from "./job-lookups";
 import { addClause, addCursor, selectPage, type TimeCursor, where } from "./page";
-import { iso, isoOrNull, parseJsonColumn } from "./time";
 
 export interface AlertRow {
   id: string;
@@ -26,38 +19,6 @@ export interface AlertRow {
   acknowledged_at_ms: number | null;
   resolution: AlertResolution | null;
   delivery: AlertDelivery;
-}
-
-/** What an alert says, for the API and the webhook alike. */
-function alertContent(row: AlertRow) {
-  return {
-    id: row.id,
-    job_id: row.job_id,
-    run_id: row.run_id,
-    kind: row.kind,
-    message: row.message,
-    details: parseJsonColumn<unknown>(row.details_json, {}),
-    created_at: iso(row.created_at_ms),
-  };
-}
-
-/** An alert as the API lists it: what it says, where it stands, whether it reached anyone. */
-export function alertResource(row: AlertRow) {
-  return {
-    ...alertContent(row),
-    state: alertStateOf({ acknowledgedAtMs: row.acknowledged_at_ms, resolvedAtMs: row.resolved_at_ms }),
-    delivery: row.delivery,
-    delivered_at: isoOrNull(row.delivered_at_ms),
-    delivery_error: row.delivery_error,
-    acknowledged_at: isoOrNull(row.acknowledged_at_ms),
-    resolved_at: isoOrNull(row.resolved_at_ms),
-    resolution: row.resolution,
-  };
-}
-
-/** An alert as its webhook sends it when raised: what it says, for its tenant, not where it stands. */
-export function alertWebhookBody(row: AlertRow) {
-  return { ...alertContent(row), tenant_id: row.tenant_id };
 }
 
 /** The SQL condition of each state (resolved wins over acknowledged, as in alertStateOf). */

@@ -1,5 +1,3 @@
-import { iso, isoOrNull } from "./time";
-
 export interface ApiKeyRow {
   id: string;
   tenant_id: string;
@@ -8,19 +6,6 @@ export interface ApiKeyRow {
   name: string | null;
   created_at_ms: number;
   revoked_at_ms: number | null;
-}
-
-/** The key resource; `key` (plaintext) only exists in the create response. */
-export function apiKeyResource(row: ApiKeyRow, key?: string) {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    name: row.name,
-    ...(key === undefined ? {} : { key }),
-    key_prefix: row.key_prefix,
-    created_at: iso(row.created_at_ms),
-    revoked_at: isoOrNull(row.revoked_at_ms),
-  };
 }
 
 export async function insertApiKey(db: D1Database, row: ApiKeyRow): Promise<void> {

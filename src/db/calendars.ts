@@ -1,10 +1,10 @@
 // Tenant calendars: named exclusion sets jobs refer to by name (migrations/0008_calendars.sql).
 import type { ExclusionRule, ExclusionSet, NamedExclusionSet } from "../core/exclusions";
+import { parseJsonColumn } from "../core/stored-values";
 import type { ShardJob } from "../shard/protocol";
 import type { JobStores } from "./databases";
 import { jobsUsingCalendar, markCalendarUsersUnsynced } from "./job-lookups";
 import type { StoredJob } from "./jobs";
-import { parseJsonColumn } from "./time";
 
 interface CalendarRow {
   tenant_id: string;

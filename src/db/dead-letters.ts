@@ -1,5 +1,4 @@
 import { addClause, addCursor, selectPage, type TimeCursor, where } from "./page";
-import { iso, isoOrNull, parseJsonColumn } from "./time";
 
 export interface DeadLetterRow {
   id: string;
@@ -14,22 +13,6 @@ export interface DeadLetterRow {
   payload_json: string;
   created_at_ms: number;
   redriven_at_ms: number | null;
-}
-
-export function deadLetterResource(row: DeadLetterRow) {
-  return {
-    id: row.id,
-    job_id: row.job_id,
-    run_id: row.run_id,
-    attempt: row.attempt,
-    scheduled_at: iso(row.scheduled_at_ms),
-    reason: row.reason,
-    last_error: row.last_error,
-    target_status: row.target_status,
-    payload: parseJsonColumn<unknown>(row.payload_json, null),
-    created_at: iso(row.created_at_ms),
-    redriven_at: isoOrNull(row.redriven_at_ms),
-  };
 }
 
 export async function findDeadLetter(

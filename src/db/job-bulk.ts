@@ -1,9 +1,8 @@
 // D1 for bulk control (POST /v1/jobs/bulk): a tenant's jobs listed whole, and many new versions
 // written in one D1 batch per database instead of one round trip per job.
-import { impliedEndMs } from "../core/job-end";
 import { groupByHome, type JobStores } from "./databases";
 import { listJobsAcross } from "./job-store";
-import { type JobListFilter, type StoredJob, specJsonOf } from "./jobs";
+import { type JobListFilter, jobVersionUpdate, type StoredJob } from "./jobs";
 
 const PAGE = 1_000;
 
@@ -40,25 +39,7 @@ export async function updateStoredJobVersions(
   const written = new Set<string>();
   await Promise.all(
     groupByHome(stores, jobs, (job) => job.id).map(async ({ db, items }) => {
-      const statement = db.prepare(
-        `UPDATE jobs SET name = ?, spec_json = ?, status = ?, version = ?, updated_at_ms = ?, ends_at_ms = ?
-         WHERE id = ? AND tenant_id = ? AND version = ?`,
-      );
-      const results = await db.batch(
-        items.map((job) =>
-          statement.bind(
-            job.spec.name,
-            specJsonOf(job.spec),
-            job.status,
-            job.version,
-            job.updatedAtMs,
-            impliedEndMs(job.spec),
-            job.id,
-            job.tenantId,
-            job.version - 1,
-          ),
-        ),
-      );
+      const results = await db.batch(items.map((job) => jobVersionUpdate(db, job, job.version - 1)));
       results.forEach((result, index) => {
         if (result.meta.changes > 0) written.add((items[index] as StoredJob).id);
       });

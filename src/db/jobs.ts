@@ -2,7 +2,7 @@ import { impliedEndMs } from "../core/job-end";
 import type { JobSpec } from "../core/job-spec";
 import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../core/queue-limits";
 import type { JobStatus } from "../core/run-state";
-import { parseJsonColumn } from "./time";
+import { parseJsonColumn } from "../core/stored-values";
 
 export interface JobRow {
   id: string;
@@ -220,15 +220,15 @@ export function statusFilterValues(status: JobStatus, nowMs: number): (string | 
 }
 
 /**
- * Writes a new version of a job if nobody wrote one since `expectedVersion` (optimistic
- * concurrency). Returns false when the row moved on.
+ * The statement that writes a new version of a job if nobody wrote one since `expectedVersion`
+ * (optimistic concurrency): one write, or many in one batch (./job-bulk.ts).
  */
-export async function updateJobVersion(
+export function jobVersionUpdate(
   db: D1Database,
   job: StoredJob,
   expectedVersion: number,
-): Promise<boolean> {
-  const result = await db
+): D1PreparedStatement {
+  return db
     .prepare(
       `UPDATE jobs SET name = ?, spec_json = ?, status = ?, version = ?, updated_at_ms = ?, ends_at_ms = ?
        WHERE id = ? AND tenant_id = ? AND version = ?`,
@@ -243,8 +243,16 @@ export async function updateJobVersion(
       job.id,
       job.tenantId,
       expectedVersion,
-    )
-    .run();
+    );
+}
+
+/** Writes a new version of a job (jobVersionUpdate). Returns false when the row moved on. */
+export async function updateJobVersion(
+  db: D1Database,
+  job: StoredJob,
+  expectedVersion: number,
+): Promise<boolean> {
+  const result = await jobVersionUpdate(db, job, expectedVersion).run();
   return result.meta.changes > 0;
 }
 

@@ -1,6 +1,6 @@
 // Console sessions (migrations/0005_console_sessions.sql). Rows are found by the SHA-256 of the
 // cookie's id, never by the id itself; whether a row still stands is decided in
-// src/console/session.ts, which reads it together with the state of the key it was opened with.
+// src/service/console-sessions.ts, which reads it together with the state of the key it was opened with.
 
 export interface ConsoleSessionRow {
   id_hash: string;

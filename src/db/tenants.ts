@@ -1,5 +1,3 @@
-import { iso } from "./time";
-
 export interface TenantRow {
   id: string;
   name: string;
@@ -9,18 +7,6 @@ export interface TenantRow {
   created_at_ms: number;
   /** Absent on a row read before the suspension column existed. */
   suspended_at_ms?: number | null;
-}
-
-export function tenantResource(row: TenantRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    alert_webhook_url: row.alert_webhook_url,
-    signing_secret: row.signing_secret,
-    signing_secret_next: row.signing_secret_next,
-    created_at: iso(row.created_at_ms),
-    suspended_at: row.suspended_at_ms == null ? null : iso(row.suspended_at_ms),
-  };
 }
 
 /** The secrets a signature is made with: the current one, then the next during a rotation. */

@@ -4,6 +4,8 @@ import { listFlowControlKeys } from "../db/flow-control-keys";
 import { listThrottledHosts } from "../db/throttled-hosts";
 import { flowControlState, type GateState, type HostThrottleState, hostThrottleOf } from "../gate/client";
 
+export type { GateState, HostThrottleState };
+
 /** How many throttled hosts `GET /v1/flow-control` shows. */
 export const THROTTLED_HOSTS_SHOWN = 50;
 
@@ -28,4 +30,9 @@ export async function throttledHostStates(env: Env, tenantId: string): Promise<H
   const origins = await listThrottledHosts(env.DB, tenantId, THROTTLED_HOSTS_SHOWN);
   const states = await Promise.all(origins.map((origin) => hostThrottleOf(env, tenantId, origin)));
   return states.filter((state): state is HostThrottleState => state !== null);
+}
+
+/** One key of the tenant (another tenant's key of the same name is another gate); zeros for a key no run used. */
+export function flowControlKeyState(env: Env, tenantId: string, key: string): Promise<GateState> {
+  return flowControlState(env, tenantId, key);
 }

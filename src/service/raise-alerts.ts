@@ -9,17 +9,12 @@ import {
   markAlertDeliveriesSent,
   type NewAlertDelivery,
 } from "../db/alert-deliveries";
-import {
-  alertWebhookBody,
-  insertAlerts,
-  listUnsentAlerts,
-  type PendingAlertRow,
-  recordAlertDelivery,
-} from "../db/alerts";
+import { insertAlerts, listUnsentAlerts, type PendingAlertRow, recordAlertDelivery } from "../db/alerts";
 import { jobStores } from "../db/databases";
 import { logEvent } from "../log";
 import { enqueueSideDeliveries } from "../queue/side-delivery-queue";
 import type { SideDelivery } from "../queue/side-delivery-types";
+import { alertWebhookBody } from "./alert-bodies";
 
 export interface NewAlert {
   tenantId: string;

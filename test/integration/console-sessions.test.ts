@@ -2,9 +2,8 @@
 // cookie worthless, and the cookie never carries (or lets anyone derive) the key or the token.
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openConsoleSession, tenantSignIn } from "../../src/console/session";
 import { sha256Hex } from "../../src/core/encoding";
-import { sweepConsoleSessions } from "../../src/service/console-sessions";
+import { openConsoleSession, sweepConsoleSessions, tenantSignIn } from "../../src/service/console-sessions";
 import { ADMIN_TOKEN, apiOk } from "../helpers/api";
 import { ConsoleClient } from "../helpers/console-client";
 
@@ -141,20 +140,20 @@ describe("console session cookie", () => {
 
 describe("console session expiry", () => {
   it("refuses an expired session and the maintenance pass deletes ended sessions", async () => {
-    const signIn = await tenantSignIn(env.DB, tenantKey);
+    const signIn = await tenantSignIn(env, tenantKey);
     if (!signIn) throw new Error("the fixture key was not accepted");
-    const expiredId = await openConsoleSession(env.DB, signIn, Date.now() - 13 * HOUR_MS);
+    const expiredId = await openConsoleSession(env, signIn, Date.now() - 13 * HOUR_MS);
     const client = new ConsoleClient();
     client.jar.set(COOKIE, expiredId);
     expect((await client.get("/console")).status).toBe(303);
 
     const revoked = await newKey();
-    const revokedSignIn = await tenantSignIn(env.DB, revoked.key);
+    const revokedSignIn = await tenantSignIn(env, revoked.key);
     if (!revokedSignIn) throw new Error("the new key was not accepted");
-    await openConsoleSession(env.DB, signIn, Date.now() - 13 * HOUR_MS);
-    await openConsoleSession(env.DB, revokedSignIn, Date.now());
+    await openConsoleSession(env, signIn, Date.now() - 13 * HOUR_MS);
+    await openConsoleSession(env, revokedSignIn, Date.now());
     await apiOk("DELETE", `/v1/api-keys/${revoked.id}`, ADMIN_TOKEN);
-    const live = await openConsoleSession(env.DB, signIn, Date.now());
+    const live = await openConsoleSession(env, signIn, Date.now());
     const before = await sessionRows();
 
     await env.MAINTENANCE.getByName("maintenance").runNow();

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { jobCreateSchema } from "../../src/core/job-spec";
-import { type AlertRow, alertResource, alertWebhookBody } from "../../src/db/alerts";
+import type { AlertRow } from "../../src/db/alerts";
 import {
   applyShardJobStatuses,
   findJob,
@@ -21,6 +21,7 @@ import {
   type WorkflowWaiterRow,
 } from "../../src/db/qstash-workflow-waiters";
 import { findSigningSecrets, insertTenant } from "../../src/db/tenants";
+import { alertResource, alertWebhookBody } from "../../src/service/alert-bodies";
 import { seedAlert } from "../helpers/seed";
 
 const NOW_MS = Date.parse("2026-12-01T00:00:00Z");

@@ -1,4 +1,4 @@
-// POST /v1/jobs/bulk (src/api/v1/bulk-control.ts): acts on the caller's matching jobs only, refuses
+// POST /v1/jobs/bulk (src/service/jobs/change-jobs-in-bulk.ts): acts on the caller's matching jobs only, refuses
 // unknown filter fields and an empty filter without "all": true, and when it answers the shards
 // refuse the claims of the runs the changed jobs had queued.
 import { env } from "cloudflare:test";

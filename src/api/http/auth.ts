@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { sha256Hex } from "../../core/encoding";
-import { findApiKeyByHash } from "../../db/api-keys";
-import { findTenant } from "../../db/tenants";
+import { apiKeyByHash } from "../../service/api-keys";
+import { tenantExists } from "../../service/tenants/manage-tenants";
 import { cachedCallerOf, rememberCaller } from "./api-key-cache";
 import type { AppEnv, Caller } from "./app-env";
 import { authThrottled, isAddressThrottled, recordAuthFailure } from "./auth-throttle";
@@ -38,7 +38,7 @@ async function resolveCaller(env: Env, token: string | null, address: string | n
   const keyPrefix = isApiKey ? token.slice(0, 11) : null;
   // A revoked key throws here uncounted: it is a known key, not a guess, and its client must keep
   // hearing that it was revoked rather than to retry later.
-  const tenantCaller = isApiKey ? await callerOfApiKey(env.DB, token, nowMs) : null;
+  const tenantCaller = isApiKey ? await callerOfApiKey(env, token, nowMs) : null;
   if (tenantCaller !== null) return tenantCaller;
   if (await secretsEqual(token, adminToken)) return { role: "admin", tenantId: null, keyId: null };
   if (await recordAuthFailure(env.AUTH_FAILURES, { address, keyPrefix }, nowMs)) throw authThrottled();
@@ -49,11 +49,11 @@ async function resolveCaller(env: Env, token: string | null, address: string | n
  * Looks the key up by its SHA-256, then compares the hashes in constant time. Null when unknown.
  * A key resolved within the last few seconds is answered from ./api-key-cache.ts.
  */
-async function callerOfApiKey(db: D1Database, token: string, nowMs: number): Promise<Caller | null> {
+async function callerOfApiKey(env: Env, token: string, nowMs: number): Promise<Caller | null> {
   const cached = cachedCallerOf(token, nowMs);
   if (cached !== null) return cached;
   const keyHash = await sha256Hex(token);
-  const key = await findApiKeyByHash(db, keyHash);
+  const key = await apiKeyByHash(env, keyHash);
   if (key === null || !(await secretsEqual(keyHash, key.key_hash))) return null;
   if (key.revoked_at_ms !== null) throw unauthorized("This API key has been revoked");
   const caller: Caller = { role: "tenant", tenantId: key.tenant_id, keyId: key.id };
@@ -97,7 +97,7 @@ export const tenantScope = createMiddleware<AppEnv>(async (c, next) => {
       "The admin token must name a tenant with `Edgecron-Tenant: <id>`",
     );
   }
-  if ((await findTenant(c.env.DB, named)) === null) {
+  if (!(await tenantExists(c.env, named))) {
     throw new EdgecronError("tenant_not_found", `No tenant ${named}`);
   }
   c.set("tenantId", named);

@@ -1,4 +1,4 @@
-// The console calls the API in-process for a session it has already checked (src/console/session.ts)
+// The console calls the API in-process for a session it has already checked (src/console/security.ts)
 // and holds no bearer secret to send: the session stores who signed in, never the key or token.
 // It hands the API the caller with the very Request object it dispatches. A request that arrives
 // from the network is a different object and can never be in this map, so nothing outside the

@@ -1,10 +1,6 @@
-import { sha256Hex, toHex } from "../../core/encoding";
+import { sha256Hex } from "../../core/encoding";
 
 const encoder = new TextEncoder();
-
-export function randomHex(byteCount: number): string {
-  return toHex(crypto.getRandomValues(new Uint8Array(byteCount)));
-}
 
 /**
  * Compares two secrets without leaking where they differ or how long the expected one is:

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
-import type { StoredJob } from "../../db/jobs";
 import { requireOwnId } from "../../service/ids";
 import { findTenantJob, jobNotFound } from "../../service/jobs/find-job";
+import type { StoredJob } from "../../service/jobs/stored-job";
 import type { AppEnv } from "../http/app-env";
 
 /** The job id named by `:id`; a malformed one is 404. */

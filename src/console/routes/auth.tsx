@@ -1,7 +1,14 @@
 // Sign-in, sign-out and the admin's tenant switch.
 import { Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { deleteConsoleSession, setConsoleSessionActingTenant } from "../../db/sessions";
+import {
+  closeConsoleSession,
+  openConsoleSession,
+  type SignIn,
+  setActingTenant,
+  tenantSignIn,
+} from "../../service/console-sessions";
+import { randomId } from "../../service/random-secrets";
 import { callApi } from "../api";
 import { BASE, type ConsoleContext, type ConsoleEnv } from "../env";
 import { LoginPage } from "../pages/login";
@@ -14,7 +21,7 @@ import {
   safeNext,
   saveSessionCookie,
 } from "../security";
-import { csrfToken, openConsoleSession, randomId, type SignIn, tenantSignIn, verifyCsrf } from "../session";
+import { csrfToken, verifyCsrf } from "../session";
 import type { Me, Tenant } from "../types";
 
 export const authRoutes = new Hono<ConsoleEnv>();
@@ -48,7 +55,7 @@ authRoutes.post("/login", async (c) => {
     const error = key ? "That key was not accepted. Check it and try again." : "Enter an API key.";
     return c.html(<LoginPage csrf={csrf} next={next} error={error} />, 401);
   }
-  saveSessionCookie(c, await openConsoleSession(c.env.DB, signIn, Date.now()));
+  saveSessionCookie(c, await openConsoleSession(c.env, signIn, Date.now()));
   deleteCookie(c, LOGIN_COOKIE, { ...cookieOptions(c, 0), path: `${BASE}/login` });
   return c.redirect(next, 303);
 });
@@ -57,7 +64,7 @@ authRoutes.post("/login", async (c) => {
 async function signInOf(c: ConsoleContext, credential: string): Promise<SignIn | null> {
   const me = await callApi<Me>(c, "GET", "/v1/me", { token: credential, tenant: null });
   if (!me.ok) return null;
-  if (me.data.role === "tenant") return tenantSignIn(c.env.DB, credential);
+  if (me.data.role === "tenant") return tenantSignIn(c.env, credential);
   if (me.data.role !== "admin") return null;
   const tenants = await callApi<{ data: Tenant[] }>(c, "GET", "/v1/tenants", {
     token: credential,
@@ -69,7 +76,7 @@ async function signInOf(c: ConsoleContext, credential: string): Promise<SignIn |
 
 // Signing out deletes the session itself: the old cookie opens nothing afterwards.
 authRoutes.post("/logout", requireSession, async (c) => {
-  await deleteConsoleSession(c.env.DB, c.get("session").idHash);
+  await closeConsoleSession(c.env, c.get("session"));
   clearSessionCookie(c);
   return c.redirect(`${BASE}/login`, 303);
 });
@@ -78,6 +85,6 @@ authRoutes.post("/tenant", requireSession, async (c) => {
   const session = c.get("session");
   if (session.role !== "admin") return c.text("Only the admin token can switch tenants", 403);
   const tenant = ((await formField(c, "tenant")) ?? "").trim();
-  await setConsoleSessionActingTenant(c.env.DB, session.idHash, tenant || null);
+  await setActingTenant(c.env, session, tenant || null);
   return c.redirect(safeNext(await formField(c, "next")), 303);
 });

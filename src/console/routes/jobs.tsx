@@ -1,5 +1,6 @@
 // Jobs list, the new-job form (with live preview) and the edit form.
 import { Hono } from "hono";
+import { randomId } from "../../service/random-secrets";
 import { callApi, query } from "../api";
 import { BASE, type ConsoleContext, type ConsoleEnv } from "../env";
 import {
@@ -19,7 +20,6 @@ import { noticeText } from "../notices";
 import { renderPage, renderProblem } from "../page";
 import { JobForm, type JobFormProps, PreviewResult } from "../pages/job-form";
 import { JobsPage } from "../pages/jobs";
-import { randomId } from "../session";
 import type { Job, Page, Problem } from "../types";
 
 export const jobRoutes = new Hono<ConsoleEnv>();

@@ -1,8 +1,7 @@
 // What the console reads beside the API: job names for the ids on a page. Scoped to the tenant
 // the session acts as, exactly as the API scopes the list it decorates.
 
-import { jobStores } from "../../db/databases";
-import { jobNamesByIds } from "../../db/job-lookups";
+import { jobNamesOf } from "../../service/jobs/job-names";
 import { type LatenessSummary, runStats, summarizeLateness } from "../../service/run-stats";
 import type { ConsoleContext } from "../env";
 
@@ -20,7 +19,7 @@ export async function jobNamesFor(
   const tenantId = sessionTenant(c);
   const ids = jobIds.filter((id): id is string => typeof id === "string" && id !== "");
   if (tenantId === null || ids.length === 0) return new Map();
-  return jobNamesByIds(jobStores(c.env), tenantId, ids);
+  return jobNamesOf(c.env, tenantId, ids);
 }
 
 /** The overview's lateness, over the same window and sample as the API's stats. */

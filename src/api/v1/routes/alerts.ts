@@ -1,9 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
-import { acknowledgeAlert, alertResource, listAlerts, resolveAlert } from "../../../db/alerts";
+import { alertResource } from "../../../service/alert-bodies";
+import { actOnAlert, alertNotFound, listTenantAlerts } from "../../../service/alerts";
 import { requireForeignId } from "../../../service/ids";
 import { tenantScope } from "../../http/auth";
 import { decodeTimeCursor, encodeCursor, pageOf } from "../../http/cursor";
-import { EdgecronError } from "../../http/problem";
 import { alertPageSchema, alertSchema, listAlertsQuerySchema } from "../openapi/components";
 import {
   apiRouter,
@@ -14,10 +14,6 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
-
-function alertNotFound(id?: string): EdgecronError {
-  return new EdgecronError("alert_not_found", id === undefined ? "No such alert" : `No alert ${id}`);
-}
 
 export const alerts = apiRouter();
 
@@ -39,7 +35,7 @@ defineRoute(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const rows = await listAlerts(c.env.DB, c.get("tenantId"), {
+    const rows = await listTenantAlerts(c.env, c.get("tenantId"), {
       kind: query.kind,
       state: query.state,
       cursor: decodeTimeCursor(query.cursor),
@@ -58,13 +54,13 @@ const ACTIONS = [
     path: "/{id}/ack",
     operationId: "acknowledgeAlert",
     summary: "Acknowledge an alert: seen, still unresolved (a resolved alert stays resolved)",
-    apply: acknowledgeAlert,
+    action: "acknowledge",
   },
   {
     path: "/{id}/resolve",
     operationId: "resolveAlert",
     summary: "Resolve an alert",
-    apply: resolveAlert,
+    action: "resolve",
   },
 ] as const;
 
@@ -85,8 +81,7 @@ for (const action of ACTIONS) {
     }),
     async (c) => {
       const id = requireForeignId(c.req.param("id"), alertNotFound);
-      const row = await action.apply(c.env.DB, c.get("tenantId"), id, Date.now());
-      if (row === null) throw alertNotFound(id);
+      const row = await actOnAlert(c.env, c.get("tenantId"), id, action.action, Date.now());
       return c.json(alertResource(row));
     },
   );

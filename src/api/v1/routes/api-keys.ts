@@ -1,13 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
-import { sha256Hex } from "../../../core/encoding";
-import { apiKeyResource, findApiKey, insertApiKey, listApiKeys, revokeApiKey } from "../../../db/api-keys";
-import { findTenant } from "../../../db/tenants";
-import { newId, requireOwnId } from "../../../service/ids";
+import { createApiKey, listTenantApiKeys, revokeApiKey } from "../../../service/api-keys";
 import { forgetApiKey } from "../../http/api-key-cache";
 import { requireAdmin } from "../../http/auth";
 import { readBody } from "../../http/body";
-import { EdgecronError } from "../../http/problem";
-import { randomHex } from "../../http/secrets";
 import {
   apiKeyCreateSchema,
   apiKeyListSchema,
@@ -25,11 +20,7 @@ import {
   jsonBody,
   problems,
 } from "../openapi/define";
-
-/** `ek_` + 32 random bytes as hex (256 bits). Only its SHA-256 is stored. */
-function newApiKey(): string {
-  return `ek_${randomHex(32)}`;
-}
+import { apiKeyResource } from "../views/api-key-view";
 
 export const apiKeys = apiRouter();
 
@@ -51,20 +42,11 @@ defineRoute(
   }),
   async (c) => {
     const body = await readBody(c, apiKeyCreateSchema);
-    const tenant = await findTenant(c.env.DB, body.tenant_id);
-    if (tenant === null) throw new EdgecronError("tenant_not_found", `No tenant ${body.tenant_id}`);
-    const key = newApiKey();
-    const nowMs = Date.now();
-    const row = {
-      id: newId("key", nowMs),
-      tenant_id: tenant.id,
-      key_hash: await sha256Hex(key),
-      key_prefix: key.slice(0, 11),
-      name: body.name ?? null,
-      created_at_ms: nowMs,
-      revoked_at_ms: null,
-    };
-    await insertApiKey(c.env.DB, row);
+    const { row, key } = await createApiKey(
+      c.env,
+      { tenantId: body.tenant_id, name: body.name ?? null },
+      Date.now(),
+    );
     return c.json(apiKeyResource(row, key), 201);
   },
 );
@@ -86,7 +68,7 @@ defineRoute(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const rows = await listApiKeys(c.env.DB, query.tenant_id);
+    const rows = await listTenantApiKeys(c.env, query.tenant_id);
     return c.json({ data: rows.map((row) => apiKeyResource(row)) });
   },
 );
@@ -106,13 +88,8 @@ defineRoute(
     },
   }),
   async (c) => {
-    const notFound = new EdgecronError("api_key_not_found", "No such API key");
-    const id = requireOwnId(c.req.param("id"), "key", () => notFound);
-    if ((await findApiKey(c.env.DB, id)) === null) throw notFound;
-    await revokeApiKey(c.env.DB, id, Date.now());
-    forgetApiKey(id);
-    const row = await findApiKey(c.env.DB, id);
-    if (row === null) throw notFound;
+    const row = await revokeApiKey(c.env, c.req.param("id"), Date.now());
+    forgetApiKey(row.id);
     return c.json({ id: row.id, revoked_at: new Date(row.revoked_at_ms ?? Date.now()).toISOString() });
   },
 );

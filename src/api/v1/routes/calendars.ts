@@ -1,12 +1,14 @@
 import { createRoute } from "@hono/zod-openapi";
 import { calendarNameSchema } from "../../../core/exclusions";
-import { deleteCalendar, getCalendar, insertCalendar, listCalendars } from "../../../db/calendars";
-import { jobStores } from "../../../db/databases";
-import { jobsUsingCalendar } from "../../../db/job-lookups";
+import {
+  createCalendar,
+  deleteCalendar,
+  listTenantCalendars,
+  readCalendar,
+} from "../../../service/calendars/manage-calendars";
 import { replaceCalendar } from "../../../service/calendars/replace-calendar";
 import { tenantScope } from "../../http/auth";
 import { parseWith, readBody } from "../../http/body";
-import { EdgecronError } from "../../http/problem";
 import {
   calendarCreateSchema,
   calendarDetailSchema,
@@ -25,7 +27,7 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
-import { calendarResource, inUseDetail } from "../views/calendar-view";
+import { calendarResource } from "../views/calendar-view";
 
 export const calendars = apiRouter();
 
@@ -33,10 +35,6 @@ calendars.use("*", tenantScope);
 
 function nameParam(value: string): string {
   return parseWith(calendarNameSchema, value, ["name"]);
-}
-
-function notFound(name: string): EdgecronError {
-  return new EdgecronError("calendar_not_found", `No calendar ${name} in this tenant`);
 }
 
 defineRoute(
@@ -55,13 +53,7 @@ defineRoute(
   }),
   async (c) => {
     const body = await readBody(c, calendarCreateSchema);
-    const created = await insertCalendar(c.env.DB, c.get("tenantId"), body.name, body, Date.now());
-    if (created === null) {
-      throw new EdgecronError(
-        "calendar_exists",
-        `Calendar ${body.name} exists: replace it with PUT /v1/calendars/${body.name}`,
-      );
-    }
+    const created = await createCalendar(c.env, c.get("tenantId"), body.name, body, Date.now());
     c.header("Location", `/v1/calendars/${created.name}`);
     return c.json(calendarResource(created), 201);
   },
@@ -82,7 +74,7 @@ defineRoute(
     },
   }),
   async (c) => {
-    const all = await listCalendars(c.env.DB, c.get("tenantId"));
+    const all = await listTenantCalendars(c.env, c.get("tenantId"));
     return c.json({ data: all.map(calendarResource) });
   },
 );
@@ -103,10 +95,8 @@ defineRoute(
   }),
   async (c) => {
     const name = nameParam(c.req.param("name"));
-    const calendar = await getCalendar(c.env.DB, c.get("tenantId"), name);
-    if (calendar === null) throw notFound(name);
-    const jobs = await jobsUsingCalendar(jobStores(c.env), c.get("tenantId"), name);
-    return c.json({ ...calendarResource(calendar), jobs });
+    const { calendar, usedBy } = await readCalendar(c.env, c.get("tenantId"), name);
+    return c.json({ ...calendarResource(calendar), jobs: usedBy });
   },
 );
 
@@ -153,10 +143,6 @@ defineRoute(
   }),
   async (c) => {
     const name = nameParam(c.req.param("name"));
-    const calendar = await getCalendar(c.env.DB, c.get("tenantId"), name);
-    if (calendar === null) throw notFound(name);
-    const result = await deleteCalendar(c.env.DB, jobStores(c.env), c.get("tenantId"), name);
-    if (!result.deleted) throw new EdgecronError("calendar_in_use", inUseDetail(name, result.usedBy));
-    return c.json(calendarResource(calendar));
+    return c.json(calendarResource(await deleteCalendar(c.env, c.get("tenantId"), name)));
   },
 );

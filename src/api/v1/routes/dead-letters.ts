@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { deadLetterResource, listDeadLetters } from "../../../db/dead-letters";
+import { listTenantDeadLetters } from "../../../service/dead-letters";
 import { requireForeignId } from "../../../service/ids";
 import { deadLetterNotFound, redriveDeadLetterById } from "../../../service/redrive";
 import { tenantScope } from "../../http/auth";
@@ -14,6 +14,7 @@ import {
   TENANT_ERRORS,
   tenantHeaders,
 } from "../openapi/define";
+import { deadLetterResource } from "../views/dead-letter-view";
 
 export const deadLetters = apiRouter();
 
@@ -35,7 +36,7 @@ defineRoute(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const rows = await listDeadLetters(c.env.DB, c.get("tenantId"), {
+    const rows = await listTenantDeadLetters(c.env, c.get("tenantId"), {
       jobId: query.job_id,
       cursor: decodeTimeCursor(query.cursor),
       limit: query.limit + 1,

@@ -1,6 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
-import { flowControlState } from "../../../gate/client";
-import { flowControlStates, throttledHostStates } from "../../../service/flow-control-keys";
+import {
+  flowControlKeyState,
+  flowControlStates,
+  throttledHostStates,
+} from "../../../service/flow-control-keys";
 import { tenantScope } from "../../http/auth";
 import { decodeCursor, encodeCursor, pageOf } from "../../http/cursor";
 import {
@@ -64,7 +67,7 @@ defineRoute(
   }),
   async (c) => {
     const { key } = c.req.valid("param");
-    const state = await flowControlState(c.env, c.get("tenantId"), key);
+    const state = await flowControlKeyState(c.env, c.get("tenantId"), key);
     return c.json(flowControlResource(key, state));
   },
 );

@@ -1,10 +1,17 @@
-// POST /v1/jobs/bulk: see ../bulk-control.ts.
+// POST /v1/jobs/bulk: the body as one jobs.change in bulk (src/service/jobs/change-jobs-in-bulk.ts),
+// its result as 200 (done) or 202 (an operation to read at GET /v1/jobs/bulk/{id}).
 import { createRoute } from "@hono/zod-openapi";
+import { iso } from "../../../core/stored-values";
+import type { BulkChange } from "../../../service/jobs/bulk-plan";
+import {
+  type BulkOperationView,
+  changeJobsInBulk,
+  readBulkOperation,
+} from "../../../service/jobs/change-jobs-in-bulk";
 import { readBody } from "../../http/body";
 import { EdgecronError } from "../../http/problem";
 import { pushOptionsOf } from "../../http/push-options";
-import { checkBulkScope } from "../bulk-control";
-import { readBulkOperation, startBulk } from "../bulk-control-async";
+import type { JobBulk } from "../job-bulk-schema";
 import { jobBulkOperationSchema, jobBulkResultSchema, jobBulkSchema } from "../openapi/components";
 import {
   apiRouter,
@@ -41,11 +48,12 @@ defineRoute(
   }),
   async (c) => {
     const body = await readBody(c, jobBulkSchema);
-    checkBulkScope(body);
-    const answer = await startBulk(c.env, c.get("tenantId"), body, Date.now(), pushOptionsOf(c));
-    if (answer.status === 200) return c.json(answer.body, 200);
-    c.header("location", answer.body.status_url);
-    return c.json(answer.body, 202);
+    const change = bulkChangeOf(c.get("tenantId"), body);
+    const result = await changeJobsInBulk(c.env, change, Date.now(), pushOptionsOf(c));
+    if (result.finished) return c.json({ matched: result.matched, done: result.done }, 200);
+    const resource = bulkOperationResource(result.operation);
+    c.header("location", resource.status_url);
+    return c.json(resource, 202);
   },
 );
 
@@ -67,6 +75,37 @@ defineRoute(
     const id = c.req.param("id");
     const operation = await readBulkOperation(c.env, c.get("tenantId"), id, Date.now());
     if (operation === null) throw new EdgecronError("bulk_operation_not_found", `No bulk operation ${id}`);
-    return c.json(operation, 200);
+    return c.json(bulkOperationResource(operation), 200);
   },
 );
+
+function bulkChangeOf(tenantId: string, body: JobBulk): BulkChange {
+  const { filter } = body;
+  return {
+    tenantId,
+    action: body.action,
+    all: body.all === true,
+    filter: {
+      ...(filter.name_prefix === undefined ? {} : { namePrefix: filter.name_prefix }),
+      ...(filter.status === undefined ? {} : { status: filter.status }),
+      ...(filter.created_before === undefined ? {} : { createdBeforeMs: Date.parse(filter.created_before) }),
+      // metadataFilterSchema checked it is an object of keys to values (its output type is unknown).
+      ...(filter.metadata === undefined ? {} : { metadata: filter.metadata as Record<string, unknown> }),
+    },
+  };
+}
+
+/** The operation as the API shows it, with where to read it again. */
+function bulkOperationResource(operation: BulkOperationView) {
+  return {
+    id: operation.id,
+    action: operation.action,
+    matched: operation.matched,
+    done: operation.done,
+    state: operation.state,
+    error: operation.error,
+    created_at: iso(operation.createdAtMs),
+    updated_at: iso(operation.updatedAtMs),
+    status_url: `/v1/jobs/bulk/${operation.id}`,
+  };
+}

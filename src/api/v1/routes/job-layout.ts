@@ -1,13 +1,9 @@
 // The layout migration of an older single-database deployment: each call moves the next batch of
-// jobs out of the control database's own `jobs` table into their job databases (see
-// src/db/job-layout.ts for why it is idempotent and resumable). `npm run migrate:layout` calls it
-// until nothing remains; the maintenance pass also moves a batch each time while LEGACY_JOBS is
-// "read".
+// jobs into their job databases (src/service/job-layout.ts). `npm run migrate:layout` calls it
+// until nothing remains.
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
-import { jobStores } from "../../../db/databases";
-import { LAYOUT_MOVE_BATCH, moveLegacyJobs } from "../../../db/job-layout";
-import { logEvent } from "../../../log";
+import { LAYOUT_MOVE_BATCH, moveLegacyJobBatch } from "../../../service/job-layout";
 import { requireAdmin } from "../../http/auth";
 import { readBody } from "../../http/body";
 import {
@@ -56,8 +52,6 @@ defineRoute(
   async (c) => {
     const body = await readBody(c, moveRequestSchema);
     // Whatever LEGACY_JOBS says: the operator asked for the move.
-    const result = await moveLegacyJobs(jobStores(c.env), { limit: body.limit }, c.env.DB);
-    logEvent("layout.jobs_moved", { ...result });
-    return c.json(result);
+    return c.json(await moveLegacyJobBatch(c.env, body.limit));
   },
 );

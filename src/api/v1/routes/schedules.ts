@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ExclusionSet } from "../../../core/exclusions";
-import { calendarSetsOf } from "../../../db/calendars";
+import { tenantCalendarSets } from "../../../service/calendars/manage-calendars";
 import { checkPreviewInput, schedulePreview } from "../../../service/schedule-preview";
 import type { AppEnv } from "../../http/app-env";
 import { tenantScope } from "../../http/auth";
@@ -53,5 +53,5 @@ defineRoute(
 async function tenantCalendars(c: Context<AppEnv>): Promise<Map<string, ExclusionSet>> {
   // The same resolution as every tenant route (a key's tenant, or the admin's Edgecron-Tenant).
   await tenantScope(c, async () => {});
-  return calendarSetsOf(c.env.DB, c.get("tenantId"));
+  return tenantCalendarSets(c.env, c.get("tenantId"));
 }

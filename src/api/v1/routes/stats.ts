@@ -1,8 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { jobStores } from "../../../db/databases";
-import { jobsByStatus } from "../../../db/job-lookups";
-import { type LatenessSummary, runStats, summarizeLateness } from "../../../service/run-stats";
-import { callShard } from "../../../service/shard-calls";
+import { type LatenessSummary, summarizeLateness } from "../../../service/run-stats";
+import { readStats } from "../../../service/stats";
 import { tenantScope } from "../../http/auth";
 import { statsSchema } from "../openapi/components";
 import { apiRouter, defineRoute, json, problems, TENANT_ERRORS, tenantHeaders } from "../openapi/define";
@@ -32,13 +30,9 @@ defineRoute(
   }),
   async (c) => {
     const tenantId = c.get("tenantId") ?? null;
-    const nowMs = Date.now();
-    const [jobs, runs] = await Promise.all([
-      jobsByStatus(jobStores(c.env), tenantId),
-      callShard("read the run stats", () => runStats(c.env, tenantId, nowMs)),
-    ]);
+    const { jobsByStatus, runs } = await readStats(c.env, tenantId, Date.now());
     return c.json({
-      jobs_by_status: jobs,
+      jobs_by_status: jobsByStatus,
       runs_by_state: runs.runsByState,
       per_minute: runs.perMinute,
       ...latenessFields(summarizeLateness(runs.lateness)),

@@ -1,20 +1,15 @@
 // A tenant's limits (admission control): the admin sets them, the tenant reads its own.
 import { createRoute } from "@hono/zod-openapi";
+import { TENANT_LIMIT_NAMES, type TenantLimitName, type TenantLimits } from "../../../core/tenant-limits";
+import { readTenant } from "../../../service/tenants/manage-tenants";
+import { tenantNotFound } from "../../../service/tenants/suspend-tenant";
 import {
-  DEFAULT_TENANT_WEIGHT,
-  TENANT_LIMIT_NAMES,
-  type TenantLimitName,
-  type TenantLimits,
-} from "../../../core/tenant-limits";
-import { loadTenantLimits, putTenantLimits } from "../../../db/tenant-limits";
-import { findTenant } from "../../../db/tenants";
-import { gateState, tenantGate } from "../../../gate/client";
-import { tenantLimitDefaults } from "../../../service/admission";
-import { requireOwnId } from "../../../service/ids";
-import { tellShardsTenantWeight } from "../../../service/tenant-fanout";
+  readTenantLimits,
+  replaceTenantLimits,
+  type TenantLimitsView,
+} from "../../../service/tenants/tenant-limits";
 import { requireAdmin } from "../../http/auth";
 import { readBody } from "../../http/body";
-import { EdgecronError } from "../../http/problem";
 import { tenantLimitsPutSchema, tenantLimitsSchema } from "../openapi/components";
 import {
   ADMIN_ERRORS,
@@ -46,9 +41,9 @@ defineRoute(
   }),
   async (c) => {
     const caller = c.get("caller");
-    const id = await loadTenantId(c.env.DB, c.req.param("id"));
+    const { id } = await readTenant(c.env, c.req.param("id"));
     if (caller.role === "tenant" && caller.tenantId !== id) throw tenantNotFound();
-    return c.json(await limitsResource(c.env, id));
+    return c.json(limitsResource(await readTenantLimits(c.env, id)));
   },
 );
 
@@ -66,44 +61,30 @@ defineRoute(
     responses: { 200: limitsOk, ...problems(...ADMIN_ERRORS, ...BODY_ERRORS, "tenant_not_found") },
   }),
   async (c) => {
-    const id = await loadTenantId(c.env.DB, c.req.param("id"));
+    const { id } = await readTenant(c.env, c.req.param("id"));
     const body = await readBody(c, tenantLimitsPutSchema);
-    await putTenantLimits(c.env.DB, id, body, Date.now());
-    // The shards split their windows by the new weight at once; one the push misses reads it from
-    // D1 with the limits within seconds.
-    await tellShardsTenantWeight(c.env, id, body.weight ?? DEFAULT_TENANT_WEIGHT);
-    return c.json(await limitsResource(c.env, id));
+    return c.json(limitsResource(await replaceTenantLimits(c.env, id, body, Date.now())));
   },
 );
 
-async function limitsResource(env: Env, tenantId: string) {
-  const defaults = tenantLimitDefaults(env);
-  const { limits, overridden, weight, weightSet } = await loadTenantLimits(env.DB, tenantId, defaults);
-  const gated = limits.triggers_per_second !== null || limits.concurrent_calls !== null;
-  const state = gated ? await gateState(env, tenantGate(tenantId)) : null;
+function limitsResource(view: TenantLimitsView) {
   return {
-    tenant_id: tenantId,
-    ...pick(limits),
-    weight,
-    overridden: weightSet ? [...overridden, "weight"] : overridden,
-    defaults: { ...pick(defaults), weight: DEFAULT_TENANT_WEIGHT },
+    tenant_id: view.tenantId,
+    ...pick(view.limits),
+    weight: view.weight,
+    overridden: view.overridden,
+    defaults: { ...pick(view.defaults), weight: view.defaultWeight },
     dispatch:
-      state === null
+      view.dispatch === null
         ? null
-        : { waiting: state.waiting, in_flight: state.inFlight, triggers_in_window: state.rateCount },
+        : {
+            waiting: view.dispatch.waiting,
+            in_flight: view.dispatch.inFlight,
+            triggers_in_window: view.dispatch.triggersInWindow,
+          },
   };
 }
 
 function pick(limits: TenantLimits): Record<TenantLimitName, number | null> {
   return Object.fromEntries(TENANT_LIMIT_NAMES.map((name) => [name, limits[name]])) as TenantLimits;
-}
-
-function tenantNotFound(id?: string): EdgecronError {
-  return new EdgecronError("tenant_not_found", id === undefined ? "No such tenant" : `No tenant ${id}`);
-}
-
-async function loadTenantId(db: D1Database, rawId: string): Promise<string> {
-  const id = requireOwnId(rawId, "ten", tenantNotFound);
-  if ((await findTenant(db, id)) === null) throw tenantNotFound(id);
-  return id;
 }

@@ -2,12 +2,13 @@
 // means no call of the tenant starts any more. Revoking a tenant's API keys does not do this: the
 // jobs it made keep running.
 import { createRoute } from "@hono/zod-openapi";
-import { tenantResource } from "../../../db/tenants";
+
 import { requireOwnId } from "../../../service/ids";
 import { setTenantSuspended, tenantNotFound } from "../../../service/tenants/suspend-tenant";
 import { requireAdmin } from "../../http/auth";
 import { tenantSchema } from "../openapi/components";
 import { ADMIN_ERRORS, apiRouter, defineRoute, idParams, json, problems } from "../openapi/define";
+import { tenantResource } from "../views/tenant-view";
 
 export const tenantSuspension = apiRouter();
 

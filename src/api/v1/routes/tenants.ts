@@ -1,20 +1,15 @@
 import { createRoute } from "@hono/zod-openapi";
 import {
-  findTenant,
-  insertTenant,
-  listTenants,
+  createTenant,
+  editTenant,
+  listAllTenants,
   promoteSigningSecret,
-  setNextSigningSecret,
-  tenantResource,
-  updateTenant,
-} from "../../../db/tenants";
-import { newId, requireOwnId } from "../../../service/ids";
-import { targetUrlProblem } from "../../../service/private-targets";
-import { forgetTenantSecrets } from "../../../service/tenant-secrets";
+  readTenant,
+  rotateSigningSecret,
+} from "../../../service/tenants/manage-tenants";
+import { tenantNotFound } from "../../../service/tenants/suspend-tenant";
 import { requireAdmin } from "../../http/auth";
 import { readBody } from "../../http/body";
-import { EdgecronError, validationError } from "../../http/problem";
-import { randomHex } from "../../http/secrets";
 import { tenantCreateSchema, tenantListSchema, tenantPatchSchema, tenantSchema } from "../openapi/components";
 import {
   ADMIN_ERRORS,
@@ -26,15 +21,11 @@ import {
   jsonBody,
   problems,
 } from "../openapi/define";
+import { tenantResource } from "../views/tenant-view";
 
 const tags = ["tenants"];
 const params = idParams("ten_01JDXS3M0000000000000000AB");
 const tenantOk = json(tenantSchema, "The tenant");
-
-/** HMAC signing secrets: 32 random bytes, hex. */
-function newSigningSecret(): string {
-  return randomHex(32);
-}
 
 export const tenants = apiRouter();
 
@@ -52,16 +43,11 @@ defineRoute(
   }),
   async (c) => {
     const body = await readBody(c, tenantCreateSchema);
-    checkWebhookUrl(c.env, body.alert_webhook_url);
-    const row = {
-      id: newId("ten", Date.now()),
-      name: body.name,
-      signing_secret: newSigningSecret(),
-      signing_secret_next: null,
-      alert_webhook_url: body.alert_webhook_url ?? null,
-      created_at_ms: Date.now(),
-    };
-    await insertTenant(c.env.DB, row);
+    const row = await createTenant(
+      c.env,
+      { name: body.name, alertWebhookUrl: body.alert_webhook_url ?? null },
+      Date.now(),
+    );
     return c.json(tenantResource(row), 201);
   },
 );
@@ -78,7 +64,7 @@ defineRoute(
     responses: { 200: json(tenantListSchema, "Every tenant"), ...problems(...ADMIN_ERRORS) },
   }),
   async (c) => {
-    const rows = await listTenants(c.env.DB);
+    const rows = await listAllTenants(c.env);
     return c.json({ data: rows.map(tenantResource) });
   },
 );
@@ -99,7 +85,7 @@ defineRoute(
     const caller = c.get("caller");
     const id = c.req.param("id");
     if (caller.role === "tenant" && caller.tenantId !== id) throw tenantNotFound();
-    return c.json(tenantResource(await loadTenant(c.env.DB, id)));
+    return c.json(tenantResource(await readTenant(c.env, id)));
   },
 );
 
@@ -116,11 +102,14 @@ defineRoute(
     responses: { 200: tenantOk, ...problems(...ADMIN_ERRORS, ...BODY_ERRORS, "tenant_not_found") },
   }),
   async (c) => {
-    const id = (await loadTenant(c.env.DB, c.req.param("id"))).id;
+    // An unknown tenant is 404 before its body is read.
+    const { id } = await readTenant(c.env, c.req.param("id"));
     const body = await readBody(c, tenantPatchSchema);
-    checkWebhookUrl(c.env, body.alert_webhook_url);
-    await updateTenant(c.env.DB, id, body);
-    return c.json(tenantResource(await loadTenant(c.env.DB, id)));
+    const edit = {
+      ...(body.name === undefined ? {} : { name: body.name }),
+      ...(body.alert_webhook_url === undefined ? {} : { alertWebhookUrl: body.alert_webhook_url }),
+    };
+    return c.json(tenantResource(await editTenant(c.env, id, edit)));
   },
 );
 
@@ -137,11 +126,7 @@ defineRoute(
     responses: { 200: tenantOk, ...problems(...ADMIN_ERRORS, "tenant_not_found") },
   }),
   async (c) => {
-    const id = (await loadTenant(c.env.DB, c.req.param("id"))).id;
-    await setNextSigningSecret(c.env.DB, id, newSigningSecret());
-    // Other isolates pick the change up when their cache entry expires (30 s): see README.
-    forgetTenantSecrets(id);
-    return c.json(tenantResource(await loadTenant(c.env.DB, id)));
+    return c.json(tenantResource(await rotateSigningSecret(c.env, c.req.param("id"))));
   },
 );
 
@@ -161,30 +146,6 @@ defineRoute(
     },
   }),
   async (c) => {
-    const tenant = await loadTenant(c.env.DB, c.req.param("id"));
-    if (tenant.signing_secret_next === null) {
-      throw new EdgecronError("no_next_signing_secret", "Rotate the signing secret before promoting it");
-    }
-    await promoteSigningSecret(c.env.DB, tenant.id);
-    forgetTenantSecrets(tenant.id);
-    return c.json(tenantResource(await loadTenant(c.env.DB, tenant.id)));
+    return c.json(tenantResource(await promoteSigningSecret(c.env, c.req.param("id"))));
   },
 );
-
-/** The alert webhook is called like a job target: the same SSRF policy, refused at the API. */
-function checkWebhookUrl(env: Env, url: string | null | undefined): void {
-  if (url === null || url === undefined) return;
-  const problem = targetUrlProblem(env, url);
-  if (problem !== null) throw validationError([{ path: "alert_webhook_url", message: problem }]);
-}
-
-function tenantNotFound(id?: string): EdgecronError {
-  return new EdgecronError("tenant_not_found", id === undefined ? "No such tenant" : `No tenant ${id}`);
-}
-
-async function loadTenant(db: D1Database, rawId: string) {
-  const id = requireOwnId(rawId, "ten", tenantNotFound);
-  const tenant = await findTenant(db, id);
-  if (tenant === null) throw tenantNotFound(id);
-  return tenant;
-}

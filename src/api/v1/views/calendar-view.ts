@@ -1,7 +1,7 @@
-// Calendars as the API answers them, and what an edit sets off: the jobs that name the calendar
-// go to their shards again, which re-derive their timers.
-import type { StoredCalendar } from "../../../db/calendars";
-import { iso } from "../../../db/time";
+// Calendars as the API answers them.
+
+import { iso } from "../../../core/stored-values";
+import type { StoredCalendar } from "../../../service/calendars/manage-calendars";
 
 /** The calendar resource of docs/API.md. */
 export function calendarResource(calendar: StoredCalendar) {
@@ -15,11 +15,4 @@ export function calendarResource(calendar: StoredCalendar) {
     created_at: iso(calendar.createdAtMs),
     updated_at: iso(calendar.updatedAtMs),
   };
-}
-
-/** 409 detail naming the jobs that keep a calendar from being deleted. */
-export function inUseDetail(name: string, usedBy: readonly { id: string; name: string }[]): string {
-  const listed = usedBy.map((job) => `${job.id} (${job.name})`).join(", ");
-  const more = usedBy.length >= 100 ? " and possibly more" : "";
-  return `Calendar ${name} is named by ${usedBy.length} job(s): ${listed}${more}; remove it from their \`calendars\` first`;
 }

@@ -1,8 +1,7 @@
 // A flow-control key's state as the API and the console show it.
 import { formatDuration } from "../../../core/duration";
-import type { GateState, HostThrottleState } from "../../../gate/client";
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { iso } from "../../../core/stored-values";
+import type { GateState, HostThrottleState } from "../../../service/flow-control-keys";
 
 /** A throttled destination host as the API and the console show it. */
 export function throttledHostResource(state: HostThrottleState) {

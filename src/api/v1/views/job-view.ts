@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ExclusionSet } from "../../../core/exclusions";
-import type { StoredJob } from "../../../db/jobs";
+import type { StoredJob } from "../../../service/jobs/stored-job";
 import { nextFiresOf } from "../../../service/next-fires";
 import type { AppEnv } from "../../http/app-env";
 

@@ -2,8 +2,8 @@
 // the run resource of GET /v1/runs, /v1/runs/{id} and a job's runs.
 
 import { latenessSplit, waitingOf } from "../../../core/run-waits";
+import { iso, isoOrNull, parseJsonColumn } from "../../../core/stored-values";
 import { traceIdOf } from "../../../core/trace/trace-ids";
-import { iso, isoOrNull, parseJsonColumn } from "../../../db/time";
 import type { HistoryRecord } from "../../../shard/history-protocol";
 
 /** A stored event `{state, at_ms, reason, attempt, ...}` as `{state, at, reason, attempt, ...}`. */

@@ -1,39 +1,55 @@
-// Bulk control (POST /v1/jobs/bulk): pause, resume or delete the caller's jobs that match a
-// filter, for the runaway case. Every filter field is checked (an unknown one is refused, never
-// ignored: a typo must not widen what is deleted), and an empty filter is refused unless the
-// body says `"all": true`. The changes are written in one D1 batch per database and pushed as
-// control actions (../../service/control-push.ts): when it answers, the shards refuse every claim
-// of them. A large match goes on after a 202 (./bulk-control-async.ts).
+// jobs.change in bulk, its plan and its writes: which of the tenant's jobs a filter matches, what
+// the action does to each, and the writes (one D1 batch per database) pushed as control actions
+// (../control-push.ts): when a write is confirmed, its shard refuses every claim of the job.
+// Every filter field is checked by the door (an unknown one is refused, never ignored: a typo must
+// not widen what is deleted); an empty filter is refused here unless the call says `all`.
+import { validationError } from "../../core/field-errors";
 import { jobStores } from "../../db/databases";
 import { listTenantJobs, updateStoredJobVersions } from "../../db/job-bulk";
 import type { StoredJob } from "../../db/jobs";
-import { pushControlAction } from "../../service/control-push";
-import type { PushOptions } from "../../service/job-writes";
-import { validationError } from "../http/problem";
-import type { JobBulk } from "./job-bulk-schema";
+import { pushControlAction } from "../control-push";
+import type { PushOptions } from "../job-writes";
 
 /**
  * Jobs one call takes at most (the first this many that match); `done < matched` then says to call
- * again. Up to SYNC_BULK_MAX_JOBS of them are done before the answer (./bulk-control-async.ts).
+ * again. Up to SYNC_BULK_MAX_JOBS of them are done before the answer (./change-jobs-in-bulk.ts).
  */
 export const MAX_BULK_JOBS = 20_000;
 
-type BulkFilter = JobBulk["filter"];
+export type BulkAction = "pause" | "resume" | "delete";
 
-const TARGET: Record<JobBulk["action"], StoredJob["status"]> = {
+/** Fields combine with AND; an absent field selects everything. */
+export interface BulkFilter {
+  namePrefix?: string;
+  status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+  /** Only jobs created strictly before this instant. */
+  createdBeforeMs?: number;
+  /** Every key given must equal the job's metadata value. */
+  metadata?: Readonly<Record<string, unknown>>;
+}
+
+export interface BulkChange {
+  tenantId: string;
+  action: BulkAction;
+  filter: BulkFilter;
+  /** Asked for every job: required when the filter names no field. */
+  all: boolean;
+}
+
+const TARGET: Record<BulkAction, StoredJob["status"]> = {
   pause: "PAUSED",
   resume: "ACTIVE",
   delete: "DELETED",
 };
-const FROM: Record<JobBulk["action"], readonly StoredJob["status"][]> = {
+const FROM: Record<BulkAction, readonly StoredJob["status"][]> = {
   pause: ["ACTIVE"],
   resume: ["PAUSED"],
   delete: ["ACTIVE", "PAUSED", "COMPLETED"],
 };
 
-/** Refuses an empty filter without `all: true`: "everything" must be asked for. */
-export function checkBulkScope(body: JobBulk): void {
-  if (Object.keys(body.filter).length > 0 || body.all === true) return;
+/** Refuses an empty filter without `all`: "everything" must be asked for. */
+export function checkBulkScope(change: BulkChange): void {
+  if (change.all || Object.values(change.filter).some((value) => value !== undefined)) return;
   throw validationError([
     {
       path: "filter",
@@ -54,22 +70,23 @@ export interface BulkPlan {
 }
 
 /** The tenant's jobs that match, and what the action does to each. */
-export async function planBulk(env: Env, tenantId: string, body: JobBulk, nowMs: number): Promise<BulkPlan> {
+export async function planBulk(env: Env, change: BulkChange, nowMs: number): Promise<BulkPlan> {
+  const { filter } = change;
   const listed = await listTenantJobs(
     jobStores(env),
-    tenantId,
+    change.tenantId,
     {
-      ...(body.filter.status === undefined ? {} : { status: body.filter.status }),
-      ...(body.filter.name_prefix === undefined ? {} : { namePrefix: body.filter.name_prefix }),
+      ...(filter.status === undefined ? {} : { status: filter.status }),
+      ...(filter.namePrefix === undefined ? {} : { namePrefix: filter.namePrefix }),
     },
     MAX_BULK_JOBS,
   );
-  const matched = listed.filter((job) => matchesFilter(job, body.filter));
-  const target = TARGET[body.action];
+  const matched = listed.filter((job) => matchesFilter(job, filter));
+  const target = TARGET[change.action];
   return {
     matched: matched.length,
     toChange: matched
-      .filter((job) => FROM[body.action].includes(job.status))
+      .filter((job) => FROM[change.action].includes(job.status))
       .map((job) => ({ ...job, status: target, version: job.version + 1, updatedAtMs: nowMs })),
     // Repeating the call is how one whose shards were unreachable finishes.
     unconfirmed: matched.filter((job) => job.status === target && job.syncedVersion < job.version),
@@ -93,8 +110,7 @@ export async function applyBulkJobs(
 }
 
 function matchesFilter(job: StoredJob, filter: BulkFilter): boolean {
-  if (filter.created_before !== undefined && job.createdAtMs >= Date.parse(filter.created_before))
-    return false;
+  if (filter.createdBeforeMs !== undefined && job.createdAtMs >= filter.createdBeforeMs) return false;
   const metadata = (job.spec.metadata ?? {}) as Record<string, unknown>;
   for (const [key, value] of Object.entries(filter.metadata ?? {})) {
     // Own keys only: `constructor` or `__proto__` must not match what every object inherits.

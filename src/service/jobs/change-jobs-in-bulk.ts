@@ -1,21 +1,29 @@
-// The large form of bulk control: a filter matching more than SYNC_BULK_MAX_JOBS jobs answers 202
-// with an operation to read (GET /v1/jobs/bulk/{id}) and goes on after the answer, a chunk at a
-// time, its progress written after each. A small match is done before the answer (200), as ever.
+// jobs.change in bulk: pause, resume or delete the tenant's jobs that match a filter, for the
+// runaway case (./bulk-plan.ts). Up to SYNC_BULK_MAX_JOBS jobs to change, the call is done when it
+// returns; a larger match becomes an operation that goes on after the answer, a chunk at a time,
+// its progress written after each (read with readBulkOperation).
 import {
   type BulkOperation,
+  type BulkOperationState,
   findBulkOperation,
   insertBulkOperation,
   updateBulkOperation,
 } from "../../db/bulk-operations";
 import type { StoredJob } from "../../db/jobs";
 import { logEvent } from "../../log";
-import type { PushOptions } from "../../service/job-writes";
-import { applyBulkJobs, type BulkPlan, planBulk } from "./bulk-control";
-import type { JobBulk } from "./job-bulk-schema";
+import type { PushOptions } from "../job-writes";
+import {
+  applyBulkJobs,
+  type BulkAction,
+  type BulkChange,
+  type BulkPlan,
+  checkBulkScope,
+  planBulk,
+} from "./bulk-plan";
 
 /**
- * Up to this many jobs to change, the call answers when they are done (200), so a runaway tenant's
- * jobs are stopped when it answers; it was the most one call took before the 202 form.
+ * Up to this many jobs to change, the call returns when they are done, so a runaway tenant's jobs
+ * are stopped when it answers; it was the most one call took before the operation form.
  */
 export const SYNC_BULK_MAX_JOBS = 5_000;
 /** Jobs written and pushed per step of a background operation (one progress write each). */
@@ -23,28 +31,40 @@ const BULK_CHUNK_JOBS = 500;
 /** A running operation not moved for this long was stopped with its worker: call again to finish. */
 export const BULK_STALL_MS = 60_000;
 
-export type BulkAnswer =
-  | { status: 200; body: { matched: number; done: number } }
-  | { status: 202; body: ReturnType<typeof bulkOperationResource> };
+/** A bulk operation as it stands; `interrupted`: it stopped moving (call again to finish it). */
+export interface BulkOperationView {
+  id: string;
+  action: BulkAction;
+  matched: number;
+  done: number;
+  state: BulkOperationState | "interrupted";
+  error: string | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
 
-/** Applies the bulk call now when small, else starts it as an operation; see the module comment. */
-export async function startBulk(
+export type BulkChangeResult =
+  | { finished: true; matched: number; done: number }
+  | { finished: false; operation: BulkOperationView };
+
+/** Applies the bulk change now when small, else starts it as an operation; see the module comment. */
+export async function changeJobsInBulk(
   env: Env,
-  tenantId: string,
-  body: JobBulk,
+  change: BulkChange,
   nowMs: number,
   options: PushOptions,
-): Promise<BulkAnswer> {
-  const plan = await planBulk(env, tenantId, body, nowMs);
+): Promise<BulkChangeResult> {
+  checkBulkScope(change);
+  const plan = await planBulk(env, change, nowMs);
   const work = plan.toChange.length + plan.unconfirmed.length;
   if (work <= SYNC_BULK_MAX_JOBS) {
     const confirmedNow = await applyBulkJobs(env, plan.toChange, plan.unconfirmed, options);
-    return { status: 200, body: { matched: plan.matched, done: plan.confirmedBefore + confirmedNow } };
+    return { finished: true, matched: plan.matched, done: plan.confirmedBefore + confirmedNow };
   }
   const operation: BulkOperation = {
     id: `bop_${crypto.randomUUID().replaceAll("-", "")}`,
-    tenantId,
-    action: body.action,
+    tenantId: change.tenantId,
+    action: change.action,
     matched: plan.matched,
     done: plan.confirmedBefore,
     state: "running",
@@ -56,7 +76,18 @@ export async function startBulk(
   const running = runOperation(env, operation, plan, options);
   if (options.waitUntil) options.waitUntil(running);
   else await running;
-  return { status: 202, body: bulkOperationResource(operation, nowMs) };
+  return { finished: false, operation: operationView(operation, nowMs) };
+}
+
+/** The tenant's operation as it stands, or null. */
+export async function readBulkOperation(
+  env: Env,
+  tenantId: string,
+  id: string,
+  nowMs: number,
+): Promise<BulkOperationView | null> {
+  const operation = await findBulkOperation(env.DB, tenantId, id);
+  return operation === null ? null : operationView(operation, nowMs);
 }
 
 /** Writes and pushes the plan a chunk at a time, recording progress after each. Never throws. */
@@ -95,24 +126,16 @@ async function runOperation(env: Env, operation: BulkOperation, plan: BulkPlan, 
   }
 }
 
-/** The operation as the API shows it; a running one that stopped moving reads `interrupted`. */
-export function bulkOperationResource(operation: BulkOperation, nowMs: number) {
+function operationView(operation: BulkOperation, nowMs: number): BulkOperationView {
   const stalled = operation.state === "running" && nowMs - operation.updatedAtMs > BULK_STALL_MS;
   return {
     id: operation.id,
-    action: operation.action as JobBulk["action"],
+    action: operation.action as BulkAction,
     matched: operation.matched,
     done: operation.done,
-    state: stalled ? ("interrupted" as const) : operation.state,
+    state: stalled ? "interrupted" : operation.state,
     error: operation.error,
-    created_at: new Date(operation.createdAtMs).toISOString(),
-    updated_at: new Date(operation.updatedAtMs).toISOString(),
-    status_url: `/v1/jobs/bulk/${operation.id}`,
+    createdAtMs: operation.createdAtMs,
+    updatedAtMs: operation.updatedAtMs,
   };
-}
-
-/** The tenant's operation as shown, or null. */
-export async function readBulkOperation(env: Env, tenantId: string, id: string, nowMs: number) {
-  const operation = await findBulkOperation(env.DB, tenantId, id);
-  return operation === null ? null : bulkOperationResource(operation, nowMs);
 }
