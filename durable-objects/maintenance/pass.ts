@@ -7,7 +7,7 @@ import { LAYOUT_MOVE_BATCH, moveLegacyJobs } from "../../src/db/job-layout";
 import { listUnsyncedJobsAcross } from "../../src/db/job-store";
 import { logEvent } from "../../src/log";
 import { sweepConsoleSessions } from "../../src/service/console-sessions";
-import { pushAndMarkConfirmed } from "../../src/service/job-push";
+import { syncJobsOnce } from "../../src/service/job-push";
 import { raiseAlerts, resendPendingAlerts } from "../../src/service/raise-alerts";
 import { shardCount, watchShard } from "../../src/shard/client";
 import type { WatchdogReport } from "../../src/shard/protocol";
@@ -100,7 +100,7 @@ async function step(name: string, work: () => Promise<unknown>): Promise<void> {
 async function sweepOutbox(env: Env, summary: MaintenanceSummary): Promise<void> {
   const unsynced = await listUnsyncedJobsAcross(jobStores(env), OUTBOX_BATCH);
   if (unsynced.length === 0) return;
-  const synced = await pushAndMarkConfirmed(env, unsynced);
+  const synced = await syncJobsOnce(env, unsynced);
   summary.resynced = synced.length;
   summary.unsynced = unsynced.length - synced.length;
 }

@@ -7,8 +7,8 @@ import { deleteStoredJobAtOnce, markJobsSyncedAcross } from "../db/job-store";
 import type { StoredJob } from "../db/jobs";
 import { markJobsSyncedSoon } from "../db/synced-marks";
 import { logEvent } from "../log";
-import { pushStoredJobs } from "./job-push";
-import { type JobChange, type PushOptions, pushAndMarkSynced, writeJobVersion } from "./job-writes";
+import { sendJobsToShards } from "./job-push";
+import { type JobChange, type PushOptions, syncJobs, writeJobVersion } from "./job-writes";
 
 /**
  * "stop" (pause, resume, delete) answers as soon as the shard confirmed; "edit" also waits for
@@ -66,7 +66,7 @@ export async function pushControlAction(
   for (const delayMs of IN_REQUEST_RETRY_DELAYS_MS) {
     if (left.length === 0) break;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const synced = await pushStoredJobs(env, left);
+    const synced = await sendJobsToShards(env, left);
     for (const job of left) if (synced.has(job.id)) confirmed.push(job);
     left = left.filter((job) => !synced.has(job.id));
   }
@@ -104,5 +104,5 @@ async function finishInBackground(
   } catch (error) {
     logEvent("job.mark_synced_failed", { jobs: confirmed.length, error, note: "the sweep re-sends them" });
   }
-  if (unconfirmed.length > 0) await pushAndMarkSynced(env, unconfirmed, options);
+  if (unconfirmed.length > 0) await syncJobs(env, unconfirmed, options);
 }

@@ -29,7 +29,7 @@ export function toShardJob(job: StoredJob): ShardJob {
  * Sends the jobs to their shards with their calendars. Never throws: returns the ids whose
  * version a shard confirmed; the rest stay unsynced in D1 for the outbox sweep to re-send.
  */
-export async function pushStoredJobs(env: Env, jobs: readonly StoredJob[]): Promise<Set<string>> {
+export async function sendJobsToShards(env: Env, jobs: readonly StoredJob[]): Promise<Set<string>> {
   const snapshots = jobs.map(toShardJob);
   let withCalendars: ShardJob[];
   try {
@@ -43,8 +43,8 @@ export async function pushStoredJobs(env: Env, jobs: readonly StoredJob[]): Prom
 }
 
 /** One push, then the confirmed versions marked synced in D1 (and on the rows given); returns those. */
-export async function pushAndMarkConfirmed(env: Env, jobs: readonly StoredJob[]): Promise<StoredJob[]> {
-  const confirmed = await pushStoredJobs(env, jobs);
+export async function syncJobsOnce(env: Env, jobs: readonly StoredJob[]): Promise<StoredJob[]> {
+  const confirmed = await sendJobsToShards(env, jobs);
   const synced = jobs.filter((job) => confirmed.has(job.id));
   await markJobsSyncedAcross(jobStores(env), synced);
   for (const job of synced) job.syncedVersion = job.version;

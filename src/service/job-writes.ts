@@ -22,7 +22,7 @@ import type { StoredJob } from "../db/jobs";
 import { logEvent } from "../log";
 import { shardOfJob } from "../shard/client";
 import { newId } from "./ids";
-import { pushAndMarkConfirmed } from "./job-push";
+import { syncJobsOnce } from "./job-push";
 import { bindingTargetErrors, type TargetBindingAccess } from "./target-bindings";
 
 export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: FieldError[] };
@@ -164,7 +164,7 @@ export interface PushOptions {
  * the request: unconfirmed rows keep synced_version < version, are re-sent in the background
  * (with `waitUntil`) and, failing that, by the outbox sweep.
  */
-export async function pushAndMarkSynced(
+export async function syncJobs(
   env: Env,
   jobs: readonly StoredJob[],
   options: PushOptions = {},
@@ -192,7 +192,7 @@ export async function pushAndMarkSynced(
 /** One push; returns the jobs no shard confirmed. */
 async function pushOnce(env: Env, jobs: readonly StoredJob[]): Promise<StoredJob[]> {
   try {
-    await pushAndMarkConfirmed(env, jobs);
+    await syncJobsOnce(env, jobs);
   } catch (error) {
     logEvent("job.push_failed", {
       jobs: jobs.length,
@@ -225,7 +225,7 @@ export async function saveJobVersion(
   options: PushOptions = {},
 ): Promise<StoredJob> {
   const next = await writeJobVersion(env, job, change, nowMs);
-  await pushAndMarkSynced(env, [next], options);
+  await syncJobs(env, [next], options);
   return next;
 }
 

@@ -4,7 +4,7 @@ import type { Calendar, Job, Problem } from "../../src/client/types";
 import { insertCalendar, upsertCalendar } from "../../src/db/calendars";
 import { jobStores } from "../../src/db/databases";
 import { insertJobs, type StoredJob } from "../../src/db/jobs";
-import { pushAndMarkSynced } from "../../src/service/job-writes";
+import { syncJobs } from "../../src/service/job-writes";
 import { shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
@@ -137,7 +137,7 @@ describe("a job with two specs and a holiday calendar", () => {
       endsAtMs: null,
     };
     await insertJobs(jobsDb(jobId), [job]);
-    await pushAndMarkSynced(env, [job]);
+    await syncJobs(env, [job]);
     const timer = async () =>
       (
         await shardRows<{ next_scheduled_ms: number; next_fire_ms: number; calendars_revision: number }>(
@@ -160,7 +160,7 @@ describe("a job with two specs and a holiday calendar", () => {
       Date.now(),
     );
     expect(edit.jobs.map((one) => one.id)).toEqual([jobId]);
-    await pushAndMarkSynced(env, edit.jobs);
+    await syncJobs(env, edit.jobs);
     const after = await timer();
     expect(after.calendars_revision).toBe(2);
     expect(after.next_scheduled_ms).toBe(before.next_scheduled_ms);

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
 import { shardForJob } from "../../src/core/placement";
 import { findJob } from "../../src/db/jobs";
-import { pushAndMarkSynced } from "../../src/service/job-writes";
+import { syncJobs } from "../../src/service/job-writes";
 import { shardOfJob } from "../../src/shard/client";
 import { jobsDb } from "../helpers/job-databases";
 import {
@@ -92,7 +92,7 @@ describe("routing by the job's stored shard", () => {
     // An edit through the API's push.
     await editInD1(jobId, 2, `/ok/${jobId}/v2`, Date.now() + 3_600_000);
     const edited = await findJob(jobsDb(jobId), TENANT_ID, jobId);
-    await pushAndMarkSynced(resized, [edited as NonNullable<typeof edited>]);
+    await syncJobs(resized, [edited as NonNullable<typeof edited>]);
     expect(await shardVersionOf(storedShard, jobId)).toBe(2);
     expect(await syncedVersionOf(jobId)).toBe(2);
 

@@ -3,7 +3,7 @@
 // that fails).
 import { type CalendarBody, type StoredCalendar, upsertCalendar } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
-import { pushAndMarkSynced } from "../job-writes";
+import { syncJobs } from "../job-writes";
 
 export async function replaceCalendar(
   env: Env,
@@ -13,6 +13,6 @@ export async function replaceCalendar(
   nowMs: number,
 ): Promise<StoredCalendar> {
   const result = await upsertCalendar(env.DB, jobStores(env), tenantId, name, body, nowMs);
-  await pushAndMarkSynced(env, result.jobs);
+  await syncJobs(env, result.jobs);
   return result.calendar;
 }

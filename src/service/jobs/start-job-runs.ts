@@ -5,7 +5,7 @@ import { EdgecronError } from "../../core/errors";
 import { validationError } from "../../core/field-errors";
 import { schedulesOf } from "../../core/schedule-set";
 import type { StoredJob } from "../../db/jobs";
-import { checkBackfillRange, pushAndMarkSynced } from "../job-writes";
+import { checkBackfillRange, syncJobs } from "../job-writes";
 import { type ShardRefusalCode, shardRefusal } from "../shard-calls";
 import { backfillJobRange, triggerJobNow } from "../start-work";
 import { jobNotActive } from "./change-job";
@@ -61,7 +61,7 @@ export async function backfillJob(
 
 async function syncJob(env: Env, job: StoredJob): Promise<void> {
   if (job.status === "DELETED") throw jobNotActive(job);
-  if (job.syncedVersion < job.version) await pushAndMarkSynced(env, [job]);
+  if (job.syncedVersion < job.version) await syncJobs(env, [job]);
 }
 
 /** The job is in D1, so a shard that does not know it has not been sent it yet: retryable. */

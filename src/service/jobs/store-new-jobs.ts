@@ -6,7 +6,7 @@ import { jobStores } from "../../db/databases";
 import { insertStoredJobs } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { admitJobCreates } from "../admission";
-import { pushAndMarkSynced } from "../job-writes";
+import { syncJobs } from "../job-writes";
 
 export interface StoreNewJobsOptions<Duplicate> {
   /** What else must be stored once the jobs are admitted and before they are (a queue, records). */
@@ -36,6 +36,6 @@ export async function storeNewJobs<Duplicate>(
     if (duplicate === null) throw error;
     return { stored: false, duplicate };
   }
-  await pushAndMarkSynced(env, jobs);
+  await syncJobs(env, jobs);
   return { stored: true };
 }

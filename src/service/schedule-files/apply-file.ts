@@ -14,13 +14,7 @@ import { findStoredJob, insertStoredJobs } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { admitJobCreates } from "../admission";
 import { deleteJobAtOnce, pushControlAction, saveControlAction } from "../control-push";
-import {
-  databaseForCreate,
-  newStoredJob,
-  type PushOptions,
-  pushAndMarkSynced,
-  writeJobVersion,
-} from "../job-writes";
+import { databaseForCreate, newStoredJob, type PushOptions, syncJobs, writeJobVersion } from "../job-writes";
 import type { CalendarActions } from "./calendar-entries";
 import type { JobActions } from "./job-entries";
 import { type PlannedFile, planScheduleFile } from "./plan-file";
@@ -63,7 +57,7 @@ async function writeCalendars(env: Env, tenantId: string, actions: CalendarActio
     const written = await upsertCalendar(env.DB, jobStores(env), tenantId, name, body, Date.now());
     await setCalendarManagedBy(env.DB, tenantId, name, managedBy);
     // As PUT /v1/calendars/{name}: the jobs that name it re-derive their timers on their shards.
-    await pushAndMarkSynced(env, written.jobs);
+    await syncJobs(env, written.jobs);
   }
 }
 
@@ -82,7 +76,7 @@ async function createJobs(
     return paused ? { ...job, status: "PAUSED" } : job;
   });
   await insertStoredJobs(jobStores(env), jobs);
-  await pushAndMarkSynced(env, jobs, options);
+  await syncJobs(env, jobs, options);
   return new Map(actions.creates.map((create, position) => [create.index, jobs[position]?.id ?? ""]));
 }
 

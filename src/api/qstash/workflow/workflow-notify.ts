@@ -18,7 +18,7 @@ import {
 } from "../../../db/qstash-workflow-waiters";
 import { logEvent } from "../../../log";
 import { admitJobCreates } from "../../../service/admission";
-import { pushAndMarkSynced, saveJobVersion } from "../../../service/job-writes";
+import { saveJobVersion, syncJobs } from "../../../service/job-writes";
 import { EdgecronError } from "../../http/problem";
 import { badRequest } from "../errors";
 import type { HeaderError } from "../headers";
@@ -145,7 +145,7 @@ async function storeWakeUp(env: Env, { waiter, job, bodyBase64 }: WakeUp, nowMs:
   // Stored is done. The outbox sweep pushes what this push misses; a timeout message this fails
   // to delete (D1 failing between two statements) is logged.
   try {
-    await pushAndMarkSynced(env, [job]);
+    await syncJobs(env, [job]);
     await deleteTimeoutMessage(env, waiter, nowMs);
   } catch (error) {
     logEvent("qstash.notify_cleanup_failed", { run_id: waiter.run_id, message_id: job.id, error });
