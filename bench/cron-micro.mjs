@@ -3,12 +3,12 @@
 //
 //   node bench/cron-micro.mjs [iterations]
 //
-// Bundles src/core/schedule.ts with esbuild (already installed with wrangler and vite) into memory.
+// Bundles src/core/schedules/schedule.ts with esbuild (already installed with wrangler and vite) into memory.
 import { build } from "esbuild";
 
 const iterations = Number(process.argv[2] ?? 20_000);
 const bundle = await build({
-  entryPoints: [new URL("../src/core/schedule.ts", import.meta.url).pathname],
+  entryPoints: [new URL("../src/core/schedules/schedule.ts", import.meta.url).pathname],
   bundle: true,
   format: "esm",
   platform: "node",

@@ -33,7 +33,10 @@
 //   8. every path a doc or a comment names exists (scripts/lib/stale-paths.mjs): README.md,
 //      docs/*.md, the READMEs beside the code and the comments of src/, durable-objects/, scripts/
 //      and bench/. A stale path fails the check like any other rule; CHECK_STALE_PATHS=0 only
-//      reports them (while a move is under way on a branch).
+//      reports them (while a move is under way on a branch);
+//   9. the pure core's sub-rooms are layers (CORE_LAYERS, lowest first): a file of src/core lives
+//      in a sub-room and imports only its own and those of lower layers, so no two of them import
+//      each other (a job's spec on top of the schedules, runs and targets it is made of).
 // Call sites are found in the TypeScript syntax tree, so comments and strings never count.
 //
 // Usage: node scripts/check-structure.mjs [--root DIR]
@@ -51,6 +54,18 @@ const SCANNED_DIRS = ["src", "durable-objects"];
 const SOURCE_EXTENSIONS = [".ts", ".tsx"];
 const CORE_DIR = "src/core";
 const CORE_PACKAGES = ["luxon", "zod"];
+/**
+ * Rule 9: src/core's sub-rooms, lowest layer first. A file imports its own sub-room and those
+ * of lower layers only, so two sub-rooms of one layer never import each other.
+ */
+const CORE_LAYERS = [
+  ["common"],
+  ["cron", "targets", "trace", "alerts"],
+  ["runs", "schedules", "qstash"],
+  ["load"],
+  ["jobs"],
+  ["schedule-file"],
+];
 const D1_DIR = "src/db";
 /** Wraps every D1 binding's `prepare` to count rows written (it prepares nothing of its own). */
 const D1_METER = "src/rows-meter.ts";
@@ -312,6 +327,45 @@ function findCoreImports(root, files) {
   return violations;
 }
 
+/** The core sub-room of a path under src/core (null for a loose file) and its layer (-1 if none). */
+function coreLayerOf(path) {
+  const parts = path.slice(CORE_DIR.length + 1).split("/");
+  if (parts.length < 2) return { subRoom: null, layer: -1 };
+  const subRoom = parts[0];
+  return { subRoom, layer: CORE_LAYERS.findIndex((layer) => layer.includes(subRoom)) };
+}
+
+/** Rule 9: loose core files, sub-rooms in no layer, and imports that run sideways or up. */
+function findCoreLayerProblems(root, files) {
+  const problems = [];
+  const unlayered = new Set();
+  for (const file of files.filter((path) => path.startsWith(`${CORE_DIR}/`))) {
+    const from = coreLayerOf(file);
+    if (from.subRoom === null) {
+      problems.push(`loose file in ${CORE_DIR} (put it in a sub-room of CORE_LAYERS): ${file}`);
+      continue;
+    }
+    if (from.layer === -1) {
+      if (!unlayered.has(from.subRoom))
+        problems.push(`${CORE_DIR}/${from.subRoom} is in no layer of CORE_LAYERS`);
+      unlayered.add(from.subRoom);
+      continue;
+    }
+    const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), "utf8"), true, true);
+    for (const { fileName: specifier } of importedFiles) {
+      if (!specifier.startsWith(".")) continue;
+      const target = resolveRelative(file, specifier);
+      if (!target.startsWith(`${CORE_DIR}/`)) continue;
+      const to = coreLayerOf(target);
+      if (to.subRoom === from.subRoom || (to.layer !== -1 && to.layer < from.layer)) continue;
+      problems.push(
+        `core/${from.subRoom} imports core/${to.subRoom ?? "(loose)"} (not a lower layer): ${file} ("${specifier}")`,
+      );
+    }
+  }
+  return problems;
+}
+
 /** Occurrences grouped by file, each file with all of its occurrences. */
 function byFile(occurrences) {
   // Map.groupBy would do, but it needs Node 21 and we support 20.19.
@@ -361,6 +415,7 @@ export async function checkStructure(root) {
   for (const { file, specifier, from, to } of findRoomCrossings(root, files)) {
     problems.push(`${from} imports ${to}: ${file} ("${specifier}")`);
   }
+  problems.push(...findCoreLayerProblems(root, files));
   problems.push(...checkMigrations(root));
   return { files: files.length, problems };
 }

@@ -25,7 +25,7 @@ declare namespace Cloudflare {
     TARGET_DNS_RESOLVER?: string;
     /**
      * Hosts the production target policy lets through, `host` or `host:port`, separated by commas
-     * or spaces (src/core/target-policy.ts). `EDGECRON_ALLOWED_TARGETS=127.0.0.1:9000 npm start`
+     * or spaces (src/core/targets/target-policy.ts). `EDGECRON_ALLOWED_TARGETS=127.0.0.1:9000 npm start`
      * sets it; unset: none.
      */
     PRIVATE_TARGET_ALLOW_LIST?: string;

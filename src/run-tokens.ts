@@ -1,5 +1,5 @@
 // The Worker's side of run tokens: the secret comes from the environment, once per isolate.
-import { runTokenSecretFrom } from "./core/run-token";
+import { runTokenSecretFrom } from "./core/runs/run-token";
 
 let cached: { dedicated: string | undefined; admin: string; secret: Promise<string> } | null = null;
 

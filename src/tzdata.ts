@@ -1,9 +1,9 @@
-// The runtime's tz database version, once per isolate (see src/core/tzdata.ts for what it is).
+// The runtime's tz database version, once per isolate (see src/core/cron/tzdata.ts for what it is).
 // The Intl access lives here so the fingerprint itself stays pure; so does the test-only
 // simulation of a tz database change (an override of the version and of some zones' rules).
 import { z } from "zod";
+import { type TzdataSource, tzdataFingerprint } from "./core/cron/tzdata";
 import { patchedShiftMinutes, setZoneRulePatches, type ZoneRulePatch } from "./core/cron/zone";
-import { type TzdataSource, tzdataFingerprint } from "./core/tzdata";
 import { logEvent } from "./log";
 
 /** A simulated tz database: another version string, and zones whose offsets move. */

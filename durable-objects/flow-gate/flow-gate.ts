@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { type FlowLimits, nextAskAtMs, permitsAvailable } from "../../src/core/flow-control";
+import { type FlowLimits, nextAskAtMs, permitsAvailable } from "../../src/core/load/flow-control";
 import { recordFlowControlKey } from "../../src/db/flow-control-keys";
 import { forgetThrottledHost, recordThrottledHost } from "../../src/db/throttled-hosts";
 import type {

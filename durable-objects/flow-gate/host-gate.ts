@@ -1,12 +1,12 @@
 // The host half of a FlowGate (a gate named by hostGate): permits under the host's adaptive
 // limit, and the outcomes that move it. Leases are the gate's own table, as for parallelism.
-import { nextAskAtMs } from "../../src/core/flow-control";
+import { nextAskAtMs } from "../../src/core/load/flow-control";
 import {
   type HostThrottle,
   throttleAfterSignal,
   throttleAfterSuccesses,
   throttledPermits,
-} from "../../src/core/host-throttle";
+} from "../../src/core/load/host-throttle";
 import type {
   AcquireRequest,
   AcquireResult,

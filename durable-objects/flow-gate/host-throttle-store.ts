@@ -1,6 +1,6 @@
 // A host gate's throttle row (gate schema v3): read and written only by its FlowGate. The rule
-// that changes it is pure (src/core/host-throttle.ts); this only maps it to its row.
-import type { HostSignal, HostThrottle } from "../../src/core/host-throttle";
+// that changes it is pure (src/core/load/host-throttle.ts); this only maps it to its row.
+import type { HostSignal, HostThrottle } from "../../src/core/load/host-throttle";
 
 type HostThrottleRow = {
   tenant_id: string;

@@ -4,7 +4,7 @@
 // shards, so each job's shard is asked (one request per shard with open alerts). An alert that
 // names a run still waiting for dispatch resolves when that run is claimed, not before.
 
-import { parseRunId, runIdFor } from "../../src/core/run-id";
+import { parseRunId, runIdFor } from "../../src/core/runs/run-id";
 import { listOpenMissedRunAlerts, resolveAlertsJobFired } from "../../src/db/alerts";
 import { logEvent } from "../../src/log";
 import { shardOfStoredJob } from "../../src/service/run-history";

@@ -251,7 +251,7 @@ const MIGRATIONS: readonly string[] = [
   `,
   // v17: a run's job may hold it past its fire time (an overlap buffer, a flow gate): how long, and
   // which, so its lateness splits into the scheduler's own and what the job asked for
-  // (src/core/run-waits.ts). Set only until the first claim; copied into the history record.
+  // (src/core/load/run-waits.ts). Set only until the first claim; copied into the history record.
   `
   ALTER TABLE runs ADD COLUMN held_ms INTEGER;
   ALTER TABLE runs ADD COLUMN held_by TEXT;
@@ -264,7 +264,7 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE tenant_weights (tenant_id TEXT PRIMARY KEY, weight INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
   `,
-  // v19: slow calls (src/core/slow-calls.ts): when the consumer said a claimed run's call was still
+  // v19: slow calls (src/core/runs/slow-calls.ts): when the consumer said a claimed run's call was still
   // running a second after it started. Set only for those calls and cleared by the next claim. The
   // tick counts them per tenant on every pass through this index, which holds only the running
   // slow calls: empty, and free to keep, while every call is quick (a burst, a flood).
@@ -277,7 +277,7 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX jobs_completion_deferred ON jobs(job_id) WHERE status_dirty = 2;
   `,
-  // v21: debounced triggers (src/core/debounce.ts, ./runs/debounce-windows.ts). A window per
+  // v21: debounced triggers (src/core/runs/debounce.ts, ./runs/debounce-windows.ts). A window per
   // (job, key): the run its triggers fold into, when the window opened, when its run fires, and
   // until when it takes triggers (older windows of the job are pruned at its next trigger). A run
   // counts the triggers folded into it, copied into its history record.

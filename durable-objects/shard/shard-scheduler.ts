@@ -201,12 +201,12 @@ export class ShardScheduler extends DurableObject<Env> {
     return given.length;
   }
 
-  /** The consumer still holds these claimed runs: their leases go on (src/core/run-leases.ts). */
+  /** The consumer still holds these claimed runs: their leases go on (src/core/runs/run-leases.ts). */
   async renewLeases(shard: number, runs: Protocol.LeaseRenewal[]): Promise<number> {
     return this.act(shard, (nowMs) => renewLeases(this.state, runs, nowMs), { rearmDuringAlarm: false });
   }
 
-  /** The consumer's word that these claimed runs' calls are slow (src/core/slow-calls.ts). */
+  /** The consumer's word that these claimed runs' calls are slow (src/core/runs/slow-calls.ts). */
   async markSlowCalls(shard: number, runs: { runId: string; fence: number }[]): Promise<number> {
     return this.act(shard, (nowMs) => markSlowCalls(this.state, runs, nowMs), { rearmDuringAlarm: false });
   }

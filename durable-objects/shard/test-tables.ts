@@ -3,7 +3,7 @@
 // run_history: every settled run), so a test can read it with SQL as it reads any other table. The rows
 // exist only while `read` runs: they are written, read and deleted in one synchronous step, so no
 // other request (nor a restart) ever sees them. The product never calls this.
-import { runIdFor } from "../../src/core/run-id";
+import { runIdFor } from "../../src/core/runs/run-id";
 import { HISTORY_COLUMNS } from "./history/legacy-records";
 import { type pageRecordOf, storedRecordOfPage } from "./history/page-records";
 import { runOfRow } from "./state/restore";

@@ -2,8 +2,8 @@
 // path such as `jobs.3.schedule.expr` (the API's field errors, the outline's) at its line and
 // column, so every error a plan or an apply reports names the place in the file to fix.
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
-import type { FieldError } from "../core/errors";
-import { fieldErrorsOf } from "../core/field-errors";
+import type { FieldError } from "../core/common/errors";
+import { fieldErrorsOf } from "../core/common/field-errors";
 import { type ScheduleFile, scheduleFileOutlineSchema } from "../core/schedule-file/file-schema";
 
 /** A place in the file: 1-based, as editors count. */

@@ -4,12 +4,12 @@
 import type { z } from "zod";
 import type * as bulk from "../api/v1/job-bulk-schema";
 import type * as api from "../api/v1/schemas";
-import type { ErrorCode, FieldError, Problem as ServerProblem } from "../core/errors";
-import type { JobCreate, JobSpec, JobTarget, Schedule } from "../core/job-spec";
+import type { ErrorCode, FieldError, Problem as ServerProblem } from "../core/common/errors";
+import type { JobCreate, JobSpec, JobTarget, Schedule } from "../core/jobs/job-spec";
 
 /**
  * Every `code` the API can answer with: the keys of the server's one error catalogue
- * (src/core/errors.ts, tabled in docs/API.md), as a type-only import so the catalogue itself stays
+ * (src/core/common/errors.ts, tabled in docs/API.md), as a type-only import so the catalogue itself stays
  * out of a client bundle. `http_error` is also what the client reports for an answer that is not
  * problem+json (a proxy's HTML page, an empty 502).
  */
@@ -25,7 +25,7 @@ export type Duration = string | number;
 export type { FieldError };
 
 /**
- * An `application/problem+json` body (RFC 9457): the server's own shape (src/core/errors.ts), with
+ * An `application/problem+json` body (RFC 9457): the server's own shape (src/core/common/errors.ts), with
  * `detail` and `code` optional because a proxy's or a future server's problem may lack them.
  */
 export interface Problem

@@ -2,8 +2,8 @@
 // (preserveAspectRatio="none") while every number and label is real HTML text, so charts stay
 // legible at 390 px and screen readers get the same figures.
 
-import type { PercentileSummary } from "../core/percentiles";
-import { HOLD_CAUSES, type HoldCause } from "../core/run-waits";
+import type { PercentileSummary } from "../core/common/percentiles";
+import { HOLD_CAUSES, type HoldCause } from "../core/load/run-waits";
 import type { LatenessSummary } from "../service/run-stats";
 import { formatMs, formatUtcMinute } from "./format";
 import type { Stats } from "./types";

@@ -1,5 +1,5 @@
 // How the console says why a run waits and whose its lateness is (the run view's `waiting` and
-// `lateness`, src/core/run-waits.ts): under the state and the lateness of every runs table, and on
+// `lateness`, src/core/load/run-waits.ts): under the state and the lateness of every runs table, and on
 // the run page.
 import { formatMs } from "./format";
 import type { Run } from "./types";

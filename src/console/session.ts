@@ -4,7 +4,7 @@
 // src/service/console-sessions.ts.
 
 import type { Caller } from "../api/http/app-env";
-import { base64UrlOf, bytesOfBase64Url } from "../core/encoding";
+import { base64UrlOf, bytesOfBase64Url } from "../core/common/encoding";
 import type { Session } from "../service/console-sessions";
 
 const encoder = new TextEncoder();

@@ -1,7 +1,7 @@
 // The footer line that says which targets this deployment calls: local mode (what `npm start` runs
 // by default) calls private and metadata addresses that production refuses, and an operator trying
 // jobs locally must be able to see which of the two is in force (and what an allow-list lets through).
-import { formatAllowedTarget } from "../core/target-policy";
+import { formatAllowedTarget } from "../core/targets/target-policy";
 import type { ConfiguredTargetPolicy } from "../service/private-targets";
 
 export function TargetPolicyLine({ policy }: { policy: ConfiguredTargetPolicy }) {

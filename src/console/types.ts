@@ -1,7 +1,7 @@
 // Resource shapes the console reads: the typed client's, which derive them from the API's own
 // schemas (src/api/v1/schemas.ts), so a field the API renames breaks the console's build.
 import type { CalendarDetail, Calendar as CalendarResource } from "../client/types";
-import type { Problem as ServerProblem } from "../core/errors";
+import type { Problem as ServerProblem } from "../core/common/errors";
 
 export type {
   Alert,
@@ -32,4 +32,4 @@ export type ApiResult<T> =
   | { ok: true; status: number; data: T }
   | { ok: false; status: number; problem: Problem };
 
-export { JOB_STATUSES, RUN_STATES } from "../core/run-state";
+export { JOB_STATUSES, RUN_STATES } from "../core/runs/run-state";

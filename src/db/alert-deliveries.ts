@@ -1,6 +1,6 @@
 // Where each URL of an alert's delivery stands (migrations/0017_alert_deliveries.sql), and the
 // alert's summary of them.
-import type { AlertDeliveryTarget } from "../core/alerts";
+import type { AlertDeliveryTarget } from "../core/alerts/alerts";
 import type { PendingAlertRow } from "./alerts";
 
 export interface NewAlertDelivery {

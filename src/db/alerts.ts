@@ -1,4 +1,4 @@
-import type { AlertDelivery, AlertKind, AlertResolution, AlertState } from "../core/alerts";
+import type { AlertDelivery, AlertKind, AlertResolution, AlertState } from "../core/alerts/alerts";
 import type { JobStores } from "./databases";
 import { onFailureUrlsOf } from "./job-lookups";
 import { addClause, addCursor, selectPage, type TimeCursor, where } from "./page";

@@ -1,6 +1,7 @@
 // Tenant calendars: named exclusion sets jobs refer to by name (migrations/0008_calendars.sql).
-import type { ExclusionRule, ExclusionSet, NamedExclusionSet } from "../core/exclusions";
-import { parseJsonColumn } from "../core/stored-values";
+
+import { parseJsonColumn } from "../core/common/stored-values";
+import type { ExclusionRule, ExclusionSet, NamedExclusionSet } from "../core/schedules/exclusions";
 import type { ShardJob } from "../shard/protocol";
 import type { JobStores } from "./databases";
 import { jobsUsingCalendar, markCalendarUsersUnsynced } from "./job-lookups";

@@ -6,7 +6,7 @@
 // the jobs of one database (a batch create lands in one) still spread over every shard. While an
 // older deployment's jobs are being moved out of `DB`'s own `jobs` table (LEGACY_JOBS = "read"),
 // that table is one more place to look.
-import { hash32 } from "../core/stable-hash";
+import { hash32 } from "../core/common/stable-hash";
 
 /** The databases job definitions are read from and written to. */
 export interface JobStores {

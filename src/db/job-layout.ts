@@ -8,7 +8,7 @@
 // shard's status, a sync mark) keeps the row there for the next pass to copy again. Shards are
 // never told: they already hold each job's timers, and synced_version travels with the row, so
 // the outbox re-sends only what no shard confirmed (never a stale version; shards refuse those).
-import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../core/queue-limits";
+import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../core/load/queue-limits";
 import { groupByHome, type JobStores } from "./databases";
 import { JOB_COLUMNS, type JobRow } from "./jobs";
 

@@ -1,6 +1,6 @@
 // Reads of job rows that other stores' features need (console names, stats counts, calendar
 // users, an alert's on_failure URL), across the job databases (./databases.ts).
-import { JOB_STATUSES, type JobStatus } from "../core/run-state";
+import { JOB_STATUSES, type JobStatus } from "../core/runs/run-state";
 import { allJobSources, groupByHome, type JobStores } from "./databases";
 import { type JobRow, readStatusSql, rowToJob, type StoredJob } from "./jobs";
 import { chunk } from "./time";

@@ -1,7 +1,7 @@
 // The job store across its databases (./databases.ts): every caller outside src/db reaches job
 // rows through these functions, which route a job by its id and scatter-gather lists. The SQL
 // itself stays in ./jobs.ts, one database at a time.
-import type { JobStatus } from "../core/run-state";
+import type { JobStatus } from "../core/runs/run-state";
 import { allJobSources, groupByHome, homeOf, type JobStores } from "./databases";
 import { moveLegacyJobs } from "./job-layout";
 import {

@@ -1,8 +1,8 @@
-import { impliedEndMs } from "../core/job-end";
-import type { JobSpec } from "../core/job-spec";
-import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../core/queue-limits";
-import type { JobStatus } from "../core/run-state";
-import { parseJsonColumn } from "../core/stored-values";
+import { parseJsonColumn } from "../core/common/stored-values";
+import { impliedEndMs } from "../core/jobs/job-end";
+import type { JobSpec } from "../core/jobs/job-spec";
+import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../core/load/queue-limits";
+import type { JobStatus } from "../core/runs/run-state";
 
 export interface JobRow {
   id: string;
@@ -17,7 +17,7 @@ export interface JobRow {
   request_hash: string | null;
   created_at_ms: number;
   updated_at_ms: number;
-  /** After this, an ACTIVE job reads COMPLETED (src/core/job-end.ts); null: its shard writes it. */
+  /** After this, an ACTIVE job reads COMPLETED (src/core/jobs/job-end.ts); null: its shard writes it. */
   ends_at_ms: number | null;
 }
 
@@ -40,7 +40,7 @@ export interface StoredJob {
   storedStatus?: JobStatus;
 }
 
-/** What a job reads as: ACTIVE past its end (src/core/job-end.ts) is COMPLETED. */
+/** What a job reads as: ACTIVE past its end (src/core/jobs/job-end.ts) is COMPLETED. */
 export function readStatus(status: JobStatus, endsAtMs: number | null, nowMs: number): JobStatus {
   return status === "ACTIVE" && endsAtMs !== null && endsAtMs <= nowMs ? "COMPLETED" : status;
 }

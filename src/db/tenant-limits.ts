@@ -7,7 +7,7 @@ import {
   type TenantLimitName,
   type TenantLimits,
   type TenantLimitsPut,
-} from "../core/tenant-limits";
+} from "../core/load/tenant-limits";
 import { allJobSources, type JobStores } from "./databases";
 
 export type StoredLimits = Partial<Record<TenantLimitName, number | null>> & { weight?: number | null };
@@ -89,7 +89,7 @@ export async function countActiveJobs(stores: JobStores, tenantId: string): Prom
   const counts = await Promise.all(
     allJobSources(stores).map((db) =>
       db
-        // An ACTIVE job past its end (src/core/job-end.ts) reads COMPLETED: it holds no schedule.
+        // An ACTIVE job past its end (src/core/jobs/job-end.ts) reads COMPLETED: it holds no schedule.
         .prepare(
           `SELECT COUNT(*) AS n FROM jobs WHERE tenant_id = ? AND (status = 'PAUSED'
              OR (status = 'ACTIVE' AND (ends_at_ms IS NULL OR ends_at_ms > ?)))`,

@@ -6,7 +6,7 @@
 // run that will not get a connection soon is given back to its shard uncalled (the consumer asks
 // `acquire` and gets null), where it waits as its tenant's backlog under fair share. And a tenant
 // whose calls are hanging here never takes a batch's last live connection: the other tenants'
-// runs of the batch keep one. "Hanging" is a slow call (src/core/slow-calls.ts: still running 1 s
+// runs of the batch keep one. "Hanging" is a slow call (src/core/runs/slow-calls.ts: still running 1 s
 // after it started), not merely a handed-off one: under a burst's load a quick target's call can
 // run past the 100 ms hand-off, and giving runs back then would only add a round trip; waiting
 // for such a call costs less.

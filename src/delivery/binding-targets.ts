@@ -1,10 +1,10 @@
 // Calls to targets that are Cloudflare bindings of this deployment: a service binding (the same
 // request an HTTP target gets, through the binding's fetch), a Workflow (one instance per
 // instant) and a Queue (one message per attempt). No address, so no SSRF surface; which bindings
-// a job may name is checked at create time (src/core/targets.ts, TARGET_BINDINGS).
-import type { BindingTarget, ServiceTarget } from "../core/job-spec";
-import type { TargetOutcome } from "../core/outcome";
-import { type BindingDelivery, serviceTargetUrl, workflowInstanceId } from "../core/targets";
+// a job may name is checked at create time (src/core/targets/targets.ts, TARGET_BINDINGS).
+import type { BindingTarget, ServiceTarget } from "../core/jobs/job-spec";
+import type { TargetOutcome } from "../core/runs/outcome";
+import { type BindingDelivery, serviceTargetUrl, workflowInstanceId } from "../core/targets/targets";
 import type { CallTargetInput, SendHttpCall } from "./target-input";
 
 type BindingCallInput = CallTargetInput & { target: BindingTarget };

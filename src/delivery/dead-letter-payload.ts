@@ -3,9 +3,9 @@
 // the source, at most MAX_STORED_PAYLOAD_BYTES are kept: headers up to 16 KiB, then the body cut to
 // fit, flagged `body_truncated` with the whole body's size. Redrive never reads this payload (the
 // shard runs the job's own target again), so a cut body loses nothing but what the API shows.
-import { serializeTargetBody } from "../core/job-spec";
-import { utf8Bytes, utf8Prefix } from "../core/queue-limits";
-import { deadLetterPayload } from "../core/target-payload";
+import { serializeTargetBody } from "../core/jobs/job-spec";
+import { deadLetterPayload } from "../core/jobs/target-payload";
+import { utf8Bytes, utf8Prefix } from "../core/load/queue-limits";
 import type { JobStores } from "../db/databases";
 import { findStoredJob } from "../db/job-store";
 import type { StoredJob } from "../db/jobs";

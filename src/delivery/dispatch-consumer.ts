@@ -24,8 +24,8 @@
 // given back to their shard uncalled, claimed or not (./batch-connections.ts, ./give-backs.ts), and
 // wait there as their tenant's backlog instead of holding the batch for the calls' timeout.
 
-import type { TargetOutcome } from "../core/outcome";
-import { SLOW_CALL_AFTER_MS } from "../core/slow-calls";
+import type { TargetOutcome } from "../core/runs/outcome";
+import { SLOW_CALL_AFTER_MS } from "../core/runs/slow-calls";
 import type { OtlpConfig } from "../core/trace/otlp-config";
 import { logEvent } from "../log";
 import { CLOUDFLARE_CONNECTIONS, connectionCapOn } from "../queue/connection-cap";

@@ -1,7 +1,7 @@
 // Resolving target names before a call, for runtimes whose fetch can reach private networks (a
 // self-hosted workerd): DNS over HTTPS, the one resolver a Worker can use. Off unless the
-// deployment sets TARGET_DNS_RESOLVER; the rules applied to the answers are in src/core/ssrf.ts.
-import type { ResolveHost } from "../core/ssrf";
+// deployment sets TARGET_DNS_RESOLVER; the rules applied to the answers are in src/core/targets/ssrf.ts.
+import type { ResolveHost } from "../core/targets/ssrf";
 
 /** DNS record types in a DoH JSON answer (RFC 1035 / RFC 3596). */
 const TYPE_A = 1;

@@ -3,7 +3,7 @@
 // is bounded; a call that runs past the hand-off when the room is full keeps its batch slot, and
 // the local queue delivers the next batch only when that one has ended: every tenant waits.
 //
-// The shards keep a tenant with slow calls to a few runs in flight (src/core/slow-calls.ts), but a
+// The shards keep a tenant with slow calls to a few runs in flight (src/core/runs/slow-calls.ts), but a
 // call is known slow only a second after it starts, and by then a tenant that floods a hanging
 // target has had a whole dispatch window sent (thousands of runs): 300 every-second jobs to a
 // target that never answers filled the room in 15 s, and another tenant's every-second job then

@@ -1,10 +1,10 @@
 // Keeps the leases of the runs a batch holds (claimed and not yet reported) alive at their shards
-// (src/core/run-leases.ts): every LEASE_RENEW_EVERY_MS one RPC per shard names them all. A
+// (src/core/runs/run-leases.ts): every LEASE_RENEW_EVERY_MS one RPC per shard names them all. A
 // consumer that dies stops renewing, and its runs go again within seconds of their lease. The
 // renewals are never awaited by the batch (nor under its waitUntil): a held run is always in a
 // call the batch or a hand-off's waitUntil already waits for, and a renewal that hangs must
 // hold no batch, and so no queue, behind it.
-import { LEASE_RENEW_EVERY_MS } from "../core/run-leases";
+import { LEASE_RENEW_EVERY_MS } from "../core/runs/run-leases";
 import { logEvent } from "../log";
 import { renewLeases } from "../shard/client";
 import type { LeaseRenewal } from "../shard/protocol";

@@ -1,7 +1,7 @@
 // One Analytics Engine data point per dispatch and per outcome, so the Cloudflare dashboard shows
 // triggers, failures and lateness in production. Locally the binding accepts writes and stores
 // nothing queryable; GET /v1/stats reads D1 instead.
-import type { TargetOutcome } from "../core/outcome";
+import type { TargetOutcome } from "../core/runs/outcome";
 
 export interface DispatchPoint {
   tenantId: string;

@@ -4,7 +4,7 @@
 // are flushed as soon as none of its calls in the batch is still running, or the last run of a
 // message is done (so a burst coalesces at least a message's worth, as when a message reported
 // all its outcomes at once), or FLUSH_DELAY_MS after the first of them finished, whichever first.
-import type { TargetOutcome } from "../core/outcome";
+import type { TargetOutcome } from "../core/runs/outcome";
 import { type Claimed, type Reported, reportAtShard } from "./shard-batches";
 
 /**

@@ -3,11 +3,11 @@
 // for `Upstash-Failure-Callback`, a failed attempt's whole answer is kept
 // (src/service/failure-callbacks.ts), which the dead letter's failure callback then carries.
 
-import { base64OfBytes, base64OfText } from "../core/encoding";
-import { serializeTargetBody } from "../core/job-spec";
-import type { TargetOutcome } from "../core/outcome";
+import { base64OfBytes, base64OfText } from "../core/common/encoding";
+import { serializeTargetBody } from "../core/jobs/job-spec";
 import type { CallbackSource, TargetAnswer } from "../core/qstash/callback";
 import type { QstashRunContext } from "../core/qstash/delivery";
+import type { TargetOutcome } from "../core/runs/outcome";
 import { logEvent } from "../log";
 import { callbackDelivery } from "../queue/qstash-callback-deliveries";
 import { enqueueSideDeliveries } from "../queue/side-delivery-queue";

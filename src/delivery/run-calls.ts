@@ -1,8 +1,8 @@
 // What a dispatch message's calls need and how one is made: the setup read once per message
 // (secrets, the run-token key, the resolver), and the call itself, direct or the QStash way.
 
-import type { TargetOutcome } from "../core/outcome";
-import { issueRunToken } from "../core/run-token";
+import type { TargetOutcome } from "../core/runs/outcome";
+import { issueRunToken } from "../core/runs/run-token";
 import { traceparentOf } from "../core/trace/trace-ids";
 import { runTokenSecret } from "../run-tokens";
 import { targetPolicyOf } from "../service/private-targets";

@@ -1,6 +1,6 @@
 // Claims and outcomes travel to a shard in one RPC per dispatch message (a message holds runs of
 // one shard).
-import type { TargetOutcome } from "../core/outcome";
+import type { TargetOutcome } from "../core/runs/outcome";
 import { logEvent } from "../log";
 import { claimRuns, reportOutcomes } from "../shard/client";
 import type { ClaimResult, DispatchRun, OutcomeReport, OutcomeResult } from "../shard/protocol";

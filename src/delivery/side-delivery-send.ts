@@ -2,7 +2,7 @@
 // delivery's signing style, sent with its timeout, and the answer classified. Never throws.
 
 import { qstashSignature } from "../core/qstash/jwt";
-import { resolvedTargetProblem } from "../core/ssrf";
+import { resolvedTargetProblem } from "../core/targets/ssrf";
 import type { SideDelivery, SideDeliveryResult } from "../queue/side-delivery-types";
 import { targetPolicyOf } from "../service/private-targets";
 import { tenantSecrets } from "../service/tenant-secrets";

@@ -1,4 +1,4 @@
-// Tells each run's shard which handed-off calls are slow (src/core/slow-calls.ts): a call still
+// Tells each run's shard which handed-off calls are slow (src/core/runs/slow-calls.ts): a call still
 // running SLOW_CALL_AFTER_MS after it started. The shard then keeps that tenant's runs in flight to
 // a few, so a hanging target fills neither this consumer's room for handed-off calls nor anyone
 // else's share. Notices are gathered per shard for a moment and sent in one RPC per shard.

@@ -8,12 +8,12 @@ import {
   type SignedRequestParts,
   sha256Hex,
 } from "../client/verify";
-import { hmacKeyCache } from "../core/encoding";
-import { isHopByHopHeader, serializeTargetBody } from "../core/job-spec";
-import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/outcome";
+import { hmacKeyCache } from "../core/common/encoding";
+import { isHopByHopHeader, serializeTargetBody } from "../core/jobs/job-spec";
 import { qstashHeaders } from "../core/qstash/delivery";
 import { qstashSignature } from "../core/qstash/jwt";
-import { resolvedTargetProblem } from "../core/ssrf";
+import { classifyTargetError, classifyTargetResponse, type TargetOutcome } from "../core/runs/outcome";
+import { resolvedTargetProblem } from "../core/targets/ssrf";
 import { callBindingTarget } from "./binding-targets";
 import type { CallTargetInput, HttpCallInput } from "./target-input";
 

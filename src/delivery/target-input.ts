@@ -1,11 +1,11 @@
 // The input of one target call, shared by the HTTP and the binding calls (no module cycle).
 
-import type { HttpTarget, JobTarget } from "../core/job-spec";
-import type { CompletionMode } from "../core/long-running";
-import type { TargetOutcome } from "../core/outcome";
+import type { HttpTarget, JobTarget } from "../core/jobs/job-spec";
 import type { QstashDelivery } from "../core/qstash/delivery";
-import type { ResolveHost } from "../core/ssrf";
-import type { AllowedTarget } from "../core/target-policy";
+import type { CompletionMode } from "../core/runs/long-running";
+import type { TargetOutcome } from "../core/runs/outcome";
+import type { ResolveHost } from "../core/targets/ssrf";
+import type { AllowedTarget } from "../core/targets/target-policy";
 
 export interface CallTargetInput {
   target: JobTarget;

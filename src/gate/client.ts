@@ -1,6 +1,6 @@
 // The only way to a FlowGate: every call goes through a function here (like src/shard/client.ts
 // for shards). A gate is named for its tenant and key, so two tenants' keys never meet.
-import type { FlowLimits } from "../core/flow-control";
+import type { FlowLimits } from "../core/load/flow-control";
 import type {
   AcquireRequest,
   AcquireResult,

@@ -1,7 +1,7 @@
 // The contract between shards (and the API) and a FlowGate Durable Object, one per flow-control
 // key. Plain data only: these values cross the RPC boundary.
-import type { FlowLimits } from "../core/flow-control";
-import type { HostSignal, HostSignalEvent } from "../core/host-throttle";
+import type { FlowLimits } from "../core/load/flow-control";
+import type { HostSignal, HostSignalEvent } from "../core/load/host-throttle";
 
 export interface PermitRequest {
   runId: string;

@@ -2,8 +2,8 @@
 // an attempt, and what the dead-letter consumer and the QStash door's workflow DLQ enqueue for a
 // dead-lettered run): `Upstash-Callback` and `Upstash-Failure-Callback` bodies and headers, signed
 // the QStash way.
-import { base64OfText } from "../core/encoding";
-import { serializeTargetBody } from "../core/job-spec";
+import { base64OfText } from "../core/common/encoding";
+import { serializeTargetBody } from "../core/jobs/job-spec";
 import { type CallbackSource, qstashCallbackBody, type TargetAnswer } from "../core/qstash/callback";
 import { QSTASH_USER_AGENT } from "../core/qstash/delivery";
 import type { DeadLetterMessage } from "../shard/protocol";

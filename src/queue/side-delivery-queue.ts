@@ -1,7 +1,7 @@
 // Puts side deliveries on their queue (the queue's consumer: ../delivery/side-deliveries.ts).
 // Alerts, on_failure calls and QStash callbacks are sent from the shard, the maintenance pass, the
 // consumers and the QStash door alike, so the sending lives here, below all of them.
-import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../core/queue-limits";
+import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../core/load/queue-limits";
 import { logEvent } from "../log";
 import type { SideDelivery, SideDeliveryMessage } from "./side-delivery-types";
 

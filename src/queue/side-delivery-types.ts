@@ -1,6 +1,6 @@
 // What a side delivery is (see src/delivery/side-deliveries.ts): where it goes, how it is signed, and why it
 // is sent. Types only, so the sender, the purposes and the queue's consumer share them.
-import type { AlertDeliveryTarget } from "../core/alerts";
+import type { AlertDeliveryTarget } from "../core/alerts/alerts";
 
 /**
  * How a delivery is signed:

@@ -3,8 +3,8 @@
 // `tenant_limit_exceeded` before anything is stored. Every path that creates jobs (the v1
 // create and batch routes, and any other API built on the same engine) calls admitJobCreates
 // after validating and before inserting.
-import { EdgecronError } from "../core/errors";
-import { defaultTenantLimits, type TenantLimitName, type TenantLimits } from "../core/tenant-limits";
+import { EdgecronError } from "../core/common/errors";
+import { defaultTenantLimits, type TenantLimitName, type TenantLimits } from "../core/load/tenant-limits";
 import { jobStores } from "../db/databases";
 import { countActiveJobs, loadTenantLimits, takeCreateSlots } from "../db/tenant-limits";
 import { refuseWhileSuspended } from "./suspension";

@@ -1,8 +1,8 @@
 // What an alert says, in one shape for the API (GET /v1/alerts) and the webhook its tenant is
 // sent when it is raised (./raise-alerts.ts): the webhook body is the resource without where the
 // alert stands, plus its tenant.
-import { alertStateOf } from "../core/alerts";
-import { iso, isoOrNull, parseJsonColumn } from "../core/stored-values";
+import { alertStateOf } from "../core/alerts/alerts";
+import { iso, isoOrNull, parseJsonColumn } from "../core/common/stored-values";
 import type { AlertRow } from "../db/alerts";
 
 /** What an alert says, for the API and the webhook alike. */

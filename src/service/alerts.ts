@@ -1,8 +1,8 @@
 // A tenant's alerts as the API serves them: listed newest first by kind and state, acknowledged
 // (seen, still unresolved) and resolved by an operator. Both are idempotent: the first time stays.
 // How an alert reads is ./alert-bodies.ts.
-import type { AlertState } from "../core/alerts";
-import { EdgecronError } from "../core/errors";
+import type { AlertState } from "../core/alerts/alerts";
+import { EdgecronError } from "../core/common/errors";
 import { type AlertRow, acknowledgeAlert, listAlerts, resolveAlert } from "../db/alerts";
 
 export type { AlertRow };

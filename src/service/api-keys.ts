@@ -1,7 +1,7 @@
 // Tenants' API keys: made (the key shown once, only its SHA-256 stored), listed without their
 // secrets, revoked once, and found by their hash when a request or a console sign-in presents one.
-import { sha256Hex } from "../core/encoding";
-import { EdgecronError } from "../core/errors";
+import { sha256Hex } from "../core/common/encoding";
+import { EdgecronError } from "../core/common/errors";
 import {
   type ApiKeyRow,
   findApiKey,

@@ -5,7 +5,7 @@
 // EDGECRON_ADMIN_TOKEN changes (admin sessions compare their hash with the current token's on
 // every request) and after SESSION_TTL_SECONDS; the maintenance pass deletes rows that have ended
 // (sweepConsoleSessions).
-import { base64UrlOf, sha256Hex } from "../core/encoding";
+import { base64UrlOf, sha256Hex } from "../core/common/encoding";
 import { findApiKeyByHash } from "../db/api-keys";
 import {
   type ConsoleSessionWithKey,

@@ -1,4 +1,4 @@
-import type { EdgecronError } from "../core/errors";
+import type { EdgecronError } from "../core/common/errors";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 

@@ -1,21 +1,21 @@
-import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../core/backfill";
-import { EdgecronError, type FieldError } from "../core/errors";
-import type { ExclusionSet } from "../core/exclusions";
-import { fieldErrorsOf, joinPath, validationError } from "../core/field-errors";
-import { impliedEndMs } from "../core/job-end";
+import { EdgecronError, type FieldError } from "../core/common/errors";
+import { fieldErrorsOf, joinPath, validationError } from "../core/common/field-errors";
+import { impliedEndMs } from "../core/jobs/job-end";
 import {
   type JobSpec,
   jobCreateSchema,
   type Schedule,
   validJobFields,
   validTargetUrl,
-} from "../core/job-spec";
-import { jobSpecIssues, normalizeJobSpec, scheduleElementIssues } from "../core/normalize";
-import type { SearchAllowance } from "../core/schedule-check";
-import { schedulesOf } from "../core/schedule-set";
-import { missingScheduleIssues } from "../core/schedule-set-check";
-import { targetAddressProblem } from "../core/ssrf";
-import type { TargetPolicy } from "../core/target-policy";
+} from "../core/jobs/job-spec";
+import { jobSpecIssues, normalizeJobSpec, scheduleElementIssues } from "../core/jobs/normalize";
+import { missingScheduleIssues } from "../core/jobs/schedule-set-check";
+import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../core/schedules/backfill";
+import type { ExclusionSet } from "../core/schedules/exclusions";
+import type { SearchAllowance } from "../core/schedules/schedule-check";
+import { schedulesOf } from "../core/schedules/schedule-set";
+import { targetAddressProblem } from "../core/targets/ssrf";
+import type { TargetPolicy } from "../core/targets/target-policy";
 import { jobDatabaseIndex, jobStores } from "../db/databases";
 import { updateStoredJobVersion } from "../db/job-store";
 import type { StoredJob } from "../db/jobs";
@@ -28,7 +28,7 @@ import { bindingTargetErrors, type TargetBindingAccess } from "./target-bindings
 export type SpecCheck = { ok: true; spec: JobSpec } | { ok: false; errors: FieldError[] };
 
 /**
- * The SSRF policy (src/core/ssrf.ts) on every URL a job makes us call, so a job the consumer
+ * The SSRF policy (src/core/targets/ssrf.ts) on every URL a job makes us call, so a job the consumer
  * would refuse at call time is refused at create instead, where the user can fix it. Runs on
  * each URL that is valid on its own, whatever else in the body is wrong.
  */

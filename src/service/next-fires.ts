@@ -1,9 +1,10 @@
 // The next fire instants of a stored job as every door shows them (the v1 job resource, the
 // console, the QStash schedule answers).
-import { compileExclusions, type ExclusionSet } from "../core/exclusions";
-import { searchRunFires } from "../core/run-search";
-import { exclusionSetsOf } from "../core/schedule-set-check";
-import { searchStopView } from "../core/search-bound";
+
+import { searchRunFires } from "../core/jobs/run-search";
+import { exclusionSetsOf } from "../core/jobs/schedule-set-check";
+import { compileExclusions, type ExclusionSet } from "../core/schedules/exclusions";
+import { searchStopView } from "../core/schedules/search-bound";
 import type { StoredJob } from "../db/jobs";
 import { logEvent } from "../log";
 

@@ -1,11 +1,11 @@
 // The target policy this deployment runs: the one reading of its two switches, for the create
 // checks, the console's line about it and every call the consumers make.
 //   ALLOW_PRIVATE_TARGETS = "true"  local mode: every http(s) URL (what `npm start` runs by default);
-//                                   anything else is the production policy (src/core/ssrf.ts).
+//                                   anything else is the production policy (src/core/targets/ssrf.ts).
 //   PRIVATE_TARGET_ALLOW_LIST       hosts (`host` or `host:port`) let through the production policy
 //                                   (`EDGECRON_ALLOWED_TARGETS=127.0.0.1:9000 npm start` sets it).
-import { targetAddressProblem } from "../core/ssrf";
-import { parseAllowedTargets, type TargetPolicy } from "../core/target-policy";
+import { targetAddressProblem } from "../core/targets/ssrf";
+import { parseAllowedTargets, type TargetPolicy } from "../core/targets/target-policy";
 
 /** The policy in force, and the allow-list entries it ignored (not `host[:port]`). */
 export interface ConfiguredTargetPolicy extends Required<TargetPolicy> {
@@ -27,7 +27,7 @@ export function allowsPrivateTargets(env: Env): boolean {
 }
 
 /**
- * Why this deployment would refuse to call `url` (the target policy of src/core/ssrf.ts, as for
+ * Why this deployment would refuse to call `url` (the target policy of src/core/targets/ssrf.ts, as for
  * every job target), or null: for URLs taken now and called later outside a job's own checks.
  * @example targetUrlProblem(env, "ftp://example.com/") // "target URL must use http or https, not ftp"
  */

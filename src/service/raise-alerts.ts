@@ -3,7 +3,7 @@
 // URL), each signed like a job's call and retried with backoff by that queue's consumer. Raising
 // an alert never waits for a receiver: a hanging webhook cannot hold the shard or maintenance
 // alarm (or the dead-letter consumer) that raised it.
-import type { AlertDeliveryTarget, AlertKind } from "../core/alerts";
+import type { AlertDeliveryTarget, AlertKind } from "../core/alerts/alerts";
 import {
   listStaleAlertDeliveries,
   markAlertDeliveriesSent,

@@ -1,6 +1,6 @@
 // The random secrets edgecron hands out: tenants' signing secrets, API keys, console session ids.
 // Made here, where they are stored, so every door gets the same length and form.
-import { base64UrlOf, toHex } from "../core/encoding";
+import { base64UrlOf, toHex } from "../core/common/encoding";
 
 export function randomHex(byteCount: number): string {
   return toHex(crypto.getRandomValues(new Uint8Array(byteCount)));

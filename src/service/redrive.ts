@@ -1,7 +1,7 @@
 // A redrive: one new attempt of a dead-lettered run. Shared by POST /v1/dead-letters/{id}/redrive
 // and the QStash-compatible POST /v2/dlq/retry.
 
-import { EdgecronError } from "../core/errors";
+import { EdgecronError } from "../core/common/errors";
 import { claimRedrive, type DeadLetterRow, findDeadLetter, releaseRedrive } from "../db/dead-letters";
 import { retryRun } from "../shard/client";
 import { shardOfStoredJob } from "./run-history";

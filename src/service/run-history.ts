@@ -4,8 +4,8 @@
 // failures, stats) ask the shards of the tenant's jobs (./tenant-fanout.ts), a bounded number at
 // a time, and merge: one request per such shard a page, each an index range read on its shard
 // (docs/SCALING.md).
-import { parseRunId } from "../core/run-id";
-import type { RunState } from "../core/run-state";
+import { parseRunId } from "../core/runs/run-id";
+import type { RunState } from "../core/runs/run-state";
 import { jobStores } from "../db/databases";
 import { findStoredJob } from "../db/job-store";
 import {

@@ -1,9 +1,9 @@
 // The run side of GET /v1/stats and the console overview, from every shard's history aggregates
 // (run counts by state and per minute, kept by the shard as it records history; the newest
 // lateness samples). One request per shard, whatever the history's size.
-import { type PercentileSummary, summarizePercentiles } from "../core/percentiles";
-import { RUN_STATES } from "../core/run-state";
-import { HOLD_CAUSES, type HoldCause } from "../core/run-waits";
+import { type PercentileSummary, summarizePercentiles } from "../core/common/percentiles";
+import { HOLD_CAUSES, type HoldCause } from "../core/load/run-waits";
+import { RUN_STATES } from "../core/runs/run-state";
 import { LATENESS_SAMPLE_LIMIT, STATS_WINDOW_MINUTES, zeroFilled } from "../db/stats";
 import { historyStatsOfAllShards } from "./run-history";
 
@@ -13,7 +13,7 @@ export interface RunStats {
   runsByState: Record<string, number>;
   /** The last STATS_WINDOW_MINUTES minutes, oldest first, each with its triggers and failures. */
   perMinute: { minute: string; triggers: number; failures: number }[];
-  /** Lateness of the window's most recent runs, whole and split (src/core/run-waits.ts). */
+  /** Lateness of the window's most recent runs, whole and split (src/core/load/run-waits.ts). */
   lateness: LatenessSplitSample[];
   /** Runs due now and waiting for the tenant's share of its shards' dispatch windows. */
   shareWait: { waitingRuns: number; oldestDueMs: number | null; shards: number };

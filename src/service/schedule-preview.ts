@@ -1,17 +1,18 @@
 // What `POST /v1/schedules/preview` answers: the runs of a job created at `from`, checked as a
-// create checks it (src/core/preview.ts), in the API's shape.
-import type { ExclusionSet } from "../core/exclusions";
-import { fieldErrorsOf, validationError } from "../core/field-errors";
-import { jobSpecIssues, scheduleElementIssues } from "../core/normalize";
+// create checks it (src/core/jobs/preview.ts), in the API's shape.
+
+import { fieldErrorsOf, validationError } from "../core/common/field-errors";
+import { jobSpecIssues, scheduleElementIssues } from "../core/jobs/normalize";
 import {
   type PreviewInput,
   previewInputSchema,
   previewOptions,
   previewRuns,
   validPreviewFields,
-} from "../core/preview";
-import { missingScheduleIssues } from "../core/schedule-set-check";
-import { searchStopView } from "../core/search-bound";
+} from "../core/jobs/preview";
+import { missingScheduleIssues } from "../core/jobs/schedule-set-check";
+import type { ExclusionSet } from "../core/schedules/exclusions";
+import { searchStopView } from "../core/schedules/search-bound";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

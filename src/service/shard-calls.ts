@@ -1,4 +1,4 @@
-import { EdgecronError, type ErrorCode } from "../core/errors";
+import { EdgecronError, type ErrorCode } from "../core/common/errors";
 import { logEvent } from "../log";
 
 /**
@@ -14,7 +14,7 @@ export async function callShard<T>(what: string, call: () => Promise<T>): Promis
   }
 }
 
-/** The codes a shard refuses with, each a catalogue code (src/core/errors.ts), with its detail. */
+/** The codes a shard refuses with, each a catalogue code (src/core/common/errors.ts), with its detail. */
 const SHARD_REFUSALS = {
   job_not_found: "No such job",
   job_not_active: "The job is not active",

@@ -1,6 +1,6 @@
 // The stats of GET /v1/stats: job counts from the job databases, run counts and lateness from the
 // shards' history aggregates, for one tenant or (null) every tenant together.
-import type { JobStatus } from "../core/run-state";
+import type { JobStatus } from "../core/runs/run-state";
 import { jobStores } from "../db/databases";
 import { jobsByStatus } from "../db/job-lookups";
 import { type RunStats, runStats } from "./run-stats";

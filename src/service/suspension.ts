@@ -5,7 +5,7 @@
 // before it consumes anything (a dead letter stays unredriven, a waiter waiting). Reads and
 // control actions (pause, resume, edit, delete) still work: they start nothing while the tenant's
 // timers are parked, and what they set takes effect at the unsuspend.
-import { EdgecronError } from "../core/errors";
+import { EdgecronError } from "../core/common/errors";
 import { tenantSuspendedAtMs } from "../db/tenants";
 
 /**

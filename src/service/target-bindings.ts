@@ -1,8 +1,8 @@
 // Which Cloudflare bindings a tenant may name as a job's target: those TARGET_BINDINGS lists
 // (of the kind it lists, for the tenants it lists) and that this deployment really has.
 
-import type { FieldError } from "../core/errors";
-import { joinPath } from "../core/field-errors";
+import type { FieldError } from "../core/common/errors";
+import { joinPath } from "../core/common/field-errors";
 import {
   type AllowedBinding,
   BINDING_TARGET_KINDS,
@@ -10,7 +10,7 @@ import {
   bindingTargetProblem,
   isBindingName,
   parseTargetBindings,
-} from "../core/targets";
+} from "../core/targets/targets";
 import { logEvent } from "../log";
 
 export interface TargetBindingAccess {

@@ -3,7 +3,7 @@
 // failures are values, not exceptions. A job's calls always go to its stored shard (`ShardJob.shard`,
 // D1 `jobs.shard`), never to a re-hash of its id: SHARD_COUNT may have changed since it was placed.
 
-import { shardForJob } from "../core/placement";
+import { shardForJob } from "../core/load/placement";
 import { logEvent } from "../log";
 import type { TzdataOverride } from "../tzdata";
 import type { ShardFaults } from "./fault-switches";
@@ -186,12 +186,12 @@ export async function giveBackRuns(
   return shardStub(env, shard).giveBackRuns(shard, runs);
 }
 
-/** Renews the leases of claimed runs a consumer still holds (src/core/run-leases.ts). Throws if unreachable. */
+/** Renews the leases of claimed runs a consumer still holds (src/core/runs/run-leases.ts). Throws if unreachable. */
 export async function renewLeases(env: Env, shard: number, runs: LeaseRenewal[]): Promise<number> {
   return shardStub(env, shard).renewLeases(shard, runs);
 }
 
-/** Tells the shard these claimed runs' calls are slow (src/core/slow-calls.ts). Throws if unreachable. */
+/** Tells the shard these claimed runs' calls are slow (src/core/runs/slow-calls.ts). Throws if unreachable. */
 export async function markSlowCalls(
   env: Env,
   shard: number,

@@ -1,7 +1,8 @@
 // Run history as the shards serve it (durable-objects/shard/history/page-records.ts): plain data that
 // crosses the RPC boundary. Every run's history lives in the shard that owns the run.
-import type { RunState } from "../core/run-state";
-import type { HoldCause } from "../core/run-waits";
+
+import type { HoldCause } from "../core/load/run-waits";
+import type { RunState } from "../core/runs/run-state";
 
 /** One run as its history records it: the columns the API's run resource is built from. */
 export interface HistoryRecord {
@@ -72,7 +73,7 @@ export interface LatenessSample {
   latenessMs: number;
   /** Late on purpose (backfill, catch-up, a recorded misfire), not the scheduler's own lateness. */
   deliberate: boolean;
-  /** The lateness split (src/core/run-waits.ts): the scheduler's own, and what the job asked for. */
+  /** The lateness split (src/core/load/run-waits.ts): the scheduler's own, and what the job asked for. */
   schedulerMs: number;
   policyMs: number;
   policy: HoldCause | null;

@@ -1,10 +1,10 @@
 // The contract between the Worker (API, consumers, maintenance) and the ShardScheduler Durable
 // Object. Plain data only: these values cross the RPC boundary.
-import type { JobSpec } from "../core/job-spec";
-import type { CompletionMode } from "../core/long-running";
-import type { TargetOutcome } from "../core/outcome";
+import type { JobSpec } from "../core/jobs/job-spec";
 import type { QstashRunContext } from "../core/qstash/delivery";
-import type { JobStatus } from "../core/run-state";
+import type { CompletionMode } from "../core/runs/long-running";
+import type { TargetOutcome } from "../core/runs/outcome";
+import type { JobStatus } from "../core/runs/run-state";
 
 export type { JobStatus };
 
@@ -32,7 +32,7 @@ export interface ShardJob {
   createdAtMs: number;
   /**
    * The tenant calendars the spec names, resolved by D1 at push time: JSON of
-   * `NamedExclusionSet[]` (src/core/exclusions.ts). Absent: none.
+   * `NamedExclusionSet[]` (src/core/schedules/exclusions.ts). Absent: none.
    */
   calendarsJson?: string;
   /**
@@ -41,7 +41,7 @@ export interface ShardJob {
    */
   calendarsRevision?: number;
   /**
-   * The job reads COMPLETED in D1 once its spec's end has passed (src/core/job-end.ts), so the
+   * The job reads COMPLETED in D1 once its spec's end has passed (src/core/jobs/job-end.ts), so the
    * shard need not write that status back. Absent: the shard writes COMPLETED when it decides it.
    */
   completionImplied?: boolean;
@@ -187,7 +187,7 @@ export type ClaimResult =
     }
   | { ok: false; runId: string; code: ClaimRejection };
 
-/** A consumer still holds this claimed run: renew its lease (src/core/run-leases.ts). */
+/** A consumer still holds this claimed run: renew its lease (src/core/runs/run-leases.ts). */
 export interface LeaseRenewal {
   runId: string;
   fence: number;

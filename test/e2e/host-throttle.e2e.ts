@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOST_THROTTLE_SETTINGS } from "../../src/core/host-throttle";
+import { HOST_THROTTLE_SETTINGS } from "../../src/core/load/host-throttle";
 import { createTenantWithKey, type ReceivedCall, waitUntil } from "./harness";
 import { useScheduler } from "./scheduler-fixture";
 

@@ -1,7 +1,7 @@
 // Jobs due a few seconds from now, whose runs the shards send ahead of their instant, and what the
 // dispatch-ahead tests read of them.
 import { expect, vi } from "vitest";
-import type { JobCreate } from "../../src/core/job-spec";
+import type { JobCreate } from "../../src/core/jobs/job-spec";
 import type { ShardJob } from "../../src/shard/protocol";
 import { historyOf, shardRows, snapshot, spec, targetUrl, uniqueJobId, WAIT } from "./scheduling";
 

@@ -3,8 +3,8 @@
 
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
-import type { JobSpec } from "../../src/core/job-spec";
-import { runIdFor } from "../../src/core/run-id";
+import type { JobSpec } from "../../src/core/jobs/job-spec";
+import { runIdFor } from "../../src/core/runs/run-id";
 import { jobStores } from "../../src/db/databases";
 import type { DeadLetterRow } from "../../src/db/dead-letters";
 import { insertStoredJobs } from "../../src/db/job-store";

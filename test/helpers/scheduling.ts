@@ -5,8 +5,8 @@ import { HISTORY_COLUMNS } from "../../durable-objects/shard/history/legacy-reco
 import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler";
 import { withTestTables } from "../../durable-objects/shard/test-tables";
 import type { Secrets } from "../../src/client/verify";
-import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
-import { runIdFor } from "../../src/core/run-id";
+import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/jobs/job-spec";
+import { runIdFor } from "../../src/core/runs/run-id";
 import { attachCalendars } from "../../src/db/calendars";
 import { pushJobs, setShardFaults, shardName, shardOfJob } from "../../src/shard/client";
 import type { ShardFaults } from "../../src/shard/fault-switches";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { createdRun, type Run } from "../../durable-objects/shard/state/run";
-import { runIdFor } from "../../src/core/run-id";
+import { runIdFor } from "../../src/core/runs/run-id";
 import { shardName, shardOfJob } from "../../src/shard/client";
 import { withShardState } from "../helpers/shard-state";
 import { jobsDb } from "./job-databases";

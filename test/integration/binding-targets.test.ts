@@ -5,9 +5,9 @@
 
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import type { JobCreate } from "../../src/core/job-spec";
-import { runIdempotencyKey } from "../../src/core/run-idempotency";
-import { workflowInstanceId } from "../../src/core/targets";
+import type { JobCreate } from "../../src/core/jobs/job-spec";
+import { runIdempotencyKey } from "../../src/core/runs/run-idempotency";
+import { workflowInstanceId } from "../../src/core/targets/targets";
 import { callTarget } from "../../src/delivery/target-call";
 import { CONSUMER_FAULTS_KEY } from "../../src/delivery/test-faults";
 import { disarmShardsAfterEach } from "../helpers/alarms";

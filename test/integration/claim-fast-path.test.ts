@@ -5,8 +5,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobSpec, rememberDefinition } from "../../durable-objects/shard/jobs/job-specs";
-import type { TargetOutcome } from "../../src/core/outcome";
-import { RUNNING_LEASE_MS } from "../../src/core/run-leases";
+import type { TargetOutcome } from "../../src/core/runs/outcome";
+import { RUNNING_LEASE_MS } from "../../src/core/runs/run-leases";
 import { shardOfJob } from "../../src/shard/client";
 import type { ClaimRequest, ClaimResult, OutcomeReport, OutcomeResult } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";

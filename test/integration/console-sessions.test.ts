@@ -2,7 +2,7 @@
 // cookie worthless, and the cookie never carries (or lets anyone derive) the key or the token.
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/core/encoding";
+import { sha256Hex } from "../../src/core/common/encoding";
 import { openConsoleSession, sweepConsoleSessions, tenantSignIn } from "../../src/service/console-sessions";
 import { ADMIN_TOKEN, apiOk } from "../helpers/api";
 import { ConsoleClient } from "../helpers/console-client";

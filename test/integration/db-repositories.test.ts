@@ -2,7 +2,7 @@
 // flush, the dead-letter consumer): what each promises, against the real D1 schema.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { jobCreateSchema } from "../../src/core/job-spec";
+import { jobCreateSchema } from "../../src/core/jobs/job-spec";
 import type { AlertRow } from "../../src/db/alerts";
 import {
   applyShardJobStatuses,

@@ -11,8 +11,8 @@ import {
 } from "../../durable-objects/shard/dispatch/queue-hand-off";
 import { insertRun } from "../../durable-objects/shard/state/run-moves";
 import { dispatchLeadMs, tickSettings } from "../../durable-objects/shard/wheel/pass-settings";
-import { fireJitterMs } from "../../src/core/jitter";
-import { verifyRunToken } from "../../src/core/run-token";
+import { verifyRunToken } from "../../src/core/runs/run-token";
+import { fireJitterMs } from "../../src/core/schedules/jitter";
 import { holdUntilMs } from "../../src/delivery/hold";
 import { runTokenSecret } from "../../src/run-tokens";
 import { shardOfJob } from "../../src/shard/client";

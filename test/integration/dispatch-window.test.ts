@@ -5,8 +5,8 @@
 
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { INITIAL_WINDOW_SIZE } from "../../src/core/dispatch-window";
-import { slowTenantInFlightCap } from "../../src/core/slow-calls";
+import { INITIAL_WINDOW_SIZE } from "../../src/core/load/dispatch-window";
+import { slowTenantInFlightCap } from "../../src/core/runs/slow-calls";
 import { markSlowCalls, pushJobs, shardCount, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {

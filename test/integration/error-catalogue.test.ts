@@ -1,10 +1,10 @@
-// The error catalogue (src/core/errors.ts, tabled in docs/API.md) against what the routes answer:
+// The error catalogue (src/core/common/errors.ts, tabled in docs/API.md) against what the routes answer:
 // for each code a request that meets it, answered with the code, the catalogue's status, and a
 // route definition (the OpenAPI document) that lists the code. A code not provoked here says where
 // it is, so a new code without either fails this file.
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/api/app";
-import { ERROR_CODES, type ErrorCode } from "../../src/core/errors";
+import { ERROR_CODES, type ErrorCode } from "../../src/core/common/errors";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody, type RequestOptions } from "../helpers/api";
 

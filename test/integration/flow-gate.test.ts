@@ -3,7 +3,7 @@
 
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { PARALLELISM_RECHECK_MS } from "../../src/core/flow-control";
+import { PARALLELISM_RECHECK_MS } from "../../src/core/load/flow-control";
 import { acquirePermits, flowKeyGate, gateState, releasePermits, renewPermits } from "../../src/gate/client";
 import { loseShardAlarm, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";

@@ -1,4 +1,4 @@
-// Every header map the API takes is validated alike, by one validator (src/core/header-map.ts):
+// Every header map the API takes is validated alike, by one validator (src/core/targets/header-map.ts):
 // a name that is not an HTTP token, a value with CR, LF, NUL or another control character, or the
 // wrong JSON shape is a 400 naming the field, never a 500, never coerced; and nothing is stored.
 import { env } from "cloudflare:test";

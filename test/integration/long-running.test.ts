@@ -6,7 +6,7 @@ import { runDurableObjectAlarm, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { z } from "zod";
 import { app } from "../../src/api/app";
-import type { JobCreate } from "../../src/core/job-spec";
+import type { JobCreate } from "../../src/core/jobs/job-spec";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, BASE } from "../helpers/api";
 import {

@@ -4,7 +4,7 @@
 
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { runIdFor } from "../../src/core/run-id";
+import { runIdFor } from "../../src/core/runs/run-id";
 import { retryRun } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, type TenantWithKey } from "../helpers/api";

@@ -3,7 +3,7 @@
 // know, which it refuses one by one): what is asserted is how many RPCs carried which outcomes.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { TargetOutcome } from "../../src/core/outcome";
+import type { TargetOutcome } from "../../src/core/runs/outcome";
 import { FLUSH_DELAY_MS, OutcomeReporter } from "../../src/delivery/outcome-reports";
 import type { Claimed } from "../../src/delivery/shard-batches";
 

@@ -3,7 +3,7 @@
 // later; a job that is paused, unknown or has nothing waiting is refused.
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { runIdFor } from "../../src/core/run-id";
+import { runIdFor } from "../../src/core/runs/run-id";
 import { fireJobNow } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {

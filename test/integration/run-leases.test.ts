@@ -1,4 +1,4 @@
-// Leases of runs in flight (src/core/run-leases.ts, durable-objects/shard/runs/leases.ts): short,
+// Leases of runs in flight (src/core/runs/run-leases.ts, durable-objects/shard/runs/leases.ts): short,
 // renewed by the consumer holding the run (in memory, no row per renewal), cut short for every run
 // in flight when the shard restarts, and a lapsed one is the attempt lost: it goes again at once.
 import {
@@ -16,7 +16,7 @@ import {
   RESTART_LEASE_MS,
   RESTART_SEND_LEASE_MS,
   RUNNING_LEASE_MS,
-} from "../../src/core/run-leases";
+} from "../../src/core/runs/run-leases";
 import worker from "../../src/index";
 import { claimRuns, renewLeases } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";

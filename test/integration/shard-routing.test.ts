@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { runMaintenancePass } from "../../durable-objects/maintenance/pass";
-import { shardForJob } from "../../src/core/placement";
+import { shardForJob } from "../../src/core/load/placement";
 import { findJob } from "../../src/db/jobs";
 import { syncJobs } from "../../src/service/job-writes";
 import { shardOfJob } from "../../src/shard/client";

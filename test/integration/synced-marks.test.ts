@@ -3,7 +3,7 @@
 // and a failed write neither loses the later ones nor stops the isolate from writing again.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { jobCreateSchema } from "../../src/core/job-spec";
+import { jobCreateSchema } from "../../src/core/jobs/job-spec";
 import type { JobStores } from "../../src/db/databases";
 import { findJob, insertJobs, type StoredJob } from "../../src/db/jobs";
 import { markJobsSyncedSoon, waitingSyncedMarks } from "../../src/db/synced-marks";

@@ -2,7 +2,7 @@ import { SELF } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { parseSignatureHeader } from "../../src/client/verify";
-import type { HttpTarget } from "../../src/core/job-spec";
+import type { HttpTarget } from "../../src/core/jobs/job-spec";
 import { type CallTargetInput, callTarget, signatureHeader } from "../../src/delivery/target-call";
 import { limiter, runPool, semaphore } from "../../src/queue/pool";
 import { deliveryVerifies } from "../helpers/signature";

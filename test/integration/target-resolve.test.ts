@@ -2,7 +2,7 @@
 // HTTPS, off unless TARGET_DNS_RESOLVER is set) refuses names that resolve to special-purpose
 // addresses, and hop-by-hop headers stored before they were refused are never sent.
 import { describe, expect, it, vi } from "vitest";
-import type { HttpTarget } from "../../src/core/job-spec";
+import type { HttpTarget } from "../../src/core/jobs/job-spec";
 import { dohResolver, resolverFromEnv } from "../../src/delivery/dns-resolver";
 import { type CallTargetInput, callTarget } from "../../src/delivery/target-call";
 

@@ -5,7 +5,7 @@
 import { env, runDurableObjectAlarm, SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TzdataView } from "../../src/api/v1/views/tzdata-view";
-import { nextFireTimes } from "../../src/core/schedule";
+import { nextFireTimes } from "../../src/core/schedules/schedule";
 import {
   loseShardAlarm,
   pushJobs,

@@ -115,7 +115,7 @@ describe("a run waiting for the dispatch window", () => {
 
   it("reads a one-shot job COMPLETED once its instant passed, its run listed waiting, then SUCCEEDED", async () => {
     const { tenant, jobId, release, status } = await firedOneShotWaiting("one-shot-reads");
-    // D1 says so from the spec alone (src/core/job-end.ts): the shard writes nothing back for it.
+    // D1 says so from the spec alone (src/core/jobs/job-end.ts): the shard writes nothing back for it.
     expect(await status()).toBe("COMPLETED");
     const waiting = await api<{ data: RunView[] }>("GET", `/v1/jobs/${jobId}/runs`, { token: tenant.key });
     expect(waiting.body.data.map((run) => run.state)).toEqual(["SCHEDULED"]);

@@ -32,14 +32,14 @@ function runCheckWith(env: Record<string, string>, root: string, ...flags: strin
 }
 
 const CLEAN = {
-  "src/core/schedule.ts": `import { DateTime } from "luxon";\nimport { z } from "zod";\nimport type { Spec } from "./spec";\nexport const at = (spec: Spec) => DateTime.fromMillis(spec.ms, { zone: z.string().parse("UTC") });\n`,
-  "src/core/spec.ts": "export interface Spec { ms: number }\n",
+  "src/core/schedules/schedule.ts": `import { DateTime } from "luxon";\nimport { z } from "zod";\nimport type { Spec } from "../common/spec";\nexport const at = (spec: Spec) => DateTime.fromMillis(spec.ms, { zone: z.string().parse("UTC") });\n`,
+  "src/core/common/spec.ts": "export interface Spec { ms: number }\n",
   "src/db/jobs.ts": `export const loadJob = (db: D1Database) => db.prepare("SELECT 1").first();\n`,
   "src/shard/client.ts":
     "export const shardStub = (env: Env) => env.SHARD_SCHEDULER.get(env.SHARD_SCHEDULER.idFromName('0'));\n",
   // Comments and strings never count as call sites.
   "src/api/app.ts": `// never env.DB.prepare( here, nor shardStub\nexport const label = "shardStub .prepare(";\n`,
-  "durable-objects/shard/view.tsx": `import { at } from "../../src/core/schedule";\nexport const view = () => <p>{String(at)}</p>;\n`,
+  "durable-objects/shard/view.tsx": `import { at } from "../../src/core/schedules/schedule";\nexport const view = () => <p>{String(at)}</p>;\n`,
 };
 
 afterEach(() => {
@@ -68,12 +68,12 @@ describe("check-structure", () => {
       "src/delivery/consumer.ts": `import { shardStub } from "../shard/client";\nexport const send = (env: Env) => { env.DB.prepare("DELETE FROM runs"); return shardStub(env); };\n`,
       "durable-objects/shard/raw.ts": "export const raw = (env: Env) => env.SHARD_SCHEDULER;\n",
       "src/api/v1/raw-gate.ts": "export const gate = (env: Env) => env.FLOW_GATE;\n",
-      "src/core/bad.ts": `import { Hono } from "hono";\nimport { readFileSync } from "node:fs";\nimport { loadJob } from "../db/jobs";\nexport { Hono, readFileSync, loadJob };\n`,
-      "src/core/lost.ts": `export { gone } from "./missing";\n`,
-      "src/client/index.ts": `import { loadJob } from "../db/jobs";\nimport type { Spec } from "../core/spec";\nexport { loadJob };\nexport type { Spec };\n`,
+      "src/core/common/bad.ts": `import { Hono } from "hono";\nimport { readFileSync } from "node:fs";\nimport { loadJob } from "../../db/jobs";\nexport { Hono, readFileSync, loadJob };\n`,
+      "src/core/common/lost.ts": `export { gone } from "./missing";\n`,
+      "src/client/index.ts": `import { loadJob } from "../db/jobs";\nimport type { Spec } from "../core/common/spec";\nexport { loadJob };\nexport type { Spec };\n`,
       "src/delivery/sign.ts": `import { verify } from "../client/verify";\nimport { cli } from "../cli/main";\nexport { verify, cli };\n`,
       "src/client/verify.ts": "export const verify = 1;\n",
-      "src/cli/main.ts": `import { at } from "../core/schedule";\nimport { loadJob } from "../db/jobs";\nexport const cli = [at, loadJob];\n`,
+      "src/cli/main.ts": `import { at } from "../core/schedules/schedule";\nimport { loadJob } from "../db/jobs";\nexport const cli = [at, loadJob];\n`,
       // A Worker file in no room would escape the rooms' rule.
       "src/stray.ts": "export const stray = 1;\n",
       // The shard's v23 runs table is written only where the one-time import and the test
@@ -101,9 +101,9 @@ describe("check-structure", () => {
     expect(output).toContain(
       "flow gate access outside src/gate/client.ts: src/api/v1/raw-gate.ts: FLOW_GATE line 1",
     );
-    expect(output).toContain('src/core imports "hono" in src/core/bad.ts');
-    expect(output).toContain('src/core imports "node:fs" in src/core/bad.ts');
-    expect(output).toContain('src/core imports "../db/jobs" in src/core/bad.ts');
+    expect(output).toContain('src/core imports "hono" in src/core/common/bad.ts');
+    expect(output).toContain('src/core imports "node:fs" in src/core/common/bad.ts');
+    expect(output).toContain('src/core imports "../../db/jobs" in src/core/common/bad.ts');
     expect(output).toContain("unresolved import (hides cycles): ./missing");
     // The Worker and the programs for users stay apart; verify.ts (the signature format), type
     // imports and the CLI's use of the pure core are the allowed crossings.
@@ -111,12 +111,39 @@ describe("check-structure", () => {
     expect(output).toContain('worker imports cli code: src/delivery/sign.ts: line 2 ("../cli/main")');
     expect(output).toContain('cli imports worker code: src/cli/main.ts: line 2 ("../db/jobs")');
     expect(output).not.toContain("../client/verify");
-    expect(output).not.toContain("../core/spec");
-    expect(output).not.toContain("../core/schedule");
+    expect(output).not.toContain("../core/common/spec");
+    expect(output).not.toContain("../core/schedules/schedule");
     expect(output).not.toContain("src/api/app.ts");
     // The core is also the lowest room: the same import breaks the rooms' order.
-    expect(output).toContain('core imports db: src/core/bad.ts ("../db/jobs")');
+    expect(output).toContain('core imports db: src/core/common/bad.ts ("../../db/jobs")');
     expect(output).toContain("structure check failed: 15 violation(s)");
+  });
+
+  it("keeps the core's sub-rooms as layers: no loose file, no sub-room outside the layers, no import sideways or up", () => {
+    const root = fixture({
+      ...CLEAN,
+      "src/core/loose.ts": "export const loose = 1;\n",
+      "src/core/misc/thing.ts": "export const thing = 1;\n",
+      // runs and schedules share a layer: neither imports the other.
+      "src/core/runs/backoff.ts": `import { at } from "../schedules/schedule";\nexport const backoff = at;\n`,
+      // The job spec is built from lower layers; a lower layer never imports it back.
+      "src/core/jobs/job-spec.ts": `import { backoff } from "../runs/backoff";\nexport const spec = backoff;\n`,
+      "src/core/cron/next.ts": `import type { spec } from "../jobs/job-spec";\nexport type Spec = typeof spec;\n`,
+    });
+    const { status, output } = runCheck(root);
+    expect(output).toContain(
+      "loose file in src/core (put it in a sub-room of CORE_LAYERS): src/core/loose.ts",
+    );
+    expect(output).toContain("src/core/misc is in no layer of CORE_LAYERS");
+    expect(output).toContain(
+      'core/runs imports core/schedules (not a lower layer): src/core/runs/backoff.ts ("../schedules/schedule")',
+    );
+    expect(output).toContain(
+      'core/cron imports core/jobs (not a lower layer): src/core/cron/next.ts ("../jobs/job-spec")',
+    );
+    expect(output).not.toContain("src/core/jobs/job-spec.ts");
+    expect(output).toContain("structure check failed: 4 violation(s)");
+    expect(status).toBe(1);
   });
 
   it("refuses an import against the rooms' order: a door importing another door or a store, a lower room a higher one", () => {
@@ -239,13 +266,13 @@ describe("check-structure", () => {
     const WITH_PATHS = {
       ...CLEAN,
       "docs/GUIDE.md":
-        "The schedule is computed in `src/core/schedule.ts` (see [the spec](../src/core/spec.ts)),\n" +
+        "The schedule is computed in `src/core/schedules/schedule.ts` (see [the spec](../src/core/common/spec.ts)),\n" +
         "jobs are read by `src/db/jobs` and `docs/GUIDE.md` is this file. Not paths: `test/e2e/**`,\n" +
         "`migrations/NNNN_words.sql`, https://example.com/src/gone.ts.\n" +
         "The old home was `src/core/moved.ts`; see also [gone](./GONE.md).\n",
       "README.md": "# t\n\nRooms: [the API](src/api/app.ts), [the queue](src/queue/consumers/README.md).\n",
-      "src/core/spec.ts":
-        "// Read by ./schedule.ts and src/api/app.ts; the rules are in ./missing-rules.ts.\nexport interface Spec { ms: number }\n",
+      "src/core/common/spec.ts":
+        "// Read by ../schedules/schedule.ts and src/api/app.ts; the rules are in ./missing-rules.ts.\nexport interface Spec { ms: number }\n",
     };
 
     it("reports a path that names nothing, and only reports it with CHECK_STALE_PATHS=0", () => {
@@ -255,11 +282,11 @@ describe("check-structure", () => {
       expect(output).toContain("stale path: docs/GUIDE.md:4: src/core/moved.ts");
       expect(output).toContain("stale path: docs/GUIDE.md:4: ./GONE.md");
       expect(output).toContain("stale path: README.md:3: src/queue/consumers/README.md");
-      expect(output).toContain("stale path: src/core/spec.ts:1: ./missing-rules.ts");
+      expect(output).toContain("stale path: src/core/common/spec.ts:1: ./missing-rules.ts");
       // Paths that exist, globs, placeholders and addresses are not reported.
       for (const fine of [
-        "src/core/schedule.ts",
-        "../src/core/spec.ts",
+        "src/core/schedules/schedule.ts",
+        "../src/core/common/spec.ts",
         "src/db/jobs",
         "test/e2e",
         "NNNN",
@@ -275,11 +302,14 @@ describe("check-structure", () => {
       const failing = runCheckWith({}, root);
       expect(failing.status).toBe(1);
       expect(failing.output).toContain("stale path: docs/GUIDE.md:4: src/core/moved.ts");
-      writeFileSync(join(root, "docs/GUIDE.md"), "The schedule is computed in `src/core/schedule.ts`.\n");
+      writeFileSync(
+        join(root, "docs/GUIDE.md"),
+        "The schedule is computed in `src/core/schedules/schedule.ts`.\n",
+      );
       writeFileSync(join(root, "README.md"), "# t\n\nRooms: [the API](src/api/app.ts).\n");
       writeFileSync(
-        join(root, "src/core/spec.ts"),
-        "// Read by ./schedule.ts.\nexport interface Spec { ms: number }\n",
+        join(root, "src/core/common/spec.ts"),
+        "// Read by ../schedules/schedule.ts.\nexport interface Spec { ms: number }\n",
       );
       const fixed = runCheckWith({}, root);
       expect(fixed.output).not.toContain("stale path");

@@ -2,8 +2,8 @@
 // typechecks test/node, and run as a test so a regression names itself).
 import { describe, expectTypeOf, it } from "vitest";
 import type { EdgecronProblemError, ErrorCode, Job, JobStatus, Run, RunState } from "../../src/client";
-import type { ErrorCode as ServerErrorCode } from "../../src/core/errors";
-import type { JOB_STATUSES, RUN_STATES } from "../../src/core/run-state";
+import type { ErrorCode as ServerErrorCode } from "../../src/core/common/errors";
+import type { JOB_STATUSES, RUN_STATES } from "../../src/core/runs/run-state";
 
 describe("the typed client", () => {
   it("types a problem's code as the server's error catalogue", () => {

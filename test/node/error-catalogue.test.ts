@@ -1,8 +1,8 @@
-// docs/API.md tables every error code exactly once, as the catalogue in src/core/errors.ts has it.
+// docs/API.md tables every error code exactly once, as the catalogue in src/core/common/errors.ts has it.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES } from "../../src/core/errors";
+import { ERROR_CODES } from "../../src/core/common/errors";
 
 const API_DOC = readFileSync(join(import.meta.dirname, "..", "..", "docs", "API.md"), "utf8");
 

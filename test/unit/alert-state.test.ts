@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { alertStateOf } from "../../src/core/alerts";
+import { alertStateOf } from "../../src/core/alerts/alerts";
 
 describe("alertStateOf", () => {
   it.each([

@@ -1,16 +1,20 @@
 import { describe, expect, it } from "vitest";
+import { jobCreateSchema, type Schedule } from "../../src/core/jobs/job-spec";
+import { upcomingFires } from "../../src/core/jobs/job-timeline";
+import { jobSpecIssues } from "../../src/core/jobs/normalize";
+import { upcomingRunFires } from "../../src/core/jobs/run-search";
+import { missingScheduleIssues, scheduleChoiceIssues } from "../../src/core/jobs/schedule-set-check";
 import {
   compileExclusions,
   type ExclusionSet,
   exclusionSetSchema,
   isExcluded,
-} from "../../src/core/exclusions";
-import { jobCreateSchema, type Schedule } from "../../src/core/job-spec";
-import { upcomingFires } from "../../src/core/job-timeline";
-import { jobSpecIssues } from "../../src/core/normalize";
-import { upcomingRunFires } from "../../src/core/run-search";
-import { includedFireTimes, MAX_LISTED_EXCLUSIONS, unionFireTimes } from "../../src/core/schedule-set";
-import { missingScheduleIssues, scheduleChoiceIssues } from "../../src/core/schedule-set-check";
+} from "../../src/core/schedules/exclusions";
+import {
+  includedFireTimes,
+  MAX_LISTED_EXCLUSIONS,
+  unionFireTimes,
+} from "../../src/core/schedules/schedule-set";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const cron = (expr: string, timezone = "Europe/London"): Extract<Schedule, { type: "cron" }> => ({

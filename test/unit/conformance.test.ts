@@ -1,8 +1,8 @@
 import { IANAZone } from "luxon";
 import { describe, expect, it } from "vitest";
-import { cronScheduleSchema, type DstPolicy } from "../../src/core/job-spec";
-import { previewInputSchema, previewRuns } from "../../src/core/preview";
-import { nextFireTimes } from "../../src/core/schedule";
+import { cronScheduleSchema, type DstPolicy } from "../../src/core/jobs/job-spec";
+import { previewInputSchema, previewRuns } from "../../src/core/jobs/preview";
+import { nextFireTimes } from "../../src/core/schedules/schedule";
 import vectors from "../fixtures/cron-vectors.json";
 
 interface CronVector {

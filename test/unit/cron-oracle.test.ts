@@ -3,7 +3,7 @@
 // must produce exactly what cron-parser produces. A seeded generator keeps it reproducible.
 import { CronExpressionParser } from "cron-parser";
 import { describe, expect, it } from "vitest";
-import { nextFireTimes } from "../../src/core/schedule";
+import { nextFireTimes } from "../../src/core/schedules/schedule";
 
 function seeded(seed: number): () => number {
   let state = seed >>> 0;

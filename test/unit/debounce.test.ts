@@ -6,7 +6,7 @@ import {
   debounceRuleOf,
   debounceSchema,
   decideDebounce,
-} from "../../src/core/debounce";
+} from "../../src/core/runs/debounce";
 
 const trailing = debounceRuleOf({ period: "30s", mode: "trailing", max_wait: "1m" });
 const leading = debounceRuleOf({ period: "30s", mode: "leading" });

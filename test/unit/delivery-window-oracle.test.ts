@@ -3,8 +3,8 @@
 // Hundreds of fires of several specs across DST changes in zones with 1 h, 30 min and midnight
 // changes, both hemispheres and a 45-minute offset.
 import { describe, expect, it } from "vitest";
-import { type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
-import { upcomingFires } from "../../src/core/job-timeline";
+import { type JobSpec, jobCreateSchema } from "../../src/core/jobs/job-spec";
+import { upcomingFires } from "../../src/core/jobs/job-timeline";
 
 const MINUTE_MS = 60_000;
 const DAYS = ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"];

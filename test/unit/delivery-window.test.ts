@@ -1,10 +1,10 @@
 // Delivery windows' and flexible windows' rules at exact instants: validation, the gap's end as
 // the opening, retries held to the opening, and the flexible spread's determinism and evenness.
 import { describe, expect, it } from "vitest";
-import { compileWindow, deliveryWindowSchema, windowAdmitMs } from "../../src/core/delivery-window";
-import { flexibleOffsetMs, flexibleWindowSchema } from "../../src/core/flexible-window";
-import { jobCreateSchema } from "../../src/core/job-spec";
-import { upcomingFires } from "../../src/core/job-timeline";
+import { jobCreateSchema } from "../../src/core/jobs/job-spec";
+import { upcomingFires } from "../../src/core/jobs/job-timeline";
+import { compileWindow, deliveryWindowSchema, windowAdmitMs } from "../../src/core/schedules/delivery-window";
+import { flexibleOffsetMs, flexibleWindowSchema } from "../../src/core/schedules/flexible-window";
 
 function issuePaths(result: { success: boolean; error?: { issues: { path: PropertyKey[] }[] } }): string[] {
   return (result.error?.issues ?? []).map((issue) => issue.path.join("."));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { adaptWindow, initialWindow, type WindowLimits } from "../../src/core/dispatch-window";
-import { type TenantDemand, windowAllowances } from "../../src/core/fair-share";
+import { adaptWindow, initialWindow, type WindowLimits } from "../../src/core/load/dispatch-window";
+import { type TenantDemand, windowAllowances } from "../../src/core/load/fair-share";
 
 const demand = (tenantId: string, inFlight: number, due: number, weight = 1): TenantDemand => ({
   tenantId,

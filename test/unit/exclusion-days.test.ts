@@ -3,7 +3,7 @@
 // Atlantic/Azores turn 01:00 back to 00:00). Checked minute by minute against the local date
 // Intl gives for each instant, independently of the code under test.
 import { describe, expect, it } from "vitest";
-import { compileExclusions, isExcluded } from "../../src/core/exclusions";
+import { compileExclusions, isExcluded } from "../../src/core/schedules/exclusions";
 
 function localDate(instantMs: number, timezone: string): string {
   return new Intl.DateTimeFormat("en-CA", {

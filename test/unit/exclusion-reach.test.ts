@@ -2,10 +2,10 @@
 // excluded past the one five-year search bound, which holds for every spec (@yearly as for
 // `0 0 1 * *`), checked against instants counted independently.
 import { describe, expect, it } from "vitest";
-import { compileExclusions, WEEKDAYS } from "../../src/core/exclusions";
-import { previewRuns } from "../../src/core/preview";
-import { EXCLUSION_SEARCH_HORIZON_MS, includedFireTimes } from "../../src/core/schedule-set";
-import { exclusionIssues } from "../../src/core/schedule-set-check";
+import { previewRuns } from "../../src/core/jobs/preview";
+import { exclusionIssues } from "../../src/core/jobs/schedule-set-check";
+import { compileExclusions, WEEKDAYS } from "../../src/core/schedules/exclusions";
+import { EXCLUSION_SEARCH_HORIZON_MS, includedFireTimes } from "../../src/core/schedules/schedule-set";
 
 const NOW_MS = Date.parse("2026-12-01T00:00:00Z");
 const known = new Map();

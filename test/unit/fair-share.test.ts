@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fairOrder, roundRobin, shareLeft, sharePerTenant } from "../../src/core/fair-share";
+import { fairOrder, roundRobin, shareLeft, sharePerTenant } from "../../src/core/load/fair-share";
 
 describe("roundRobin", () => {
   it.each([

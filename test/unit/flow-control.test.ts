@@ -5,8 +5,8 @@ import {
   nextAskAtMs,
   PARALLELISM_RECHECK_MS,
   permitsAvailable,
-} from "../../src/core/flow-control";
-import { defaultTenantLimits, effectiveLimits } from "../../src/core/tenant-limits";
+} from "../../src/core/load/flow-control";
+import { defaultTenantLimits, effectiveLimits } from "../../src/core/load/tenant-limits";
 
 describe("permitsAvailable", () => {
   it.each([

@@ -8,9 +8,9 @@ import {
   throttleAfterSignal,
   throttleAfterSuccesses,
   throttledPermits,
-} from "../../src/core/host-throttle";
-import { classifyTargetError, classifyTargetResponse } from "../../src/core/outcome";
-import { hostWaitReason, waitingOf } from "../../src/core/run-waits";
+} from "../../src/core/load/host-throttle";
+import { hostWaitReason, waitingOf } from "../../src/core/load/run-waits";
+import { classifyTargetError, classifyTargetResponse } from "../../src/core/runs/outcome";
 
 const T0 = Date.UTC(2026, 11, 1);
 const rateLimited = { signal: "rate_limited", retryAfterMs: null } as const;

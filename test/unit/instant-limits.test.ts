@@ -2,7 +2,7 @@
 // nanoseconds since the epoch (they end at 2262-04-11), so `once.at` is refused from 2200 on at
 // create rather than failing later at the shard push.
 import { describe, expect, it } from "vitest";
-import { MAX_ONCE_AT, onceScheduleSchema } from "../../src/core/job-spec";
+import { MAX_ONCE_AT, onceScheduleSchema } from "../../src/core/jobs/job-spec";
 
 describe("once.at is bounded", () => {
   it.each(["9999-12-31T00:00:00Z", "2262-04-12T00:00:00Z", "2200-01-01T00:00:00Z"])("refuses %s", (at) => {

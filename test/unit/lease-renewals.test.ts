@@ -1,7 +1,7 @@
 // The consumer's lease renewals (src/delivery/lease-renewals.ts): every held run is renewed each
 // period at its shard, and a shard slow to answer holds back no other shard's renewals.
 import { describe, expect, it } from "vitest";
-import { LEASE_RENEW_EVERY_MS } from "../../src/core/run-leases";
+import { LEASE_RENEW_EVERY_MS } from "../../src/core/runs/run-leases";
 import { LeaseRenewals } from "../../src/delivery/lease-renewals";
 
 const noEnv = {} as Env;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { jobCreateSchema } from "../../src/core/job-spec";
+import { jobCreateSchema } from "../../src/core/jobs/job-spec";
 import {
   answerStartsAsyncWork,
   completionBodySchema,
   longRunningSettingsOf,
   MAX_RESULT_BYTES,
-} from "../../src/core/long-running";
-import { classifyTargetResponse } from "../../src/core/outcome";
-import { issueRunToken, runTokenSecretFrom, verifyRunToken } from "../../src/core/run-token";
+} from "../../src/core/runs/long-running";
+import { classifyTargetResponse } from "../../src/core/runs/outcome";
+import { issueRunToken, runTokenSecretFrom, verifyRunToken } from "../../src/core/runs/run-token";
 
 const RUN_ID = "run_01JDXS3M0000000000000000AB_1764403200000";
 const CLAIMS = { shard: 3, attempt: 2, fence: 42 };

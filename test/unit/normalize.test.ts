@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type JobSpec, jobCreateSchema } from "../../src/core/job-spec";
-import { normalizeJobSpec } from "../../src/core/normalize";
+import { type JobSpec, jobCreateSchema } from "../../src/core/jobs/job-spec";
+import { normalizeJobSpec } from "../../src/core/jobs/normalize";
 
 const NOW_MS = Date.parse("2026-06-01T12:00:00.000Z");
 

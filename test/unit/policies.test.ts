@@ -1,12 +1,11 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { backoffBaseMs, backoffDelayMs, retryDelayMs } from "../../src/core/backoff";
-import { EdgecronError, isErrorCode, toProblem } from "../../src/core/errors";
-import { fireJitterMs } from "../../src/core/jitter";
-import type { BackoffPolicy, MisfirePolicy, OverlapPolicy } from "../../src/core/job-spec";
-import { misfireDecision, splitLateInstants } from "../../src/core/misfire";
-import { classifyTargetError, classifyTargetResponse, parseRetryAfterMs } from "../../src/core/outcome";
-import { overlapDecision } from "../../src/core/overlap";
-import { shardForJob } from "../../src/core/placement";
+import { EdgecronError, isErrorCode, toProblem } from "../../src/core/common/errors";
+import { fnv1a32, hash32 } from "../../src/core/common/stable-hash";
+import type { BackoffPolicy, MisfirePolicy, OverlapPolicy } from "../../src/core/jobs/job-spec";
+import { shardForJob } from "../../src/core/load/placement";
+import { backoffBaseMs, backoffDelayMs, retryDelayMs } from "../../src/core/runs/backoff";
+import { classifyTargetError, classifyTargetResponse, parseRetryAfterMs } from "../../src/core/runs/outcome";
+import { overlapDecision } from "../../src/core/runs/overlap";
 import {
   canTransition,
   IllegalTransitionError,
@@ -19,9 +18,10 @@ import {
   type RunState,
   TERMINAL_STATES,
   transition,
-} from "../../src/core/run-state";
-import { TargetRefusedError } from "../../src/core/ssrf";
-import { fnv1a32, hash32 } from "../../src/core/stable-hash";
+} from "../../src/core/runs/run-state";
+import { fireJitterMs } from "../../src/core/schedules/jitter";
+import { misfireDecision, splitLateInstants } from "../../src/core/schedules/misfire";
+import { TargetRefusedError } from "../../src/core/targets/ssrf";
 import type { JobStatus as ProtocolJobStatus } from "../../src/shard/protocol";
 
 const SECOND = 1_000;

@@ -4,12 +4,12 @@
 // counts on its own (luxon, day by day), not against the engine.
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
-import { compileExclusions, NO_EXCLUSIONS } from "../../src/core/exclusions";
-import { jobCreateSchema } from "../../src/core/job-spec";
-import { normalizeJobSpec } from "../../src/core/normalize";
-import { type PreviewInput, previewRuns } from "../../src/core/preview";
-import { searchRunFires } from "../../src/core/run-search";
-import { SEARCH_HORIZON_MS } from "../../src/core/search-bound";
+import { jobCreateSchema } from "../../src/core/jobs/job-spec";
+import { normalizeJobSpec } from "../../src/core/jobs/normalize";
+import { type PreviewInput, previewRuns } from "../../src/core/jobs/preview";
+import { searchRunFires } from "../../src/core/jobs/run-search";
+import { compileExclusions, NO_EXCLUSIONS } from "../../src/core/schedules/exclusions";
+import { SEARCH_HORIZON_MS } from "../../src/core/schedules/search-bound";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const noCalendars = new Map();

@@ -2,7 +2,7 @@
 // written for QStash does with every call edgecron makes for a /v2 job.
 import { Receiver } from "@upstash/qstash";
 import { describe, expect, it } from "vitest";
-import type { HttpTarget } from "../../src/core/job-spec";
+import type { HttpTarget } from "../../src/core/jobs/job-spec";
 import { type QstashDelivery, qstashJobSchema } from "../../src/core/qstash/delivery";
 import { QSTASH_SIGNATURE_TTL_SECONDS, qstashSignature } from "../../src/core/qstash/jwt";
 import { buildRequest } from "../../src/delivery/target-call";

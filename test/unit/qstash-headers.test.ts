@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parseMessageHeaders, parseQstashDurationMs } from "../../src/api/qstash/headers";
 import { DEFAULT_RETRY_DELAY_EXPRESSION } from "../../src/api/qstash/messages/message-job";
-import { parseRetryDelayExpression, retryDelayFromExpressionMs } from "../../src/core/retry-delay-expression";
+import {
+  parseRetryDelayExpression,
+  retryDelayFromExpressionMs,
+} from "../../src/core/runs/retry-delay-expression";
 
 const NOW_MS = Date.parse("2026-12-01T12:00:00Z");
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { QUEUE_SEND_LIMITS, splitIntoBatches, utf8Bytes, utf8Prefix } from "../../src/core/queue-limits";
+import { QUEUE_SEND_LIMITS, splitIntoBatches, utf8Bytes, utf8Prefix } from "../../src/core/load/queue-limits";
 import {
   MAX_STORED_HEADERS_BYTES,
   MAX_STORED_PAYLOAD_BYTES,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRunId, runIdFor } from "../../src/core/run-id";
+import { parseRunId, runIdFor } from "../../src/core/runs/run-id";
 
 describe("run ids", () => {
   it.each([

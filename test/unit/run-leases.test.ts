@@ -1,4 +1,4 @@
-// The lease policy of runs in flight (src/core/run-leases.ts).
+// The lease policy of runs in flight (src/core/runs/run-leases.ts).
 import { describe, expect, it } from "vitest";
 import {
   claimLeaseUntilMs,
@@ -8,7 +8,7 @@ import {
   RUNNING_LEASE_MS,
   renewedLeaseUntilMs,
   restartLeaseUntilMs,
-} from "../../src/core/run-leases";
+} from "../../src/core/runs/run-leases";
 
 describe("claimLeaseUntilMs", () => {
   it("is short whatever the timeout, and never past the timeout and its grace", () => {

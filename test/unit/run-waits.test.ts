@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { flowWaitReason, latenessSplit, overlapWaitReason, waitingOf } from "../../src/core/run-waits";
+import { flowWaitReason, latenessSplit, overlapWaitReason, waitingOf } from "../../src/core/load/run-waits";
 
 const NOW_MS = Date.UTC(2027, 0, 1, 12);
 const base = { kind: "schedule", nextAttemptAtMs: null, scheduledAtMs: NOW_MS - 5_000 };

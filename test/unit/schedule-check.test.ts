@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { backfillInstants } from "../../src/core/backfill";
 import { CRON_SEARCH_BUDGET, LOOKUP_COST, searchCronFireTimes } from "../../src/core/cron/next";
 import { parseCron } from "../../src/core/cron/parse";
-import { type JobSpec, jobCreateSchema, type Schedule, validJobFields } from "../../src/core/job-spec";
-import { firstFire, upcomingFires } from "../../src/core/job-timeline";
-import { jobSpecIssues, normalizeJobSpec } from "../../src/core/normalize";
-import { previewFireTimes } from "../../src/core/preview";
-import { BATCH_SEARCH_UNITS, checkedFireTimes } from "../../src/core/schedule-check";
+import { type JobSpec, jobCreateSchema, type Schedule, validJobFields } from "../../src/core/jobs/job-spec";
+import { firstFire, upcomingFires } from "../../src/core/jobs/job-timeline";
+import { jobSpecIssues, normalizeJobSpec } from "../../src/core/jobs/normalize";
+import { previewFireTimes } from "../../src/core/jobs/preview";
+import { backfillInstants } from "../../src/core/schedules/backfill";
+import { BATCH_SEARCH_UNITS, checkedFireTimes } from "../../src/core/schedules/schedule-check";
 
 const NOW_MS = Date.parse("2026-12-01T10:00:00.000Z");
 const SKIP = { gap: "skip", overlap: "first" } as const;

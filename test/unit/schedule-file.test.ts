@@ -1,7 +1,7 @@
 // The pure half of schedules as code (src/core/schedule-file/): reading a file with its line
 // numbers, the file's own rules on its entries, which stored job an entry is, and the field diff.
 import { describe, expect, it } from "vitest";
-import { jobCreateSchema } from "../../src/core/job-spec";
+import { jobCreateSchema } from "../../src/core/jobs/job-spec";
 import { comparableSpec } from "../../src/core/schedule-file/comparable";
 import { diffJson, hideSecrets } from "../../src/core/schedule-file/diff";
 import { checkFileJobs } from "../../src/core/schedule-file/items";

@@ -2,8 +2,8 @@ import { IANAZone } from "luxon";
 import { describe, expect, it } from "vitest";
 import { cronExpressionIssues, isWildcardHourCron } from "../../src/core/cron/validate";
 import { zoneOffsets } from "../../src/core/cron/zone";
-import { type DstPolicy, scheduleSchema } from "../../src/core/job-spec";
-import { nextFireTimes } from "../../src/core/schedule";
+import { type DstPolicy, scheduleSchema } from "../../src/core/jobs/job-spec";
+import { nextFireTimes } from "../../src/core/schedules/schedule";
 
 type Case = [expr: string, timezone: string, from: string, expected: string[], dst?: DstPolicy];
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { SLOW_TENANT_IN_FLIGHT_TOTAL, sendsAllowed, slowTenantInFlightCap } from "../../src/core/slow-calls";
+import {
+  SLOW_TENANT_IN_FLIGHT_TOTAL,
+  sendsAllowed,
+  slowTenantInFlightCap,
+} from "../../src/core/runs/slow-calls";
 
 describe("a tenant with slow calls", () => {
   it("keeps its fair-share allowance while none of its calls is slow, however many are in flight", () => {

@@ -1,9 +1,9 @@
 // The SSRF policy by address and by name: every block of the IANA special-purpose registries in
 // every textual form, the offline name rules, and resolution through a pluggable resolver.
 import { describe, expect, it } from "vitest";
-import { parseIPv4, parseIPv6 } from "../../src/core/ip-parse";
-import { IPV4_SPECIAL_BLOCKS, IPV6_SPECIAL_BLOCKS } from "../../src/core/special-addresses";
-import { resolvedTargetProblem, targetAddressProblem } from "../../src/core/ssrf";
+import { parseIPv4, parseIPv6 } from "../../src/core/targets/ip-parse";
+import { IPV4_SPECIAL_BLOCKS, IPV6_SPECIAL_BLOCKS } from "../../src/core/targets/special-addresses";
+import { resolvedTargetProblem, targetAddressProblem } from "../../src/core/targets/ssrf";
 
 const refuses = (url: string) => targetAddressProblem(url, { allowPrivate: false });
 

@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { JobStatus as ClientJobStatus } from "../../src/client/types";
-import { jobStatusSchema } from "../../src/core/job-spec";
-import { runIdempotencyKey } from "../../src/core/run-idempotency";
+import { jobStatusSchema } from "../../src/core/jobs/job-spec";
+import { runIdempotencyKey } from "../../src/core/runs/run-idempotency";
 import {
   IN_FLIGHT_STATES,
   isTerminalState,
@@ -15,7 +15,7 @@ import {
   TERMINAL_STATES,
   UNCLAIMED_STATES,
   UNFINISHED_STATES,
-} from "../../src/core/run-state";
+} from "../../src/core/runs/run-state";
 import type { JobStatus as ProtocolJobStatus } from "../../src/shard/protocol";
 
 const sorted = (states: readonly string[]) => [...states].sort();

@@ -2,8 +2,12 @@
 // refuses private and internal targets except the hosts its allow-list names (how `npm start` tries
 // production's rules against a local target).
 import { describe, expect, it } from "vitest";
-import { resolvedTargetProblem, targetAddressProblem } from "../../src/core/ssrf";
-import { isAllowedTarget, parseAllowedTargets, type TargetPolicy } from "../../src/core/target-policy";
+import { resolvedTargetProblem, targetAddressProblem } from "../../src/core/targets/ssrf";
+import {
+  isAllowedTarget,
+  parseAllowedTargets,
+  type TargetPolicy,
+} from "../../src/core/targets/target-policy";
 
 const production = (allowList = ""): TargetPolicy => ({
   allowPrivate: false,

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { jobCreateSchema } from "../../src/core/job-spec";
-import { deadLetterPayload, describeTarget } from "../../src/core/target-payload";
+import { jobCreateSchema } from "../../src/core/jobs/job-spec";
+import { deadLetterPayload, describeTarget } from "../../src/core/jobs/target-payload";
 import {
   bindingTargetProblem,
   parseTargetBindings,
   serviceTargetUrl,
   WORKFLOW_INSTANCE_ID,
   workflowInstanceId,
-} from "../../src/core/targets";
+} from "../../src/core/targets/targets";
 import { callBindingTarget } from "../../src/delivery/binding-targets";
 import type { CallTargetInput } from "../../src/delivery/target-input";
 

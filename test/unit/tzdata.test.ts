@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { type TzdataSource, tzdataFingerprint, tzdataSampleInstantsMs } from "../../src/core/cron/tzdata";
 import { setZoneRulePatches } from "../../src/core/cron/zone";
-import { nextFireTimes } from "../../src/core/schedule";
-import { type TzdataSource, tzdataFingerprint, tzdataSampleInstantsMs } from "../../src/core/tzdata";
+import { nextFireTimes } from "../../src/core/schedules/schedule";
 import { offsetMinutesOfLabel } from "../../src/tzdata";
 
 function source(offsets: Record<string, number>, runtimeVersion: string | null = null): TzdataSource {

@@ -2,9 +2,9 @@
 // runtime's Intl accepts offsets, so the name check cannot lean on it), with a message that
 // names the IANA form; IANA names for UTC itself stay valid.
 import { describe, expect, it } from "vitest";
-import { exclusionSetSchema } from "../../src/core/exclusions";
-import { cronScheduleSchema } from "../../src/core/job-spec";
-import { zoneNameProblem } from "../../src/core/zone-name";
+import { zoneNameProblem } from "../../src/core/cron/zone-name";
+import { cronScheduleSchema } from "../../src/core/jobs/job-spec";
+import { exclusionSetSchema } from "../../src/core/schedules/exclusions";
 
 const OFFSETS = [
   "+05:30",

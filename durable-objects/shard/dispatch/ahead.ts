@@ -47,7 +47,7 @@ export function nextAheadMs(state: ShardState, leadMs: number): number | null {
 export interface AheadPass {
   /** Room left in the dispatch window once this pass's due runs are counted. */
   room: number;
-  /** What each tenant may still send ahead (src/core/fair-share.ts, shareLeft). */
+  /** What each tenant may still send ahead (src/core/load/fair-share.ts, shareLeft). */
   shareLeftOf: (tenantId: string) => number;
   /** The jobs this pass fired: their timers just moved, maybe into the lead window. */
   firedJobIds: readonly string[];

@@ -1,12 +1,12 @@
 // How a shard paces itself while runs wait for room in its dispatch window: how large the window
-// is (adapted to the queue delay it observes, src/core/dispatch-window.ts), when its timers may
+// is (adapted to the queue delay it observes, src/core/load/dispatch-window.ts), when its timers may
 // ring again, and how often it runs the write-behind (history, job statuses) meanwhile.
 import {
   adaptWindow,
   initialWindow,
   type WindowLimits,
   type WindowState,
-} from "../../../src/core/dispatch-window";
+} from "../../../src/core/load/dispatch-window";
 import type { ShardState } from "../state/shard-state";
 import type { TickSummary } from "../wheel/tick";
 

@@ -1,7 +1,7 @@
 // The dispatch window's accounting (backpressure): how many runs a shard has handed to the
 // execution path and not yet reported, per tenant, kept by the run book as runs move
-// (../state/run-book.ts). How large the window is: src/core/dispatch-window.ts.
-import type { WindowLimits } from "../../../src/core/dispatch-window";
+// (../state/run-book.ts). How large the window is: src/core/load/dispatch-window.ts.
+import type { WindowLimits } from "../../../src/core/load/dispatch-window";
 
 /**
  * The window may grow to an equal share of this across shards, never under 100 (with 256

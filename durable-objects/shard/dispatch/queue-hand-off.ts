@@ -1,6 +1,6 @@
 // Handing runs to the dispatch queue: ACQUIRED and DISPATCHED with a fence and a lease, bundled
 // per message, committed, then sent (and back to SCHEDULED when the send failed).
-import { issueRunToken } from "../../../src/core/run-token";
+import { issueRunToken } from "../../../src/core/runs/run-token";
 import type { DispatchMessage, DispatchRun } from "../../../src/shard/protocol";
 import type { JobRecord } from "../state/job-book";
 import type { Run } from "../state/run";

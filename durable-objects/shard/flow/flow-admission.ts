@@ -3,10 +3,10 @@
 // from that key's gate. One acquire RPC per key per tick, whatever the number of runs; refused
 // runs stay SCHEDULED with their timer moved to when the gate says to ask again (none dropped,
 // none early). Permits are returned when the shard records the run's outcome (flow-permits.ts).
-import { durationMs } from "../../../src/core/duration";
-import { type FlowLimits, flowLimitsOf } from "../../../src/core/flow-control";
-import { RUNNING_LEASE_GRACE_MS } from "../../../src/core/run-leases";
-import { flowWaitReason, hostWaitReason } from "../../../src/core/run-waits";
+import { durationMs } from "../../../src/core/common/duration";
+import { type FlowLimits, flowLimitsOf } from "../../../src/core/load/flow-control";
+import { flowWaitReason, hostWaitReason } from "../../../src/core/load/run-waits";
+import { RUNNING_LEASE_GRACE_MS } from "../../../src/core/runs/run-leases";
 import {
   type AcquireResult,
   acquirePermits,
@@ -251,7 +251,7 @@ function permitLeaseMs(
  * wait list comes back a window at a time instead of all at once on every tick (the gate still
  * decides; this only saves asking). A run that starts waiting on this gate gets the wait in its
  * history (once, not per ask), and how long the gate holds it past its fire time (its lateness
- * split, src/core/run-waits.ts).
+ * split, src/core/load/run-waits.ts).
  */
 function deferRuns(
   state: ShardState,

@@ -2,7 +2,7 @@
 // shard records a run's outcome, are renewed while a long-running target works, and a gate that
 // has permits again wakes the runs waiting on it here.
 
-import { RUNNING_LEASE_GRACE_MS } from "../../../src/core/run-leases";
+import { RUNNING_LEASE_GRACE_MS } from "../../../src/core/runs/run-leases";
 import { flowKeyGate, releasePermits, renewPermits, tenantGate } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
 import { endGateHolds } from "../runs/run-timers";

@@ -2,7 +2,7 @@
 // calls' answers said (a 429, 503 or timeout starts or cuts the throttle; a 2xx grows it back)
 // and remembers which (tenant, host) pairs are throttled (schema v21): only their runs ask the
 // host gate at dispatch (./flow-admission.ts), so a host never throttled costs no round trip.
-import { type HostSignalEvent, hostSignalOf, originOfTarget } from "../../../src/core/host-throttle";
+import { type HostSignalEvent, hostSignalOf, originOfTarget } from "../../../src/core/load/host-throttle";
 import { hostGate, reportHostOutcomes } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
 import type { OutcomeReport, OutcomeResult } from "../../../src/shard/protocol";

@@ -1,8 +1,8 @@
 // Which tenants have their own dispatch limits (triggers per second, concurrent calls), read
 // from D1 and kept for a few seconds per shard instance: a tick consults it for every tenant
 // with due runs, and D1 is read only when an entry is missing or stale.
-import type { FlowLimits } from "../../../src/core/flow-control";
-import { defaultTenantLimits, effectiveLimits, effectiveWeight } from "../../../src/core/tenant-limits";
+import type { FlowLimits } from "../../../src/core/load/flow-control";
+import { defaultTenantLimits, effectiveLimits, effectiveWeight } from "../../../src/core/load/tenant-limits";
 import { findTenantLimits, type StoredLimits } from "../../../src/db/tenant-limits";
 import { logEvent } from "../../../src/log";
 

@@ -1,9 +1,9 @@
 // Tenant weights on a shard: each tenant's weight in the dispatch window's fair share
-// (src/core/fair-share.ts). The admin's change is pushed to every shard of the tenant; a shard the
+// (src/core/load/fair-share.ts). The admin's change is pushed to every shard of the tenant; a shard the
 // push missed (down, or the tenant's first job landed after it) learns it from D1 with the tenant
 // limits within TENANT_LIMITS_CACHE_MS of its next send of that tenant. Kept in the shard's
 // storage, so a restarted shard splits its window by the weights at once.
-import { DEFAULT_TENANT_WEIGHT, effectiveWeight } from "../../../src/core/tenant-limits";
+import { DEFAULT_TENANT_WEIGHT, effectiveWeight } from "../../../src/core/load/tenant-limits";
 
 /** Records a tenant's weight here (the default weight removes its row). */
 export function setTenantWeight(sql: SqlStorage, tenantId: string, weight: number, nowMs: number): void {

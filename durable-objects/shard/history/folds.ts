@@ -1,6 +1,6 @@
 // A debounced trigger folded into a run that already settled (../runs/debounce-windows.ts): its
 // history record counts the trigger, rewritten in its page.
-import { runIdFor } from "../../../src/core/run-id";
+import { runIdFor } from "../../../src/core/runs/run-id";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
 import { bucketOf, pagesOfJobInBucket, rewritePageBody } from "../store/history-pages";

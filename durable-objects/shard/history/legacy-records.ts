@@ -1,7 +1,7 @@
 // The run history table of shard schema v11-v23 (run_history, one row per run), read-only since
 // history went into pages (../store/history-pages.ts): its records stay readable until retention prunes them
 // (./legacy-reads.ts), and records moved in from the older D1 table still land here.
-import { sqlInList, TERMINAL_STATES } from "../../../src/core/run-state";
+import { sqlInList, TERMINAL_STATES } from "../../../src/core/runs/run-state";
 
 /** The columns of a history record in run_history. */
 export const HISTORY_COLUMNS = [

@@ -4,9 +4,9 @@
 // history pages (../store/history-pages.ts), a record in the table history used before pages.
 // Lists run newest instant first, ties by run id descending.
 
-import { runIdFor } from "../../../src/core/run-id";
-import { runIdempotencyKey } from "../../../src/core/run-idempotency";
-import { UNCLAIMED_STATES } from "../../../src/core/run-state";
+import { runIdFor } from "../../../src/core/runs/run-id";
+import { runIdempotencyKey } from "../../../src/core/runs/run-idempotency";
+import { UNCLAIMED_STATES } from "../../../src/core/runs/run-state";
 import type {
   FiredSinceQuery,
   HistoryCursor,

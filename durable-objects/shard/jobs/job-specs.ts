@@ -1,8 +1,13 @@
 // A job's spec and calendars, read from its definition row (../store/job-definitions.ts) when a
 // pass, a claim or a report needs them, and cached per version: a version never changes its spec,
 // and parsing a spec on every fire would dominate the tick.
-import { type CompiledExclusions, compileExclusions, type ExclusionSet } from "../../../src/core/exclusions";
-import type { JobSpec } from "../../../src/core/job-spec";
+
+import type { JobSpec } from "../../../src/core/jobs/job-spec";
+import {
+  type CompiledExclusions,
+  compileExclusions,
+  type ExclusionSet,
+} from "../../../src/core/schedules/exclusions";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
 import { type JobDefinition, readJobDefinition, readJobDefinitions } from "../store/job-definitions";

@@ -1,7 +1,7 @@
 // Applying D1's job snapshots to a shard. Idempotent by version: the outbox sweep may re-send any
 // snapshot any number of times, and an older version never overwrites a newer one.
-import { DEFAULT_JOB_PRIORITY, type JobSpec } from "../../../src/core/job-spec";
-import { firstFire, upcomingFires } from "../../../src/core/job-timeline";
+import { DEFAULT_JOB_PRIORITY, type JobSpec } from "../../../src/core/jobs/job-spec";
+import { firstFire, upcomingFires } from "../../../src/core/jobs/job-timeline";
 import type { ShardJob } from "../../../src/shard/protocol";
 import { cancelPendingRuns, handBackAheadRuns } from "../runs/cancel-runs";
 import type { JobRecord } from "../state/job-book";

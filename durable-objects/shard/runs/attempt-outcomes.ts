@@ -1,14 +1,15 @@
 // Outcomes: the decision after every attempt (succeeded, retry later in this same wheel, or
 // dead-letter). Claims, the other half of at-most-once execution per fence, are in ./claims.ts.
-import { retryDelayMs } from "../../../src/core/backoff";
-import { windowAdmitMs } from "../../../src/core/delivery-window";
-import type { JobSpec } from "../../../src/core/job-spec";
-import { windowOf } from "../../../src/core/job-timeline";
-import { longRunningSettingsOf } from "../../../src/core/long-running";
-import type { FailedOutcome, TargetOutcome } from "../../../src/core/outcome";
-import { retryDelayFromExpressionMs } from "../../../src/core/retry-delay-expression";
-import { parseRunId } from "../../../src/core/run-id";
-import { overlapReleaseReason } from "../../../src/core/run-waits";
+
+import type { JobSpec } from "../../../src/core/jobs/job-spec";
+import { windowOf } from "../../../src/core/jobs/job-timeline";
+import { overlapReleaseReason } from "../../../src/core/load/run-waits";
+import { retryDelayMs } from "../../../src/core/runs/backoff";
+import { longRunningSettingsOf } from "../../../src/core/runs/long-running";
+import type { FailedOutcome, TargetOutcome } from "../../../src/core/runs/outcome";
+import { retryDelayFromExpressionMs } from "../../../src/core/runs/retry-delay-expression";
+import { parseRunId } from "../../../src/core/runs/run-id";
+import { windowAdmitMs } from "../../../src/core/schedules/delivery-window";
 import type { OutcomeReport, OutcomeResult } from "../../../src/shard/protocol";
 import type { PermitRows } from "../flow/permit-rows";
 import { settledStateOf } from "../history/reads";

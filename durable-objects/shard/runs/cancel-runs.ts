@@ -3,7 +3,7 @@
 // listed with the job's runs and readable by id, like any other). A run sent ahead whose instant
 // is still to come hands its instant back to the job's timer: a resume before the instant runs it
 // then, as if nothing had gone ahead (its new run's record supersedes the cancelled one).
-import { PENDING_STATES } from "../../../src/core/run-state";
+import { PENDING_STATES } from "../../../src/core/runs/run-state";
 import { noteCancelledUncalled } from "../flow/uncalled-permits";
 import type { JobRecord } from "../state/job-book";
 import type { Run } from "../state/run";

@@ -1,14 +1,14 @@
 // Claims: the authoritative side of at-most-once execution per fence. A consumer claims a
 // message's runs in one RPC; each is granted (RUNNING, with its lease) or refused with the reason.
 // The runs are in memory: a claim is a lookup and a move, and the batch is one journal row.
-import { durationMs } from "../../../src/core/duration";
-import type { JobSpec } from "../../../src/core/job-spec";
-import { longRunningSettingsOf } from "../../../src/core/long-running";
+import { durationMs } from "../../../src/core/common/duration";
+import type { JobSpec } from "../../../src/core/jobs/job-spec";
 import { type QstashRunContext, qstashRunContextOf } from "../../../src/core/qstash/delivery";
-import { parseRunId } from "../../../src/core/run-id";
-import { runIdempotencyKey } from "../../../src/core/run-idempotency";
-import { claimLeaseUntilMs } from "../../../src/core/run-leases";
-import { TERMINAL_STATES } from "../../../src/core/run-state";
+import { longRunningSettingsOf } from "../../../src/core/runs/long-running";
+import { parseRunId } from "../../../src/core/runs/run-id";
+import { runIdempotencyKey } from "../../../src/core/runs/run-idempotency";
+import { claimLeaseUntilMs } from "../../../src/core/runs/run-leases";
+import { TERMINAL_STATES } from "../../../src/core/runs/run-state";
 import type { ClaimRequest, ClaimResult } from "../../../src/shard/protocol";
 import { noteCancelledUncalled } from "../flow/uncalled-permits";
 import { settledStateOf } from "../history/reads";
@@ -71,7 +71,7 @@ function claimRun(
   }
   const spec = jobSpec(state, job);
   moveRun(state, run, "RUNNING", CLAIM_REASON, nowMs, {
-    // Short, and renewed by the consumer while it holds the run (src/core/run-leases.ts).
+    // Short, and renewed by the consumer while it holds the run (src/core/runs/run-leases.ts).
     due_at_ms: claimLeaseUntilMs(nowMs, durationMs(spec.timeout)),
     lateness_ms: run.lateness_ms ?? Math.max(0, nowMs - run.fire_at_ms),
     accepted_at_ms: null,

@@ -1,16 +1,16 @@
 // Sends a shard's pending dead letters to the dead-letter queue. One unsplit sendBatch of up to 100
 // letters, each carrying the job's body and headers, once went past the queue's limits: the alarm
 // threw on every pass and the shard recorded no dead letter again, for every tenant on it. Now:
-// - every send is split to the queue's limits (src/core/queue-limits.ts), measured on the JSON;
+// - every send is split to the queue's limits (src/core/load/queue-limits.ts), measured on the JSON;
 // - a letter too large for one message carries a reference instead of the payload: the consumer
 //   reads the job's headers and body from D1 (src/delivery/dead-letter-payload.ts);
 // - a failed send is logged, never thrown: its rows stay pending with a backoff, and are re-sent
 //   by reference (after a second failure, each alone), so no batch is ever retried identically.
 
-import type { JobSpec } from "../../../src/core/job-spec";
+import type { JobSpec } from "../../../src/core/jobs/job-spec";
+import { deadLetterPayload, EMPTY_PAYLOAD } from "../../../src/core/jobs/target-payload";
+import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../../../src/core/load/queue-limits";
 import { type QstashRunContext, qstashRunContextOf } from "../../../src/core/qstash/delivery";
-import { jsonBytes, QUEUE_SEND_LIMITS, splitIntoBatches } from "../../../src/core/queue-limits";
-import { deadLetterPayload, EMPTY_PAYLOAD } from "../../../src/core/target-payload";
 import { logEvent } from "../../../src/log";
 import type { DeadLetterMessage } from "../../../src/shard/protocol";
 import { jobSpec } from "../jobs/job-specs";

@@ -1,4 +1,4 @@
-// Debounced triggers at the job's shard (the rule: src/core/debounce.ts). The shard is the one
+// Debounced triggers at the job's shard (the rule: src/core/runs/debounce.ts). The shard is the one
 // writer of the job's runs, so a trigger's fold is decided here against the stored window of
 // (job, key), in the same transaction that creates or moves the run: a restart, or two triggers
 // arriving through two Workers, cannot make two runs of one window.
@@ -8,8 +8,8 @@ import {
   debounceKeyOf,
   debounceRuleOf,
   decideDebounce,
-} from "../../../src/core/debounce";
-import { runIdFor } from "../../../src/core/run-id";
+} from "../../../src/core/runs/debounce";
+import { runIdFor } from "../../../src/core/runs/run-id";
 import type { TriggerResult } from "../../../src/shard/protocol";
 import { foldIntoSettledRecord } from "../history/folds";
 import { jobSpec } from "../jobs/job-specs";

@@ -3,7 +3,7 @@
 // idempotency key (its scheduled time); only when it fires moves, so the delivery is the same
 // run, never a second one, and the job's next instant after it is computed as before. Like every
 // operator action it only puts work on the wheel; the alarm dispatches it.
-import { runIdFor } from "../../../src/core/run-id";
+import { runIdFor } from "../../../src/core/runs/run-id";
 import type { FireNowResult } from "../../../src/shard/protocol";
 import { aheadFree } from "../state/job-book";
 import { noteRun } from "../state/run-moves";

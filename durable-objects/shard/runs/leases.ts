@@ -1,8 +1,12 @@
-// The leases of runs in flight (src/core/run-leases.ts has the policy): renewed by the consumer
+// The leases of runs in flight (src/core/runs/run-leases.ts has the policy): renewed by the consumer
 // holding them, in memory only, and cut short for every run in flight when the shard restarts.
 
-import { durationMs } from "../../../src/core/duration";
-import { LEASE_RENEW_EVERY_MS, renewedLeaseUntilMs, restartLeaseUntilMs } from "../../../src/core/run-leases";
+import { durationMs } from "../../../src/core/common/duration";
+import {
+  LEASE_RENEW_EVERY_MS,
+  renewedLeaseUntilMs,
+  restartLeaseUntilMs,
+} from "../../../src/core/runs/run-leases";
 import { logEvent } from "../../../src/log";
 import type { LeaseRenewal } from "../../../src/shard/protocol";
 import { jobSpec } from "../jobs/job-specs";

@@ -1,7 +1,7 @@
 // Reports from long-running targets (already authenticated by their run token): a completion ends
 // the attempt like a consumer's outcome would; a heartbeat renews the attempt's lease. Both are
 // refused unless the token's attempt (its fence) is the one running now.
-import { longRunningSettingsOf } from "../../../src/core/long-running";
+import { longRunningSettingsOf } from "../../../src/core/runs/long-running";
 import type {
   CompleteRunResult,
   HeartbeatResult,

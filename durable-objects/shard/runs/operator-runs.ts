@@ -1,9 +1,10 @@
 // Operator actions that create or revive runs: trigger now, backfill a range, manual retry.
 // They only put runs on the wheel (due now); the alarm is the one path that dispatches.
-import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../../../src/core/backfill";
-import { isExcluded } from "../../../src/core/exclusions";
-import { parseRunId, runIdFor } from "../../../src/core/run-id";
-import { schedulesOf } from "../../../src/core/schedule-set";
+
+import { parseRunId, runIdFor } from "../../../src/core/runs/run-id";
+import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../../../src/core/schedules/backfill";
+import { isExcluded } from "../../../src/core/schedules/exclusions";
+import { schedulesOf } from "../../../src/core/schedules/schedule-set";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../../src/shard/protocol";
 import { findRecord } from "../history/reads";
 import { jobExclusions, jobSpec } from "../jobs/job-specs";

@@ -14,7 +14,7 @@ export interface GateHold {
 /**
  * A refused run waits for its next ask, noting the gate it waits on (so the gate can wake it). Its
  * first wait on this gate is a history event (once, not per ask), and how long the gate holds it
- * past its fire time counts in its lateness split (src/core/run-waits.ts).
+ * past its fire time counts in its lateness split (src/core/load/run-waits.ts).
  */
 export function holdAtGate(state: ShardState, hold: GateHold, nowMs: number): void {
   const run = state.runs.get(hold.runId);

@@ -1,5 +1,5 @@
 // A claimed run whose call the consumer still saw running a second after it started
-// (src/core/slow-calls.ts): noted on the run, so the tick can keep that tenant's runs in flight
+// (src/core/runs/slow-calls.ts): noted on the run, so the tick can keep that tenant's runs in flight
 // here to a few. Not a state change and not history: the run is RUNNING all along.
 import { patchRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";

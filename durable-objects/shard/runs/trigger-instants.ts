@@ -1,6 +1,6 @@
 // A trigger's instant is its idempotency key: the first instant from now that no run of the job
 // has, live or settled (two triggers in one millisecond get two instants a millisecond apart).
-import { runIdFor } from "../../../src/core/run-id";
+import { runIdFor } from "../../../src/core/runs/run-id";
 import { instantTaken } from "../history/reads";
 import type { ShardState } from "../state/shard-state";
 

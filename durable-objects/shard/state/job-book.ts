@@ -3,7 +3,7 @@
 // timing wheel itself: the active jobs' next fire times in time order. A job's definition (its
 // spec and calendars) stays in the `jobs` table and is read when needed (../jobs/job-specs.ts).
 // Durable through the journal like the runs (./shard-state.ts).
-import { LazyHeap } from "../../../src/core/min-heap";
+import { LazyHeap } from "../../../src/core/common/min-heap";
 import type { JobStatus } from "../../../src/shard/protocol";
 
 export interface JobRecord {
@@ -22,7 +22,7 @@ export interface JobRecord {
   pause_reason: string | null;
   /** 1: a status the shard decided must reach D1; 2: a completion waiting for its last run. */
   status_dirty: number;
-  /** D1 reads the job COMPLETED once its spec's end passed (src/core/job-end.ts): no write needed. */
+  /** D1 reads the job COMPLETED once its spec's end passed (src/core/jobs/job-end.ts): no write needed. */
   completion_implied: boolean;
   last_missed_alert_ms: number | null;
   /** The last scheduled instant handled; null: none yet (the schedule runs from creation). */

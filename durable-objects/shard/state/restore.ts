@@ -1,8 +1,8 @@
 // Bringing a shard's state into memory when its object starts: from its checkpoint and the
 // journal after it, or, the first time a shard of schema v23 starts, from its rows (read once,
 // checkpointed, and the moved rows deleted).
-import { DEFAULT_JOB_PRIORITY, type JobSpec } from "../../../src/core/job-spec";
-import type { RunState } from "../../../src/core/run-state";
+import { DEFAULT_JOB_PRIORITY, type JobSpec } from "../../../src/core/jobs/job-spec";
+import type { RunState } from "../../../src/core/runs/run-state";
 import type { JobStatus } from "../../../src/shard/protocol";
 import {
   deleteLegacyState,

@@ -2,8 +2,9 @@
 // time order (all tenants, and per tenant per priority), runs in the dispatch window per tenant,
 // runs waiting at a flow gate, dead letters to send, slow calls. Nothing here is durable by
 // itself: ./shard-state.ts journals every run it changes (../store/journal.ts).
-import { JOB_PRIORITY_HIGHEST, JOB_PRIORITY_LOWEST } from "../../../src/core/job-spec";
-import { LazyHeap } from "../../../src/core/min-heap";
+
+import { LazyHeap } from "../../../src/core/common/min-heap";
+import { JOB_PRIORITY_HIGHEST, JOB_PRIORITY_LOWEST } from "../../../src/core/jobs/job-spec";
 import { inDispatchWindow, type Run } from "./run";
 
 interface DueEntry {

@@ -3,7 +3,7 @@
 // noteRun appends an event without a state change; patchRun changes columns only. A run that
 // reaches a final state leaves memory into its history page at the next commit (settled): a
 // success, a skip, a cancel at once; a dead letter once it has been sent (../runs/dead-letter-sends.ts).
-import { type RunState, transition } from "../../../src/core/run-state";
+import { type RunState, transition } from "../../../src/core/runs/run-state";
 import type { NewRun, Run, RunEvent } from "./run";
 import { createdRun } from "./run";
 import type { ShardState } from "./shard-state";

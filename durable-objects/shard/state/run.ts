@@ -1,9 +1,9 @@
 // A run as the shard holds it in memory: every column the wheel, the claims and the history need,
 // and its history of state changes (events). Durable through the journal (../store/journal.ts):
 // each commit writes the runs it changed, whole, so a restart reads back exactly this.
-import { DEFAULT_JOB_PRIORITY } from "../../../src/core/job-spec";
-import { runIdFor } from "../../../src/core/run-id";
-import type { RunState } from "../../../src/core/run-state";
+import { DEFAULT_JOB_PRIORITY } from "../../../src/core/jobs/job-spec";
+import { runIdFor } from "../../../src/core/runs/run-id";
+import type { RunState } from "../../../src/core/runs/run-state";
 
 export type RunKind = "schedule" | "trigger" | "backfill" | "catch_up";
 

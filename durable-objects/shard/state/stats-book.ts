@@ -2,7 +2,7 @@
 // run): settled runs per (tenant, state), runs and failures per minute, and the latest lateness
 // samples. Checkpointed with the rest of the shard's state; each journal entry carries what its
 // settled runs added (./shard-state.ts), so a restart rebuilds them exactly.
-import { latenessSplit } from "../../../src/core/run-waits";
+import { latenessSplit } from "../../../src/core/load/run-waits";
 import type { LatenessSample } from "../../../src/shard/history-protocol";
 import type { Run } from "./run";
 

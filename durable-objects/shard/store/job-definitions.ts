@@ -2,7 +2,7 @@
 // written when the job is created or changed, never when it fires. Its timing state lives in
 // memory (../state/job-book.ts); the row's own timing columns are read only once, by the first
 // start after storage by batch came in (./legacy-state.ts).
-import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../../../src/core/queue-limits";
+import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../../../src/core/load/queue-limits";
 
 export type JobDefinition = {
   job_id: string;

@@ -1,8 +1,8 @@
-// The due runs a tick reads, in fair order across tenants (src/core/fair-share.ts). The tick acts
+// The due runs a tick reads, in fair order across tenants (src/core/load/fair-share.ts). The tick acts
 // on them in this order, each tenant's share of the dispatch window (../dispatch/budget.ts) spent
 // on its first ones: a tenant with one run due has it read, and sent, in the same tick as another
 // tenant's backlog.
-import { fairOrder, roundRobin, sharePerTenant } from "../../../src/core/fair-share";
+import { fairOrder, roundRobin, sharePerTenant } from "../../../src/core/load/fair-share";
 import type { Run } from "../state/run";
 import type { ShardState } from "../state/shard-state";
 

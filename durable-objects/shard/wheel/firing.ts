@@ -2,16 +2,17 @@
 // against runs still in flight, max_runs and the end of the schedule. A pause or a suspension is
 // an outage like any other: its instants within the grace still fire, older ones follow the
 // misfire policy.
-import { windowAdmitMs } from "../../../src/core/delivery-window";
-import { durationMs } from "../../../src/core/duration";
-import { type CompiledExclusions, isExcluded } from "../../../src/core/exclusions";
-import { impliedEndMs } from "../../../src/core/job-end";
-import { MAX_BUFFERED_RUNS } from "../../../src/core/job-spec";
-import { type JobFire, upcomingFires, windowOf, windowSkipReason } from "../../../src/core/job-timeline";
-import { misfireDecision, splitLateInstants } from "../../../src/core/misfire";
-import { overlapDecision } from "../../../src/core/overlap";
-import { UNFINISHED_STATES } from "../../../src/core/run-state";
-import { overlapWaitReason } from "../../../src/core/run-waits";
+
+import { durationMs } from "../../../src/core/common/duration";
+import { impliedEndMs } from "../../../src/core/jobs/job-end";
+import { MAX_BUFFERED_RUNS } from "../../../src/core/jobs/job-spec";
+import { type JobFire, upcomingFires, windowOf, windowSkipReason } from "../../../src/core/jobs/job-timeline";
+import { overlapWaitReason } from "../../../src/core/load/run-waits";
+import { overlapDecision } from "../../../src/core/runs/overlap";
+import { UNFINISHED_STATES } from "../../../src/core/runs/run-state";
+import { windowAdmitMs } from "../../../src/core/schedules/delivery-window";
+import { type CompiledExclusions, isExcluded } from "../../../src/core/schedules/exclusions";
+import { misfireDecision, splitLateInstants } from "../../../src/core/schedules/misfire";
 import { instantTaken } from "../history/reads";
 import { jobExclusions, jobSpec } from "../jobs/job-specs";
 import { aheadFree, type JobRecord } from "../state/job-book";
@@ -299,7 +300,7 @@ function insertSkippedRun(state: ShardState, job: JobRecord, fire: JobFire, reas
 
 /**
  * status_dirty of a job that has just completed: 0 when D1 reads it COMPLETED on its own from its
- * end (src/core/job-end.ts) within the dispatch lead of now (its last instant went out ahead);
+ * end (src/core/jobs/job-end.ts) within the dispatch lead of now (its last instant went out ahead);
  * else 2 (deferred) while a run of it lives, so its COMPLETED reaches D1 only once that run has
  * settled (../write-behind.ts), or 1.
  */

@@ -1,7 +1,7 @@
 // What one pass of the timing wheel needs to know, read from the environment once per pass. Its
 // own module so the tick and dispatch (which both read it) do not import each other.
 
-import { slowTenantInFlightCap } from "../../../src/core/slow-calls";
+import { slowTenantInFlightCap } from "../../../src/core/runs/slow-calls";
 import { type DispatchSender, dispatchSenderOf } from "../../../src/queue/dispatch-lane";
 import { runTokenSecret } from "../../../src/run-tokens";
 import { shardCount } from "../../../src/shard/client";

@@ -1,7 +1,7 @@
 // One pass of the timing wheel: fire due jobs, then act on due runs (dispatch, retry, expired
 // leases), then hand the dispatchable runs to the queue.
-import { shareLeft, type TenantDemand, windowAllowances } from "../../../src/core/fair-share";
-import { sendsAllowed } from "../../../src/core/slow-calls";
+import { shareLeft, type TenantDemand, windowAllowances } from "../../../src/core/load/fair-share";
+import { sendsAllowed } from "../../../src/core/runs/slow-calls";
 import { MAX_AHEAD_JOBS_PER_TICK, queueAheadInPass } from "../dispatch/ahead";
 import { dispatchRuns, type SentRun } from "../dispatch/queue-hand-off";
 import { admitFlowControlled } from "../flow/flow-admission";
@@ -119,7 +119,7 @@ function wantsSend(run: Run): boolean {
 }
 
 /**
- * The runs to send in this pass: each tenant's allowance of the window (src/core/fair-share.ts),
+ * The runs to send in this pass: each tenant's allowance of the window (src/core/load/fair-share.ts),
  * spent on its runs in the order read. Returns the picked run ids and the room the window has
  * left for runs sent ahead.
  */
@@ -165,7 +165,7 @@ function pickSends(
 }
 
 /**
- * A tenant whose calls hang keeps only a few runs in flight here (src/core/slow-calls.ts).
+ * A tenant whose calls hang keeps only a few runs in flight here (src/core/runs/slow-calls.ts).
  * Returns the tenants with slow calls.
  */
 function capSlowTenants(
@@ -213,7 +213,7 @@ function collectDueRuns(
   toDispatch: Run[];
   backpressured: boolean;
   roomLeft: number;
-  /** What each tenant may still send ahead of its instants (src/core/fair-share.ts, shareLeft). */
+  /** What each tenant may still send ahead of its instants (src/core/load/fair-share.ts, shareLeft). */
   shareLeftOf: (tenantId: string) => number;
 } {
   // Reading every due run to send a few is what made a backpressured shard busy: read about what

@@ -1,7 +1,7 @@
 // The shard's side of maintenance: missed-run detection (timers that never fired, and runs whose
 // dispatch fell behind their instant), poison messages, and history past its retention.
-import { durationMs } from "../../../src/core/duration";
-import { UNCLAIMED_STATES } from "../../../src/core/run-state";
+import { durationMs } from "../../../src/core/common/duration";
+import { UNCLAIMED_STATES } from "../../../src/core/runs/run-state";
 import type { OverdueJob, WatchdogReport } from "../../../src/shard/protocol";
 import { pruneHistory } from "../history/prune";
 import { jobSpec } from "../jobs/job-specs";

@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import { sha256Hex } from "../../core/encoding";
+import { sha256Hex } from "../../core/common/encoding";
 import { apiKeyByHash } from "../../service/api-keys";
 import { tenantExists } from "../../service/tenants/manage-tenants";
 import { cachedCallerOf, rememberCaller } from "./api-key-cache";

@@ -1,4 +1,4 @@
-import { base64UrlOf } from "../../core/encoding";
+import { base64UrlOf } from "../../core/common/encoding";
 import { EdgecronError } from "./problem";
 
 /** Opaque page cursor: base64url of the last item's sort key parts joined by "|" (just the id for jobs). */

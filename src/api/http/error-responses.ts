@@ -2,7 +2,7 @@
 // entry mounts both on one app and installs these).
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { EdgecronError, type ErrorCode } from "../../core/errors";
+import { EdgecronError, type ErrorCode } from "../../core/common/errors";
 import { logEvent } from "../../log";
 import { allowedMethods } from "./allowed-methods";
 import { problemResponse, toProblem } from "./problem";

@@ -1,7 +1,7 @@
-import type { Problem } from "../../core/errors";
+import type { Problem } from "../../core/common/errors";
 
-export { EdgecronError, type FieldError, type Problem, toProblem } from "../../core/errors";
-export { fieldErrorsOf, joinPath, validationError } from "../../core/field-errors";
+export { EdgecronError, type FieldError, type Problem, toProblem } from "../../core/common/errors";
+export { fieldErrorsOf, joinPath, validationError } from "../../core/common/field-errors";
 
 export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(problem), {

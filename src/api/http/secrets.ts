@@ -1,4 +1,4 @@
-import { sha256Hex } from "../../core/encoding";
+import { sha256Hex } from "../../core/common/encoding";
 
 const encoder = new TextEncoder();
 

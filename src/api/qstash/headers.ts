@@ -1,9 +1,9 @@
 // The one reader of QStash's `Upstash-*` message headers (publish, enqueue, batch items and
 // schedules). Every header is checked on its own, so one 400 names every bad header; the values
 // come back typed, with units, for the routes to turn into a job.
-import { MAX_DURATION_MS } from "../../core/duration";
-import { isHopByHopHeader } from "../../core/job-spec";
-import { parseRetryDelayExpression } from "../../core/retry-delay-expression";
+import { MAX_DURATION_MS } from "../../core/common/duration";
+import { isHopByHopHeader } from "../../core/jobs/job-spec";
+import { parseRetryDelayExpression } from "../../core/runs/retry-delay-expression";
 import { CALLBACK_PREFIX, callbackHeadersOf, FAILURE_CALLBACK_PREFIX } from "./callback-headers";
 
 export const QSTASH_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

@@ -1,9 +1,9 @@
 // The body and answer of POST /v1/jobs/bulk (./routes/job-bulk.ts): zod only, so the typed client can
 // take its types from here.
 import { z } from "zod";
-import { filterText, metadataFilterSchema } from "../../core/filter-values";
+import { filterText, metadataFilterSchema } from "../../core/common/filter-values";
 
-/** Fields combine with AND; each refuses an empty value (src/core/filter-values.ts). */
+/** Fields combine with AND; each refuses an empty value (src/core/common/filter-values.ts). */
 export const bulkFilterSchema = z.strictObject({
   name_prefix: filterText(200).optional(),
   status: z.enum(["ACTIVE", "PAUSED", "COMPLETED"]).optional(),

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import type { JobSpec } from "../../core/job-spec";
+import type { JobSpec } from "../../core/jobs/job-spec";
 import type { AppEnv } from "../http/app-env";
 import { type FieldError, fieldErrorsOf } from "../http/problem";
 

@@ -2,27 +2,27 @@
 // the OpenAPI document is generated from them (src/api/v1/openapi), and the typed client takes its
 // types from them (type-only imports). Imports only zod and src/core, never Cloudflare or Hono.
 import { z } from "zod";
-import { ALERT_DELIVERIES, ALERT_KINDS, ALERT_RESOLUTIONS, ALERT_STATES } from "../../core/alerts";
-import { debounceKeySchema } from "../../core/debounce";
-import { OUTSIDE_WINDOW_FOLDED_REASON, OUTSIDE_WINDOW_REASON } from "../../core/delivery-window";
-import { ERROR_CODE_LIST } from "../../core/errors";
-import { calendarCreateSchema, calendarReplaceSchema } from "../../core/exclusions";
-import { filterText } from "../../core/filter-values";
-import { FLOW_KEY_MESSAGE, FLOW_KEY_PATTERN } from "../../core/flow-control";
-import { HOST_SIGNALS } from "../../core/host-throttle";
-import { jobCreateSchema } from "../../core/job-spec";
-import { previewInputSchema } from "../../core/preview";
-import { JOB_STATUSES, RUN_STATES } from "../../core/run-state";
-import { HOLD_CAUSES, WAIT_CAUSES } from "../../core/run-waits";
-import { managedBySchema } from "../../core/schedule-file/managed-by";
-import { SEARCH_STOP_REASONS } from "../../core/search-bound";
-import { tenantLimitsPutSchema as tenantLimitsPut } from "../../core/tenant-limits";
+import { ALERT_DELIVERIES, ALERT_KINDS, ALERT_RESOLUTIONS, ALERT_STATES } from "../../core/alerts/alerts";
+import { ERROR_CODE_LIST } from "../../core/common/errors";
+import { filterText } from "../../core/common/filter-values";
+import { jobCreateSchema } from "../../core/jobs/job-spec";
+import { managedBySchema } from "../../core/jobs/managed-by";
+import { previewInputSchema } from "../../core/jobs/preview";
+import { FLOW_KEY_MESSAGE, FLOW_KEY_PATTERN } from "../../core/load/flow-control";
+import { HOST_SIGNALS } from "../../core/load/host-throttle";
+import { HOLD_CAUSES, WAIT_CAUSES } from "../../core/load/run-waits";
+import { tenantLimitsPutSchema as tenantLimitsPut } from "../../core/load/tenant-limits";
+import { debounceKeySchema } from "../../core/runs/debounce";
+import { JOB_STATUSES, RUN_STATES } from "../../core/runs/run-state";
+import { OUTSIDE_WINDOW_FOLDED_REASON, OUTSIDE_WINDOW_REASON } from "../../core/schedules/delivery-window";
+import { calendarCreateSchema, calendarReplaceSchema } from "../../core/schedules/exclusions";
+import { SEARCH_STOP_REASONS } from "../../core/schedules/search-bound";
 
-export { MAX_BACKFILL_INSTANTS } from "../../core/backfill";
-export { completionBodySchema } from "../../core/long-running";
+export { completionBodySchema } from "../../core/runs/long-running";
+export { MAX_BACKFILL_INSTANTS } from "../../core/schedules/backfill";
 
 export const MAX_BATCH_JOBS = 1000;
-export { MAX_PREVIEW_COUNT } from "../../core/preview";
+export { MAX_PREVIEW_COUNT } from "../../core/jobs/preview";
 export const MAX_NEXT_FIRES = 100;
 
 const time = z.iso.datetime().meta({ example: "2026-12-01T09:00:00.000Z" });
@@ -120,7 +120,7 @@ export const apiKeyCreateSchema = z.strictObject({
   tenant_id: z.string().min(1).max(100),
   name: z.string().trim().min(1).max(200).nullable().optional(),
 });
-/** The preview's body: the core's (src/core/preview.ts), checked as a create is. */
+/** The preview's body: the core's (src/core/jobs/preview.ts), checked as a create is. */
 export const previewRequestSchema = previewInputSchema;
 export const backfillRequestSchema = z.strictObject({ from: requestInstant, to: requestInstant });
 /** What the batch route parses first; each item is then checked on its own as a JobCreate. */
@@ -138,7 +138,7 @@ export const jobPatchDocSchema = jobCreateSchema
 
 // --- responses ------------------------------------------------------------------------------
 
-/** Where a bound stopped a search for instants that run (src/core/search-bound.ts). */
+/** Where a bound stopped a search for instants that run (src/core/schedules/search-bound.ts). */
 export const searchStopSchema = z
   .object({
     reason: z.enum(SEARCH_STOP_REASONS).meta({

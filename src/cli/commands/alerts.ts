@@ -1,5 +1,5 @@
 import type { Alert, AlertKind, AlertState } from "../../client/index";
-import { ALERT_KINDS, ALERT_STATES } from "../../core/alerts";
+import { ALERT_KINDS, ALERT_STATES } from "../../core/alerts/alerts";
 import {
   type Command,
   collect,

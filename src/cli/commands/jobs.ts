@@ -1,5 +1,5 @@
 import type { Job, JobStatus } from "../../client/index";
-import { JOB_STATUSES } from "../../core/run-state";
+import { JOB_STATUSES } from "../../core/runs/run-state";
 import {
   type Command,
   type Context,

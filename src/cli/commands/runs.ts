@@ -1,5 +1,5 @@
 import type { DeadLetter, Run, RunState } from "../../client/index";
-import { RUN_STATES } from "../../core/run-state";
+import { RUN_STATES } from "../../core/runs/run-state";
 import {
   type Command,
   collect,

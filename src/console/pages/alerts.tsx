@@ -1,4 +1,4 @@
-import { ALERT_KINDS, ALERT_STATES } from "../../core/alerts";
+import { ALERT_KINDS, ALERT_STATES } from "../../core/alerts/alerts";
 import {
   ActionForm,
   Badge,

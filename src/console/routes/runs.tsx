@@ -1,6 +1,6 @@
 // Runs and dead letters: lists with filters, manual retry and redrive.
 import { Hono } from "hono";
-import { TERMINAL_STATES } from "../../core/run-state";
+import { TERMINAL_STATES } from "../../core/runs/run-state";
 import { callApi, query } from "../api";
 import { BASE, type ConsoleContext, type ConsoleEnv } from "../env";
 import { noticeText } from "../notices";

@@ -1,5 +1,12 @@
-import type { DstPolicy } from "../job-spec";
+import { z } from "zod";
 import type { WallResolution } from "./zone";
+
+/** How a cron job with explicit hours treats wall times in a DST gap or overlap. */
+export const dstPolicySchema = z.strictObject({
+  gap: z.enum(["shift", "skip"]).default("shift"),
+  overlap: z.enum(["first", "last", "both"]).default("first"),
+});
+export type DstPolicy = z.infer<typeof dstPolicySchema>;
 
 /** The default DST policy for cron jobs with explicit hours. */
 export const DEFAULT_DST_POLICY: DstPolicy = { gap: "shift", overlap: "first" };

@@ -1,5 +1,5 @@
-import type { DstPolicy } from "../job-spec";
 import { SECOND_MS } from "./calendar";
+import type { DstPolicy } from "./dst";
 import { DEFAULT_DST_POLICY, fireInstantsForWallTime } from "./dst";
 import type { CronSpec } from "./fields";
 import { nextMatchingWall } from "./match";

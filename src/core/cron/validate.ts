@@ -1,7 +1,7 @@
 import { IANAZone } from "luxon";
-import { fixedOffsetProblem } from "../zone-name";
 import { parseCronCached } from "./cache";
 import { nextMatchingWall } from "./match";
+import { fixedOffsetProblem } from "./zone-name";
 
 /** Any month/day pattern recurs within one 400-year Gregorian cycle. */
 const CYCLE_START_WALL_MS = Date.UTC(2000, 0, 1);

@@ -1,7 +1,7 @@
 // The body QStash posts to `Upstash-Callback` after each delivery attempt and to
 // `Upstash-Failure-Callback` once a message ends in the dead-letter queue (upstash/docs
 // qstash/features/callbacks.mdx): the target's answer plus the source message, bodies base64.
-import { base64OfText } from "../encoding";
+import { base64OfText } from "../common/encoding";
 import type { QstashRunContext } from "./delivery";
 import { qstashMessageId } from "./delivery";
 

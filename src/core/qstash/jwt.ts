@@ -25,7 +25,7 @@ export interface QstashClaims {
   body: string;
 }
 
-import { base64UrlOf } from "../encoding";
+import { base64UrlOf } from "../common/encoding";
 
 const encoder = new TextEncoder();
 

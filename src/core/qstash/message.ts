@@ -3,7 +3,7 @@
 // path read them where they run. Its presence marks the job as QStash-format: calls to its target
 // carry the `Upstash-*` headers and signature.
 import { z } from "zod";
-import { headerMapSchema } from "../header-map";
+import { headerMapSchema } from "../targets/header-map";
 
 const callbackUrl = z
   .string()

@@ -1,10 +1,10 @@
 // How a file's job is compared with the job the tenant has: both as a create stores them
 // (defaults filled, schedules normalized), so a job the file leaves alone is "unchanged" without
 // the create's costlier checks, and a plan shows only the fields that really differ.
-import { parseDurationMs } from "../duration";
-import { type JobSpec, jobCreateSchema, type Schedule } from "../job-spec";
-import { normalizeSchedule } from "../normalize";
-import { schedulesOf } from "../schedule-set";
+import { parseDurationMs } from "../common/duration";
+import { type JobSpec, jobCreateSchema, type Schedule } from "../jobs/job-spec";
+import { normalizeSchedule } from "../jobs/normalize";
+import { schedulesOf } from "../schedules/schedule-set";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

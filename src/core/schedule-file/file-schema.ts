@@ -1,11 +1,11 @@
 // What a schedule file holds (docs/SCHEDULES-AS-CODE.md): a tenant's desired jobs and calendars,
-// in YAML or JSON. Built from the API's own schemas (the job create body of ../job-spec.ts, the
-// calendar body of ../exclusions.ts), so the file, the API and the published JSON Schema
+// in YAML or JSON. Built from the API's own schemas (the job create body of ../jobs/job-spec.ts, the
+// calendar body of ../schedules/exclusions.ts), so the file, the API and the published JSON Schema
 // (./json-schema.ts) agree on every field.
 import { z } from "zod";
-import { calendarCreateSchema } from "../exclusions";
-import { jobCreateSchema } from "../job-spec";
-import { managedBySchema } from "./managed-by";
+import { jobCreateSchema } from "../jobs/job-spec";
+import { managedBySchema } from "../jobs/managed-by";
+import { calendarCreateSchema } from "../schedules/exclusions";
 
 /** The format's version: a later, incompatible format gets another number. */
 export const SCHEDULE_FILE_VERSION = 1;

@@ -1,10 +1,10 @@
 // The checks a file's entries need beyond a create's: what only a file may say (`paused`), what it
 // may not (`managed_by`, `qstash`, a one-shot `delay`), unique names, and a page's name range.
 // Each returns field errors rooted at the request (`jobs.3.name`), as the API answers them.
-import type { FieldError } from "../errors";
-import { calendarCreateSchema, type ExclusionRule } from "../exclusions";
-import { fieldErrorsOf, joinPath } from "../field-errors";
-import { jobCreateSchema } from "../job-spec";
+import type { FieldError } from "../common/errors";
+import { fieldErrorsOf, joinPath } from "../common/field-errors";
+import { jobCreateSchema } from "../jobs/job-spec";
+import { calendarCreateSchema, type ExclusionRule } from "../schedules/exclusions";
 import { nameInRange } from "./names";
 import type { FileRequest } from "./request";
 

@@ -2,7 +2,7 @@
 // tenant what the file says, field by field. One definition for the routes, the OpenAPI document
 // and the typed client.
 import { z } from "zod";
-import { managedBySchema } from "./managed-by";
+import { managedBySchema } from "../jobs/managed-by";
 
 const count = z.number().int().min(0);
 

@@ -3,7 +3,7 @@
 // A file's entries are identified by name. The tenant's names are not unique (the API allows two
 // jobs of one name), so the file claims a name only where nothing else holds it, and never takes
 // over what it does not manage unless asked (`adopt`).
-import type { JobStatus } from "../run-state";
+import type { JobStatus } from "../runs/run-state";
 import { nameInRange } from "./names";
 import type { NameRange } from "./request";
 

@@ -3,8 +3,8 @@
 // name; each page says which names it speaks for (`scope.names`), so `prune` in a page deletes
 // only the managed jobs of its own name range and no page needs another's names.
 import { z } from "zod";
+import { managedBySchema } from "../jobs/managed-by";
 import { fileCalendarSchema, fileJobSchema, MAX_FILE_CALENDARS } from "./file-schema";
-import { managedBySchema } from "./managed-by";
 import { compareNames } from "./names";
 
 export const MAX_REQUEST_JOBS = 1000;

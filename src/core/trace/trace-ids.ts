@@ -1,7 +1,7 @@
 // A run's trace and span ids, derived from its run id alone: every attempt, whichever consumer or
 // dispatcher makes it, and the trace the target continues from `traceparent` agree with no state
 // shared between them. Not secret and not random, as W3C allows for ids a system derives itself.
-import { hash32 } from "../stable-hash";
+import { hash32 } from "../common/stable-hash";
 
 /** The spans of a run's trace, each with its own id (per attempt where there is one per attempt). */
 export type RunSpanName = "run" | "fired" | "claimed" | "attempt" | "retried" | "settled";

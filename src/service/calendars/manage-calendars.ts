@@ -2,8 +2,8 @@
 // deleted only while no job names them (deleting one a job names would silently run it on the
 // holidays). Replacing one is ./replace-calendar.ts; job checks and previews resolve names with
 // tenantCalendarSets.
-import { EdgecronError } from "../../core/errors";
-import type { ExclusionSet } from "../../core/exclusions";
+import { EdgecronError } from "../../core/common/errors";
+import type { ExclusionSet } from "../../core/schedules/exclusions";
 import {
   type CalendarBody,
   calendarSetsOf,

@@ -3,7 +3,7 @@
 // (../control-push.ts): when a write is confirmed, its shard refuses every claim of the job.
 // Every filter field is checked by the door (an unknown one is refused, never ignored: a typo must
 // not widen what is deleted); an empty filter is refused here unless the call says `all`.
-import { validationError } from "../../core/field-errors";
+import { validationError } from "../../core/common/field-errors";
 import { jobStores } from "../../db/databases";
 import { listTenantJobs, updateStoredJobVersions } from "../../db/job-bulk";
 import type { StoredJob } from "../../db/jobs";

@@ -1,9 +1,9 @@
 // jobs.change for one job: an edit (the door merges its patch into a whole body first), a delete,
 // a pause or a resume. Each writes the next version and pushes it as a control action (its 2xx
 // means the shard knows); a repeated pause, resume or delete re-sends an unconfirmed version.
-import { EdgecronError, type FieldError } from "../../core/errors";
-import type { ExclusionSet } from "../../core/exclusions";
-import { validationError } from "../../core/field-errors";
+import { EdgecronError, type FieldError } from "../../core/common/errors";
+import { validationError } from "../../core/common/field-errors";
+import type { ExclusionSet } from "../../core/schedules/exclusions";
 import { calendarSetsFor } from "../../db/calendars";
 import type { StoredJob } from "../../db/jobs";
 import { deleteJobAtOnce, pushControlAction, saveControlAction } from "../control-push";

@@ -4,10 +4,10 @@
 // Results keep the request's order. With a key, each stored job carries the key and its index,
 // so a retry of the same body answers from what the first request stored and creates nothing; a
 // retry of a request that stored nothing (every item refused) is simply processed again.
-import { EdgecronError } from "../../core/errors";
-import type { ExclusionSet } from "../../core/exclusions";
-import type { JobSpec } from "../../core/job-spec";
-import { BATCH_SEARCH_UNITS } from "../../core/schedule-check";
+import { EdgecronError } from "../../core/common/errors";
+import type { JobSpec } from "../../core/jobs/job-spec";
+import type { ExclusionSet } from "../../core/schedules/exclusions";
+import { BATCH_SEARCH_UNITS } from "../../core/schedules/schedule-check";
 import { calendarSetsFor } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
 import { findJobsByIdempotencyKeysAcross } from "../../db/job-store";

@@ -1,8 +1,9 @@
 // jobs.create for one job: the body checked with the tenant's calendars, admitted, built, stored
 // with its idempotent replay, pushed. The /v1 door translates the request into a call and the
 // result into its answer (201, Location, ETag, Idempotent-Replayed).
-import type { ExclusionSet } from "../../core/exclusions";
-import { validationError } from "../../core/field-errors";
+
+import { validationError } from "../../core/common/field-errors";
+import type { ExclusionSet } from "../../core/schedules/exclusions";
 import { calendarSetsFor } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
 import { findJobByIdempotencyKeyAcross } from "../../db/job-store";

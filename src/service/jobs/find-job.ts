@@ -1,5 +1,5 @@
 // A job as its tenant may see it: one read for every door that names a job by id.
-import { EdgecronError } from "../../core/errors";
+import { EdgecronError } from "../../core/common/errors";
 import { jobStores } from "../../db/databases";
 import { findStoredJob } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";

@@ -1,7 +1,7 @@
 // Idempotent creates: a request sent with a key stores its jobs under that key (a batch's items
 // under the key and their index), so a retry finds what the first attempt stored and creates
 // nothing. Same key + same body replays; same key + another body is a conflict.
-import { EdgecronError } from "../../core/errors";
+import { EdgecronError } from "../../core/common/errors";
 
 /** A create's key and the canonical hash of its body. */
 export interface Idempotency {

@@ -1,8 +1,8 @@
 // A job body checked for a tenant: the deployment's target policy and the tenant's binding
 // targets, built here once for every door that checks a job (v1 create, batch and patch, QStash
 // publish and schedules), so none of them assembles the context itself.
-import type { ExclusionSet } from "../../core/exclusions";
-import type { SearchAllowance } from "../../core/schedule-check";
+import type { ExclusionSet } from "../../core/schedules/exclusions";
+import type { SearchAllowance } from "../../core/schedules/schedule-check";
 import { checkJobInput, type SpecCheck } from "../job-writes";
 import { targetPolicyOf } from "../private-targets";
 import { targetBindingAccess } from "../target-bindings";

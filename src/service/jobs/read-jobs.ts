@@ -1,6 +1,6 @@
 // jobs.list and jobs.read: a tenant's jobs newest first across every job database, and the
 // calendars their specs name (next fire times skip what a calendar excludes).
-import type { ExclusionSet } from "../../core/exclusions";
+import type { ExclusionSet } from "../../core/schedules/exclusions";
 import { calendarSetsFor } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
 import { listJobsAcross } from "../../db/job-store";

@@ -1,9 +1,9 @@
 // runs.trigger and runs.backfill on a job: both go to the shard, which must know the job, so an
 // unconfirmed version is re-sent first (the push the outbox sweep would do). A deleted job never
 // reaches its shard; other statuses are the shard's call.
-import { EdgecronError } from "../../core/errors";
-import { validationError } from "../../core/field-errors";
-import { schedulesOf } from "../../core/schedule-set";
+import { EdgecronError } from "../../core/common/errors";
+import { validationError } from "../../core/common/field-errors";
+import { schedulesOf } from "../../core/schedules/schedule-set";
 import type { StoredJob } from "../../db/jobs";
 import { checkBackfillRange, syncJobs } from "../job-writes";
 import { type ShardRefusalCode, shardRefusal } from "../shard-calls";

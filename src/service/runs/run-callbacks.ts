@@ -1,8 +1,8 @@
 // runs.complete and runs.heartbeat: what a long-running target reports on its attempt,
 // authenticated by the run token it received with the call. The token names the shard and the
 // attempt (under its MAC), so nothing is looked up to verify it.
-import { EdgecronError } from "../../core/errors";
-import { type RunTokenClaims, verifyRunToken } from "../../core/run-token";
+import { EdgecronError } from "../../core/common/errors";
+import { type RunTokenClaims, verifyRunToken } from "../../core/runs/run-token";
 import { runTokenSecret } from "../../run-tokens";
 import { completeRunAtShard, heartbeatRunAtShard } from "../../shard/client";
 import type { RunCallbackRefusal } from "../../shard/protocol";

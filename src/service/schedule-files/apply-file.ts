@@ -5,7 +5,7 @@
 // so admission, limits and pushes to shards hold as there. Nothing is written before the whole
 // request is checked; a failure half-way leaves a state the next apply converges from (it plans
 // against what is stored, by name), and an unchanged file writes nothing.
-import { EdgecronError } from "../../core/errors";
+import { EdgecronError } from "../../core/common/errors";
 import type { FileApply } from "../../core/schedule-file/plan-schema";
 import type { FileRequest } from "../../core/schedule-file/request";
 import { deleteCalendar, setCalendarManagedBy, upsertCalendar } from "../../db/calendars";

@@ -1,13 +1,13 @@
 // The calendars of a schedule file's plan: which to create, change, adopt or (with prune) delete,
 // and the calendar names the file's jobs may use once it is applied.
-import type { FieldError } from "../../core/errors";
-import type { ExclusionSet } from "../../core/exclusions";
-import { joinPath } from "../../core/field-errors";
+import type { FieldError } from "../../core/common/errors";
+import { joinPath } from "../../core/common/field-errors";
 import { diffJson } from "../../core/schedule-file/diff";
 import type { CheckedItems, FileCalendarItem } from "../../core/schedule-file/items";
 import { matchCalendar } from "../../core/schedule-file/plan";
 import type { CalendarPlanEntry, PlanCounts, PlanNote } from "../../core/schedule-file/plan-schema";
 import type { FileRequest } from "../../core/schedule-file/request";
+import type { ExclusionSet } from "../../core/schedules/exclusions";
 import type { CalendarBody, StoredCalendar } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
 import { otherJobsNamingCalendarAcross } from "../../db/schedule-file-jobs";

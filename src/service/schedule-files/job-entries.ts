@@ -1,18 +1,18 @@
 // The jobs of a schedule file's plan: each of the request's jobs matched with the tenant's job of
 // its name, checked as a create (or an edit) checks it, and compared field by field; and, with
 // prune, the managed jobs of the request's name range that the file no longer holds.
-import type { FieldError } from "../../core/errors";
-import type { ExclusionSet } from "../../core/exclusions";
-import { joinPath } from "../../core/field-errors";
-import { type JobSpec, jobCreateSchema } from "../../core/job-spec";
-import { BATCH_SEARCH_UNITS, type SearchAllowance } from "../../core/schedule-check";
+import type { FieldError } from "../../core/common/errors";
+import { joinPath } from "../../core/common/field-errors";
+import { type JobSpec, jobCreateSchema } from "../../core/jobs/job-spec";
 import { comparableSpec, storedComparable, withStoredAnchors } from "../../core/schedule-file/comparable";
 import { diffJson, type FieldChange, hideSecrets, sameJson } from "../../core/schedule-file/diff";
 import type { CheckedItems, FileJobItem } from "../../core/schedule-file/items";
 import { desiredStatus, type ExistingJob, matchJob, prunableJobs } from "../../core/schedule-file/plan";
 import type { JobPlanEntry, PlanCounts, PlanNote } from "../../core/schedule-file/plan-schema";
 import type { FileRequest } from "../../core/schedule-file/request";
-import { schedulesOf } from "../../core/schedule-set";
+import type { ExclusionSet } from "../../core/schedules/exclusions";
+import { BATCH_SEARCH_UNITS, type SearchAllowance } from "../../core/schedules/schedule-check";
+import { schedulesOf } from "../../core/schedules/schedule-set";
 import { jobStores } from "../../db/databases";
 import type { StoredJob } from "../../db/jobs";
 import { liveJobsNamedAcross, managedJobsInRangeAcross } from "../../db/schedule-file-jobs";

@@ -1,8 +1,8 @@
 // `POST /v1/plans`: what applying a schedule file (or one page of it) would change in the tenant,
 // computed against what is stored now. Every entry is checked before anything is decided: one
 // answer names every bad field (400) or every name the file may not take (409).
-import { EdgecronError, type FieldError } from "../../core/errors";
-import { validationError } from "../../core/field-errors";
+import { EdgecronError, type FieldError } from "../../core/common/errors";
+import { validationError } from "../../core/common/field-errors";
 import { checkFileCalendars, checkFileJobs } from "../../core/schedule-file/items";
 import type { FilePlan } from "../../core/schedule-file/plan-schema";
 import type { FileRequest } from "../../core/schedule-file/request";

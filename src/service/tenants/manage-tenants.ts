@@ -1,8 +1,8 @@
 // Tenants as the admin manages them: create, list, read, edit, and the signing secret's rotation
 // (rotate: a next secret signs beside the current; promote: the next becomes the current). The
 // alert webhook is checked like a job target (the same SSRF policy), so it is refused here.
-import { EdgecronError } from "../../core/errors";
-import { validationError } from "../../core/field-errors";
+import { EdgecronError } from "../../core/common/errors";
+import { validationError } from "../../core/common/field-errors";
 import {
   findTenant,
   insertTenant,

@@ -2,7 +2,7 @@
 // would start work is refused with 409 `tenant_suspended`: ../suspension.ts) and every shard is
 // told before the answer, so a success means no call of the tenant starts any more (the shards'
 // claims refuse them).
-import { EdgecronError } from "../../core/errors";
+import { EdgecronError } from "../../core/common/errors";
 import { findTenant, setTenantSuspendedAt, type TenantRow } from "../../db/tenants";
 import { setTenantSuspendedOnShards } from "../../shard/client";
 

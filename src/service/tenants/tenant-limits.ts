@@ -6,7 +6,7 @@ import {
   type TenantLimitName,
   type TenantLimits,
   type TenantLimitsPut,
-} from "../../core/tenant-limits";
+} from "../../core/load/tenant-limits";
 import { loadTenantLimits, putTenantLimits } from "../../db/tenant-limits";
 import { gateState, tenantGate } from "../../gate/client";
 import { tenantLimitDefaults } from "../admission";

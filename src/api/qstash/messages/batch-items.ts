@@ -1,7 +1,7 @@
 // The body of POST /v2/batch: a JSON array of `{destination, headers, body, queue?}`, as the
 // client sends it (header names lower-cased), read into one message's parts per item.
 import type { Context } from "hono";
-import { headerMapIssues } from "../../../core/header-map";
+import { headerMapIssues } from "../../../core/targets/header-map";
 import { EdgecronError } from "../../http/problem";
 import { badRequest } from "../errors";
 import type { HeaderError } from "../headers";

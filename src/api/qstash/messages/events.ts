@@ -3,7 +3,7 @@
 // first. Asked by message id, one shard request per message; tenant-wide, every shard is asked
 // and the pages merged (src/service/run-history.ts).
 import { Hono } from "hono";
-import { base64OfText } from "../../../core/encoding";
+import { base64OfText } from "../../../core/common/encoding";
 import { jobStores } from "../../../db/databases";
 import type { StoredJob } from "../../../db/jobs";
 import { findJobsByIds } from "../../../db/qstash";

@@ -2,8 +2,8 @@
 // Delay instant) whose target is the destination, stored and dispatched by the same engine as
 // any /v1 job (checkJobInput: the same schema, SSRF policy and limits).
 
-import { formatDuration } from "../../../core/duration";
-import type { JobCreate } from "../../../core/job-spec";
+import { formatDuration } from "../../../core/common/duration";
+import type { JobCreate } from "../../../core/jobs/job-spec";
 import type { FieldError } from "../../http/problem";
 import type { FlowControlHeader, HeaderError, MessageHeaders } from "../headers";
 

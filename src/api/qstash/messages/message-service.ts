@@ -3,8 +3,8 @@
 // same schema, SSRF policy and limits). Storing and pushing are the routes' part, so a batch
 // writes all its jobs in one D1 batch.
 
-import { sha256Hex } from "../../../core/encoding";
-import { MAX_TARGET_BODY_BYTES } from "../../../core/job-spec";
+import { sha256Hex } from "../../../core/common/encoding";
+import { MAX_TARGET_BODY_BYTES } from "../../../core/jobs/job-spec";
 import { jobStores } from "../../../db/databases";
 import { findJobByIdempotencyKeyAcross } from "../../../db/job-store";
 import type { StoredJob } from "../../../db/jobs";

@@ -1,5 +1,5 @@
 // A message job as the client's `Message` type reads it (the `Message` of qstash-js's client).
-import type { JobSpec } from "../../../core/job-spec";
+import type { JobSpec } from "../../../core/jobs/job-spec";
 import type { StoredJob } from "../../../db/jobs";
 import type { MessageFacts } from "../filters";
 import { DEFAULT_RETRY_DELAY_EXPRESSION, QUEUE_KEY_PREFIX } from "./message-job";

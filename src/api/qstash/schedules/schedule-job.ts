@@ -2,7 +2,7 @@
 // its `CRON_TZ` zone, UTC without one) whose target and policies are a message's
 // (../messages/message-job.ts), with `qstash.schedule_id` naming it. Read back in the `Schedule` shape the
 // official client parses.
-import type { JobCreate, JobSpec } from "../../../core/job-spec";
+import type { JobCreate, JobSpec } from "../../../core/jobs/job-spec";
 import { parseQstashCron } from "../../../core/qstash/cron";
 import { MAX_SCHEDULE_ID_LENGTH } from "../../../core/qstash/delivery";
 import type { StoredJob } from "../../../db/jobs";

@@ -4,8 +4,8 @@
 // with a step message carrying the event's data and deletes its timeout message
 // (./workflow-notify.ts: done or refused, never half-done).
 import { Hono } from "hono";
-import { MAX_DURATION_MS } from "../../../core/duration";
-import { headerMapIssues } from "../../../core/header-map";
+import { MAX_DURATION_MS } from "../../../core/common/duration";
+import { headerMapIssues } from "../../../core/targets/header-map";
 import {
   listWorkflowWaiters,
   upsertWorkflowWaiter,

@@ -4,7 +4,7 @@
 // is delivered empty and the SDK fetches GET /v2/workflows/runs/{runId}). The run's first
 // message carries its delivery settings; every later message of the run gets them here, so the
 // one header reader (../headers.ts) applies them as if the SDK had sent them again.
-import { base64OfBytes } from "../../../core/encoding";
+import { base64OfBytes } from "../../../core/common/encoding";
 import {
   findWorkflowRun,
   type NewWorkflowRun,

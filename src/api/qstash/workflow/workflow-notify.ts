@@ -4,7 +4,7 @@
 // transaction takes the waiter, lists its wake-up step and unlists its timeout's step, and the
 // wake-up message is stored (a failure to store puts the waiter and its timeout back). Only a
 // wake-up that is stored deletes the waiter's timeout message.
-import { base64OfText } from "../../../core/encoding";
+import { base64OfText } from "../../../core/common/encoding";
 import { jobStores } from "../../../db/databases";
 import { findStoredJob, insertStoredJobs } from "../../../db/job-store";
 import type { StoredJob } from "../../../db/jobs";

@@ -2,7 +2,7 @@
 // use, given its component name through zod's own `.meta({ id })`, which the generator reads as
 // the component name. Not `.openapi()`: it exists only on schemas created after
 // @hono/zod-openapi extended zod, so it made module import order matter.
-import { jobCreateSchema as jobCreate, scheduleSchema as schedule } from "../../../core/job-spec";
+import { jobCreateSchema as jobCreate, scheduleSchema as schedule } from "../../../core/jobs/job-spec";
 import * as bulk from "../job-bulk-schema";
 import * as schemas from "../schemas";
 

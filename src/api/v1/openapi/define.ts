@@ -2,7 +2,7 @@
 // `defineRoute`, which registers both the handler and the definition the document is built from.
 import { OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import { z } from "zod";
-import { ERROR_CODES, type ErrorCode } from "../../../core/errors";
+import { ERROR_CODES, type ErrorCode } from "../../../core/common/errors";
 import type { AppEnv } from "../../http/app-env";
 import { fieldErrorsOf, validationError } from "../../http/problem";
 import { problemSchema } from "./components";

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { calendarNameSchema } from "../../../core/exclusions";
+import { calendarNameSchema } from "../../../core/schedules/exclusions";
 import {
   createCalendar,
   deleteCalendar,

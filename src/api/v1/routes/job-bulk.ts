@@ -1,7 +1,7 @@
 // POST /v1/jobs/bulk: the body as one jobs.change in bulk (src/service/jobs/change-jobs-in-bulk.ts),
 // its result as 200 (done) or 202 (an operation to read at GET /v1/jobs/bulk/{id}).
 import { createRoute } from "@hono/zod-openapi";
-import { iso } from "../../../core/stored-values";
+import { iso } from "../../../core/common/stored-values";
 import type { BulkChange } from "../../../service/jobs/bulk-plan";
 import {
   type BulkOperationView,

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { ExclusionSet } from "../../../core/exclusions";
+import type { ExclusionSet } from "../../../core/schedules/exclusions";
 import { tenantCalendarSets } from "../../../service/calendars/manage-calendars";
 import { checkPreviewInput, schedulePreview } from "../../../service/schedule-preview";
 import type { AppEnv } from "../../http/app-env";

@@ -1,6 +1,10 @@
 // A tenant's limits (admission control): the admin sets them, the tenant reads its own.
 import { createRoute } from "@hono/zod-openapi";
-import { TENANT_LIMIT_NAMES, type TenantLimitName, type TenantLimits } from "../../../core/tenant-limits";
+import {
+  TENANT_LIMIT_NAMES,
+  type TenantLimitName,
+  type TenantLimits,
+} from "../../../core/load/tenant-limits";
 import { readTenant } from "../../../service/tenants/manage-tenants";
 import { tenantNotFound } from "../../../service/tenants/suspend-tenant";
 import {

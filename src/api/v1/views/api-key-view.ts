@@ -1,4 +1,4 @@
-import { iso, isoOrNull } from "../../../core/stored-values";
+import { iso, isoOrNull } from "../../../core/common/stored-values";
 import type { ApiKeyRow } from "../../../service/api-keys";
 
 /** The key resource; `key` (plaintext) only exists in the create response. */

@@ -1,6 +1,6 @@
 // Calendars as the API answers them.
 
-import { iso } from "../../../core/stored-values";
+import { iso } from "../../../core/common/stored-values";
 import type { StoredCalendar } from "../../../service/calendars/manage-calendars";
 
 /** The calendar resource of docs/API.md. */

@@ -1,4 +1,4 @@
-import { iso, isoOrNull, parseJsonColumn } from "../../../core/stored-values";
+import { iso, isoOrNull, parseJsonColumn } from "../../../core/common/stored-values";
 import type { DeadLetterRow } from "../../../service/dead-letters";
 
 /** The dead letter resource of docs/API.md. */

@@ -1,6 +1,6 @@
 // A flow-control key's state as the API and the console show it.
-import { formatDuration } from "../../../core/duration";
-import { iso } from "../../../core/stored-values";
+import { formatDuration } from "../../../core/common/duration";
+import { iso } from "../../../core/common/stored-values";
 import type { GateState, HostThrottleState } from "../../../service/flow-control-keys";
 
 /** A throttled destination host as the API and the console show it. */

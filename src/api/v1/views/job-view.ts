@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { ExclusionSet } from "../../../core/exclusions";
+import type { ExclusionSet } from "../../../core/schedules/exclusions";
 import type { StoredJob } from "../../../service/jobs/stored-job";
 import { nextFiresOf } from "../../../service/next-fires";
 import type { AppEnv } from "../../http/app-env";

@@ -1,8 +1,8 @@
 // Run history as the API shows it: a shard's history record (src/shard/history-protocol.ts) as
 // the run resource of GET /v1/runs, /v1/runs/{id} and a job's runs.
 
-import { latenessSplit, waitingOf } from "../../../core/run-waits";
-import { iso, isoOrNull, parseJsonColumn } from "../../../core/stored-values";
+import { iso, isoOrNull, parseJsonColumn } from "../../../core/common/stored-values";
+import { latenessSplit, waitingOf } from "../../../core/load/run-waits";
 import { traceIdOf } from "../../../core/trace/trace-ids";
 import type { HistoryRecord } from "../../../shard/history-protocol";
 
@@ -12,7 +12,7 @@ function eventResource(event: Record<string, unknown>) {
   return { state: rest.state, at: typeof atMs === "number" ? iso(atMs) : null, ...rest };
 }
 
-/** Why the run waits, if it has not gone out (src/core/run-waits.ts). */
+/** Why the run waits, if it has not gone out (src/core/load/run-waits.ts). */
 function waitingResource(row: HistoryRecord, events: readonly Record<string, unknown>[], nowMs: number) {
   const waiting = waitingOf(
     {

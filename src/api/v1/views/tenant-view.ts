@@ -1,4 +1,4 @@
-import { iso } from "../../../core/stored-values";
+import { iso } from "../../../core/common/stored-values";
 import type { TenantRow } from "../../../service/tenants/manage-tenants";
 
 /** The tenant resource of docs/API.md (its secrets included: only the admin and its own key see it). */
