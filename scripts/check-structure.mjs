@@ -22,9 +22,9 @@
 //      on the queues (src/queue), then the application layer (src/service) that every door calls,
 //      then the doors (the HTTP plumbing under the v1 and QStash APIs, the console, the delivery
 //      door src/delivery with the queue consumers, the maintenance pass) and the Durable Objects
-//      themselves. The HTTP doors (src/api, src/console) never import the shard client, nor src/db
-//      nor the gate client (the QStash door still may use the last two, while it moves): they reach
-//      D1, a shard and a gate through src/service.
+//      themselves. The HTTP doors (src/api, src/console) never import the shard client, src/db,
+//      the gate client nor the queues' senders: they reach D1, a shard, a gate and a queue
+//      through src/service.
 //      Doors never import each other: what two doors share belongs in src/service or below.
 //      Type-only imports count too;
 //   7. migrations are append-only: D1 migration files and Durable Object schema entries match the
@@ -104,11 +104,6 @@ const STORES = [...LOWER, "protocols", "db", "shard-client", "gate-client"];
  * tenant's suspension, weight and limits, flow-control keys, tzdata...).
  */
 const HTTP_DOOR_STORES = [...LOWER, "protocols"];
-/**
- * The QStash door may still read D1 and its queues' gates itself while its routes move behind the
- * service (issue 44); never the shard client.
- */
-const QSTASH_DOOR_STORES = STORES.filter((room) => room !== "shard-client");
 const ROOMS = [
   { room: "core", paths: ["src/core"], may: [] },
   {
@@ -131,13 +126,13 @@ const ROOMS = [
   { room: "shard-client", paths: ["src/shard"], may: [...LOWER, "protocols"] },
   { room: "gate-client", paths: ["src/gate"], may: [...LOWER, "protocols"] },
   // What goes on the queues and how it is sent (queue names, message shapes, the dispatch lane,
-  // side deliveries): the shard, the maintenance pass, the QStash door and the services send; only
+  // side deliveries): the shard, the maintenance pass and the services send; only
   // the entry and the dispatcher pool run the consumers.
   { room: "queue", paths: ["src/queue"], may: STORES },
   { room: "service", paths: ["src/service"], may: [...STORES, "queue"] },
   { room: "http", paths: ["src/api/http"], may: [...HTTP_DOOR_STORES, "service"] },
   { room: "v1", paths: ["src/api/v1"], may: [...HTTP_DOOR_STORES, "service", "http"] },
-  { room: "qstash-api", paths: ["src/api/qstash"], may: [...QSTASH_DOOR_STORES, "service", "http", "queue"] },
+  { room: "qstash-api", paths: ["src/api/qstash"], may: [...HTTP_DOOR_STORES, "service", "http"] },
   { room: "api", paths: ["src/api/app.ts"], may: [...HTTP_DOOR_STORES, "http", "v1", "qstash-api"] },
   // The console reads and acts through the API itself, in-process (src/console/api.ts).
   { room: "console", paths: ["src/console"], may: [...HTTP_DOOR_STORES, "service", "http", "api"] },

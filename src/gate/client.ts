@@ -1,6 +1,5 @@
 // The only way to a FlowGate: every call goes through a function here (like src/shard/client.ts
 // for shards). A gate is named for its tenant and key, so two tenants' keys never meet.
-import type { FlowLimits } from "../core/load/flow-control";
 import type {
   AcquireRequest,
   AcquireResult,
@@ -98,37 +97,4 @@ export async function setFlowControlPaused(
 /** The state of a tenant's flow-control key (`GET /v1/flow-control/{key}`). */
 export async function flowControlState(env: Env, tenantId: string, key: string): Promise<GateState> {
   return gateState(env, flowKeyGate(tenantId, key));
-}
-
-/** The shape QStash's `GET /v2/flowControl/{key}` answers, for the /v2 API. */
-export interface QStashFlowControlInfo {
-  flowControlKey: string;
-  waitListSize: number;
-  parallelismMax: number;
-  parallelismCount: number;
-  rateMax: number;
-  rateCount: number;
-  ratePeriod: number;
-  ratePeriodStart: number;
-  isPaused: boolean;
-  isPinnedParallelism: boolean;
-  isPinnedRate: boolean;
-}
-
-/** A gate's state in QStash's shape (0 for an unlimited dimension, as QStash reports; period in seconds). */
-export function qstashFlowControlInfo(key: string, state: GateState): QStashFlowControlInfo {
-  const limits: FlowLimits = state.limits ?? { rate: null, periodMs: 1_000, parallelism: null };
-  return {
-    flowControlKey: key,
-    waitListSize: state.waiting,
-    parallelismMax: limits.parallelism ?? 0,
-    parallelismCount: state.inFlight,
-    rateMax: limits.rate ?? 0,
-    rateCount: state.rateCount,
-    ratePeriod: Math.round(limits.periodMs / 1000),
-    ratePeriodStart: state.ratePeriodStartMs,
-    isPaused: state.paused === true,
-    isPinnedParallelism: false,
-    isPinnedRate: false,
-  };
 }

@@ -2,7 +2,14 @@
 // key's gate through the gate client (which reaches gates only, never D1).
 import { listFlowControlKeys } from "../db/flow-control-keys";
 import { listThrottledHosts } from "../db/throttled-hosts";
-import { flowControlState, type GateState, type HostThrottleState, hostThrottleOf } from "../gate/client";
+import {
+  flowControlState,
+  type GateState,
+  type HostThrottleState,
+  hostThrottleOf,
+  resetFlowControlRate,
+  setFlowControlPaused,
+} from "../gate/client";
 
 export type { GateState, HostThrottleState };
 
@@ -35,4 +42,19 @@ export async function throttledHostStates(env: Env, tenantId: string): Promise<H
 /** One key of the tenant (another tenant's key of the same name is another gate); zeros for a key no run used. */
 export function flowControlKeyState(env: Env, tenantId: string, key: string): Promise<GateState> {
   return flowControlState(env, tenantId, key);
+}
+
+/** Starts the key's rate window over now; answers the grants it forgot. */
+export function resetFlowControlKeyRate(env: Env, tenantId: string, key: string): Promise<number> {
+  return resetFlowControlRate(env, tenantId, key);
+}
+
+/** Pauses the key (its runs wait at their shards, none is lost) or lets them go again. */
+export function setFlowControlKeyPaused(
+  env: Env,
+  tenantId: string,
+  key: string,
+  paused: boolean,
+): Promise<void> {
+  return setFlowControlPaused(env, tenantId, key, paused);
 }

@@ -2,16 +2,15 @@
 // nextSigningKey. Outside a rotation there is no next key; the current one is given for both,
 // since the Receiver uses its keys only when both are set.
 import { Hono } from "hono";
-import { findTenant } from "../../db/tenants";
+import { readTenant } from "../../service/tenants/manage-tenants";
 import type { AppEnv } from "../http/app-env";
 import { EdgecronError } from "../http/problem";
-import { notFound } from "./errors";
 
 export const keys = new Hono<AppEnv>();
 
 keys.get("/", async (c) => {
-  const tenant = await findTenant(c.env.DB, c.get("tenantId"));
-  if (tenant === null) throw notFound("tenant not found");
+  // The key that authenticated the call names its tenant: it exists (else 404).
+  const tenant = await readTenant(c.env, c.get("tenantId"));
   return c.json({
     current: tenant.signing_secret,
     next: tenant.signing_secret_next ?? tenant.signing_secret,

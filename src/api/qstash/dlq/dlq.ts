@@ -2,10 +2,13 @@
 // redriven; retry is a redrive (one new attempt of the same message), delete removes the letter.
 import { Hono } from "hono";
 import { qstashMessageId } from "../../../core/qstash/delivery";
-import { jobStores } from "../../../db/databases";
-import { type DeadLetterRow, findDeadLetter, listDeadLetters } from "../../../db/dead-letters";
-import type { StoredJob } from "../../../db/jobs";
-import { deleteDeadLetters, findDeadLettersByIds, findJobsByIds } from "../../../db/qstash";
+import {
+  deleteQstashDeadLetters,
+  type QstashDeadLetter,
+  qstashDeadLetterPage,
+  qstashDeadLettersByIds,
+  readQstashDeadLetter,
+} from "../../../service/qstash/dead-letters";
 import { redriveDeadLetter } from "../../../service/redrive";
 import type { AppEnv } from "../../http/app-env";
 import { decodeTimeCursor, encodeCursor } from "../../http/cursor";
@@ -15,10 +18,7 @@ import { headerLists, messageFactsOf, messageView } from "../messages/message-vi
 
 export const dlq = new Hono<AppEnv>();
 
-export interface DlqEntry {
-  letter: DeadLetterRow;
-  job: StoredJob;
-}
+export type DlqEntry = QstashDeadLetter;
 
 interface LetterPayload {
   method?: string;
@@ -59,20 +59,6 @@ function parsePayload(json: string): LetterPayload {
   }
 }
 
-/** Letters still in the DLQ whose job is a /v2 one, paired with it. */
-async function entriesOf(env: Env, tenantId: string, letters: readonly DeadLetterRow[]): Promise<DlqEntry[]> {
-  const waiting = letters.filter((letter) => letter.redriven_at_ms === null);
-  const jobs = await findJobsByIds(
-    jobStores(env),
-    tenantId,
-    waiting.map((letter) => letter.job_id),
-  );
-  return waiting.flatMap((letter) => {
-    const job = jobs.get(letter.job_id);
-    return job?.spec.qstash === undefined ? [] : [{ letter, job }];
-  });
-}
-
 /** One page of the DLQ for a bulk query: by ids, or filtered, from the cursor. */
 export async function dlqPage(
   env: Env,
@@ -80,10 +66,10 @@ export async function dlqPage(
   query: BulkQuery,
 ): Promise<{ entries: DlqEntry[]; cursor: string | null }> {
   if (query.ids.length > 0) {
-    const named = await entriesOf(env, tenantId, await findDeadLettersByIds(env.DB, tenantId, query.ids));
+    const named = await qstashDeadLettersByIds(env, tenantId, query.ids);
     return { entries: named.filter((entry) => query.matches(entryFacts(entry))), cursor: null };
   }
-  const rows = await listDeadLetters(env.DB, tenantId, {
+  const { rows, letters } = await qstashDeadLetterPage(env, tenantId, {
     cursor: decodeTimeCursor(query.cursor ?? undefined),
     limit: query.count + 1,
   });
@@ -91,7 +77,9 @@ export async function dlqPage(
   const last = page[page.length - 1];
   const cursor =
     rows.length > query.count && last !== undefined ? encodeCursor([last.created_at_ms, last.id]) : null;
-  const entries = (await entriesOf(env, tenantId, page)).filter((entry) => query.matches(entryFacts(entry)));
+  // The extra row read to tell whether a next page exists is not part of this one.
+  const inPage = new Set(page.map((row) => row.id));
+  const entries = letters.filter((entry) => inPage.has(entry.letter.id) && query.matches(entryFacts(entry)));
   return { entries, cursor };
 }
 
@@ -112,9 +100,8 @@ dlq.get("/", async (c) => {
 });
 
 async function loadEntry(env: Env, tenantId: string, id: string): Promise<DlqEntry> {
-  const letter = await findDeadLetter(env.DB, tenantId, id);
-  const [entry] = letter === null ? [] : await entriesOf(env, tenantId, [letter]);
-  if (entry === undefined) throw notFound(`dlq message ${id} not found`);
+  const entry = await readQstashDeadLetter(env, tenantId, id);
+  if (entry === null) throw notFound(`dlq message ${id} not found`);
   return entry;
 }
 
@@ -124,7 +111,7 @@ dlq.get("/:dlqId", async (c) =>
 
 dlq.delete("/:dlqId", async (c) => {
   const entry = await loadEntry(c.env, c.get("tenantId"), c.req.param("dlqId"));
-  const deleted = await deleteDeadLetters(c.env.DB, c.get("tenantId"), [entry.letter.id]);
+  const deleted = await deleteQstashDeadLetters(c.env, c.get("tenantId"), [entry.letter.id]);
   return c.json({ deleted });
 });
 
@@ -132,7 +119,7 @@ dlq.delete("/", async (c) => {
   const query = bulkQueryOf(new URL(c.req.url), DLQ_ROUTE);
   const { entries, cursor } = await dlqPage(c.env, c.get("tenantId"), query);
   const ids = entries.map((entry) => entry.letter.id);
-  const deleted = await deleteDeadLetters(c.env.DB, c.get("tenantId"), ids);
+  const deleted = await deleteQstashDeadLetters(c.env, c.get("tenantId"), ids);
   return c.json({ deleted, ...(cursor === null ? {} : { cursor }) });
 });
 

@@ -4,9 +4,8 @@
 // and the pages merged (src/service/run-history.ts).
 import { Hono } from "hono";
 import { base64OfText } from "../../../core/common/encoding";
-import { jobStores } from "../../../db/databases";
-import type { StoredJob } from "../../../db/jobs";
-import { findJobsByIds } from "../../../db/qstash";
+import type { StoredJob } from "../../../service/jobs/stored-job";
+import { messageJobsByIds } from "../../../service/qstash/messages";
 import { listTenantRunRecords } from "../../../service/run-history";
 import type { HistoryRecord } from "../../../shard/history-protocol";
 import type { AppEnv } from "../../http/app-env";
@@ -97,7 +96,7 @@ events.get("/", async (c) => {
   const last = page[page.length - 1];
   const cursor =
     runs.length > query.count && last !== undefined ? encodeCursor([last.scheduled_at_ms, last.id]) : null;
-  const jobs = await findJobsByIds(jobStores(c.env), tenantId, [...page.map((run) => run.job_id), ...ids]);
+  const jobs = await messageJobsByIds(c.env, tenantId, [...page.map((run) => run.job_id), ...ids]);
   const logs = page.flatMap((run) => {
     const job = jobs.get(run.job_id);
     return job?.spec.qstash === undefined ? [] : logsOfRun(run, job);

@@ -9,8 +9,6 @@ import type { FlowControlHeader, HeaderError, MessageHeaders } from "../headers"
 
 /** Every /v2 message's job name starts with this, so a name-prefix scan finds them. */
 export const MESSAGE_JOB_PREFIX = "qstash:";
-/** The flow-control key of an enqueued message starts with this, then the queue's name. */
-export const QUEUE_KEY_PREFIX = "queue:";
 /** QStash's default retry delay when `Upstash-Retry-Delay` is absent: e^(2.5·n) seconds for the n-th retry (12 s, 2 min 28 s, 30 min, ...), capped at a day. */
 export const DEFAULT_RETRY_DELAY_EXPRESSION = "min(86400000, exp(2.5 * (retried + 1)) * 1000)";
 

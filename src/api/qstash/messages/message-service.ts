@@ -5,17 +5,15 @@
 
 import { sha256Hex } from "../../../core/common/encoding";
 import { MAX_TARGET_BODY_BYTES } from "../../../core/jobs/job-spec";
-import { jobStores } from "../../../db/databases";
-import { findJobByIdempotencyKeyAcross } from "../../../db/job-store";
-import type { StoredJob } from "../../../db/jobs";
-import { releaseIdempotencyKey } from "../../../db/qstash";
+import { queueFlowKey } from "../../../core/qstash/queue-keys";
 import { newStoredJob } from "../../../service/job-writes";
 import { checkJobFor } from "../../../service/jobs/job-check";
+import type { StoredJob } from "../../../service/jobs/stored-job";
+import { duplicateInWindow } from "../../../service/qstash/messages";
 import type { EdgecronError } from "../../http/problem";
 import { checkDestination } from "../destination";
 import { badRequest } from "../errors";
 import { type HeaderError, parseMessageHeaders } from "../headers";
-import { queueFlowKey } from "../queues/queues";
 import { planWorkflowMessage, type WorkflowRecord } from "../workflow/workflow-message";
 import { headerErrorsOf, messageJobInput } from "./message-job";
 
@@ -51,7 +49,7 @@ export interface MessageParts {
 /** Checks one message and finds its duplicate; throws a 400 naming every bad header or field. */
 export async function prepareMessage(original: MessageParts): Promise<PreparedMessage> {
   const workflow = await planWorkflowMessage(
-    original.env.DB,
+    original.env,
     original.tenantId,
     original.destination,
     original.headers,
@@ -83,18 +81,9 @@ export async function prepareMessage(original: MessageParts): Promise<PreparedMe
     parts.urlGroup !== undefined,
   );
   if (dedupKey !== null) {
-    const existing = await findJobByIdempotencyKeyAcross(jobStores(parts.env), parts.tenantId, dedupKey);
-    if (existing !== null && existing.createdAtMs > parts.nowMs - DEDUPLICATION_WINDOW_MS) {
-      return { kind: "duplicate", answer: duplicateAnswer(existing) };
-    }
-    if (existing !== null) {
-      await releaseIdempotencyKey(
-        jobStores(parts.env),
-        parts.tenantId,
-        dedupKey,
-        parts.nowMs - DEDUPLICATION_WINDOW_MS,
-      );
-    }
+    const windowStartMs = parts.nowMs - DEDUPLICATION_WINDOW_MS;
+    const existing = await duplicateInWindow(parts.env, parts.tenantId, dedupKey, windowStartMs);
+    if (existing !== null) return { kind: "duplicate", answer: duplicateAnswer(existing) };
   }
   const input = messageJobInput({
     destination: destination.url,

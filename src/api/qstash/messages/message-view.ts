@@ -1,8 +1,9 @@
 // A message job as the client's `Message` type reads it (the `Message` of qstash-js's client).
 import type { JobSpec } from "../../../core/jobs/job-spec";
-import type { StoredJob } from "../../../db/jobs";
+import { queueNameField, queueNameOfFlowKey } from "../../../core/qstash/queue-keys";
+import type { StoredJob } from "../../../service/jobs/stored-job";
 import type { MessageFacts } from "../filters";
-import { DEFAULT_RETRY_DELAY_EXPRESSION, QUEUE_KEY_PREFIX } from "./message-job";
+import { DEFAULT_RETRY_DELAY_EXPRESSION } from "./message-job";
 
 /** The job is a /v2 message (created by publish or batch; not a /v1 job). */
 export function isMessageJob(job: StoredJob): boolean {
@@ -26,9 +27,7 @@ export function messageFactsOf(job: StoredJob): MessageFacts {
     url: targetUrlOf(job.spec),
     labels: job.spec.qstash?.labels ?? [],
     flowControlKey,
-    queueName: flowControlKey?.startsWith(QUEUE_KEY_PREFIX)
-      ? flowControlKey.slice(QUEUE_KEY_PREFIX.length)
-      : null,
+    queueName: queueNameOfFlowKey(flowControlKey),
     scheduleId: job.spec.qstash?.schedule_id || null,
     topicName: job.spec.qstash?.topic_name || null,
     createdAtMs: job.createdAtMs,
@@ -71,9 +70,7 @@ export function messageView(job: StoredJob) {
       ? {}
       : {
           flowControlKey: flow.key,
-          ...(flow.key.startsWith(QUEUE_KEY_PREFIX)
-            ? { queueName: flow.key.slice(QUEUE_KEY_PREFIX.length) }
-            : {}),
+          ...queueNameField(flow.key),
           ...(flow.parallelism === null ? {} : { parallelism: flow.parallelism }),
           ...(flow.rate === null ? {} : { rate: flow.rate }),
           ...(flow.period_seconds === null ? {} : { period: flow.period_seconds }),

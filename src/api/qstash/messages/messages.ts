@@ -1,10 +1,10 @@
 // GET /v2/messages/{id}, DELETE /v2/messages/{id} and DELETE /v2/messages (by ids, by filter,
 // or all): a message is its job; cancelling deletes the job, which cancels its pending runs.
 import { Hono } from "hono";
-import { jobStores } from "../../../db/databases";
-import { findStoredJob, listJobsAcross } from "../../../db/job-store";
-import type { StoredJob } from "../../../db/jobs";
 import { saveJobVersion } from "../../../service/job-writes";
+import { listTenantJobs } from "../../../service/jobs/read-jobs";
+import type { StoredJob } from "../../../service/jobs/stored-job";
+import { findMessageJob } from "../../../service/qstash/messages";
 import { shardOfStoredJob } from "../../../service/run-history";
 import { runMessageNow } from "../../../service/start-work";
 import type { AppEnv } from "../../http/app-env";
@@ -21,7 +21,7 @@ const SCAN_PAGE = 200;
 export const messages = new Hono<AppEnv>();
 
 async function loadMessage(env: Env, tenantId: string, id: string): Promise<StoredJob | null> {
-  const job = await findStoredJob(jobStores(env), tenantId, id);
+  const job = await findMessageJob(env, tenantId, id);
   return job === null || job.status === "DELETED" || !isMessageJob(job) ? null : job;
 }
 
@@ -86,7 +86,7 @@ async function pendingMessages(
   const found: StoredJob[] = [];
   let beforeId: string | undefined;
   for (let scanned = 0; scanned < MAX_SCANNED_JOBS; scanned += SCAN_PAGE) {
-    const page = await listJobsAcross(jobStores(env), tenantId, {
+    const page = await listTenantJobs(env, tenantId, {
       status: "ACTIVE",
       namePrefix: MESSAGE_JOB_PREFIX,
       beforeId,

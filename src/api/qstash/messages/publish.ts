@@ -2,11 +2,10 @@
 // in D1 before the 2xx (durable), then pushed to its shard (the outbox sweep re-sends what the
 // push missed), exactly as a /v1 create.
 import { Hono } from "hono";
-import { jobStores } from "../../../db/databases";
-import { findJobByIdempotencyKeyAcross } from "../../../db/job-store";
-import type { StoredJob } from "../../../db/jobs";
-import { ensureQueue, findQueue } from "../../../db/qstash-queues";
 import { storeNewJobs } from "../../../service/jobs/store-new-jobs";
+import type { StoredJob } from "../../../service/jobs/stored-job";
+import { jobWithIdempotencyKey } from "../../../service/qstash/messages";
+import { ensureQueues, queueParallelism } from "../../../service/qstash/queues";
 import type { AppEnv } from "../../http/app-env";
 import { EdgecronError } from "../../http/problem";
 import { checkDestination, rawDestinationOf } from "../destination";
@@ -41,7 +40,7 @@ publish.post("/enqueue/:queue/*", async (c) => {
   const nowMs = Date.now();
   const tenantId = c.get("tenantId");
   const name = checkQueueName(c.req.param("queue"), "queue");
-  const parallelism = (await findQueue(c.env.DB, tenantId, name))?.parallelism ?? 1;
+  const parallelism = await queueParallelism(c.env, tenantId, name);
   const destination = rawDestinationOf(c.req.url, `/v2/enqueue/${name}/`);
   const prepared = await prepareDestinationMessages({
     env: c.env,
@@ -60,7 +59,7 @@ publish.post("/batch", async (c) => {
   const nowMs = Date.now();
   const tenantId = c.get("tenantId");
   const items = batchItemsOf(await readBatchBody(c));
-  const queues = await queueLimits(c.env.DB, tenantId, items);
+  const queues = await queueLimits(c.env, tenantId, items);
   const prepared: PreparedMessage[][] = [];
   const errors: HeaderError[] = [];
   for (const [index, { queueName, ...item }] of items.entries()) {
@@ -107,13 +106,13 @@ function isGroupPublish(destination: string): boolean {
 
 /** The parallelism of every queue the items name (1 for one that does not exist yet). */
 async function queueLimits(
-  db: D1Database,
+  env: Env,
   tenantId: string,
   items: readonly BatchItem[],
 ): Promise<Map<string, number>> {
   const limits = new Map<string, number>();
   for (const name of new Set(items.flatMap((item) => (item.queueName === null ? [] : [item.queueName])))) {
-    limits.set(name, (await findQueue(db, tenantId, name))?.parallelism ?? 1);
+    limits.set(name, await queueParallelism(env, tenantId, name));
   }
   return limits;
 }
@@ -159,13 +158,13 @@ export async function storeMessages(
   const single = jobs.length === 1 ? jobs[0] : undefined;
   const stored = await storeNewJobs(env, tenantId, jobs, nowMs, {
     beforeInsert: async () => {
-      for (const name of queueNames) await ensureQueue(env.DB, tenantId, name, nowMs);
-      await recordWorkflowMessages(env.DB, workflowRecords, nowMs);
+      await ensureQueues(env, tenantId, queueNames, nowMs);
+      await recordWorkflowMessages(env, workflowRecords, nowMs);
     },
     onInsertRefused: async () =>
       single?.idempotencyKey == null
         ? null
-        : await findJobByIdempotencyKeyAcross(jobStores(env), single.tenantId, single.idempotencyKey),
+        : await jobWithIdempotencyKey(env, single.tenantId, single.idempotencyKey),
   });
   if (stored.stored) return answers;
   const winner = stored.duplicate;

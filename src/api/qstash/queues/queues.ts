@@ -2,11 +2,16 @@
 // flow-control key (queueFlowKey), so at most `parallelism` of their calls run at once; delivery
 // order within a queue is not kept (the flow gate limits concurrency, it does not serialise).
 import { Hono } from "hono";
-import { deleteQueue, findQueue, listQueues, type QueueRow, upsertQueue } from "../../../db/qstash-queues";
-import { flowControlState, setFlowControlPaused } from "../../../gate/client";
+import {
+  listQueueStates,
+  type QueueState,
+  readQueueState,
+  removeQueue,
+  saveQueue,
+  setQueuePaused,
+} from "../../../service/qstash/queues";
 import type { AppEnv } from "../../http/app-env";
 import { badRequest, notFound } from "../errors";
-import { QUEUE_KEY_PREFIX } from "../messages/message-job";
 
 export const MAX_QUEUE_PARALLELISM = 1000;
 const QUEUE_NAME = /^[A-Za-z0-9._-]{1,94}$/;
@@ -16,18 +21,13 @@ export function isQueueName(name: string): boolean {
   return QUEUE_NAME.test(name);
 }
 
-/** The flow-control key of a queue's messages (fits the keys flow control accepts). */
-export function queueFlowKey(name: string): string {
-  return `${QUEUE_KEY_PREFIX}${name}`;
-}
-
 /** A 400 naming the bad queue name, or the name. */
 export function checkQueueName(name: string, field = "queueName"): string {
   if (!QUEUE_NAME.test(name)) throw badRequest([{ header: field, message: QUEUE_NAME_MESSAGE }]);
   return name;
 }
 
-export function queueView(row: QueueRow, paused: boolean) {
+export function queueView({ row, paused }: QueueState) {
   return {
     createdAt: row.created_at_ms,
     updatedAt: row.updated_at_ms,
@@ -36,11 +36,6 @@ export function queueView(row: QueueRow, paused: boolean) {
     lag: 0,
     paused,
   };
-}
-
-/** Whether the queue's flow-control key is paused at its gate. */
-async function isQueuePaused(env: Env, tenantId: string, name: string): Promise<boolean> {
-  return (await flowControlState(env, tenantId, queueFlowKey(name))).paused === true;
 }
 
 export const queues = new Hono<AppEnv>();
@@ -69,38 +64,31 @@ queues.post("/", async (c) => {
   if (fields.paused !== undefined && typeof fields.paused !== "boolean")
     errors.push({ header: "paused", message: "must be true or false" });
   if (errors.length > 0) throw badRequest(errors);
-  const tenantId = c.get("tenantId");
-  const row = await upsertQueue(
-    c.env.DB,
-    tenantId,
-    fields.queueName as string,
-    parallelism as number,
+  const queue = await saveQueue(
+    c.env,
+    c.get("tenantId"),
+    {
+      name: fields.queueName as string,
+      parallelism: parallelism as number,
+      ...(typeof fields.paused === "boolean" ? { paused: fields.paused } : {}),
+    },
     Date.now(),
   );
-  if (typeof fields.paused === "boolean")
-    await setFlowControlPaused(c.env, tenantId, queueFlowKey(row.name), fields.paused);
-  return c.json(queueView(row, await isQueuePaused(c.env, tenantId, row.name)));
+  return c.json(queueView(queue));
 });
 
 queues.get("/", async (c) => {
-  const tenantId = c.get("tenantId");
-  const rows = await listQueues(c.env.DB, tenantId);
-  return c.json(
-    await Promise.all(
-      rows.map(async (row) => queueView(row, await isQueuePaused(c.env, tenantId, row.name))),
-    ),
-  );
+  return c.json((await listQueueStates(c.env, c.get("tenantId"))).map(queueView));
 });
 
 queues.get("/:name", async (c) => {
-  const tenantId = c.get("tenantId");
-  const row = await findQueue(c.env.DB, tenantId, c.req.param("name"));
-  if (row === null) throw notFound(`queue ${c.req.param("name")} not found`);
-  return c.json(queueView(row, await isQueuePaused(c.env, tenantId, row.name)));
+  const queue = await readQueueState(c.env, c.get("tenantId"), c.req.param("name"));
+  if (queue === null) throw notFound(`queue ${c.req.param("name")} not found`);
+  return c.json(queueView(queue));
 });
 
 queues.delete("/:name", async (c) => {
-  if (!(await deleteQueue(c.env.DB, c.get("tenantId"), c.req.param("name")))) {
+  if (!(await removeQueue(c.env, c.get("tenantId"), c.req.param("name")))) {
     throw notFound(`queue ${c.req.param("name")} not found`);
   }
   return c.json({ deleted: 1 });
@@ -113,10 +101,8 @@ for (const [action, paused] of [
   ["resume", false],
 ] as const) {
   queues.post(`/:name/${action}`, async (c) => {
-    const tenantId = c.get("tenantId");
-    const row = await findQueue(c.env.DB, tenantId, c.req.param("name"));
-    if (row === null) throw notFound(`queue ${c.req.param("name")} not found`);
-    await setFlowControlPaused(c.env, tenantId, queueFlowKey(row.name), paused);
-    return c.json(queueView(row, paused));
+    const queue = await setQueuePaused(c.env, c.get("tenantId"), c.req.param("name"), paused);
+    if (queue === null) throw notFound(`queue ${c.req.param("name")} not found`);
+    return c.json(queueView(queue));
   });
 }

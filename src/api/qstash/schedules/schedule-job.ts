@@ -2,12 +2,13 @@
 // its `CRON_TZ` zone, UTC without one) whose target and policies are a message's
 // (../messages/message-job.ts), with `qstash.schedule_id` naming it. Read back in the `Schedule` shape the
 // official client parses.
-import type { JobCreate, JobSpec } from "../../../core/jobs/job-spec";
+import type { JobCreate } from "../../../core/jobs/job-spec";
 import { parseQstashCron } from "../../../core/qstash/cron";
 import { MAX_SCHEDULE_ID_LENGTH } from "../../../core/qstash/delivery";
-import type { StoredJob } from "../../../db/jobs";
+import { queueNameField } from "../../../core/qstash/queue-keys";
+import type { StoredJob } from "../../../service/jobs/stored-job";
 import type { HeaderError, MessageHeaders } from "../headers";
-import { messageJobInput, QUEUE_KEY_PREFIX } from "../messages/message-job";
+import { messageJobInput } from "../messages/message-job";
 import { isQueueName, QUEUE_NAME_MESSAGE } from "../queues/queues";
 
 /** Every /v2 schedule's job name starts with this (then the schedule id). */
@@ -82,26 +83,6 @@ export function scheduleJobInput(request: {
   };
 }
 
-/**
- * The spec an upsert stores over `existing`: the request's, keeping the policies QStash has no
- * header for and a user may have set through /v1 (misfire, overlap, jitter, the DST rules), so
- * re-running the same `schedules.create` does not undo them.
- */
-export function upsertedSpec(existing: JobSpec, requested: JobSpec): JobSpec {
-  const dst = existing.schedule?.type === "cron" ? existing.schedule.dst : undefined;
-  const schedule =
-    requested.schedule?.type === "cron" && dst !== undefined
-      ? { ...requested.schedule, dst }
-      : requested.schedule;
-  return {
-    ...requested,
-    ...(schedule === undefined ? {} : { schedule }),
-    misfire: existing.misfire,
-    overlap: existing.overlap,
-    jitter: existing.jitter,
-  };
-}
-
 /** Run states as QStash's `lastScheduleStates` names them. */
 function scheduleStateOf(runState: string): "SUCCESS" | "FAIL" | "IN_PROGRESS" {
   if (runState === "SUCCEEDED") return "SUCCESS";
@@ -145,9 +126,7 @@ export function scheduleResource(job: StoredJob, history: ScheduleHistory) {
     ...(qstash?.failure_callback ? { failureCallback: qstash.failure_callback } : {}),
     ...(qstash?.caller_ip ? { callerIp: qstash.caller_ip } : {}),
     ...flowControlFields(qstash?.flow_control ?? null),
-    ...(qstash?.flow_control?.key.startsWith(QUEUE_KEY_PREFIX)
-      ? { queueName: qstash.flow_control.key.slice(QUEUE_KEY_PREFIX.length) }
-      : {}),
+    ...queueNameField(qstash?.flow_control?.key),
     ...(qstash && qstash.labels.length > 0 ? { label: qstash.labels[0], labels: qstash.labels } : {}),
     isPaused: job.status === "PAUSED",
     ...(last === undefined ? {} : { lastScheduleTime: last.scheduledAtMs }),

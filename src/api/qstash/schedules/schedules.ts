@@ -4,32 +4,29 @@
 // EdgecronError and answered in QStash's shape by the app's error handler.
 
 import { Hono } from "hono";
-import { jobStores } from "../../../db/databases";
-import type { StoredJob } from "../../../db/jobs";
-import { ensureQueue, findQueue } from "../../../db/qstash-queues";
-import {
-  findScheduleJob,
-  isScheduleIdTaken,
-  listScheduleJobs,
-  scheduleDatabaseIndex,
-} from "../../../db/qstash-schedules";
+import { queueFlowKey } from "../../../core/qstash/queue-keys";
 import { newId } from "../../../service/ids";
-import { newStoredJob, saveJobVersion } from "../../../service/job-writes";
+import { saveJobVersion } from "../../../service/job-writes";
 import { checkJobFor } from "../../../service/jobs/job-check";
-import { storeNewJobs } from "../../../service/jobs/store-new-jobs";
+import type { StoredJob } from "../../../service/jobs/stored-job";
 import { nextFireTimesOf } from "../../../service/next-fires";
+import { ensureQueues, queueParallelism } from "../../../service/qstash/queues";
+import {
+  listSchedules,
+  readSchedule,
+  setScheduleStatus,
+  upsertSchedule,
+} from "../../../service/qstash/schedules";
 import { listJobRunRecords } from "../../../service/run-history";
 import type { AppEnv } from "../../http/app-env";
 import { clientAddressOf } from "../../http/client-address";
-import { EdgecronError } from "../../http/problem";
 import { checkDestination, rawDestinationOf } from "../destination";
 import { badRequest, notFound } from "../errors";
 import { type HeaderError, parseMessageHeaders } from "../headers";
 import { headerErrorsOf } from "../messages/message-job";
 import { bodyText } from "../messages/message-service";
-import { queueFlowKey } from "../queues/queues";
 import { isUrlGroupName } from "../url-groups/url-group-publish";
-import { readScheduleHeaders, scheduleJobInput, scheduleResource, upsertedSpec } from "./schedule-job";
+import { readScheduleHeaders, scheduleJobInput, scheduleResource } from "./schedule-job";
 
 export const qstashSchedules = new Hono<AppEnv>();
 
@@ -39,7 +36,7 @@ const RECENT_RUNS = 5;
 const ROUTE_PREFIX = "/v2/schedules/";
 
 qstashSchedules.get("/", async (c) => {
-  const jobs = await listScheduleJobs(jobStores(c.env), c.get("tenantId"), MAX_LISTED_SCHEDULES);
+  const jobs = await listSchedules(c.env, c.get("tenantId"), MAX_LISTED_SCHEDULES);
   const nowMs = Date.now();
   return c.json(
     jobs.map((job) => scheduleResource(job, { nextFireMs: nextFireMs(job, nowMs), recentRuns: [] })),
@@ -105,7 +102,7 @@ qstashSchedules.post("/*", async (c) => {
     if (parsed.headers.flowControl !== null) {
       errors.push({ header: "Upstash-Flow-Control-Key", message: "cannot be combined with a queue" });
     }
-    const parallelism = (await findQueue(c.env.DB, tenantId, queueName))?.parallelism ?? 1;
+    const parallelism = await queueParallelism(c.env, tenantId, queueName);
     parsed.headers.flowControl = {
       key: queueFlowKey(queueName),
       parallelism,
@@ -128,45 +125,9 @@ qstashSchedules.post("/*", async (c) => {
   if (!check.ok) throw badRequest(headerErrorsOf(check.errors));
   const { scheduleId } = schedule.schedule;
   await upsertSchedule(c.env, tenantId, scheduleId, check.spec, nowMs);
-  if (queueName !== null) await ensureQueue(c.env.DB, tenantId, queueName, nowMs);
+  if (queueName !== null) await ensureQueues(c.env, tenantId, [queueName], nowMs);
   return c.json({ scheduleId });
 });
-
-/**
- * Creates the schedule's job, or writes a new version of the live one (its status kept). A new
- * job is admitted (tenant limits) first and placed in the database its schedule id hashes to.
- */
-async function upsertSchedule(
-  env: Env,
-  tenantId: string,
-  scheduleId: string,
-  spec: StoredJob["spec"],
-  nowMs: number,
-): Promise<void> {
-  const stores = jobStores(env);
-  const existing = await findScheduleJob(stores, tenantId, scheduleId);
-  if (existing !== null) {
-    await saveJobVersion(env, existing, { spec: upsertedSpec(existing.spec, spec) }, nowMs);
-    return;
-  }
-  const databaseIndex = scheduleDatabaseIndex(stores, tenantId, scheduleId);
-  const job = newStoredJob(env, tenantId, spec, nowMs, null, databaseIndex);
-  const stored = await storeNewJobs(env, tenantId, [job], nowMs, {
-    // A concurrent create of the same id won the index: this request updates that job instead.
-    onInsertRefused: async (error) =>
-      isScheduleIdTaken(error) ? await findScheduleJob(stores, tenantId, scheduleId) : null,
-  });
-  if (!stored.stored) {
-    const winner = stored.duplicate;
-    await saveJobVersion(env, winner, { spec: upsertedSpec(winner.spec, spec) }, nowMs);
-  }
-}
-
-async function loadSchedule(env: Env, tenantId: string, scheduleId: string): Promise<StoredJob> {
-  const job = await findScheduleJob(jobStores(env), tenantId, scheduleId);
-  if (job === null) throw notFound(`schedule ${scheduleId} not found`);
-  return job;
-}
 
 /** Pause or resume; already there answers as it is. A finished schedule cannot change. */
 async function changeStatus(
@@ -175,14 +136,16 @@ async function changeStatus(
   scheduleId: string,
   to: "ACTIVE" | "PAUSED",
 ): Promise<Response> {
-  const job = await loadSchedule(env, tenantId, scheduleId);
-  if (job.status !== to) {
-    if (job.status !== "ACTIVE" && job.status !== "PAUSED") {
-      throw new EdgecronError("job_not_active", `schedule ${scheduleId} is ${job.status.toLowerCase()}`);
-    }
-    await saveJobVersion(env, job, { status: to }, Date.now());
+  if (!(await setScheduleStatus(env, tenantId, scheduleId, to, Date.now()))) {
+    throw notFound(`schedule ${scheduleId} not found`);
   }
   return Response.json({ scheduleId, isPaused: to === "PAUSED" });
+}
+
+async function loadSchedule(env: Env, tenantId: string, scheduleId: string): Promise<StoredJob> {
+  const job = await readSchedule(env, tenantId, scheduleId);
+  if (job === null) throw notFound(`schedule ${scheduleId} not found`);
+  return job;
 }
 
 function nextFireMs(job: StoredJob, nowMs: number): number | null {

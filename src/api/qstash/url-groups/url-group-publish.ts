@@ -1,7 +1,7 @@
 // A publish (or enqueue, or batch item) whose destination names a URL group of the tenant
 // instead of a URL: one message per endpoint of the group, each a job of its own with its own
 // delivery, retries and dead letter, all checked before any is stored.
-import { findUrlGroup } from "../../../db/qstash-url-groups";
+import { readUrlGroup } from "../../../service/qstash/url-groups";
 import { EdgecronError } from "../../http/problem";
 import { checkDestination } from "../destination";
 import { badRequest, notFound } from "../errors";
@@ -22,7 +22,7 @@ export function isUrlGroupName(name: string): boolean {
 export async function prepareDestinationMessages(parts: MessageParts): Promise<PreparedMessage[]> {
   const name = parts.destination;
   if (checkDestination(name).ok || !GROUP_NAME.test(name)) return [await prepareMessage(parts)];
-  const group = await findUrlGroup(parts.env.DB, parts.tenantId, name);
+  const group = await readUrlGroup(parts.env, parts.tenantId, name);
   const prefix = parts.errorPrefix ?? "";
   if (group === null) throw notFound(`${prefix}url group ${name} not found`);
   if (group.endpoints.length === 0)

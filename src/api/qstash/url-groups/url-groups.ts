@@ -3,15 +3,14 @@
 // that is there already (same URL) changes nothing; removing names endpoints by name or URL.
 import { type Context, Hono } from "hono";
 import {
-  deleteUrlGroup,
-  findUrlGroup,
-  listUrlGroups,
-  saveUrlGroup,
+  editUrlGroup,
+  listTenantUrlGroups,
+  readUrlGroup,
+  removeUrlGroup,
   type UrlGroup,
   type UrlGroupEndpoint,
-} from "../../../db/qstash-url-groups";
+} from "../../../service/qstash/url-groups";
 import type { AppEnv } from "../../http/app-env";
-import { EdgecronError } from "../../http/problem";
 import { checkDestination } from "../destination";
 import { badRequest, notFound } from "../errors";
 import type { HeaderError } from "../headers";
@@ -19,8 +18,6 @@ import { isUrlGroupName, URL_GROUP_NAME_MESSAGE } from "./url-group-publish";
 
 /** The most endpoints one group holds: a publish makes one message each. */
 export const MAX_GROUP_ENDPOINTS = 100;
-/** Tries of an edit that another edit of the same group overtook. */
-const SAVE_TRIES = 5;
 
 export const urlGroups = new Hono<AppEnv>();
 
@@ -76,32 +73,22 @@ async function endpointsOf(c: Context<AppEnv>, needUrl: boolean): Promise<UrlGro
   return endpoints;
 }
 
-/** Reads, edits and writes the group's endpoints, again when another edit overtook this one. */
-async function editGroup(
-  env: Env,
-  tenantId: string,
-  name: string,
-  edit: (current: UrlGroupEndpoint[] | null) => UrlGroupEndpoint[],
-): Promise<void> {
-  for (let attempt = 0; attempt < SAVE_TRIES; attempt += 1) {
-    const group = await findUrlGroup(env.DB, tenantId, name);
-    const endpoints = edit(group?.endpoints ?? null);
-    const expected = group === null ? null : { updatedAtMs: group.updatedAtMs };
-    if (await saveUrlGroup(env.DB, tenantId, name, endpoints, expected, Date.now())) return;
-  }
-  throw new EdgecronError("version_conflict", `url group ${name} is being edited: try again`);
-}
-
 urlGroups.post("/:name/endpoints", async (c) => {
   const name = checkGroupName(c.req.param("name"));
   const added = await endpointsOf(c, true);
-  await editGroup(c.env, c.get("tenantId"), name, (current) => {
-    const kept = (current ?? []).filter((endpoint) => !added.some((item) => item.url === endpoint.url));
-    const endpoints = [...kept, ...added];
-    if (endpoints.length > MAX_GROUP_ENDPOINTS)
-      throw badRequest([{ header: "endpoints", message: `a group holds at most ${MAX_GROUP_ENDPOINTS}` }]);
-    return endpoints;
-  });
+  await editUrlGroup(
+    c.env,
+    c.get("tenantId"),
+    name,
+    (current) => {
+      const kept = (current ?? []).filter((endpoint) => !added.some((item) => item.url === endpoint.url));
+      const endpoints = [...kept, ...added];
+      if (endpoints.length > MAX_GROUP_ENDPOINTS)
+        throw badRequest([{ header: "endpoints", message: `a group holds at most ${MAX_GROUP_ENDPOINTS}` }]);
+      return endpoints;
+    },
+    Date.now,
+  );
   return c.body(null, 200);
 });
 
@@ -114,23 +101,29 @@ urlGroups.delete("/:name/endpoints", async (c) => {
         (item.url === "" || item.url === endpoint.url) &&
         (item.name === undefined || item.name === endpoint.name),
     );
-  await editGroup(c.env, c.get("tenantId"), name, (current) => {
-    if (current === null) throw notFound(`url group ${name} not found`);
-    return current.filter((endpoint) => !named(endpoint));
-  });
+  await editUrlGroup(
+    c.env,
+    c.get("tenantId"),
+    name,
+    (current) => {
+      if (current === null) throw notFound(`url group ${name} not found`);
+      return current.filter((endpoint) => !named(endpoint));
+    },
+    Date.now,
+  );
   return c.body(null, 200);
 });
 
-urlGroups.get("/", async (c) => c.json((await listUrlGroups(c.env.DB, c.get("tenantId"))).map(groupView)));
+urlGroups.get("/", async (c) => c.json((await listTenantUrlGroups(c.env, c.get("tenantId"))).map(groupView)));
 
 urlGroups.get("/:name", async (c) => {
-  const group = await findUrlGroup(c.env.DB, c.get("tenantId"), c.req.param("name"));
+  const group = await readUrlGroup(c.env, c.get("tenantId"), c.req.param("name"));
   if (group === null) throw notFound(`url group ${c.req.param("name")} not found`);
   return c.json(groupView(group));
 });
 
 urlGroups.delete("/:name", async (c) => {
-  if (!(await deleteUrlGroup(c.env.DB, c.get("tenantId"), c.req.param("name"))))
+  if (!(await removeUrlGroup(c.env, c.get("tenantId"), c.req.param("name"))))
     throw notFound(`url group ${c.req.param("name")} not found`);
   return c.body(null, 200);
 });

@@ -5,8 +5,8 @@
 // new run), callback (its failure callback again) and delete.
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { deleteDeadLetters } from "../../../db/qstash";
-import { findWorkflowRun, type WorkflowRunRow } from "../../../db/qstash-workflow-runs";
+import { deleteQstashDeadLetters } from "../../../service/qstash/dead-letters";
+import { findWorkflowRun, type WorkflowRunRow } from "../../../service/qstash/workflow-store";
 import type { AppEnv } from "../../http/app-env";
 import { dlqMessageView, dlqPage } from "../dlq/dlq";
 import { badRequest, notFound } from "../errors";
@@ -90,7 +90,7 @@ async function workflowDlqPage(
     const runId =
       entry.job.spec.target.type === "http" ? entry.job.spec.target.headers?.[RUN_ID_HEADER] : undefined;
     if (runId === undefined) continue;
-    const run = await findWorkflowRun(env.DB, tenantId, runId);
+    const run = await findWorkflowRun(env, tenantId, runId);
     if (run !== null && matchesRun(run)) selected.push({ ...entry, run });
   }
   return { entries: selected, cursor };
@@ -155,6 +155,6 @@ workflowDlq.post("/callback/:dlqId", async (c) => {
 workflowDlq.delete("/", async (c) => {
   const tenantId = c.get("tenantId");
   const { results, cursor } = await actOnEntries(c, async (entry) => entry.letter.id);
-  const deleted = await deleteDeadLetters(c.env.DB, tenantId, results);
+  const deleted = await deleteQstashDeadLetters(c.env, tenantId, results);
   return c.json({ deleted, ...(cursor === null ? {} : { cursor }) });
 });

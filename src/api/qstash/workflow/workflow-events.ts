@@ -6,12 +6,12 @@
 import { Hono } from "hono";
 import { MAX_DURATION_MS } from "../../../core/common/duration";
 import { headerMapIssues } from "../../../core/targets/header-map";
+import { targetUrlProblem } from "../../../service/private-targets";
 import {
   listWorkflowWaiters,
   upsertWorkflowWaiter,
   type WorkflowWaiterRow,
-} from "../../../db/qstash-workflow-waiters";
-import { targetUrlProblem } from "../../../service/private-targets";
+} from "../../../service/qstash/workflow-store";
 import type { AppEnv } from "../../http/app-env";
 import { badRequest } from "../errors";
 import { parseQstashDurationMs } from "../headers";
@@ -110,7 +110,7 @@ workflowEvents.post("/wait/:eventId", async (c) => {
     created_at_ms: nowMs,
   };
   try {
-    await upsertWorkflowWaiter(c.env.DB, waiter);
+    await upsertWorkflowWaiter(c.env, waiter);
   } catch (error) {
     // No waiter, no timeout: a timeout without its waiter would read as the wait's end at once.
     await cancelWaitTimeout(c.env, waiter, nowMs);
@@ -135,7 +135,7 @@ async function notify(env: Env, tenantId: string, eventId: string, data: string,
 
 workflowEvents.get("/waiters/:eventId", async (c) => {
   const nowMs = Date.now();
-  const waiters = await listWorkflowWaiters(c.env.DB, c.get("tenantId"), c.req.param("eventId"));
+  const waiters = await listWorkflowWaiters(c.env, c.get("tenantId"), c.req.param("eventId"));
   return c.json(waiters.filter((waiter) => waiter.deadline_ms > nowMs).map(waiterView));
 });
 

@@ -7,7 +7,7 @@ import {
   listWorkflowSteps,
   type WorkflowRunRow,
   type WorkflowStepRow,
-} from "../../../db/qstash-workflow-runs";
+} from "../../../service/qstash/workflow-store";
 import type { AppEnv } from "../../http/app-env";
 import { badRequest } from "../errors";
 
@@ -42,13 +42,13 @@ workflowLogs.get("/", async (c) => {
     (query.get("state") ?? run.state) === run.state &&
     (query.get("workflowUrl") ?? run.url) === run.url;
   // Filters are applied to a window of recent runs; the cursor continues before its last one.
-  const window = await listWorkflowRuns(c.env.DB, tenantId, {
+  const window = await listWorkflowRuns(c.env, tenantId, {
     beforeMs: cursor ? Number(cursor) : undefined,
     limit: 1_000,
   });
   const runs = window.filter(wanted).slice(0, count);
   const views = await Promise.all(
-    runs.map(async (run) => runView(run, await listWorkflowSteps(c.env.DB, tenantId, run.run_id))),
+    runs.map(async (run) => runView(run, await listWorkflowSteps(c.env, tenantId, run.run_id))),
   );
   const last = runs.at(-1);
   return c.json({ cursor: runs.length === count && last ? String(last.created_at_ms) : "", runs: views });

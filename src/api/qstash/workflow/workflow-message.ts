@@ -10,7 +10,7 @@ import {
   type NewWorkflowRun,
   type NewWorkflowStep,
   recordWorkflowSteps,
-} from "../../../db/qstash-workflow-runs";
+} from "../../../service/qstash/workflow-store";
 import { EdgecronError } from "../../http/problem";
 import { notFound } from "../errors";
 
@@ -58,7 +58,7 @@ export interface WorkflowRecord {
  * A later message of a run that is not running is refused: nothing would read its result.
  */
 export async function planWorkflowMessage(
-  db: D1Database,
+  env: Env,
   tenantId: string,
   destination: string,
   headers: Headers,
@@ -77,7 +77,7 @@ export async function planWorkflowMessage(
     });
     run = { tenantId, runId, url: headers.get("upstash-workflow-url")?.trim() || destination, settings };
   } else {
-    const stored = await findWorkflowRun(db, tenantId, runId);
+    const stored = await findWorkflowRun(env, tenantId, runId);
     if (stored === null || stored.state !== "RUN_STARTED") {
       throw notFound(`workflow run ${runId} is not running`);
     }
@@ -103,7 +103,7 @@ export function stepTooLarge(bytes: number, what = "a step's body"): EdgecronErr
 
 /** The runs and steps of stored workflow messages, recorded before their jobs are inserted. */
 export async function recordWorkflowMessages(
-  db: D1Database,
+  env: Env,
   records: readonly (WorkflowRecord | undefined)[],
   nowMs: number,
 ): Promise<void> {
@@ -111,7 +111,7 @@ export async function recordWorkflowMessages(
   if (present.length === 0) return;
   const runs = present.flatMap((record) => (record.run === null ? [] : [record.run]));
   await recordWorkflowSteps(
-    db,
+    env,
     runs,
     present.map((record) => record.step),
     nowMs,

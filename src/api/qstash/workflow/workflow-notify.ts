@@ -5,20 +5,21 @@
 // wake-up message is stored (a failure to store puts the waiter and its timeout back). Only a
 // wake-up that is stored deletes the waiter's timeout message.
 import { base64OfText } from "../../../core/common/encoding";
-import { jobStores } from "../../../db/databases";
-import { findStoredJob, insertStoredJobs } from "../../../db/job-store";
-import type { StoredJob } from "../../../db/jobs";
-import { deleteWorkflowStep, findWorkflowRun, findWorkflowStep } from "../../../db/qstash-workflow-runs";
+import { logEvent } from "../../../log";
+import { admitJobCreates } from "../../../service/admission";
+import { saveJobVersion, syncJobs } from "../../../service/job-writes";
+import type { StoredJob } from "../../../service/jobs/stored-job";
+import { findMessageJob, insertMessageJobs } from "../../../service/qstash/messages";
 import {
+  deleteWorkflowStep,
+  findWorkflowRun,
+  findWorkflowStep,
   listWorkflowWaiters,
   restoreWaiter,
   takeWaiterForWakeUp,
   takeWorkflowWaiter,
   type WorkflowWaiterRow,
-} from "../../../db/qstash-workflow-waiters";
-import { logEvent } from "../../../log";
-import { admitJobCreates } from "../../../service/admission";
-import { saveJobVersion, syncJobs } from "../../../service/job-writes";
+} from "../../../service/qstash/workflow-store";
 import { EdgecronError } from "../../http/problem";
 import { badRequest } from "../errors";
 import type { HeaderError } from "../headers";
@@ -47,7 +48,7 @@ export async function notifyWaiters(
   runId: string | undefined,
 ): Promise<Woken[]> {
   const nowMs = Date.now();
-  const waiting = (await listWorkflowWaiters(env.DB, tenantId, eventId, runId)).filter(
+  const waiting = (await listWorkflowWaiters(env, tenantId, eventId, runId)).filter(
     (waiter) => waiter.deadline_ms > nowMs,
   );
   const wakeUps = await prepareWakeUps(env, waiting, data, nowMs);
@@ -74,7 +75,7 @@ async function prepareWakeUps(
   const wakeUps: WakeUp[] = [];
   const errors: HeaderError[] = [];
   for (const waiter of waiters) {
-    const run = await findWorkflowRun(env.DB, waiter.tenant_id, waiter.run_id);
+    const run = await findWorkflowRun(env, waiter.tenant_id, waiter.run_id);
     if (run === null || run.state !== "RUN_STARTED") {
       await dropWaiter(env, waiter, nowMs);
       continue;
@@ -128,18 +129,13 @@ async function prepareWakeUp(
 
 /** Stores one wake-up; false when another notify took the waiter first. */
 async function storeWakeUp(env: Env, { waiter, job, bodyBase64 }: WakeUp, nowMs: number): Promise<boolean> {
-  const timeoutStep = await findWorkflowStep(
-    env.DB,
-    waiter.tenant_id,
-    waiter.run_id,
-    waiter.timeout_message_id,
-  );
+  const timeoutStep = await findWorkflowStep(env, waiter.tenant_id, waiter.run_id, waiter.timeout_message_id);
   const wakeUp = { messageId: job.id, callType: "step", bodyBase64 };
-  if (!(await takeWaiterForWakeUp(env.DB, waiter, wakeUp, nowMs))) return false;
+  if (!(await takeWaiterForWakeUp(env, waiter, wakeUp, nowMs))) return false;
   try {
-    await insertStoredJobs(jobStores(env), [job]);
+    await insertMessageJobs(env, [job]);
   } catch (error) {
-    await restoreWaiter(env.DB, waiter, timeoutStep, job.id);
+    await restoreWaiter(env, waiter, timeoutStep, job.id);
     throw error;
   }
   // Stored is done. The outbox sweep pushes what this push misses; a timeout message this fails
@@ -155,17 +151,17 @@ async function storeWakeUp(env: Env, { waiter, job, bodyBase64 }: WakeUp, nowMs:
 
 /** Drops the waiter of a run that ended, with its timeout. */
 async function dropWaiter(env: Env, waiter: WorkflowWaiterRow, nowMs: number): Promise<void> {
-  if (!(await takeWorkflowWaiter(env.DB, waiter.tenant_id, waiter.event_id, waiter.run_id))) return;
+  if (!(await takeWorkflowWaiter(env, waiter.tenant_id, waiter.event_id, waiter.run_id))) return;
   await cancelWaitTimeout(env, waiter, nowMs);
 }
 
 /** The wait's timeout unlisted from its run and its message deleted. */
 export async function cancelWaitTimeout(env: Env, waiter: WorkflowWaiterRow, nowMs: number): Promise<void> {
-  await deleteWorkflowStep(env.DB, waiter.tenant_id, waiter.run_id, waiter.timeout_message_id);
+  await deleteWorkflowStep(env, waiter.tenant_id, waiter.run_id, waiter.timeout_message_id);
   await deleteTimeoutMessage(env, waiter, nowMs);
 }
 
 async function deleteTimeoutMessage(env: Env, waiter: WorkflowWaiterRow, nowMs: number): Promise<void> {
-  const job = await findStoredJob(jobStores(env), waiter.tenant_id, waiter.timeout_message_id);
+  const job = await findMessageJob(env, waiter.tenant_id, waiter.timeout_message_id);
   if (job !== null && job.status === "ACTIVE") await saveJobVersion(env, job, { status: "DELETED" }, nowMs);
 }

@@ -1,15 +1,14 @@
 // The routes of Upstash Workflow runs (./workflow-message.ts keeps them): the SDK reads a run's
 // steps on every delivery and ends the run after its last step.
 import { Hono } from "hono";
-import { jobStores } from "../../../db/databases";
-import { findStoredJob } from "../../../db/job-store";
+import { saveJobVersion } from "../../../service/job-writes";
+import { findMessageJob } from "../../../service/qstash/messages";
 import {
   endWorkflowRun,
   findWorkflowRun,
   listWaitDeadlines,
   listWorkflowSteps,
-} from "../../../db/qstash-workflow-runs";
-import { saveJobVersion } from "../../../service/job-writes";
+} from "../../../service/qstash/workflow-store";
 import type { AppEnv } from "../../http/app-env";
 import { badRequest, notFound } from "../errors";
 import { WAIT_TIMEOUT_CALL_TYPE } from "./workflow-events";
@@ -23,11 +22,11 @@ workflows.route("/events", workflowLogs);
 workflows.get("/runs/:runId", async (c) => {
   const tenantId = c.get("tenantId");
   const runId = c.req.param("runId");
-  const run = await findWorkflowRun(c.env.DB, tenantId, runId);
+  const run = await findWorkflowRun(c.env, tenantId, runId);
   // An ended run answers 404: the SDK then knows a late delivery has nothing left to do.
   if (run === null || run.state !== "RUN_STARTED") throw notFound(`workflow run ${runId} is not running`);
-  const steps = await listWorkflowSteps(c.env.DB, tenantId, runId);
-  const deadlines = await listWaitDeadlines(c.env.DB, tenantId, runId);
+  const steps = await listWorkflowSteps(c.env, tenantId, runId);
+  const deadlines = await listWaitDeadlines(c.env, tenantId, runId);
   const nowMs = Date.now();
   // A wait's timeout is a step only once its deadline has passed; before, the run is waiting.
   const visible = steps.flatMap((step) => {
@@ -49,18 +48,12 @@ workflows.delete("/runs/:runId", async (c) => {
   const tenantId = c.get("tenantId");
   const runId = c.req.param("runId");
   const nowMs = Date.now();
-  const run = await findWorkflowRun(c.env.DB, tenantId, runId);
+  const run = await findWorkflowRun(c.env, tenantId, runId);
   if (run === null) throw notFound(`workflow run ${runId} not found`);
   const cancel = c.req.query("cancel") === "true";
   if (cancel) await cancelRun(c.env, tenantId, runId, nowMs);
   else
-    await endWorkflowRun(
-      c.env.DB,
-      tenantId,
-      runId,
-      { state: "RUN_SUCCESS", result: await c.req.text() },
-      nowMs,
-    );
+    await endWorkflowRun(c.env, tenantId, runId, { state: "RUN_SUCCESS", result: await c.req.text() }, nowMs);
   return c.body(null, 200);
 });
 
@@ -97,7 +90,7 @@ workflows.delete("/runs", async (c) => {
 
 /** Cancels a started run and its messages still waiting; false when it was not started. */
 async function cancelRun(env: Env, tenantId: string, runId: string, nowMs: number): Promise<boolean> {
-  const ended = await endWorkflowRun(env.DB, tenantId, runId, { state: "RUN_CANCELED", result: null }, nowMs);
+  const ended = await endWorkflowRun(env, tenantId, runId, { state: "RUN_CANCELED", result: null }, nowMs);
   if (ended) await cancelWaitingMessages(env, tenantId, runId, nowMs);
   return ended;
 }
@@ -110,8 +103,8 @@ async function cancelWaitingMessages(
   nowMs: number,
 ): Promise<number> {
   let cancelled = 0;
-  for (const step of await listWorkflowSteps(env.DB, tenantId, runId)) {
-    const job = await findStoredJob(jobStores(env), tenantId, step.message_id);
+  for (const step of await listWorkflowSteps(env, tenantId, runId)) {
+    const job = await findMessageJob(env, tenantId, step.message_id);
     if (job === null || job.status !== "ACTIVE") continue;
     await saveJobVersion(env, job, { status: "DELETED" }, nowMs);
     cancelled += 1;
