@@ -13,8 +13,9 @@
 // ahead what the window has room for, and while it is full, the instants of tenants still under
 // their share of it, so another tenant's flood does not turn a punctual job into one sent at its
 // instant behind the flood's queue.
+
+import type { Run } from "../records/run";
 import type { JobRecord } from "../state/job-book";
-import type { Run } from "../state/run";
 import type { ShardState } from "../state/shard-state";
 import { fireDueJob } from "../wheel/firing";
 

@@ -16,9 +16,9 @@ import {
 } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
 import { jobSpec } from "../jobs/job-specs";
+import type { Run } from "../records/run";
 import { holdAtGate, waitingAtGate } from "../runs/run-timers";
 import type { JobRecord } from "../state/job-book";
-import type { Run } from "../state/run";
 import type { ShardState } from "../state/shard-state";
 import { nextAskMs } from "./gate-wakes";
 import { hostOfRun, noteHostThrottled, type ThrottledHost, throttledHosts } from "./host-throttles";

@@ -8,7 +8,7 @@ import { schedulesOf } from "../../../src/core/schedules/schedule-set";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../../src/shard/protocol";
 import { findRecord } from "../history/reads";
 import { jobExclusions, jobSpec } from "../jobs/job-specs";
-import { createdRun, type Run } from "../state/run";
+import { createdRun, type Run } from "../records/run";
 import { moveRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 import { recordExcluded, startRun } from "../wheel/firing";

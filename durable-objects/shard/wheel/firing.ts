@@ -15,8 +15,8 @@ import { type CompiledExclusions, isExcluded } from "../../../src/core/schedules
 import { misfireDecision, splitLateInstants } from "../../../src/core/schedules/misfire";
 import { instantTaken } from "../history/reads";
 import { jobExclusions, jobSpec } from "../jobs/job-specs";
+import type { Run, RunKind } from "../records/run";
 import { aheadFree, type JobRecord } from "../state/job-book";
-import type { Run, RunKind } from "../state/run";
 import { insertRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 import { MAX_DISPATCH_LEAD_MS } from "./pass-settings";
