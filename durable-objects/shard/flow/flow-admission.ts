@@ -17,9 +17,9 @@ import {
 import { logEvent } from "../../../src/log";
 import { jobSpec } from "../jobs/job-specs";
 import type { Run } from "../records/run";
-import { holdAtGate, waitingAtGate } from "../runs/run-timers";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
+import { holdAtGate, waitingAtGate } from "./gate-holds";
 import { nextAskMs } from "./gate-wakes";
 import { hostOfRun, noteHostThrottled, type ThrottledHost, throttledHosts } from "./host-throttles";
 import { tenantGateLimits } from "./tenant-gates";
