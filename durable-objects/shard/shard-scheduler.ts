@@ -13,8 +13,8 @@ import { setTenantWeight } from "./flow/tenant-weights";
 import { takeCancelledUncalled } from "./flow/uncalled-permits";
 import { importHistory } from "./history/legacy-records";
 import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./history/reads";
-import { applyJobSnapshots } from "./jobs/job-sync";
-import { reparkSuspended, setTenantSuspended } from "./jobs/suspension";
+import { applyJobSnapshots } from "./job-changes/job-sync";
+import { reparkSuspended, setTenantSuspended } from "./job-changes/suspension";
 import { type OutcomeEffects, reportOutcomes } from "./runs/attempt-outcomes";
 import { claimRuns } from "./runs/claims";
 import { fireJobNow } from "./runs/fire-now";
@@ -91,7 +91,7 @@ export class ShardScheduler extends DurableObject<Env> {
     return this.act(shard, apply, { faultable: true });
   }
 
-  /** Suspends or unsuspends a tenant's jobs on this shard (./jobs/suspension.ts). */
+  /** Suspends or unsuspends a tenant's jobs on this shard (./job-changes/suspension.ts). */
   async setTenantSuspended(shard: number, tenantId: string, suspended: boolean): Promise<number> {
     return this.act(shard, (nowMs) => setTenantSuspended(this.state, tenantId, suspended, nowMs), {
       faultable: true,

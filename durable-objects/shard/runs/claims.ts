@@ -13,7 +13,7 @@ import type { ClaimRequest, ClaimResult } from "../../../src/shard/protocol";
 import { noteCancelledUncalled } from "../flow/uncalled-permits";
 import { settledStateOf } from "../history/reads";
 import { jobSpec, preloadSpecs } from "../jobs/job-specs";
-import { suspendedTenants } from "../jobs/suspension";
+import { suspendedTenants } from "../jobs/suspended-tenants";
 import { heldByPause, type Run } from "../records/run";
 import type { JobRecord } from "../state/job-book";
 import { moveRun } from "../state/run-moves";

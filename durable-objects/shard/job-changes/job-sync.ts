@@ -3,6 +3,7 @@
 import { DEFAULT_JOB_PRIORITY, type JobSpec } from "../../../src/core/jobs/job-spec";
 import { firstFire, upcomingFires } from "../../../src/core/jobs/job-timeline";
 import type { ShardJob } from "../../../src/shard/protocol";
+import { exclusionsOfDefinition, jobExclusions, rememberDefinition } from "../jobs/job-specs";
 import { cancelPendingRuns, handBackAheadRuns } from "../runs/cancel-runs";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
@@ -14,7 +15,6 @@ import {
 } from "../store/job-definitions";
 import { fireDueJob, markCompleted } from "../wheel/firing";
 import { applyCalendarRevision } from "./calendar-revisions";
-import { exclusionsOfDefinition, jobExclusions, rememberDefinition } from "./job-specs";
 
 /** Applies snapshots in order; returns the ids the shard now holds at their version (or newer). */
 export function applyJobSnapshots(
