@@ -6,6 +6,7 @@ import type * as History from "../../src/shard/history-protocol";
 import type * as Protocol from "../../src/shard/protocol";
 import { BacklogPacer } from "./dispatch/backlog";
 import { windowLimits } from "./dispatch/budget";
+import { dispatchLeadMs } from "./dispatch/pass-settings";
 import { pullForwardWaiting, releaseFinished, renewHeld } from "./flow/flow-permits";
 import { noteHostThrottled, reportHostAnswers, type ThrottledHost } from "./flow/host-throttles";
 import { forgetTenantLimits } from "./flow/tenant-gates";
@@ -34,7 +35,6 @@ import { runAlarmPass } from "./wheel/alarm-pass";
 import { alarmWasLost, earliestTimerMs, planAlarm } from "./wheel/alarm-plan";
 import { ArmedAlarm } from "./wheel/armed-alarm";
 import { readDueTimes } from "./wheel/due-times";
-import { dispatchLeadMs } from "./wheel/pass-settings";
 import { deadLetterPoisonRun, type Retention, watchdogScan } from "./wheel/watchdog";
 
 interface ActOptions {

@@ -14,10 +14,10 @@
 // their share of it, so another tenant's flood does not turn a punctual job into one sent at its
 // instant behind the flood's queue.
 
+import { fireDueJob } from "../instants/firing";
 import type { Run } from "../records/run";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
-import { fireDueJob } from "../wheel/firing";
 
 /** Jobs queued ahead in one pass; the rest wait for the next pass (it comes at once when busy). */
 export const MAX_AHEAD_JOBS_PER_TICK = 5_000;

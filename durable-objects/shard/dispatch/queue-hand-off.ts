@@ -6,7 +6,7 @@ import type { Run } from "../records/run";
 import type { JobRecord } from "../state/job-book";
 import { moveRun, moveRunVia } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
-import { RUNS_PER_MESSAGE, type TickSettings } from "../wheel/pass-settings";
+import { RUNS_PER_MESSAGE, type TickSettings } from "./pass-settings";
 
 /** Queues take ≤ 100 messages and ≤ 256 KB per sendBatch; stay clear of the byte limit. */
 const MESSAGES_PER_SEND = 100;

@@ -5,11 +5,11 @@
 // Unsuspending puts the timers back, and each job's misfire policy and grace decide about the
 // instants that passed, as after an outage.
 
+import { fireDueJob, markCompleted } from "../instants/firing";
 import { suspendedTenants } from "../jobs/suspended-tenants";
 import { cancelPendingRuns } from "../runs/cancel-runs";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
-import { fireDueJob, markCompleted } from "../wheel/firing";
 
 /** Suspends (true) or unsuspends the tenant here; returns how many of its jobs changed. */
 export function setTenantSuspended(

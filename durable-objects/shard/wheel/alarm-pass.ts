@@ -6,11 +6,11 @@ import { raisePauseAlerts } from "../../../src/service/raise-alerts";
 import { shardCount } from "../../../src/shard/client";
 import type { BacklogPacer } from "../dispatch/backlog";
 import { windowLimits } from "../dispatch/budget";
+import { tickSettings } from "../dispatch/pass-settings";
 import { tenantWeightReader } from "../flow/tenant-weights";
 import type { ShardState } from "../state/shard-state";
 import type { ShardTestSeam } from "../test-seam";
 import { writeBehind } from "../write-behind";
-import { tickSettings } from "./pass-settings";
 import { runTick } from "./tick";
 
 export interface AlarmPassContext {

@@ -19,7 +19,7 @@ import type { Run, RunKind } from "../records/run";
 import { aheadFree, type JobRecord } from "../state/job-book";
 import { insertRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
-import { MAX_DISPATCH_LEAD_MS } from "./pass-settings";
+import { MAX_DISPATCH_LEAD_MS } from "./dispatch-lead";
 
 /** Instants enumerated in one pass; a longer outage jumps ahead (the rest count as skipped). */
 const MAX_INSTANTS_PER_PASS = 10_000;
