@@ -52,7 +52,7 @@ export interface TickSettings {
   runsPerMessage: number;
   /**
    * The dispatch window: runs handed to the execution path and not yet reported, allowed at once
-   * (./budget.ts). The alarm pass sets it from the shard's adaptive window (./backlog.ts); this
+   * (./budget.ts). The alarm pass sets it from the shard's adaptive window (../wheel/backlog.ts); this
    * default is the window's largest size.
    */
   window: number;
@@ -69,7 +69,7 @@ export interface TickSettings {
   /**
    * Whether this pass may look for the next instants of tenants under their share while the
    * window is full (./ahead.ts, queueAheadWithinShares); the shard paces it
-   * (./backlog.ts). Unset: every pass may.
+   * (../wheel/backlog.ts). Unset: every pass may.
    */
   shareScanDue?: (nowMs: number) => boolean;
   /** Flow control (job keys, tenant limits) before a send; unset: every due run is sent. */
