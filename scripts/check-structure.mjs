@@ -36,7 +36,12 @@
 //      reports them (while a move is under way on a branch);
 //   9. the pure core's sub-rooms are layers (CORE_LAYERS, lowest first): a file of src/core lives
 //      in a sub-room and imports only its own and those of lower layers, so no two of them import
-//      each other (a job's spec on top of the schedules, runs and targets it is made of).
+//      each other (a job's spec on top of the schedules, runs and targets it is made of);
+//  10. the shard's sub-rooms are layers too (SHARD_LAYERS, lowest first): a file in a sub-room of
+//      durable-objects/shard imports only its own and those of lower layers (the storage and the
+//      plain records at the bottom, the job changes and the tz database's re-derivation on top);
+//      the shard's top-level files (the Durable Object class, its alarm pass, the write-behind)
+//      sit above every sub-room and may import any of them.
 // Call sites are found in the TypeScript syntax tree, so comments and strings never count.
 //
 // Usage: node scripts/check-structure.mjs [--root DIR]
@@ -65,6 +70,20 @@ const CORE_LAYERS = [
   ["load"],
   ["jobs"],
   ["schedule-file"],
+];
+const SHARD_DIR = "durable-objects/shard";
+/**
+ * Rule 10: the shard's sub-rooms, lowest layer first (durable-objects/shard/README.md says what
+ * each holds). Its top-level files are above them all.
+ */
+const SHARD_LAYERS = [
+  ["store", "records"],
+  ["state"],
+  ["history", "jobs"],
+  ["flow", "instants"],
+  ["runs", "dispatch"],
+  ["wheel"],
+  ["job-changes", "tzdata"],
 ];
 const D1_DIR = "src/db";
 /** Wraps every D1 binding's `prepare` to count rows written (it prepares nothing of its own). */
@@ -322,27 +341,30 @@ function findCoreImports(root, files) {
   return violations;
 }
 
-/** The core sub-room of a path under src/core (null for a loose file) and its layer (-1 if none). */
-function coreLayerOf(path) {
-  const parts = path.slice(CORE_DIR.length + 1).split("/");
+/** The sub-room of a path under `dir` (null for a loose file) and its layer in `layers` (-1 if none). */
+function layerOf(path, dir, layers) {
+  const parts = path.slice(dir.length + 1).split("/");
   if (parts.length < 2) return { subRoom: null, layer: -1 };
   const subRoom = parts[0];
-  return { subRoom, layer: CORE_LAYERS.findIndex((layer) => layer.includes(subRoom)) };
+  return { subRoom, layer: layers.findIndex((layer) => layer.includes(subRoom)) };
 }
 
-/** Rule 9: loose core files, sub-rooms in no layer, and imports that run sideways or up. */
-function findCoreLayerProblems(root, files) {
+/**
+ * Rules 9 and 10: the sub-rooms of `dir` are `layers` (named `name` in messages, each sub-room as
+ * `label/sub`): sub-rooms in no layer, imports that run sideways or up, and loose files of `dir`
+ * unless `looseOnTop` (then they sit above every layer and may import anything in `dir`).
+ */
+function findLayerProblems(root, files, dir, layers, { name, label, looseOnTop = false }) {
   const problems = [];
   const unlayered = new Set();
-  for (const file of files.filter((path) => path.startsWith(`${CORE_DIR}/`))) {
-    const from = coreLayerOf(file);
+  for (const file of files.filter((path) => path.startsWith(`${dir}/`))) {
+    const from = layerOf(file, dir, layers);
     if (from.subRoom === null) {
-      problems.push(`loose file in ${CORE_DIR} (put it in a sub-room of CORE_LAYERS): ${file}`);
+      if (!looseOnTop) problems.push(`loose file in ${dir} (put it in a sub-room of ${name}): ${file}`);
       continue;
     }
     if (from.layer === -1) {
-      if (!unlayered.has(from.subRoom))
-        problems.push(`${CORE_DIR}/${from.subRoom} is in no layer of CORE_LAYERS`);
+      if (!unlayered.has(from.subRoom)) problems.push(`${dir}/${from.subRoom} is in no layer of ${name}`);
       unlayered.add(from.subRoom);
       continue;
     }
@@ -350,11 +372,11 @@ function findCoreLayerProblems(root, files) {
     for (const { fileName: specifier } of importedFiles) {
       if (!specifier.startsWith(".")) continue;
       const target = resolveRelative(file, specifier);
-      if (!target.startsWith(`${CORE_DIR}/`)) continue;
-      const to = coreLayerOf(target);
+      if (!target.startsWith(`${dir}/`)) continue;
+      const to = layerOf(target, dir, layers);
       if (to.subRoom === from.subRoom || (to.layer !== -1 && to.layer < from.layer)) continue;
       problems.push(
-        `core/${from.subRoom} imports core/${to.subRoom ?? "(loose)"} (not a lower layer): ${file} ("${specifier}")`,
+        `${label}/${from.subRoom} imports ${label}/${to.subRoom ?? "(loose)"} (not a lower layer): ${file} ("${specifier}")`,
       );
     }
   }
@@ -410,7 +432,16 @@ export async function checkStructure(root) {
   for (const { file, specifier, from, to } of findRoomCrossings(root, files)) {
     problems.push(`${from} imports ${to}: ${file} ("${specifier}")`);
   }
-  problems.push(...findCoreLayerProblems(root, files));
+  problems.push(
+    ...findLayerProblems(root, files, CORE_DIR, CORE_LAYERS, { name: "CORE_LAYERS", label: "core" }),
+  );
+  problems.push(
+    ...findLayerProblems(root, files, SHARD_DIR, SHARD_LAYERS, {
+      name: "SHARD_LAYERS",
+      label: "shard",
+      looseOnTop: true,
+    }),
+  );
   problems.push(...checkMigrations(root));
   return { files: files.length, problems };
 }

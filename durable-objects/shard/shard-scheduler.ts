@@ -4,8 +4,9 @@ import { shardCount } from "../../src/shard/client";
 import type { ShardFaults, ShardTestCommand } from "../../src/shard/fault-switches";
 import type * as History from "../../src/shard/history-protocol";
 import type * as Protocol from "../../src/shard/protocol";
-import { BacklogPacer } from "./dispatch/backlog";
+import { runAlarmPass } from "./alarm-pass";
 import { windowLimits } from "./dispatch/budget";
+import { dispatchLeadMs } from "./dispatch/pass-settings";
 import { pullForwardWaiting, releaseFinished, renewHeld } from "./flow/flow-permits";
 import { noteHostThrottled, reportHostAnswers, type ThrottledHost } from "./flow/host-throttles";
 import { forgetTenantLimits } from "./flow/tenant-gates";
@@ -13,8 +14,8 @@ import { setTenantWeight } from "./flow/tenant-weights";
 import { takeCancelledUncalled } from "./flow/uncalled-permits";
 import { importHistory } from "./history/legacy-records";
 import { firedSince, historyRun, historyStats, jobHistory, tenantHistory } from "./history/reads";
-import { applyJobSnapshots } from "./jobs/job-sync";
-import { reparkSuspended, setTenantSuspended } from "./jobs/suspension";
+import { applyJobSnapshots } from "./job-changes/job-sync";
+import { reparkSuspended, setTenantSuspended } from "./job-changes/suspension";
 import { type OutcomeEffects, reportOutcomes } from "./runs/attempt-outcomes";
 import { claimRuns } from "./runs/claims";
 import { fireJobNow } from "./runs/fire-now";
@@ -30,11 +31,10 @@ import { ShardState } from "./state/shard-state";
 import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./test-seam";
 import { tzdataProgress } from "./tzdata/timers-version";
 import { TzdataWatch } from "./tzdata/watch";
-import { runAlarmPass } from "./wheel/alarm-pass";
 import { alarmWasLost, earliestTimerMs, planAlarm } from "./wheel/alarm-plan";
 import { ArmedAlarm } from "./wheel/armed-alarm";
+import { BacklogPacer } from "./wheel/backlog";
 import { readDueTimes } from "./wheel/due-times";
-import { dispatchLeadMs } from "./wheel/pass-settings";
 import { deadLetterPoisonRun, type Retention, watchdogScan } from "./wheel/watchdog";
 
 interface ActOptions {
@@ -91,7 +91,7 @@ export class ShardScheduler extends DurableObject<Env> {
     return this.act(shard, apply, { faultable: true });
   }
 
-  /** Suspends or unsuspends a tenant's jobs on this shard (./jobs/suspension.ts). */
+  /** Suspends or unsuspends a tenant's jobs on this shard (./job-changes/suspension.ts). */
   async setTenantSuspended(shard: number, tenantId: string, suspended: boolean): Promise<number> {
     return this.act(shard, (nowMs) => setTenantSuspended(this.state, tenantId, suspended, nowMs), {
       faultable: true,

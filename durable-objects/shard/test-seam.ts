@@ -4,8 +4,8 @@
 
 import type { ShardFaults, ShardTestCommand } from "../../src/shard/fault-switches";
 import { setTzdataOverride } from "../../src/tzdata";
+import type { TickSettings } from "./dispatch/pass-settings";
 import type { ArmedAlarm } from "./wheel/armed-alarm";
-import type { TickSettings } from "./wheel/pass-settings";
 
 export interface ShardTestSeam {
   /** Before an RPC that can be made to fail: throws while an injected failure is pending. */

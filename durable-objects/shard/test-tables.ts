@@ -5,7 +5,7 @@
 // other request (nor a restart) ever sees them. The product never calls this.
 import { runIdFor } from "../../src/core/runs/run-id";
 import { HISTORY_COLUMNS } from "./history/legacy-records";
-import { type pageRecordOf, storedRecordOfPage } from "./history/page-records";
+import { type pageRecordOf, storedRecordOfPage } from "./records/page-records";
 import { runOfRow } from "./state/restore";
 import type { ShardState } from "./state/shard-state";
 import { readLegacyJobs, readLegacyRuns } from "./store/legacy-state";

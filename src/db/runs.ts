@@ -1,5 +1,5 @@
 // The run history table of D1, from before history moved into the shards (each shard keeps its
-// runs' history: durable-objects/shard/history/page-records.ts). Nothing writes it any more: the
+// runs' history: durable-objects/shard/records/page-records.ts). Nothing writes it any more: the
 // maintenance pass moves its rows, a batch a pass, into the shards that own them, then deletes
 // them here (durable-objects/maintenance/legacy-history.ts).
 import type { HistoryRecord } from "../shard/history-protocol";

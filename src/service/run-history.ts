@@ -1,5 +1,5 @@
 // Run history as the Worker reads it. Every run's record lives in the shard that owns the run
-// (durable-objects/shard/history/page-records.ts); the run id names its job and the job names its shard,
+// (durable-objects/shard/records/page-records.ts); the run id names its job and the job names its shard,
 // so one run or one job's runs is one shard request. Views across a tenant's jobs (the runs list,
 // failures, stats) ask the shards of the tenant's jobs (./tenant-fanout.ts), a bounded number at
 // a time, and merge: one request per such shard a page, each an index range read on its shard

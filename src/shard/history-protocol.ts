@@ -1,4 +1,4 @@
-// Run history as the shards serve it (durable-objects/shard/history/page-records.ts): plain data that
+// Run history as the shards serve it (durable-objects/shard/records/page-records.ts): plain data that
 // crosses the RPC boundary. Every run's history lives in the shard that owns the run.
 
 import type { HoldCause } from "../core/load/run-waits";

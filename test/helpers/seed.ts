@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { createdRun, type Run } from "../../durable-objects/shard/state/run";
+import { createdRun, type Run } from "../../durable-objects/shard/records/run";
 import { runIdFor } from "../../src/core/runs/run-id";
 import { shardName, shardOfJob } from "../../src/shard/client";
 import { withShardState } from "../helpers/shard-state";

@@ -1,9 +1,9 @@
 // Reaching a shard's in-memory state from a workers-pool test (durable-objects/shard/state): read
 // it, or change it as the shard itself would and commit the change, like any other change.
 import { runInDurableObject } from "cloudflare:test";
+import type { Run } from "../../durable-objects/shard/records/run";
 import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler";
 import type { JobRecord } from "../../durable-objects/shard/state/job-book";
-import type { Run } from "../../durable-objects/shard/state/run";
 import type { ShardState } from "../../durable-objects/shard/state/shard-state";
 import { withTestTables } from "../../durable-objects/shard/test-tables";
 import { stubFor } from "./scheduling";

@@ -2,7 +2,7 @@
 // file does not opt out, so it also proves the check passes once the test cleans up.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { dispatchLeadMs } from "../../durable-objects/shard/wheel/pass-settings";
+import { dispatchLeadMs } from "../../durable-objects/shard/dispatch/pass-settings";
 import { armedAlarms, disarmAll, maintenanceStub } from "../helpers/alarms";
 import { placeJob, seedTenant, snapshot, spec, stubFor, targetUrl, uniqueJobId } from "../helpers/scheduling";
 

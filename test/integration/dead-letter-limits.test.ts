@@ -11,9 +11,9 @@ import {
   runInDurableObject,
 } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
+import { dispatchLeadMs } from "../../durable-objects/shard/dispatch/pass-settings";
 import { sendDeadLetters } from "../../durable-objects/shard/runs/dead-letter-sends";
 import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler";
-import { dispatchLeadMs } from "../../durable-objects/shard/wheel/pass-settings";
 import type { StoredPayload } from "../../src/delivery/dead-letter-payload";
 import worker from "../../src/index";
 import { pushJobs, shardOfJob } from "../../src/shard/client";

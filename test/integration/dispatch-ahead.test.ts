@@ -4,13 +4,13 @@
 
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { dispatchLeadMs, tickSettings } from "../../durable-objects/shard/dispatch/pass-settings";
 import {
   bundleByInstant,
   dispatchRuns,
   HOLD_SPREAD_MS,
 } from "../../durable-objects/shard/dispatch/queue-hand-off";
 import { insertRun } from "../../durable-objects/shard/state/run-moves";
-import { dispatchLeadMs, tickSettings } from "../../durable-objects/shard/wheel/pass-settings";
 import { verifyRunToken } from "../../src/core/runs/run-token";
 import { fireJitterMs } from "../../src/core/schedules/jitter";
 import { holdUntilMs } from "../../src/delivery/hold";

@@ -3,8 +3,8 @@
 
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/dispatch/pass-settings";
 import { bundle, sendGroups } from "../../durable-objects/shard/dispatch/queue-hand-off";
-import { RUNS_PER_MESSAGE, runsPerMessage } from "../../durable-objects/shard/wheel/pass-settings";
 import { pushJobs } from "../../src/shard/client";
 import type { DispatchRun } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";

@@ -3,7 +3,7 @@
 // Idempotency-Key across databases, and the shard -> queue map. Real D1s, shards and queues.
 import { createExecutionContext, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { tickSettings } from "../../durable-objects/shard/wheel/pass-settings";
+import { tickSettings } from "../../durable-objects/shard/dispatch/pass-settings";
 import type { Job } from "../../src/client/types";
 import { jobDatabaseIndex, jobStores } from "../../src/db/databases";
 import worker from "../../src/index";

@@ -5,7 +5,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { pruneHistory } from "../../durable-objects/shard/history/prune";
 import { findRecord, historyStats } from "../../durable-objects/shard/history/reads";
-import { createdRun, type Run } from "../../durable-objects/shard/state/run";
+import { createdRun, type Run } from "../../durable-objects/shard/records/run";
 import { runIdFor } from "../../src/core/runs/run-id";
 import type { RunState } from "../../src/core/runs/run-state";
 import { shardName, shardOfJob } from "../../src/shard/client";

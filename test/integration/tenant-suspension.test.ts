@@ -1,4 +1,4 @@
-// Tenant suspension (src/api/v1/routes/tenant-suspension.ts, durable-objects/shard/jobs/suspension.ts):
+// Tenant suspension (src/api/v1/routes/tenant-suspension.ts, durable-objects/shard/job-changes/suspension.ts):
 // once the suspend answered, no call of the tenant starts (queued runs cancelled, any claim of it
 // refused, its timers parked), what would start work answers 409, and unsuspending loses nothing: instants
 // that passed go through the job's misfire policy.

@@ -146,6 +146,41 @@ describe("check-structure", () => {
     expect(status).toBe(1);
   });
 
+  it("keeps the shard's sub-rooms as layers: no sub-room outside the layers, no import sideways or up, the top-level files above them all", () => {
+    const root = fixture({
+      ...CLEAN,
+      "durable-objects/shard/misc/thing.ts": "export const thing = 1;\n",
+      // A lower layer is fine: the dispatch's settings read the bound that firing reads too.
+      "durable-objects/shard/instants/dispatch-lead.ts": "export const MAX_LEAD_MS = 60_000;\n",
+      "durable-objects/shard/dispatch/pass-settings.ts": `import { MAX_LEAD_MS } from "../instants/dispatch-lead";\nexport const leadMs = MAX_LEAD_MS;\n`,
+      // runs and dispatch share a layer: neither imports the other.
+      "durable-objects/shard/runs/claims.ts": `import { leadMs } from "../dispatch/pass-settings";\nexport const claim = leadMs;\n`,
+      // A sub-room never imports a top-level file: they sit above every layer.
+      "durable-objects/shard/alarm-pass.ts": "export const pass = 1;\n",
+      "durable-objects/shard/wheel/tick.ts": `import { pass } from "../alarm-pass";\nimport { claim } from "../runs/claims";\nexport const tick = pass + claim;\n`,
+      // A lower layer never imports a higher one, not even a type.
+      "durable-objects/shard/state/shard-state.ts": `import type { tick } from "../wheel/tick";\nexport type Tick = typeof tick;\n`,
+      // The top-level files may import any sub-room.
+      "durable-objects/shard/shard-scheduler.ts": `import { tick } from "./wheel/tick";\nimport { leadMs } from "./dispatch/pass-settings";\nexport const alarm = tick + leadMs;\n`,
+    });
+    const { status, output } = runCheck(root);
+    expect(output).toContain("durable-objects/shard/misc is in no layer of SHARD_LAYERS");
+    expect(output).toContain(
+      'shard/runs imports shard/dispatch (not a lower layer): durable-objects/shard/runs/claims.ts ("../dispatch/pass-settings")',
+    );
+    expect(output).toContain(
+      'shard/wheel imports shard/(loose) (not a lower layer): durable-objects/shard/wheel/tick.ts ("../alarm-pass")',
+    );
+    expect(output).toContain(
+      'shard/state imports shard/wheel (not a lower layer): durable-objects/shard/state/shard-state.ts ("../wheel/tick")',
+    );
+    expect(output).not.toContain("durable-objects/shard/dispatch/pass-settings.ts");
+    expect(output).not.toContain("durable-objects/shard/shard-scheduler.ts");
+    expect(output).not.toContain("loose file in durable-objects/shard");
+    expect(output).toContain("structure check failed: 4 violation(s)");
+    expect(status).toBe(1);
+  });
+
   it("refuses an import against the rooms' order: a door importing another door or a store, a lower room a higher one", () => {
     const root = fixture({
       ...CLEAN,

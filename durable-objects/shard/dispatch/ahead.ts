@@ -13,10 +13,11 @@
 // ahead what the window has room for, and while it is full, the instants of tenants still under
 // their share of it, so another tenant's flood does not turn a punctual job into one sent at its
 // instant behind the flood's queue.
+
+import { fireDueJob } from "../instants/firing";
+import type { Run } from "../records/run";
 import type { JobRecord } from "../state/job-book";
-import type { Run } from "../state/run";
 import type { ShardState } from "../state/shard-state";
-import { fireDueJob } from "../wheel/firing";
 
 /** Jobs queued ahead in one pass; the rest wait for the next pass (it comes at once when busy). */
 export const MAX_AHEAD_JOBS_PER_TICK = 5_000;

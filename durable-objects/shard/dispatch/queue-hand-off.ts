@@ -2,11 +2,11 @@
 // per message, committed, then sent (and back to SCHEDULED when the send failed).
 import { issueRunToken } from "../../../src/core/runs/run-token";
 import type { DispatchMessage, DispatchRun } from "../../../src/shard/protocol";
+import type { Run } from "../records/run";
 import type { JobRecord } from "../state/job-book";
-import type { Run } from "../state/run";
 import { moveRun, moveRunVia } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
-import { RUNS_PER_MESSAGE, type TickSettings } from "../wheel/pass-settings";
+import { RUNS_PER_MESSAGE, type TickSettings } from "./pass-settings";
 
 /** Queues take ≤ 100 messages and ≤ 256 KB per sendBatch; stay clear of the byte limit. */
 const MESSAGES_PER_SEND = 100;

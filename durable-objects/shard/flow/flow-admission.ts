@@ -16,10 +16,10 @@ import {
 } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
 import { jobSpec } from "../jobs/job-specs";
-import { holdAtGate, waitingAtGate } from "../runs/run-timers";
+import type { Run } from "../records/run";
 import type { JobRecord } from "../state/job-book";
-import type { Run } from "../state/run";
 import type { ShardState } from "../state/shard-state";
+import { holdAtGate, waitingAtGate } from "./gate-holds";
 import { nextAskMs } from "./gate-wakes";
 import { hostOfRun, noteHostThrottled, type ThrottledHost, throttledHosts } from "./host-throttles";
 import { tenantGateLimits } from "./tenant-gates";

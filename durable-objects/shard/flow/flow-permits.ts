@@ -5,10 +5,10 @@
 import { RUNNING_LEASE_GRACE_MS } from "../../../src/core/runs/run-leases";
 import { flowKeyGate, releasePermits, renewPermits, tenantGate } from "../../../src/gate/client";
 import { logEvent } from "../../../src/log";
-import { endGateHolds } from "../runs/run-timers";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
 import { flowControlOf } from "./flow-admission";
+import { endGateHolds } from "./gate-holds";
 import { noteGateWake } from "./gate-wakes";
 import type { PermitRows, PermitRun } from "./permit-rows";
 import { tenantGateLimits } from "./tenant-gates";

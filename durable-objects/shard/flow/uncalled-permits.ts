@@ -7,7 +7,7 @@
 // their rate (no call was made), once its work is done (../shard-scheduler.ts, act). Best effort: a
 // permit not returned still expires.
 
-import type { Run } from "../state/run";
+import type { Run } from "../records/run";
 import type { ShardState } from "../state/shard-state";
 import type { PermitRows } from "./permit-rows";
 

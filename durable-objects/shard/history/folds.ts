@@ -1,12 +1,12 @@
 // A debounced trigger folded into a run that already settled (../runs/debounce-windows.ts): its
 // history record counts the trigger, rewritten in its page.
 import { runIdFor } from "../../../src/core/runs/run-id";
+import type { HistoryPageRecord } from "../records/page-records";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
 import { bucketOf, pagesOfJobInBucket, rewritePageBody } from "../store/history-pages";
-import type { HistoryPageRecord } from "./page-records";
 
-/** Index of triggersFolded in a page record (./page-records.ts). */
+/** Index of triggersFolded in a page record (../records/page-records.ts). */
 const TRIGGERS_FOLDED = 21;
 
 export function foldIntoSettledRecord(state: ShardState, job: JobRecord, scheduledAtMs: number): void {

@@ -1,7 +1,7 @@
 // Reads of the run history table of shard schema v11-v23 (./legacy-records.ts), merged into every
 // history read (./reads.ts) while its records are kept.
 import type { FiredSinceQuery, HistoryCursor } from "../../../src/shard/history-protocol";
-import type { StoredRecord } from "./page-records";
+import type { StoredRecord } from "../records/page-records";
 
 export function legacyRecord(
   sql: SqlStorage,

@@ -16,8 +16,14 @@ import type {
   JobHistoryQuery,
   TenantHistoryQuery,
 } from "../../../src/shard/history-protocol";
+import {
+  type HistoryPageRecord,
+  type StoredRecord,
+  storedRecordOfPage,
+  storedRecordOfRun,
+} from "../records/page-records";
+import type { Run } from "../records/run";
 import { type JobRecord, MAX_HISTORY_BUCKETS } from "../state/job-book";
-import type { Run } from "../state/run";
 import type { ShardState } from "../state/shard-state";
 import { latenessSampleOf } from "../state/stats-book";
 import {
@@ -29,12 +35,6 @@ import {
   tenantPages,
 } from "../store/history-pages";
 import { legacyFiredSince, legacyJobRecords, legacyRecord, legacyTenantRecords } from "./legacy-reads";
-import {
-  type HistoryPageRecord,
-  type StoredRecord,
-  storedRecordOfPage,
-  storedRecordOfRun,
-} from "./page-records";
 
 /** Pages read at a time from a tenant's history. */
 const PAGES_PER_READ = 32;

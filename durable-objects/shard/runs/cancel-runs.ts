@@ -5,8 +5,8 @@
 // then, as if nothing had gone ahead (its new run's record supersedes the cancelled one).
 import { PENDING_STATES } from "../../../src/core/runs/run-state";
 import { noteCancelledUncalled } from "../flow/uncalled-permits";
+import type { Run } from "../records/run";
 import type { JobRecord } from "../state/job-book";
-import type { Run } from "../state/run";
 import { moveRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 

@@ -13,9 +13,9 @@ import type { ClaimRequest, ClaimResult } from "../../../src/shard/protocol";
 import { noteCancelledUncalled } from "../flow/uncalled-permits";
 import { settledStateOf } from "../history/reads";
 import { jobSpec, preloadSpecs } from "../jobs/job-specs";
-import { suspendedTenants } from "../jobs/suspension";
+import { suspendedTenants } from "../jobs/suspended-tenants";
+import { heldByPause, type Run } from "../records/run";
 import type { JobRecord } from "../state/job-book";
-import { heldByPause, type Run } from "../state/run";
 import { moveRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 

@@ -14,8 +14,8 @@ import { type QstashRunContext, qstashRunContextOf } from "../../../src/core/qst
 import { logEvent } from "../../../src/log";
 import type { DeadLetterMessage } from "../../../src/shard/protocol";
 import { jobSpec } from "../jobs/job-specs";
+import type { Run } from "../records/run";
 import type { JobRecord } from "../state/job-book";
-import type { Run } from "../state/run";
 import { patchRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 

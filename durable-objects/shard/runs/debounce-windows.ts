@@ -12,11 +12,11 @@ import {
 import { runIdFor } from "../../../src/core/runs/run-id";
 import type { TriggerResult } from "../../../src/shard/protocol";
 import { foldIntoSettledRecord } from "../history/folds";
+import { startRun } from "../instants/firing";
 import { jobSpec } from "../jobs/job-specs";
 import type { JobRecord } from "../state/job-book";
 import { insertRun, patchRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
-import { startRun } from "../wheel/firing";
 import { freeTriggerInstant } from "./trigger-instants";
 
 type WindowRow = {

@@ -10,7 +10,7 @@ import {
 import { logEvent } from "../../../src/log";
 import type { LeaseRenewal } from "../../../src/shard/protocol";
 import { jobSpec } from "../jobs/job-specs";
-import type { Run } from "../state/run";
+import type { Run } from "../records/run";
 import type { ShardState } from "../state/shard-state";
 import { applyFailure } from "./attempt-outcomes";
 import { CLAIM_REASON } from "./claims";

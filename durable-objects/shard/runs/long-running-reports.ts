@@ -9,7 +9,7 @@ import type {
   RunCompletion,
 } from "../../../src/shard/protocol";
 import { jobSpec } from "../jobs/job-specs";
-import type { Run } from "../state/run";
+import type { Run } from "../records/run";
 import { patchRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 import { applyFailure, applySuccess, type OutcomeEffects } from "./attempt-outcomes";

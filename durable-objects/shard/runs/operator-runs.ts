@@ -7,11 +7,12 @@ import { isExcluded } from "../../../src/core/schedules/exclusions";
 import { schedulesOf } from "../../../src/core/schedules/schedule-set";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../../src/shard/protocol";
 import { findRecord } from "../history/reads";
+import { startRun } from "../instants/firing";
+import { recordExcluded } from "../instants/skipped-runs";
 import { jobExclusions, jobSpec } from "../jobs/job-specs";
-import { createdRun, type Run } from "../state/run";
+import { createdRun, type Run } from "../records/run";
 import { moveRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
-import { recordExcluded, startRun } from "../wheel/firing";
 import { triggerDebounced } from "./debounce-windows";
 import { freeTriggerInstant } from "./trigger-instants";
 

@@ -5,7 +5,7 @@
 // saturated.
 import type { ShareWait } from "../../../src/shard/history-protocol";
 import type { TenantShareWait } from "../../../src/shard/protocol";
-import type { Run } from "../state/run";
+import type { Run } from "../records/run";
 import type { ShardState } from "../state/shard-state";
 
 /**

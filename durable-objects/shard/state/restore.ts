@@ -4,6 +4,7 @@
 import { DEFAULT_JOB_PRIORITY, type JobSpec } from "../../../src/core/jobs/job-spec";
 import type { RunState } from "../../../src/core/runs/run-state";
 import type { JobStatus } from "../../../src/shard/protocol";
+import type { Run } from "../records/run";
 import {
   deleteLegacyState,
   hasLegacyState,
@@ -16,7 +17,6 @@ import {
   readParkedTimers,
 } from "../store/legacy-state";
 import type { JobRecord } from "./job-book";
-import type { Run } from "./run";
 import type { ShardState } from "./shard-state";
 
 /** Restores the state; returns whether it came from v23 rows. */

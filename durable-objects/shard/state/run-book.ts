@@ -5,7 +5,7 @@
 
 import { LazyHeap } from "../../../src/core/common/min-heap";
 import { JOB_PRIORITY_HIGHEST, JOB_PRIORITY_LOWEST } from "../../../src/core/jobs/job-spec";
-import { inDispatchWindow, type Run } from "./run";
+import { inDispatchWindow, type Run } from "../records/run";
 
 interface DueEntry {
   run: Run;

@@ -4,8 +4,8 @@
 // reaches a final state leaves memory into its history page at the next commit (settled): a
 // success, a skip, a cancel at once; a dead letter once it has been sent (../runs/dead-letter-sends.ts).
 import { type RunState, transition } from "../../../src/core/runs/run-state";
-import type { NewRun, Run, RunEvent } from "./run";
-import { createdRun } from "./run";
+import type { NewRun, Run, RunEvent } from "../records/run";
+import { createdRun } from "../records/run";
 import type { ShardState } from "./shard-state";
 
 /** Columns a change may set besides the state itself. */

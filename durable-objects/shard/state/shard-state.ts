@@ -9,7 +9,8 @@
 //
 // Commit before anything outside sees a change (a queue send, an RPC's answer): the runtime's
 // output gate holds those until the write is durable, so nothing acts on a change a crash could undo.
-import { type HistoryPageRecord, pageRecordOf } from "../history/page-records";
+import { type HistoryPageRecord, pageRecordOf } from "../records/page-records";
+import type { Run } from "../records/run";
 import { bucketOf, jobIdsField, type PageOutcome, writePage } from "../store/history-pages";
 import { JOURNAL_SLOTS, journalEntriesAfter, lastJournalSeq, writeJournalEntry } from "../store/journal";
 import {
@@ -22,7 +23,6 @@ import {
   writeSnapshotSlot,
 } from "../store/snapshot";
 import { JobBook, type JobRecord, noteHistoryBucket } from "./job-book";
-import type { Run } from "./run";
 import { indexStateOf, RunBook } from "./run-book";
 import { type SettledStats, StatsBook, settledStatsOf } from "./stats-book";
 

@@ -4,7 +4,7 @@
 // settled runs added (./shard-state.ts), so a restart rebuilds them exactly.
 import { latenessSplit } from "../../../src/core/load/run-waits";
 import type { LatenessSample } from "../../../src/shard/history-protocol";
-import type { Run } from "./run";
+import type { Run } from "../records/run";
 
 /** What one settled run adds to the aggregates: its journal entry carries exactly this. */
 export type SettledStats = [

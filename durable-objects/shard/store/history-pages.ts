@@ -20,7 +20,7 @@ export type PageRow = {
   job_ids: string;
   /** JSON {state: n}: what the page adds to the stats (a prune takes it away). */
   counts: string;
-  /** JSON array of records (../history/page-records.ts). */
+  /** JSON array of records (../records/page-records.ts). */
   body: string;
 };
 

@@ -3,7 +3,7 @@
 // on its first ones: a tenant with one run due has it read, and sent, in the same tick as another
 // tenant's backlog.
 import { fairOrder, roundRobin, sharePerTenant } from "../../../src/core/load/fair-share";
-import type { Run } from "../state/run";
+import type { Run } from "../records/run";
 import type { ShardState } from "../state/shard-state";
 
 /** At most this many tenants get a share of one tick; the rest are read oldest first. */

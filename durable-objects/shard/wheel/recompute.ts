@@ -1,11 +1,11 @@
 // Re-deriving one job's next fire from what it already handled: after a tz database change, and
 // for anything else that changes a job's instants without a new job version (a calendar edit).
 import { firstFire, type JobFire, upcomingFires } from "../../../src/core/jobs/job-timeline";
+import { markCompleted } from "../instants/firing";
 import { jobExclusions, jobSpec } from "../jobs/job-specs";
 import { cancelPendingRuns } from "../runs/cancel-runs";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
-import { markCompleted } from "./firing";
 
 export type RecomputeOutcome =
   /** The timer moved to the instant the schedule gives now. */

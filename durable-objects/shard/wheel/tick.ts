@@ -3,17 +3,17 @@
 import { shareLeft, type TenantDemand, windowAllowances } from "../../../src/core/load/fair-share";
 import { sendsAllowed } from "../../../src/core/runs/slow-calls";
 import { MAX_AHEAD_JOBS_PER_TICK, queueAheadInPass } from "../dispatch/ahead";
+import type { TickSettings } from "../dispatch/pass-settings";
 import { dispatchRuns, type SentRun } from "../dispatch/queue-hand-off";
 import { admitFlowControlled } from "../flow/flow-admission";
+import { fireDueJob } from "../instants/firing";
+import { heldByPause, inDispatchWindow, type Run } from "../records/run";
 import { expireLapsedLease } from "../runs/leases";
 import { slowCallsByTenant } from "../runs/slow-calls";
 import type { JobRecord } from "../state/job-book";
-import { heldByPause, inDispatchWindow, type Run } from "../state/run";
 import { moveRun, patchRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 import { readDueRuns } from "./fair-due-runs";
-import { fireDueJob } from "./firing";
-import type { TickSettings } from "./pass-settings";
 
 const MAX_JOBS_PER_TICK = 5_000;
 const MAX_RUNS_PER_TICK = 5_000;

@@ -5,9 +5,9 @@ import { UNCLAIMED_STATES } from "../../../src/core/runs/run-state";
 import type { OverdueJob, WatchdogReport } from "../../../src/shard/protocol";
 import { pruneHistory } from "../history/prune";
 import { jobSpec } from "../jobs/job-specs";
+import type { Run } from "../records/run";
 import { shareWaitsByTenant } from "../runs/share-wait";
 import type { JobRecord } from "../state/job-book";
-import type { Run } from "../state/run";
 import { moveRun } from "../state/run-moves";
 import type { ShardState } from "../state/shard-state";
 

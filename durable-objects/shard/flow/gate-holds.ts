@@ -1,4 +1,4 @@
-// A run's timers outside a state change: a run held at a flow gate, and its hold ended early.
+// A run held at a flow gate: its timer set to its next ask outside a state change, and its hold ended early.
 
 import type { ShardState } from "../state/shard-state";
 

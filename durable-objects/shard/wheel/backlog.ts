@@ -8,7 +8,7 @@ import {
   type WindowState,
 } from "../../../src/core/load/dispatch-window";
 import type { ShardState } from "../state/shard-state";
-import type { TickSummary } from "../wheel/tick";
+import type { TickSummary } from "./tick";
 
 /**
  * While runs wait for the dispatch window, the write-behind runs at most this often: a backlogged

@@ -3,6 +3,8 @@
 import { DEFAULT_JOB_PRIORITY, type JobSpec } from "../../../src/core/jobs/job-spec";
 import { firstFire, upcomingFires } from "../../../src/core/jobs/job-timeline";
 import type { ShardJob } from "../../../src/shard/protocol";
+import { fireDueJob, markCompleted } from "../instants/firing";
+import { exclusionsOfDefinition, jobExclusions, rememberDefinition } from "../jobs/job-specs";
 import { cancelPendingRuns, handBackAheadRuns } from "../runs/cancel-runs";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
@@ -12,9 +14,7 @@ import {
   readJobDefinition,
   updateJobDefinition,
 } from "../store/job-definitions";
-import { fireDueJob, markCompleted } from "../wheel/firing";
 import { applyCalendarRevision } from "./calendar-revisions";
-import { exclusionsOfDefinition, jobExclusions, rememberDefinition } from "./job-specs";
 
 /** Applies snapshots in order; returns the ids the shard now holds at their version (or newer). */
 export function applyJobSnapshots(

@@ -1,12 +1,13 @@
-// What one pass of the timing wheel needs to know, read from the environment once per pass. Its
-// own module so the tick and dispatch (which both read it) do not import each other.
+// What one pass of the timing wheel needs to know, read from the environment once per pass: the
+// sends to the queue read it here, and the tick (../wheel/tick.ts) from the layer above.
 
 import { slowTenantInFlightCap } from "../../../src/core/runs/slow-calls";
 import { type DispatchSender, dispatchSenderOf } from "../../../src/queue/dispatch-lane";
 import { runTokenSecret } from "../../../src/run-tokens";
 import { shardCount } from "../../../src/shard/client";
-import { windowLimits } from "../dispatch/budget";
 import type { FlowAdmission } from "../flow/flow-admission";
+import { MAX_DISPATCH_LEAD_MS } from "../instants/dispatch-lead";
+import { windowLimits } from "./budget";
 
 /**
  * Runs per queue message unless DISPATCH_RUNS_PER_MESSAGE says otherwise. A message costs the
@@ -18,13 +19,11 @@ export const RUNS_PER_MESSAGE = 50;
 const MAX_RUNS_PER_MESSAGE = 100;
 const DEFAULT_LEASE_MS = 30_000;
 /**
- * How far ahead of their instant runs are created and sent to the queue (../dispatch/ahead.ts), unless
+ * How far ahead of their instant runs are created and sent to the queue (./ahead.ts), unless
  * DISPATCH_LEAD_MS says otherwise. It must cover what a shard needs to create and send one
  * instant's runs before that instant: docs/BENCHMARKS.md has the measurement behind the default.
  */
 export const DEFAULT_DISPATCH_LEAD_MS = 5_000;
-/** Beyond this a run waits on the timing wheel, not in the queue. */
-export const MAX_DISPATCH_LEAD_MS = 60_000;
 
 /** DISPATCH_LEAD_MS as whole milliseconds in 0..60,000 (0: dispatch at the instant, as before). */
 export function dispatchLeadMs(setting: string | undefined): number {
@@ -47,13 +46,13 @@ export type { DispatchSender } from "../../../src/queue/dispatch-lane";
 export interface TickSettings {
   shard: number;
   leaseMs: number;
-  /** Runs whose instant is at most this far ahead are created and sent now (../dispatch/ahead.ts). */
+  /** Runs whose instant is at most this far ahead are created and sent now (./ahead.ts). */
   leadMs: number;
   /** Runs bundled into one queue message. */
   runsPerMessage: number;
   /**
    * The dispatch window: runs handed to the execution path and not yet reported, allowed at once
-   * (../dispatch/budget.ts). The alarm pass sets it from the shard's adaptive window (../dispatch/backlog.ts); this
+   * (./budget.ts). The alarm pass sets it from the shard's adaptive window (../wheel/backlog.ts); this
    * default is the window's largest size.
    */
   window: number;
@@ -69,8 +68,8 @@ export interface TickSettings {
   runTokenSecret?: () => Promise<string>;
   /**
    * Whether this pass may look for the next instants of tenants under their share while the
-   * window is full (../dispatch/ahead.ts, queueAheadWithinShares); the shard paces it
-   * (../dispatch/backlog.ts). Unset: every pass may.
+   * window is full (./ahead.ts, queueAheadWithinShares); the shard paces it
+   * (../wheel/backlog.ts). Unset: every pass may.
    */
   shareScanDue?: (nowMs: number) => boolean;
   /** Flow control (job keys, tenant limits) before a send; unset: every due run is sent. */

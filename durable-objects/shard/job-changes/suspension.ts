@@ -4,27 +4,12 @@
 // runs is refused (the guarantee: whatever else fires meanwhile, a claim is where a call starts).
 // Unsuspending puts the timers back, and each job's misfire policy and grace decide about the
 // instants that passed, as after an outage.
+
+import { fireDueJob, markCompleted } from "../instants/firing";
+import { suspendedTenants } from "../jobs/suspended-tenants";
 import { cancelPendingRuns } from "../runs/cancel-runs";
 import type { JobRecord } from "../state/job-book";
 import type { ShardState } from "../state/shard-state";
-import { fireDueJob, markCompleted } from "../wheel/firing";
-
-/** The suspended tenants (one small table), read once per shard instance and kept in step. */
-const suspendedByShard = new WeakMap<ShardState, Set<string>>();
-
-export function suspendedTenants(state: ShardState): ReadonlySet<string> {
-  let suspended = suspendedByShard.get(state);
-  if (suspended === undefined) {
-    suspended = new Set(
-      state.sql
-        .exec<{ tenant_id: string }>("SELECT tenant_id FROM suspended_tenants")
-        .toArray()
-        .map((row) => row.tenant_id),
-    );
-    suspendedByShard.set(state, suspended);
-  }
-  return suspended;
-}
 
 /** Suspends (true) or unsuspends the tenant here; returns how many of its jobs changed. */
 export function setTenantSuspended(

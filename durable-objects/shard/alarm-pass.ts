@@ -1,17 +1,17 @@
 // What one alarm does: a pass of the timing wheel, then (paced while backlogged) the write-behind
-// of what the shard decided (../write-behind.ts: job statuses to D1, dead letters out).
+// of what the shard decided (./write-behind.ts: job statuses to D1, dead letters out).
 
-import { logEvent } from "../../../src/log";
-import { raisePauseAlerts } from "../../../src/service/raise-alerts";
-import { shardCount } from "../../../src/shard/client";
-import type { BacklogPacer } from "../dispatch/backlog";
-import { windowLimits } from "../dispatch/budget";
-import { tenantWeightReader } from "../flow/tenant-weights";
-import type { ShardState } from "../state/shard-state";
-import type { ShardTestSeam } from "../test-seam";
-import { writeBehind } from "../write-behind";
-import { tickSettings } from "./pass-settings";
-import { runTick } from "./tick";
+import { logEvent } from "../../src/log";
+import { raisePauseAlerts } from "../../src/service/raise-alerts";
+import { shardCount } from "../../src/shard/client";
+import { windowLimits } from "./dispatch/budget";
+import { tickSettings } from "./dispatch/pass-settings";
+import { tenantWeightReader } from "./flow/tenant-weights";
+import type { ShardState } from "./state/shard-state";
+import type { ShardTestSeam } from "./test-seam";
+import type { BacklogPacer } from "./wheel/backlog";
+import { runTick } from "./wheel/tick";
+import { writeBehind } from "./write-behind";
 
 export interface AlarmPassContext {
   state: ShardState;

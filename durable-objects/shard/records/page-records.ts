@@ -2,7 +2,7 @@
 // one array in a fixed order (a page holds dozens; keys repeated in each would double its size),
 // the tenant being the page's. And the record as every read returns it.
 import type { HistoryRecord } from "../../../src/shard/history-protocol";
-import type { Run, RunEvent, RunKind } from "../state/run";
+import type { Run, RunEvent, RunKind } from "./run";
 
 /** A history record without what is derived from it (its id, shard, idempotency key). */
 export type StoredRecord = Omit<HistoryRecord, "id" | "shard" | "idempotency_key">;
