@@ -5,6 +5,7 @@
 import { jobStores } from "../db/databases";
 import { tenantShards } from "../db/tenant-shards";
 import { setTenantWeightOnShards, shardCount } from "../shard/client";
+import { withinDeadline } from "./read-deadline";
 
 /** Shards asked at once by a fan-out (a Worker invocation's subrequests are bounded). */
 export const SHARD_FANOUT_PARALLELISM = 32;
@@ -17,14 +18,18 @@ export async function shardsOfTenant(env: Env, tenantId: string | null): Promise
   return indexed.filter((shard) => shard < count);
 }
 
-/** Runs `read` on each of `shards`, a bounded number at a time; results in the shards' order. */
+/**
+ * Runs `read` on each of `shards`, a bounded number at a time; results in the shards' order. A
+ * shard that does not answer within READ_DEADLINE_MS fails the whole read (the caller answers 503).
+ */
 export async function askShards<T>(
   shards: readonly number[],
   read: (shard: number) => Promise<T>,
 ): Promise<T[]> {
   const results: T[] = [];
+  const ask = (shard: number) => withinDeadline(read(shard), `shard ${shard}`);
   for (let i = 0; i < shards.length; i += SHARD_FANOUT_PARALLELISM) {
-    results.push(...(await Promise.all(shards.slice(i, i + SHARD_FANOUT_PARALLELISM).map(read))));
+    results.push(...(await Promise.all(shards.slice(i, i + SHARD_FANOUT_PARALLELISM).map(ask))));
   }
   return results;
 }

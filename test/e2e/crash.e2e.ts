@@ -148,6 +148,8 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
       await waitUntil(
         async () => {
           const stats = await api<{ runs_by_state: Record<string, number> }>("GET", "/v1/stats");
+          // A shard slow to answer is a 503 to ask again, not a count.
+          if (stats.status !== 200) return false;
           return inFlightStates.every((state) => (stats.body.runs_by_state[state] ?? 0) === 0);
         },
         { timeoutMs: 90_000, intervalMs: 1_000, what: "no run left in flight" },

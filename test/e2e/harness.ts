@@ -26,6 +26,23 @@ export async function freePort(): Promise<number> {
 }
 
 /** Polls `probe` until it returns a value other than undefined/false, or throws at the deadline. */
+const PROBE_PENDING = Symbol("probe pending");
+
+async function beforeDeadline<T>(
+  probe: () => Promise<T> | T,
+  deadline: number,
+): Promise<T | typeof PROBE_PENDING> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const pending = new Promise<typeof PROBE_PENDING>((resolve) => {
+    timer = setTimeout(() => resolve(PROBE_PENDING), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(probe), pending]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function waitUntil<T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   { timeoutMs = 30_000, intervalMs = 100, what = "condition" } = {},
@@ -34,7 +51,13 @@ export async function waitUntil<T>(
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
-      const value = await probe();
+      // A probe that never answers (a request the server holds) still ends at the deadline, so
+      // the caller fails with its own diagnostics instead of running into the test's timeout.
+      const value = await beforeDeadline(probe, deadline);
+      if (value === PROBE_PENDING) {
+        lastError = new Error("the last probe was still unanswered at the deadline");
+        break;
+      }
       if (value !== undefined && value !== false) return value as T;
     } catch (error) {
       lastError = error;
