@@ -3,6 +3,7 @@
 // run at once) share one RPC per shard. A give-back that fails is logged and left to the runs'
 // leases, which bring them back as for a consumer that crashed.
 import { logEvent } from "../log";
+import { SHARD_CALL_DEADLINE_MS, withinDeadline } from "../service/call-deadline";
 import { giveBackRuns } from "../shard/client";
 
 interface RunAtFence {
@@ -39,7 +40,11 @@ export class GiveBacks {
   async #flush(shard: number, runs: RunAtFence[]): Promise<void> {
     this.#pending.delete(shard);
     try {
-      const given = await giveBackRuns(this.env, shard, runs);
+      const given = await withinDeadline(
+        giveBackRuns(this.env, shard, runs),
+        `give back at shard ${shard}`,
+        SHARD_CALL_DEADLINE_MS,
+      );
       logEvent("dispatch.given_back", { shard, runs: runs.length, given });
     } catch (error) {
       logEvent("dispatch.give_back_failed", { shard, runs: runs.length, error });

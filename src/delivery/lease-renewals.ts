@@ -6,6 +6,7 @@
 // hold no batch, and so no queue, behind it.
 import { LEASE_RENEW_EVERY_MS } from "../core/runs/run-leases";
 import { logEvent } from "../log";
+import { SHARD_CALL_DEADLINE_MS, withinDeadline } from "../service/call-deadline";
 import { renewLeases } from "../shard/client";
 import type { LeaseRenewal } from "../shard/protocol";
 
@@ -32,7 +33,11 @@ export class LeaseRenewals {
   readonly #renewing = new Set<number>();
   #loop: Promise<void> | null = null;
 
-  constructor(env: Env, renew: RenewAtShard = (shard, runs) => renewLeases(env, shard, runs)) {
+  constructor(
+    env: Env,
+    renew: RenewAtShard = (shard, runs) =>
+      withinDeadline(renewLeases(env, shard, runs), `renew at shard ${shard}`, SHARD_CALL_DEADLINE_MS),
+  ) {
     this.#renew = renew;
   }
 

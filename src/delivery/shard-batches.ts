@@ -2,6 +2,7 @@
 // one shard).
 import type { TargetOutcome } from "../core/runs/outcome";
 import { logEvent } from "../log";
+import { SHARD_CALL_DEADLINE_MS, withinDeadline } from "../service/call-deadline";
 import { claimRuns, reportOutcomes } from "../shard/client";
 import type { ClaimResult, DispatchRun, OutcomeReport, OutcomeResult } from "../shard/protocol";
 
@@ -24,10 +25,14 @@ export async function claimAtShard(
 ): Promise<Claimed[] | null> {
   let results: ClaimResult[];
   try {
-    results = await claimRuns(
-      env,
-      shard,
-      runs.map((run) => ({ runId: run.run_id, fence: run.fence, jobId: run.job_id })),
+    results = await withinDeadline(
+      claimRuns(
+        env,
+        shard,
+        runs.map((run) => ({ runId: run.run_id, fence: run.fence, jobId: run.job_id })),
+      ),
+      `claim at shard ${shard}`,
+      SHARD_CALL_DEADLINE_MS,
     );
   } catch (error) {
     logEvent("run.claim_failed", { shard, runs: runs.length, error });
@@ -79,7 +84,9 @@ export async function reportAtShard(
   }));
   let decisions: OutcomeResult[] | null = null;
   try {
-    decisions = await withRetries(() => reportOutcomes(env, shard, payload));
+    decisions = await withRetries(() =>
+      withinDeadline(reportOutcomes(env, shard, payload), `report at shard ${shard}`, SHARD_CALL_DEADLINE_MS),
+    );
   } catch (error) {
     logEvent("run.outcome_report_failed", { shard, runs: reports.length, error });
   }

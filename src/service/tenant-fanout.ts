@@ -5,7 +5,7 @@
 import { jobStores } from "../db/databases";
 import { tenantShards } from "../db/tenant-shards";
 import { setTenantWeightOnShards, shardCount } from "../shard/client";
-import { withinDeadline } from "./read-deadline";
+import { withinDeadline } from "./call-deadline";
 
 /** Shards asked at once by a fan-out (a Worker invocation's subrequests are bounded). */
 export const SHARD_FANOUT_PARALLELISM = 32;

@@ -1,7 +1,7 @@
-// A view's read of a shard has a deadline: a shard that never answers costs the caller a 503 to
-// retry, and a read shared by later callers is dropped rather than handed to them hung.
+// A call has a deadline (src/service/call-deadline.ts): a shard that never answers costs the
+// caller an error to recover from, and a read shared by later callers is dropped rather than handed to them hung.
 import { describe, expect, it } from "vitest";
-import { withinDeadline } from "../../src/service/read-deadline";
+import { withinDeadline } from "../../src/service/call-deadline";
 import { askShards, sharedRead } from "../../src/service/tenant-fanout";
 
 const never = <T>() => new Promise<T>(() => {});
