@@ -69,3 +69,21 @@ export async function readQstashDeadLetter(
 export function deleteQstashDeadLetters(env: Env, tenantId: string, ids: readonly string[]): Promise<number> {
   return deleteDeadLetters(env.DB, tenantId, ids);
 }
+
+/** The request a dead letter recorded (its method, URL, headers and body), as far as it parses. */
+export interface LetterPayload {
+  method?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+/** A letter's stored payload; an unreadable one is empty rather than an error. */
+export function letterPayloadOf(letter: DeadLetterRow): LetterPayload {
+  try {
+    const value: unknown = JSON.parse(letter.payload_json);
+    return typeof value === "object" && value !== null ? (value as LetterPayload) : {};
+  } catch {
+    return {};
+  }
+}

@@ -7,7 +7,7 @@ import { enqueueSideDeliveries } from "../../queue/side-delivery-queue";
 import type { DeadLetterMessage } from "../../shard/protocol";
 import { failureCallbackExtras } from "../failure-callbacks";
 import { refuseWhileSuspended } from "../suspension";
-import type { QstashDeadLetter } from "./dead-letters";
+import { letterPayloadOf, type QstashDeadLetter } from "./dead-letters";
 import type { WorkflowRunRow } from "./workflow-store";
 
 /** Sends the callback again; false when the run has neither a failure callback nor a failure function. */
@@ -18,7 +18,7 @@ export async function sendFailureCallbackAgain(
   const { letter, job, run } = entry;
   await refuseWhileSuspended(env, run.tenant_id, "call a failure callback again");
   const target = job.spec.target.type === "http" ? job.spec.target : null;
-  const payload = payloadOf(letter.payload_json);
+  const payload = letterPayloadOf(letter);
   const message: DeadLetterMessage = {
     kind: "dead_letter",
     run_id: letter.run_id,
@@ -51,20 +51,4 @@ export async function sendFailureCallbackAgain(
   if (deliveries.length === 0) return false;
   await enqueueSideDeliveries(env, deliveries);
   return true;
-}
-
-interface LetterPayload {
-  method?: string;
-  url?: string;
-  headers?: Record<string, string>;
-  body?: unknown;
-}
-
-function payloadOf(json: string): LetterPayload {
-  try {
-    const value: unknown = JSON.parse(json);
-    return typeof value === "object" && value !== null ? (value as LetterPayload) : {};
-  } catch {
-    return {};
-  }
 }

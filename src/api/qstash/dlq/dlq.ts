@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { qstashMessageId } from "../../../core/qstash/delivery";
 import {
   deleteQstashDeadLetters,
+  letterPayloadOf,
   type QstashDeadLetter,
   qstashDeadLetterPage,
   qstashDeadLettersByIds,
@@ -20,16 +21,9 @@ export const dlq = new Hono<AppEnv>();
 
 export type DlqEntry = QstashDeadLetter;
 
-interface LetterPayload {
-  method?: string;
-  url?: string;
-  headers?: Record<string, string>;
-  body?: unknown;
-}
-
 /** A dead letter as the client's `DlqMessage`: the message, plus the failed response. */
 export function dlqMessageView({ letter, job }: DlqEntry) {
-  const payload = parsePayload(letter.payload_json);
+  const payload = letterPayloadOf(letter);
   const scheduleId = job.spec.qstash?.schedule_id;
   return {
     ...messageView(job),
@@ -48,15 +42,6 @@ export function dlqMessageView({ letter, job }: DlqEntry) {
 
 export function messageIdOf({ letter, job }: DlqEntry): string {
   return qstashMessageId(job.spec.qstash ?? {}, { jobId: job.id, runId: letter.run_id });
-}
-
-function parsePayload(json: string): LetterPayload {
-  try {
-    const value: unknown = JSON.parse(json);
-    return typeof value === "object" && value !== null ? (value as LetterPayload) : {};
-  } catch {
-    return {};
-  }
 }
 
 /** One page of the DLQ for a bulk query: by ids, or filtered, from the cursor. */
