@@ -4,7 +4,7 @@
 
 import { jobStores } from "../../src/db/databases";
 import { LAYOUT_MOVE_BATCH, moveLegacyJobs } from "../../src/db/job-layout";
-import { listUnsyncedJobsAcross } from "../../src/db/job-store";
+import { listUnsyncedStoredJobs } from "../../src/db/job-store";
 import { logEvent } from "../../src/log";
 import { sweepConsoleSessions } from "../../src/service/console-sessions";
 import { syncJobsOnce } from "../../src/service/job-push";
@@ -98,7 +98,7 @@ async function step(name: string, work: () => Promise<unknown>): Promise<void> {
 
 /** Jobs whose latest version no shard confirmed (a failed push, a crash after the D1 write). */
 async function sweepOutbox(env: Env, summary: MaintenanceSummary): Promise<void> {
-  const unsynced = await listUnsyncedJobsAcross(jobStores(env), OUTBOX_BATCH);
+  const unsynced = await listUnsyncedStoredJobs(jobStores(env), OUTBOX_BATCH);
   if (unsynced.length === 0) return;
   const synced = await syncJobsOnce(env, unsynced);
   summary.resynced = synced.length;

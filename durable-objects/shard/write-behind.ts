@@ -3,7 +3,7 @@
 // queue (./runs/dead-letter-sends.ts). Everything stays marked in the shard until written, so a
 // failure only delays it.
 import { type JobStores, jobStores } from "../../src/db/databases";
-import { applyShardJobStatusesAcross } from "../../src/db/job-store";
+import { applyShardJobStatusesToStores } from "../../src/db/job-store";
 import { sendDeadLetters } from "./runs/dead-letter-sends";
 import type { ShardState } from "./state/shard-state";
 
@@ -41,7 +41,7 @@ async function flushJobStatuses(state: ShardState, stores: JobStores) {
     .slice(0, JOBS_PER_FLUSH);
   if (jobs.length === 0) return [];
   const written = jobs.map((job) => ({ job, status: job.status, version: job.version }));
-  await applyShardJobStatusesAcross(
+  await applyShardJobStatusesToStores(
     stores,
     written.map(({ job, status, version }) => ({ id: job.job_id, status, version })),
     Date.now(),

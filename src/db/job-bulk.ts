@@ -1,7 +1,7 @@
 // D1 for bulk control (POST /v1/jobs/bulk): a tenant's jobs listed whole, and many new versions
 // written in one D1 batch per database instead of one round trip per job.
 import { groupByHome, type JobStores } from "./databases";
-import { listJobsAcross } from "./job-store";
+import { listStoredJobs } from "./job-store";
 import { type JobListFilter, jobVersionUpdate, type StoredJob } from "./jobs";
 
 const PAGE = 1_000;
@@ -16,7 +16,7 @@ export async function listTenantJobs(
   const jobs: StoredJob[] = [];
   let beforeId: string | undefined;
   while (jobs.length < limit) {
-    const page = await listJobsAcross(stores, tenantId, {
+    const page = await listStoredJobs(stores, tenantId, {
       ...filter,
       limit: Math.min(PAGE, limit - jobs.length),
       ...(beforeId === undefined ? {} : { beforeId }),

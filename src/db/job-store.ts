@@ -80,7 +80,7 @@ function mergeNewestFirst(lists: readonly StoredJob[][], limit: number): StoredJ
  * the cursor and the merge keeps the first `limit` of all. The cursor is the last id shown, so a
  * job created while paging has a larger id and sorts before it: no job is skipped or repeated.
  */
-export async function listJobsAcross(
+export async function listStoredJobs(
   stores: JobStores,
   tenantId: string,
   filter: JobListFilter,
@@ -94,7 +94,7 @@ export async function listJobsAcross(
  * unique per database (its index), and `newJobId` places a keyed job by its key, so two creates
  * with one key meet in one database.
  */
-export async function findJobsByIdempotencyKeysAcross(
+export async function findStoredJobsByIdempotencyKeys(
   stores: JobStores,
   tenantId: string,
   keys: readonly string[],
@@ -106,12 +106,12 @@ export async function findJobsByIdempotencyKeysAcross(
   return mergeNewestFirst(lists, Number.POSITIVE_INFINITY);
 }
 
-export async function findJobByIdempotencyKeyAcross(
+export async function findStoredJobByIdempotencyKey(
   stores: JobStores,
   tenantId: string,
   key: string,
 ): Promise<StoredJob | null> {
-  return (await findJobsByIdempotencyKeysAcross(stores, tenantId, [key]))[0] ?? null;
+  return (await findStoredJobsByIdempotencyKeys(stores, tenantId, [key]))[0] ?? null;
 }
 
 /** Every id-keyed bulk write goes to each job's database, and to the legacy table while read. */
@@ -129,7 +129,7 @@ async function writeByHome<T extends { id: string }>(
 }
 
 /** markJobsSynced in each job's database. */
-export async function markJobsSyncedAcross(
+export async function markStoredJobsSynced(
   stores: JobStores,
   confirmed: readonly { id: string; version: number }[],
 ): Promise<void> {
@@ -137,7 +137,7 @@ export async function markJobsSyncedAcross(
 }
 
 /** applyShardJobStatuses in each job's database. */
-export async function applyShardJobStatusesAcross(
+export async function applyShardJobStatusesToStores(
   stores: JobStores,
   decided: readonly { id: string; status: JobStatus; version: number }[],
   nowMs: number,
@@ -146,7 +146,7 @@ export async function applyShardJobStatusesAcross(
 }
 
 /** The outbox across databases: the `limit` least recently changed unsynced jobs. */
-export async function listUnsyncedJobsAcross(stores: JobStores, limit: number): Promise<StoredJob[]> {
+export async function listUnsyncedStoredJobs(stores: JobStores, limit: number): Promise<StoredJob[]> {
   const lists = await Promise.all(allJobSources(stores).map((db) => listUnsyncedJobs(db, limit)));
   const seen = new Set<string>();
   return lists

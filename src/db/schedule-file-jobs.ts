@@ -11,7 +11,7 @@ function unique(lists: readonly StoredJob[][]): StoredJob[] {
 }
 
 /** The tenant's jobs (any status but DELETED) named one of `names`. */
-export async function liveJobsNamedAcross(
+export async function liveStoredJobsNamed(
   stores: JobStores,
   tenantId: string,
   names: readonly string[],
@@ -36,7 +36,7 @@ export async function liveJobsNamedAcross(
  * The tenant's live jobs managed by `managedBy` whose name is in `[from, to)` (null: open), in
  * SQLite's BINARY order of the names' UTF-8, which is code point order (src/core/schedule-file/names.ts).
  */
-export async function managedJobsInRangeAcross(
+export async function managedStoredJobsInRange(
   stores: JobStores,
   tenantId: string,
   managedBy: string,
@@ -61,7 +61,7 @@ export async function managedJobsInRangeAcross(
  * Live jobs (at most `limit`) that name the calendar and are not managed by `managedBy`: what
  * keeps that file's `prune` from deleting the calendar.
  */
-export async function otherJobsNamingCalendarAcross(
+export async function otherStoredJobsNamingCalendar(
   stores: JobStores,
   tenantId: string,
   calendar: string,

@@ -10,7 +10,7 @@
 // pushes every job whose synced_version is behind, and a shard takes a version it already has as a
 // no-op. So a write left behind by a request that ended is simply taken over after a while.
 import type { JobStores } from "./databases";
-import { markJobsSyncedAcross } from "./job-store";
+import { markStoredJobsSynced } from "./job-store";
 
 /** Confirmations per statement, at most (each is an entry of one json_each). */
 export const MARKS_PER_WRITE = 200;
@@ -47,7 +47,7 @@ export async function markJobsSyncedSoon(
   pending.writingSinceMs = nowMs;
   try {
     for (let write = 0; write < WRITES_PER_CALLER && pending.waiting.size > 0; write++) {
-      await markJobsSyncedAcross(stores, takeWaiting(pending));
+      await markStoredJobsSynced(stores, takeWaiting(pending));
       pending.writingSinceMs = Date.now();
     }
   } finally {

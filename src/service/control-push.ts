@@ -3,7 +3,7 @@
 // is retried at once inside the request, and the D1 bookkeeping that follows it (marking the
 // version synced, which only spares the outbox sweep a re-send) is left out of the answer path.
 import { jobStores } from "../db/databases";
-import { deleteStoredJobAtOnce, markJobsSyncedAcross } from "../db/job-store";
+import { deleteStoredJobAtOnce, markStoredJobsSynced } from "../db/job-store";
 import type { StoredJob } from "../db/jobs";
 import { markJobsSyncedSoon } from "../db/synced-marks";
 import { logEvent } from "../log";
@@ -100,7 +100,7 @@ async function finishInBackground(
 ): Promise<void> {
   try {
     if (kind === "stop") await markJobsSyncedSoon(jobStores(env), confirmed);
-    else await markJobsSyncedAcross(jobStores(env), confirmed);
+    else await markStoredJobsSynced(jobStores(env), confirmed);
   } catch (error) {
     logEvent("job.mark_synced_failed", { jobs: confirmed.length, error, note: "the sweep re-sends them" });
   }

@@ -4,7 +4,7 @@
 // the outbox (the write path, the outbox sweep), the confirmed versions marked synced in D1.
 import { attachCalendars } from "../db/calendars";
 import { jobStores } from "../db/databases";
-import { markJobsSyncedAcross } from "../db/job-store";
+import { markStoredJobsSynced } from "../db/job-store";
 import { type StoredJob, specJsonOf } from "../db/jobs";
 import { logEvent } from "../log";
 import { pushJobs } from "../shard/client";
@@ -46,7 +46,7 @@ export async function sendJobsToShards(env: Env, jobs: readonly StoredJob[]): Pr
 export async function syncJobsOnce(env: Env, jobs: readonly StoredJob[]): Promise<StoredJob[]> {
   const confirmed = await sendJobsToShards(env, jobs);
   const synced = jobs.filter((job) => confirmed.has(job.id));
-  await markJobsSyncedAcross(jobStores(env), synced);
+  await markStoredJobsSynced(jobStores(env), synced);
   for (const job of synced) job.syncedVersion = job.version;
   return synced;
 }

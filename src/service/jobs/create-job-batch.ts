@@ -10,7 +10,7 @@ import type { ExclusionSet } from "../../core/schedules/exclusions";
 import { BATCH_SEARCH_UNITS } from "../../core/schedules/schedule-check";
 import { calendarSetsFor } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
-import { findJobsByIdempotencyKeysAcross } from "../../db/job-store";
+import { findStoredJobsByIdempotencyKeys } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { databaseForCreate, newStoredJob } from "../job-writes";
 import { batchItemKey, type Idempotency, idempotencyConflict } from "./idempotency";
@@ -100,7 +100,7 @@ async function replayOf(
   { tenantId, items }: CreateJobBatchInput,
   idempotency: Idempotency,
 ): Promise<CreateJobBatchResult | null> {
-  const stored = await findJobsByIdempotencyKeysAcross(
+  const stored = await findStoredJobsByIdempotencyKeys(
     jobStores(env),
     tenantId,
     items.map((_, index) => batchItemKey(idempotency.key, index)),

@@ -6,7 +6,7 @@ import { validationError } from "../../core/common/field-errors";
 import type { ExclusionSet } from "../../core/schedules/exclusions";
 import { calendarSetsFor } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
-import { findJobByIdempotencyKeyAcross } from "../../db/job-store";
+import { findStoredJobByIdempotencyKey } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { newStoredJob } from "../job-writes";
 import { type Idempotency, idempotencyConflict } from "./idempotency";
@@ -51,7 +51,7 @@ async function replayOf(
   tenantId: string,
   idempotency: Idempotency,
 ): Promise<{ replayed: true; job: StoredJob } | null> {
-  const existing = await findJobByIdempotencyKeyAcross(jobStores(env), tenantId, idempotency.key);
+  const existing = await findStoredJobByIdempotencyKey(jobStores(env), tenantId, idempotency.key);
   if (existing === null) return null;
   if (existing.requestHash !== idempotency.requestHash) throw idempotencyConflict();
   return { replayed: true, job: existing };

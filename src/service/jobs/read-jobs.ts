@@ -3,12 +3,12 @@
 import type { ExclusionSet } from "../../core/schedules/exclusions";
 import { calendarSetsFor } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
-import { listJobsAcross } from "../../db/job-store";
+import { listStoredJobs } from "../../db/job-store";
 import type { JobListFilter, StoredJob } from "../../db/jobs";
 
 /** At most `filter.limit` jobs, newest first, older than `filter.beforeId` when given. */
 export function listTenantJobs(env: Env, tenantId: string, filter: JobListFilter): Promise<StoredJob[]> {
-  return listJobsAcross(jobStores(env), tenantId, filter);
+  return listStoredJobs(jobStores(env), tenantId, filter);
 }
 
 /** The tenant's calendars the specs name, by name (one read; none when no spec names one). */

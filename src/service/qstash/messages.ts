@@ -1,7 +1,7 @@
 // Reads of /v2 messages (each a job of its own) and the deduplication of a publish: a
 // deduplication id is the job's idempotency key, held for QStash's window and then let go.
 import { jobStores } from "../../db/databases";
-import { findJobByIdempotencyKeyAcross, findStoredJob, insertStoredJobs } from "../../db/job-store";
+import { findStoredJob, findStoredJobByIdempotencyKey, insertStoredJobs } from "../../db/job-store";
 import type { StoredJob } from "../../db/jobs";
 import { findJobsByIds, releaseIdempotencyKey } from "../../db/qstash";
 
@@ -21,7 +21,7 @@ export function messageJobsByIds(
 
 /** The job that holds this idempotency key, or null. */
 export function jobWithIdempotencyKey(env: Env, tenantId: string, key: string): Promise<StoredJob | null> {
-  return findJobByIdempotencyKeyAcross(jobStores(env), tenantId, key);
+  return findStoredJobByIdempotencyKey(jobStores(env), tenantId, key);
 }
 
 /**

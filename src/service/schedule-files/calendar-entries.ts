@@ -10,7 +10,7 @@ import type { FileRequest } from "../../core/schedule-file/request";
 import type { ExclusionSet } from "../../core/schedules/exclusions";
 import type { CalendarBody, StoredCalendar } from "../../db/calendars";
 import { jobStores } from "../../db/databases";
-import { otherJobsNamingCalendarAcross } from "../../db/schedule-file-jobs";
+import { otherStoredJobsNamingCalendar } from "../../db/schedule-file-jobs";
 
 export interface CalendarActions {
   /** Created or replaced, then marked as the file's. */
@@ -112,7 +112,7 @@ async function planDrop(
     });
     return;
   }
-  const users = await otherJobsNamingCalendarAcross(
+  const users = await otherStoredJobsNamingCalendar(
     jobStores(env),
     tenantId,
     calendar.name,

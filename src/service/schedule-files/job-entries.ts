@@ -15,7 +15,7 @@ import { BATCH_SEARCH_UNITS, type SearchAllowance } from "../../core/schedules/s
 import { schedulesOf } from "../../core/schedules/schedule-set";
 import { jobStores } from "../../db/databases";
 import type { StoredJob } from "../../db/jobs";
-import { liveJobsNamedAcross, managedJobsInRangeAcross } from "../../db/schedule-file-jobs";
+import { liveStoredJobsNamed, managedStoredJobsInRange } from "../../db/schedule-file-jobs";
 import { checkJobInput } from "../job-writes";
 import { targetPolicyOf } from "../private-targets";
 import { targetBindingAccess } from "../target-bindings";
@@ -92,12 +92,12 @@ export async function planJobs(
   const stores = jobStores(env);
   const range = request.scope.names;
   const [named, managed] = await Promise.all([
-    liveJobsNamedAcross(
+    liveStoredJobsNamed(
       stores,
       tenantId,
       checked.items.map((item) => item.name),
     ),
-    range === null ? [] : managedJobsInRangeAcross(stores, tenantId, request.managed_by, range),
+    range === null ? [] : managedStoredJobsInRange(stores, tenantId, request.managed_by, range),
   ]);
   const byName = new Map<string, Existing[]>();
   for (const job of named.map(existingOf)) byName.set(job.name, [...(byName.get(job.name) ?? []), job]);
