@@ -22,7 +22,6 @@ export async function markJobsSynced(db: D1Database, confirmed: readonly { id: s
     .run();
 }
 
-/** What a shard is sent of a job (its spec as JSON, serialized once per spec object). */
 /** The outbox: jobs whose latest version no shard confirmed yet, least recently changed first. */
 export async function listUnsyncedJobs(db: D1Database, limit: number): Promise<StoredJob[]> {
   const { results } = await db

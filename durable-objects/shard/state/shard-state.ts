@@ -204,7 +204,6 @@ export class ShardState {
    */
   commit(nowMs = Date.now()): void {
     if (!this.uncommitted) return;
-    // The settled runs into pages: one per (tenant, outcome, bucket) of this commit.
     writeSettledPages(this.sql, this.changes.settledRuns, nowMs, () => {
       this.pageSeq += 1;
       return this.pageSeq;
