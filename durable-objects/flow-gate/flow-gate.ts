@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { type FlowLimits, nextAskAtMs, permitsAvailable } from "../../src/core/load/flow-control";
+import { permitsAvailable } from "../../src/core/load/flow-control";
 import { recordFlowControlKey } from "../../src/db/flow-control-keys";
 import { forgetThrottledHost, recordThrottledHost } from "../../src/db/throttled-hosts";
 import type {
@@ -15,6 +15,19 @@ import type {
 import { logEvent } from "../../src/log";
 import { meteredEnv, meteredSql, rowsMeterOn } from "../../src/rows-meter";
 import { noteHostThrottledOnShards, wakeFlowWaiters } from "../../src/shard/client";
+import {
+  gateMeta,
+  grantsInWindow,
+  inFlight,
+  isPaused,
+  limitsOf,
+  oldestGrantMs,
+  purge,
+  reportWaiting,
+  retryAt,
+  setLimits,
+  waitingRuns,
+} from "./gate-tables";
 import { acquireHostPermits, applyHostReport, hostThrottleState } from "./host-gate";
 import { migrateGateSchema } from "./schema";
 
@@ -22,18 +35,6 @@ import { migrateGateSchema } from "./schema";
 const PAUSED_ASK_AGAIN_MS = 60_000;
 /** Resuming wakes every holder that reported waiting runs (each wakes at most its own). */
 const WAKE_ALL = 1_000_000;
-
-/** A holder's report of waiting runs counts until a little after it was told to ask again. */
-const WAITING_REPORT_SLACK_MS = 5_000;
-
-type MetaRow = {
-  gate: string;
-  key: string;
-  rate: number | null;
-  period_ms: number;
-  parallelism: number | null;
-  updated_at_ms: number;
-};
 
 /**
  * One flow-control key (a tenant's `flow_control.key`, or `tenant:<id>` for the tenant's own
@@ -56,7 +57,8 @@ export class FlowGate extends DurableObject<Env> {
     const nowMs = Date.now();
     if (request.host === true) {
       const result = acquireHostPermits(this.sql, request, nowMs);
-      this.reportWaiting(
+      reportWaiting(
+        this.sql,
         request.holder,
         request.runs.length - result.granted.length + (request.alsoWaiting ?? 0),
         result.retryAtMs,
@@ -64,10 +66,10 @@ export class FlowGate extends DurableObject<Env> {
       );
       return result;
     }
-    if (this.meta() === null) await this.recordKey(request, nowMs);
-    this.setLimits(request, nowMs);
+    if (gateMeta(this.sql) === null) await this.recordKey(request, nowMs);
+    setLimits(this.sql, request, nowMs);
     const { limits } = request;
-    this.purge(limits, nowMs);
+    purge(this.sql, limits, nowMs);
     const held = new Set(
       this.sql
         .exec<{ run_id: string }>(
@@ -78,8 +80,8 @@ export class FlowGate extends DurableObject<Env> {
         .map((row) => row.run_id),
     );
     // A paused key grants no new permit; a run already holding one keeps it (above).
-    const paused = this.isPaused();
-    let available = paused ? 0 : permitsAvailable(limits, this.grantsInWindow(), this.inFlight());
+    const paused = isPaused(this.sql);
+    let available = paused ? 0 : permitsAvailable(limits, grantsInWindow(this.sql), inFlight(this.sql));
     const granted: string[] = [];
     for (const run of request.runs) {
       // A re-send of a run that still holds its permit (its dispatch lease expired) takes no new one.
@@ -103,8 +105,8 @@ export class FlowGate extends DurableObject<Env> {
     }
     const refused = request.runs.length - granted.length;
     const retryAtMs =
-      refused === 0 ? null : paused ? nowMs + PAUSED_ASK_AGAIN_MS : this.retryAt(limits, nowMs);
-    this.reportWaiting(request.holder, refused + (request.alsoWaiting ?? 0), retryAtMs, nowMs);
+      refused === 0 ? null : paused ? nowMs + PAUSED_ASK_AGAIN_MS : retryAt(this.sql, limits, nowMs);
+    reportWaiting(this.sql, request.holder, refused + (request.alsoWaiting ?? 0), retryAtMs, nowMs);
     return { granted, retryAtMs };
   }
 
@@ -127,7 +129,8 @@ export class FlowGate extends DurableObject<Env> {
    */
   async reportHost(request: HostReportRequest): Promise<HostReportResult> {
     const nowMs = Date.now();
-    this.setLimits(
+    setLimits(
+      this.sql,
       {
         ...request,
         key: `host:${request.origin}`,
@@ -154,7 +157,7 @@ export class FlowGate extends DurableObject<Env> {
   /** The host's throttle (a host gate); null when it is not throttled. */
   async hostState(): Promise<HostThrottleState | null> {
     const nowMs = Date.now();
-    return hostThrottleState(this.sql, this.waitingRuns(nowMs), nowMs);
+    return hostThrottleState(this.sql, waitingRuns(this.sql, nowMs), nowMs);
   }
 
   private async indexHost(request: HostReportRequest, started: boolean, nowMs: number): Promise<void> {
@@ -164,14 +167,6 @@ export class FlowGate extends DurableObject<Env> {
     } catch (error) {
       logEvent("flow_gate.host_unindexed", { gate: request.gate, error });
     }
-  }
-
-  private waitingRuns(nowMs: number): number {
-    return (
-      this.sql
-        .exec<{ n: number | null }>("SELECT SUM(runs) AS n FROM waiting WHERE counts_until_ms > ?", nowMs)
-        .one().n ?? 0
-    );
   }
 
   async renew(request: RenewRequest): Promise<void> {
@@ -192,7 +187,7 @@ export class FlowGate extends DurableObject<Env> {
    */
   async resetRate(): Promise<number> {
     const cleared = this.sql.exec("DELETE FROM rate_grants").rowsWritten;
-    const rate = this.meta()?.rate ?? null;
+    const rate = gateMeta(this.sql)?.rate ?? null;
     if (cleared > 0) this.wakeWaiting(rate ?? cleared);
     return cleared;
   }
@@ -209,24 +204,20 @@ export class FlowGate extends DurableObject<Env> {
     if (this.sql.exec("DELETE FROM gate_pause").rowsWritten > 0) this.wakeWaiting(WAKE_ALL);
   }
 
-  private isPaused(): boolean {
-    return this.sql.exec("SELECT 1 FROM gate_pause").toArray().length > 0;
-  }
-
   async state(): Promise<GateState> {
     const nowMs = Date.now();
-    const meta = this.meta();
+    const meta = gateMeta(this.sql);
     const limits = meta === null ? null : limitsOf(meta);
-    if (limits !== null) this.purge(limits, nowMs);
+    if (limits !== null) purge(this.sql, limits, nowMs);
     return {
       key: meta?.key ?? null,
-      waiting: this.waitingRuns(nowMs),
-      inFlight: this.inFlight(),
-      rateCount: this.grantsInWindow(),
-      ratePeriodStartMs: this.oldestGrantMs() ?? nowMs,
+      waiting: waitingRuns(this.sql, nowMs),
+      inFlight: inFlight(this.sql),
+      rateCount: grantsInWindow(this.sql),
+      ratePeriodStartMs: oldestGrantMs(this.sql) ?? nowMs,
       limits,
       updatedAtMs: meta?.updated_at_ms ?? null,
-      paused: this.isPaused(),
+      paused: isPaused(this.sql),
     };
   }
 
@@ -240,27 +231,13 @@ export class FlowGate extends DurableObject<Env> {
     }
   }
 
-  private setLimits(request: Pick<AcquireRequest, "gate" | "key" | "limits">, nowMs: number): void {
-    const { limits } = request;
-    this.sql.exec(
-      `INSERT OR REPLACE INTO gate_meta (id, gate, key, rate, period_ms, parallelism, updated_at_ms)
-       VALUES (1, ?, ?, ?, ?, ?, ?)`,
-      request.gate,
-      request.key,
-      limits.rate,
-      limits.periodMs,
-      limits.parallelism,
-      nowMs,
-    );
-  }
-
   /**
    * Permits came back: wake the shards that have runs waiting here (those waiting longest first,
    * at most one per permit), so a run starts when a call ends instead of at its next poll. Not
    * awaited: the release that freed them must not wait on other shards.
    */
   private wakeWaiting(freed: number): void {
-    const gate = this.meta()?.gate;
+    const gate = gateMeta(this.sql)?.gate;
     if (gate === undefined) return;
     const holders = this.sql
       .exec<{ holder: number; runs: number }>(
@@ -275,50 +252,4 @@ export class FlowGate extends DurableObject<Env> {
       );
     }
   }
-
-  private meta(): MetaRow | null {
-    return this.sql.exec<MetaRow>("SELECT * FROM gate_meta WHERE id = 1").toArray()[0] ?? null;
-  }
-
-  /** Drops grants that left the rate window and leases that expired (never returned). */
-  private purge(limits: FlowLimits, nowMs: number): void {
-    this.sql.exec("DELETE FROM rate_grants WHERE at_ms <= ?", nowMs - limits.periodMs);
-    this.sql.exec("DELETE FROM leases WHERE expires_at_ms <= ?", nowMs);
-  }
-
-  private grantsInWindow(): number {
-    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM rate_grants").one().n;
-  }
-
-  private oldestGrantMs(): number | null {
-    return this.sql.exec<{ at: number | null }>("SELECT MIN(at_ms) AS at FROM rate_grants").one().at;
-  }
-
-  private inFlight(): number {
-    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM leases").one().n;
-  }
-
-  private retryAt(limits: FlowLimits, nowMs: number): number {
-    const rateFull = limits.rate !== null && this.grantsInWindow() >= limits.rate;
-    const parallelismFull = limits.parallelism !== null && this.inFlight() >= limits.parallelism;
-    return nextAskAtMs(limits, { oldestGrantMs: this.oldestGrantMs(), rateFull, parallelismFull }, nowMs);
-  }
-
-  private reportWaiting(holder: number | null, runs: number, retryAtMs: number | null, nowMs: number): void {
-    if (holder === null) return;
-    if (runs === 0) {
-      this.sql.exec("DELETE FROM waiting WHERE holder = ?", holder);
-      return;
-    }
-    this.sql.exec(
-      "INSERT OR REPLACE INTO waiting (holder, runs, counts_until_ms) VALUES (?, ?, ?)",
-      holder,
-      runs,
-      (retryAtMs ?? nowMs) + WAITING_REPORT_SLACK_MS,
-    );
-  }
-}
-
-function limitsOf(meta: MetaRow): FlowLimits {
-  return { rate: meta.rate, periodMs: meta.period_ms, parallelism: meta.parallelism };
 }

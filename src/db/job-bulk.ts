@@ -2,7 +2,8 @@
 // written in one D1 batch per database instead of one round trip per job.
 import { groupByHome, type JobStores } from "./databases";
 import { listStoredJobs } from "./job-store";
-import { type JobListFilter, jobVersionUpdate, type StoredJob } from "./jobs";
+import { jobVersionUpdate } from "./job-versions";
+import type { JobListFilter, StoredJob } from "./jobs";
 
 const PAGE = 1_000;
 

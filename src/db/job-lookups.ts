@@ -2,7 +2,8 @@
 // users, an alert's on_failure URL), across the job databases (./databases.ts).
 import { JOB_STATUSES, type JobStatus } from "../core/runs/run-state";
 import { allJobSources, groupByHome, type JobStores } from "./databases";
-import { type JobRow, readStatusSql, rowToJob, type StoredJob } from "./jobs";
+import { readStatusSql } from "./job-read-status";
+import { type JobRow, rowToJob, type StoredJob } from "./jobs";
 import { chunk } from "./time";
 
 /** `[id, value]` pairs from every database that may hold these ids (home, and legacy while read). */

@@ -1,21 +1,18 @@
 // The job store across its databases (./databases.ts): every caller outside src/db reaches job
 // rows through these functions, which route a job by its id and scatter-gather lists. The SQL
-// itself stays in ./jobs.ts, one database at a time.
+// itself stays in ./jobs.ts, ./job-versions.ts and ./job-outbox.ts, one database at a time.
 import type { JobStatus } from "../core/runs/run-state";
 import { allJobSources, groupByHome, homeOf, type JobStores } from "./databases";
 import { moveLegacyJobs } from "./job-layout";
+import { applyShardJobStatuses, listUnsyncedJobs, markJobsSynced } from "./job-outbox";
+import { markJobDeleted, updateJobVersion } from "./job-versions";
 import {
-  applyShardJobStatuses,
   findJob,
   findJobsByIdempotencyKeys,
   insertJobs,
   type JobListFilter,
   listJobs,
-  listUnsyncedJobs,
-  markJobDeleted,
-  markJobsSynced,
   type StoredJob,
-  updateJobVersion,
 } from "./jobs";
 
 /**

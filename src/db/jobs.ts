@@ -1,8 +1,11 @@
+// A job's row in one job database: its shape, its reading as a StoredJob, its insert, and the reads
+// by id, by idempotency key and by page. Routing across databases is ./job-store.ts's.
 import { parseJsonColumn } from "../core/common/stored-values";
 import { impliedEndMs } from "../core/jobs/job-end";
 import type { JobSpec } from "../core/jobs/job-spec";
 import { jsonBytes, STATEMENT_LIMITS, splitIntoBatches } from "../core/load/queue-limits";
 import type { JobStatus } from "../core/runs/run-state";
+import { readStatus, statusFilterSql, statusFilterValues } from "./job-read-status";
 
 export interface JobRow {
   id: string;
@@ -38,16 +41,6 @@ export interface StoredJob {
   endsAtMs: number | null;
   /** The status the row holds, when the job reads otherwise (completed by its end passing). */
   storedStatus?: JobStatus;
-}
-
-/** What a job reads as: ACTIVE past its end (src/core/jobs/job-end.ts) is COMPLETED. */
-export function readStatus(status: JobStatus, endsAtMs: number | null, nowMs: number): JobStatus {
-  return status === "ACTIVE" && endsAtMs !== null && endsAtMs <= nowMs ? "COMPLETED" : status;
-}
-
-/** readStatus in SQL, `?now` being the bound parameter of the current time. */
-export function readStatusSql(nowParameter: string): string {
-  return `(CASE WHEN status = 'ACTIVE' AND ends_at_ms <= ${nowParameter} THEN 'COMPLETED' ELSE status END)`;
 }
 
 export function rowToJob(row: JobRow): StoredJob {
@@ -203,129 +196,4 @@ export async function listJobs(
     .bind(...values, filter.limit)
     .all<JobRow>();
   return results.map(rowToJob);
-}
-
-/**
- * Jobs that read as `status` (readStatus), with the index on (tenant_id, status) still usable: an
- * ACTIVE job past its end reads COMPLETED.
- */
-export function statusFilterSql(status: JobStatus): string {
-  if (status === "ACTIVE") return "status = 'ACTIVE' AND (ends_at_ms IS NULL OR ends_at_ms > ?)";
-  if (status === "COMPLETED") return "(status = 'COMPLETED' OR (status = 'ACTIVE' AND ends_at_ms <= ?))";
-  return "status = ?";
-}
-
-export function statusFilterValues(status: JobStatus, nowMs: number): (string | number)[] {
-  return status === "ACTIVE" || status === "COMPLETED" ? [nowMs] : [status];
-}
-
-/**
- * The statement that writes a new version of a job if nobody wrote one since `expectedVersion`
- * (optimistic concurrency): one write, or many in one batch (./job-bulk.ts).
- */
-export function jobVersionUpdate(
-  db: D1Database,
-  job: StoredJob,
-  expectedVersion: number,
-): D1PreparedStatement {
-  return db
-    .prepare(
-      `UPDATE jobs SET name = ?, spec_json = ?, status = ?, version = ?, updated_at_ms = ?, ends_at_ms = ?
-       WHERE id = ? AND tenant_id = ? AND version = ?`,
-    )
-    .bind(
-      job.spec.name,
-      specJsonOf(job.spec),
-      job.status,
-      job.version,
-      job.updatedAtMs,
-      impliedEndMs(job.spec),
-      job.id,
-      job.tenantId,
-      expectedVersion,
-    );
-}
-
-/** Writes a new version of a job (jobVersionUpdate). Returns false when the row moved on. */
-export async function updateJobVersion(
-  db: D1Database,
-  job: StoredJob,
-  expectedVersion: number,
-): Promise<boolean> {
-  const result = await jobVersionUpdate(db, job, expectedVersion).run();
-  return result.meta.changes > 0;
-}
-
-/**
- * Marks a tenant's job DELETED as its next version in one statement, the row as written; null
- * when there is no such row or it is already deleted. A DELETE's read and write were two round
- * trips, each queued behind a flood's work on a busy instance.
- */
-export async function markJobDeleted(
-  db: D1Database,
-  tenantId: string,
-  id: string,
-  nowMs: number,
-): Promise<StoredJob | null> {
-  const row = await db
-    .prepare(
-      `UPDATE jobs SET status = 'DELETED', version = version + 1, updated_at_ms = ?
-       WHERE id = ? AND tenant_id = ? AND status <> 'DELETED' RETURNING *`,
-    )
-    .bind(nowMs, id, tenantId)
-    .first<JobRow>();
-  return row === null ? null : rowToJob(row);
-}
-
-/**
- * Records that shards confirmed `version` of these jobs: synced_version becomes the confirmed
- * version, never the row's newer one (an edit written meanwhile stays unsynced for the outbox
- * sweep) and never moves backwards.
- */
-export async function markJobsSynced(db: D1Database, confirmed: readonly { id: string; version: number }[]) {
-  if (confirmed.length === 0) return;
-  await db
-    .prepare(
-      `UPDATE jobs SET synced_version = confirmed.version
-       FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS version
-             FROM json_each(?)) AS confirmed
-       WHERE jobs.id = confirmed.id AND jobs.synced_version < confirmed.version
-         AND jobs.version >= confirmed.version`,
-    )
-    .bind(JSON.stringify(confirmed.map((job) => [job.id, job.version])))
-    .run();
-}
-
-/** What a shard is sent of a job (its spec as JSON, serialized once per spec object). */
-/** The outbox: jobs whose latest version no shard confirmed yet, least recently changed first. */
-export async function listUnsyncedJobs(db: D1Database, limit: number): Promise<StoredJob[]> {
-  const { results } = await db
-    .prepare("SELECT * FROM jobs WHERE synced_version < version ORDER BY updated_at_ms LIMIT ?")
-    .bind(limit)
-    .all<JobRow>();
-  return results.map(rowToJob);
-}
-
-/**
- * Statuses a shard decided (COMPLETED keeps the version; a shard-side pause bumped it by one),
- * written as synced. Never resurrects a deletion or overwrites a newer edit D1 already holds.
- * One statement for all of them: a burst of one-shot jobs completes thousands at once.
- */
-export async function applyShardJobStatuses(
-  db: D1Database,
-  decided: readonly { id: string; status: JobStatus; version: number }[],
-  nowMs: number,
-): Promise<void> {
-  if (decided.length === 0) return;
-  await db
-    .prepare(
-      `UPDATE jobs SET status = decided.status, version = decided.version, synced_version = decided.version,
-         updated_at_ms = ?2
-       FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS status,
-               json_extract(value, '$[2]') AS version FROM json_each(?1)) AS decided
-       WHERE jobs.id = decided.id AND jobs.version IN (decided.version, decided.version - 1)
-         AND jobs.status NOT IN ('DELETED')`,
-    )
-    .bind(JSON.stringify(decided.map((job) => [job.id, job.status, job.version])), nowMs)
-    .run();
 }

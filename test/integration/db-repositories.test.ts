@@ -4,14 +4,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { jobCreateSchema } from "../../src/core/jobs/job-spec";
 import type { AlertRow } from "../../src/db/alerts";
-import {
-  applyShardJobStatuses,
-  findJob,
-  insertJobs,
-  listUnsyncedJobs,
-  markJobsSynced,
-  type StoredJob,
-} from "../../src/db/jobs";
+import { applyShardJobStatuses, listUnsyncedJobs, markJobsSynced } from "../../src/db/job-outbox";
+import { findJob, insertJobs, type StoredJob } from "../../src/db/jobs";
 import { findWorkflowStep, listWorkflowSteps, recordWorkflowSteps } from "../../src/db/qstash-workflow-runs";
 import {
   listWorkflowWaiters,

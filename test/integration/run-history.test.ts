@@ -4,7 +4,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { pruneHistory } from "../../durable-objects/shard/history/prune";
-import { findRecord, historyStats } from "../../durable-objects/shard/history/reads";
+import { historyStats } from "../../durable-objects/shard/history/reads";
+import { findRecord } from "../../durable-objects/shard/history/run-lookups";
 import { createdRun, type Run } from "../../durable-objects/shard/records/run";
 import { runIdFor } from "../../src/core/runs/run-id";
 import type { RunState } from "../../src/core/runs/run-state";

@@ -13,7 +13,7 @@ import { UNFINISHED_STATES } from "../../../src/core/runs/run-state";
 import { windowAdmitMs } from "../../../src/core/schedules/delivery-window";
 import { type CompiledExclusions, isExcluded } from "../../../src/core/schedules/exclusions";
 import { misfireDecision, splitLateInstants } from "../../../src/core/schedules/misfire";
-import { instantTaken } from "../history/reads";
+import { instantTaken } from "../history/run-lookups";
 import { jobExclusions, jobSpec } from "../jobs/job-specs";
 import type { Run, RunKind } from "../records/run";
 import { aheadFree, type JobRecord } from "../state/job-book";

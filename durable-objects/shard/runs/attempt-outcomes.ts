@@ -12,7 +12,7 @@ import { parseRunId } from "../../../src/core/runs/run-id";
 import { windowAdmitMs } from "../../../src/core/schedules/delivery-window";
 import type { OutcomeReport, OutcomeResult } from "../../../src/shard/protocol";
 import type { PermitRows } from "../flow/permit-rows";
-import { settledStateOf } from "../history/reads";
+import { settledStateOf } from "../history/run-lookups";
 import { jobSpec, preloadSpecs } from "../jobs/job-specs";
 import type { Run } from "../records/run";
 import type { JobRecord } from "../state/job-book";

@@ -11,7 +11,7 @@ import { claimLeaseUntilMs } from "../../../src/core/runs/run-leases";
 import { TERMINAL_STATES } from "../../../src/core/runs/run-state";
 import type { ClaimRequest, ClaimResult } from "../../../src/shard/protocol";
 import { noteCancelledUncalled } from "../flow/uncalled-permits";
-import { settledStateOf } from "../history/reads";
+import { settledStateOf } from "../history/run-lookups";
 import { jobSpec, preloadSpecs } from "../jobs/job-specs";
 import { suspendedTenants } from "../jobs/suspended-tenants";
 import { heldByPause, type Run } from "../records/run";

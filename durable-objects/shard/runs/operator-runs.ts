@@ -6,7 +6,7 @@ import { backfillInstants, MAX_BACKFILL_INSTANTS } from "../../../src/core/sched
 import { isExcluded } from "../../../src/core/schedules/exclusions";
 import { schedulesOf } from "../../../src/core/schedules/schedule-set";
 import type { BackfillResult, RetryResult, TriggerResult } from "../../../src/shard/protocol";
-import { findRecord } from "../history/reads";
+import { findRecord } from "../history/run-lookups";
 import { startRun } from "../instants/firing";
 import { recordExcluded } from "../instants/skipped-runs";
 import { jobExclusions, jobSpec } from "../jobs/job-specs";

@@ -1,7 +1,7 @@
 // A trigger's instant is its idempotency key: the first instant from now that no run of the job
 // has, live or settled (two triggers in one millisecond get two instants a millisecond apart).
 import { runIdFor } from "../../../src/core/runs/run-id";
-import { instantTaken } from "../history/reads";
+import { instantTaken } from "../history/run-lookups";
 import type { ShardState } from "../state/shard-state";
 
 export function freeTriggerInstant(state: ShardState, jobId: string, nowMs: number): number {
