@@ -3,7 +3,7 @@ import { listTenantDeadLetters } from "../../../service/dead-letters";
 import { requireForeignId } from "../../../service/ids";
 import { deadLetterNotFound, redriveDeadLetterById } from "../../../service/redrive";
 import { tenantScope } from "../../http/auth";
-import { decodeTimeCursor, encodeCursor, pageOf } from "../../http/cursor";
+import { timeOrderedPage } from "../list-route";
 import { deadLetterPageSchema, listDeadLettersQuerySchema, redriveResultSchema } from "../openapi/components";
 import {
   apiRouter,
@@ -36,15 +36,13 @@ defineRoute(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const rows = await listTenantDeadLetters(c.env, c.get("tenantId"), {
-      jobId: query.job_id,
-      cursor: decodeTimeCursor(query.cursor),
-      limit: query.limit + 1,
-    });
-    const { page, nextCursor } = pageOf(rows, query.limit, (row) =>
-      encodeCursor([row.created_at_ms, row.id]),
+    const page = await timeOrderedPage(
+      query,
+      (window) => listTenantDeadLetters(c.env, c.get("tenantId"), { jobId: query.job_id, ...window }),
+      (row) => row.created_at_ms,
+      deadLetterResource,
     );
-    return c.json({ data: page.map(deadLetterResource), next_cursor: nextCursor });
+    return c.json(page);
   },
 );
 
