@@ -130,6 +130,19 @@ export function TableWrap({ label, children }: { label: string; children?: Child
   );
 }
 
+/** A table's header row: one column heading a name. */
+export function ColumnHeads({ names }: { names: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {names.map((name) => (
+          <th scope="col">{name}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** An id shortened to its tail (the random part of our ids), full id in the tooltip. */
 export function shortId(id: string): string {
   return id.length > 12 ? `…${id.slice(-6)}` : id;

@@ -1,5 +1,6 @@
 import { Empty, JobRef, Notice, Pager, ProblemBox, RunLink, TableWrap } from "../components";
 import { BASE } from "../env";
+import { FilterForm, JobIdFilter } from "../filters";
 import { Time } from "../format";
 import type { DeadLetter, Problem } from "../types";
 
@@ -65,15 +66,9 @@ export function DeadLettersPage(props: {
   return (
     <>
       <Notice text={props.notice} />
-      <form method="get" action={`${BASE}/dead-letters`} class="filters" aria-label="Filter dead letters">
-        <div class="field">
-          <label for="filter-dl-job">Job ID</label>
-          <input id="filter-dl-job" name="job_id" type="search" value={props.jobId} autocomplete="off" />
-        </div>
-        <div class="actions">
-          <button type="submit">Filter</button>
-        </div>
-      </form>
+      <FilterForm path="/dead-letters" label="Filter dead letters">
+        <JobIdFilter id="filter-dl-job" value={props.jobId} />
+      </FilterForm>
       {props.problem ? <ProblemBox problem={props.problem} /> : null}
       {props.letters.length === 0 && !props.problem ? (
         <Empty>No dead letters. Every run found its target.</Empty>
