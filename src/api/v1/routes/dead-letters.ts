@@ -10,6 +10,7 @@ import {
   defineRoute,
   idParams,
   json,
+  NEW_ATTEMPT_ERRORS,
   problems,
   TENANT_ERRORS,
   tenantHeaders,
@@ -58,16 +59,7 @@ defineRoute(
     request: { params: idParams("dl_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
     responses: {
       202: json(redriveResultSchema, "The new attempt is scheduled"),
-      ...problems(
-        ...TENANT_ERRORS,
-        "dead_letter_not_found",
-        "already_redriven",
-        "run_not_found",
-        "run_not_retryable",
-        "job_deleted",
-        "tenant_suspended",
-        "shard_unavailable",
-      ),
+      ...problems(...TENANT_ERRORS, "dead_letter_not_found", "already_redriven", ...NEW_ATTEMPT_ERRORS),
     },
   }),
   async (c) => {

@@ -20,6 +20,7 @@ import {
   defineRoute,
   idParams,
   json,
+  NEW_ATTEMPT_ERRORS,
   problems,
   TENANT_ERRORS,
   tenantHeaders,
@@ -105,14 +106,7 @@ defineRoute(
     request: { params: idParams("run_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
     responses: {
       202: json(retryResultSchema, "The new attempt is scheduled"),
-      ...problems(
-        ...TENANT_ERRORS,
-        "run_not_found",
-        "run_not_retryable",
-        "job_deleted",
-        "tenant_suspended",
-        "shard_unavailable",
-      ),
+      ...problems(...TENANT_ERRORS, ...NEW_ATTEMPT_ERRORS),
     },
   }),
   async (c) => {
