@@ -5,6 +5,7 @@ import {
   ColumnHeads,
   Empty,
   JobRef,
+  type ListPageProps,
   Notice,
   Pager,
   ProblemBox,
@@ -14,7 +15,7 @@ import {
 import { BASE } from "../env";
 import { FilterForm, FilterSelect, StateFilter } from "../filters";
 import { Time } from "../format";
-import type { Alert, Problem } from "../types";
+import type { Alert } from "../types";
 
 export interface AlertFilters {
   kind: string;
@@ -96,15 +97,9 @@ function spaced(value: string): string {
   return value.replaceAll("_", " ");
 }
 
-export function AlertsPage(props: {
-  filters: AlertFilters;
-  alerts: Alert[];
-  jobNames: ReadonlyMap<string, string>;
-  nextCursor: string | null;
-  csrf: string;
-  problem?: Problem;
-  notice?: string;
-}) {
+export function AlertsPage(
+  props: ListPageProps & { filters: AlertFilters; alerts: Alert[]; jobNames: ReadonlyMap<string, string> },
+) {
   return (
     <>
       <Notice text={props.notice} />

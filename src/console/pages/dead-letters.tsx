@@ -1,8 +1,17 @@
-import { Empty, JobRef, Notice, Pager, ProblemBox, RunLink, TableWrap } from "../components";
+import {
+  Empty,
+  JobRef,
+  type ListPageProps,
+  Notice,
+  Pager,
+  ProblemBox,
+  RunLink,
+  TableWrap,
+} from "../components";
 import { BASE } from "../env";
 import { FilterForm, JobIdFilter } from "../filters";
 import { Time } from "../format";
-import type { DeadLetter, Problem } from "../types";
+import type { DeadLetter } from "../types";
 
 function bodyText(body: unknown): string {
   if (body === undefined || body === null) return "(none)";
@@ -54,15 +63,9 @@ function LetterDetail({ letter, columns }: { letter: DeadLetter; columns: number
 
 const COLUMNS = 8;
 
-export function DeadLettersPage(props: {
-  letters: DeadLetter[];
-  jobNames: ReadonlyMap<string, string>;
-  nextCursor: string | null;
-  jobId: string;
-  csrf: string;
-  problem?: Problem;
-  notice?: string;
-}) {
+export function DeadLettersPage(
+  props: ListPageProps & { letters: DeadLetter[]; jobNames: ReadonlyMap<string, string>; jobId: string },
+) {
   return (
     <>
       <Notice text={props.notice} />

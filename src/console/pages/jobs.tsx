@@ -1,19 +1,20 @@
-import { Badge, ColumnHeads, Empty, Notice, Pager, ProblemBox, TableWrap } from "../components";
+import {
+  Badge,
+  ColumnHeads,
+  Empty,
+  type ListPageProps,
+  Notice,
+  Pager,
+  ProblemBox,
+  TableWrap,
+} from "../components";
 import { BASE } from "../env";
 import { FilterForm, FilterSelect, SearchFilter } from "../filters";
 import { describeSchedules, describeTarget, jobZone, Time, ZonedTime } from "../format";
-import { JOB_STATUSES, type Job, type Problem } from "../types";
+import { JOB_STATUSES, type Job } from "../types";
 import { BulkActions } from "./control";
 
-export function JobsPage(props: {
-  status: string;
-  name: string;
-  jobs: Job[];
-  nextCursor: string | null;
-  problem?: Problem;
-  notice?: string;
-  csrf: string;
-}) {
+export function JobsPage(props: ListPageProps & { status: string; name: string; jobs: Job[] }) {
   return (
     <>
       <Notice text={props.notice} />

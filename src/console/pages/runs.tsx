@@ -3,6 +3,7 @@ import {
   Badge,
   Empty,
   JobRef,
+  type ListPageProps,
   Notice,
   Pager,
   ProblemBox,
@@ -13,7 +14,7 @@ import { BASE } from "../env";
 import { FilterForm, JobIdFilter, StateFilter } from "../filters";
 import { Time } from "../format";
 import { LatenessCell, WaitingNote } from "../run-wait-cells";
-import { type Problem, RUN_STATES, type Run } from "../types";
+import { RUN_STATES, type Run } from "../types";
 
 const RETRYABLE = new Set(["FAILED", "DEAD_LETTERED"]);
 
@@ -98,16 +99,9 @@ export function RunsTable({
   );
 }
 
-export function RunsPage(props: {
-  state: string;
-  jobId: string;
-  runs: Run[];
-  jobNames: ReadonlyMap<string, string>;
-  nextCursor: string | null;
-  csrf: string;
-  problem?: Problem;
-  notice?: string;
-}) {
+export function RunsPage(
+  props: ListPageProps & { state: string; jobId: string; runs: Run[]; jobNames: ReadonlyMap<string, string> },
+) {
   return (
     <>
       <Notice text={props.notice} />
