@@ -1,11 +1,11 @@
 import { ALERT_KINDS, ALERT_STATES } from "../../core/alerts/alerts";
+import type { ListPageProps } from "../components";
 import {
   ActionForm,
   Badge,
   ColumnHeads,
   Empty,
   JobRef,
-  type ListPageProps,
   Notice,
   Pager,
   ProblemBox,

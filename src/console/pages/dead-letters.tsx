@@ -1,13 +1,5 @@
-import {
-  Empty,
-  JobRef,
-  type ListPageProps,
-  Notice,
-  Pager,
-  ProblemBox,
-  RunLink,
-  TableWrap,
-} from "../components";
+import type { ListPageProps } from "../components";
+import { Empty, JobRef, Notice, Pager, ProblemBox, RunLink, TableWrap } from "../components";
 import { BASE } from "../env";
 import { FilterForm, JobIdFilter } from "../filters";
 import { Time } from "../format";

@@ -1,13 +1,5 @@
-import {
-  Badge,
-  ColumnHeads,
-  Empty,
-  type ListPageProps,
-  Notice,
-  Pager,
-  ProblemBox,
-  TableWrap,
-} from "../components";
+import type { ListPageProps } from "../components";
+import { Badge, ColumnHeads, Empty, Notice, Pager, ProblemBox, TableWrap } from "../components";
 import { BASE } from "../env";
 import { FilterForm, FilterSelect, SearchFilter } from "../filters";
 import { describeSchedules, describeTarget, jobZone, Time, ZonedTime } from "../format";

@@ -1,9 +1,9 @@
+import type { ListPageProps } from "../components";
 import {
   ActionForm,
   Badge,
   Empty,
   JobRef,
-  type ListPageProps,
   Notice,
   Pager,
   ProblemBox,
