@@ -1,7 +1,6 @@
 // What every command receives: parsed flags, the client factory and where to print.
 import type { ParseArgsConfig } from "node:util";
-import { EdgecronClient, type Page } from "../client/index";
-import { type Column, renderTable } from "./render";
+import { EdgecronClient } from "../client/index";
 
 export type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 export type FlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -127,14 +126,4 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of items) out.push(item);
   return out;
-}
-
-/** A page as JSON, or as a table with a hint on stderr when more pages exist. */
-export function printPage<T>(ctx: Context, page: Page<T>, columns: Column<T>[], emptyText: string): void {
-  if (ctx.json) {
-    printJson(ctx.io, page);
-    return;
-  }
-  ctx.io.stdout.write(renderTable(columns, page.data, emptyText));
-  if (page.next_cursor) ctx.io.stderr.write(`more: --cursor ${page.next_cursor} (or --all)\n`);
 }

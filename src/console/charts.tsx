@@ -47,27 +47,16 @@ export function PerMinuteChart({ points }: { points: Stats["per_minute"] }) {
           />
           {points.map((point, index) => {
             const x = index * slot + (slot - barWidth) / 2;
+            // Failures stand in front of the triggers of the same minute; a zero draws no bar.
+            const bar = (count: number, barClass: string) =>
+              count > 0 ? (
+                <rect x={x} y={y(count)} width={barWidth} height={PLOT_HEIGHT - y(count)} class={barClass} />
+              ) : null;
             return (
               <g>
                 <title>{`${formatUtcMinute(point.minute)}: ${point.triggers} triggers, ${point.failures} failures`}</title>
-                {point.triggers > 0 ? (
-                  <rect
-                    x={x}
-                    y={y(point.triggers)}
-                    width={barWidth}
-                    height={PLOT_HEIGHT - y(point.triggers)}
-                    class="bar-triggers"
-                  />
-                ) : null}
-                {point.failures > 0 ? (
-                  <rect
-                    x={x}
-                    y={y(point.failures)}
-                    width={barWidth}
-                    height={PLOT_HEIGHT - y(point.failures)}
-                    class="bar-failures"
-                  />
-                ) : null}
+                {bar(point.triggers, "bar-triggers")}
+                {bar(point.failures, "bar-failures")}
               </g>
             );
           })}

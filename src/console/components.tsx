@@ -2,6 +2,15 @@ import type { Child } from "hono/jsx";
 import { BASE } from "./env";
 import type { Problem } from "./types";
 
+/** What every paged list page receives beside its rows and filters. */
+export interface ListPageProps {
+  nextCursor: string | null;
+  csrf: string;
+  /** The API's answer when the list could not be read. */
+  problem?: Problem;
+  notice?: string;
+}
+
 export function ProblemBox({ problem }: { problem: Problem }) {
   return (
     <div class="callout error" role="alert">
@@ -127,6 +136,19 @@ export function TableWrap({ label, children }: { label: string; children?: Child
     <section class="table-wrap" aria-label={label} tabindex={0}>
       {children}
     </section>
+  );
+}
+
+/** A table's header row: one column heading a name. */
+export function ColumnHeads({ names }: { names: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {names.map((name) => (
+          <th scope="col">{name}</th>
+        ))}
+      </tr>
+    </thead>
   );
 }
 

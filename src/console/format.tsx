@@ -1,8 +1,8 @@
 // Every timestamp the console shows names its zone: UTC always, and the job's IANA zone for fire times.
 import type { JobTarget } from "./types";
 
-const utcFormat = new Intl.DateTimeFormat("en-CA", {
-  timeZone: "UTC",
+/** The date and 24-hour time fields every console timestamp is joined from (joinParts). */
+const WALL_CLOCK_FIELDS = {
   year: "numeric",
   month: "2-digit",
   day: "2-digit",
@@ -10,24 +10,16 @@ const utcFormat = new Intl.DateTimeFormat("en-CA", {
   minute: "2-digit",
   second: "2-digit",
   hourCycle: "h23",
-});
+} as const;
+
+const utcFormat = new Intl.DateTimeFormat("en-CA", { timeZone: "UTC", ...WALL_CLOCK_FIELDS });
 
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 
 function zoneFormat(timeZone: string): Intl.DateTimeFormat {
   let format = zoneFormats.get(timeZone);
   if (!format) {
-    format = new Intl.DateTimeFormat("en-CA", {
-      timeZone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      hourCycle: "h23",
-      timeZoneName: "short",
-    });
+    format = new Intl.DateTimeFormat("en-CA", { timeZone, ...WALL_CLOCK_FIELDS, timeZoneName: "short" });
     zoneFormats.set(timeZone, format);
   }
   return format;

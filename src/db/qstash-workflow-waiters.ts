@@ -16,9 +16,18 @@ export interface WorkflowWaiterRow {
 
 /** Stores the waiter; a run waiting again on the same event replaces its earlier wait. */
 export async function upsertWorkflowWaiter(db: D1Database, waiter: WorkflowWaiterRow): Promise<void> {
-  await db
+  await insertWaiter(db, "INSERT OR REPLACE", waiter).run();
+}
+
+/** The waiter's row; `OR REPLACE` for a new wait, `OR IGNORE` where a restore must not undo a newer one. */
+function insertWaiter(
+  db: D1Database,
+  insert: "INSERT OR REPLACE" | "INSERT OR IGNORE",
+  waiter: WorkflowWaiterRow,
+): D1PreparedStatement {
+  return db
     .prepare(
-      `INSERT OR REPLACE INTO workflow_waiters
+      `${insert} INTO workflow_waiters
        (tenant_id, event_id, run_id, url, headers, step, timeout_message_id, deadline_ms, created_at_ms)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
     )
@@ -32,8 +41,7 @@ export async function upsertWorkflowWaiter(db: D1Database, waiter: WorkflowWaite
       waiter.timeout_message_id,
       waiter.deadline_ms,
       waiter.created_at_ms,
-    )
-    .run();
+    );
 }
 
 /** The event's waiters (of one run when `runId` is given), oldest first. */
@@ -146,22 +154,6 @@ export async function restoreWaiter(
               timeoutStep.created_at_ms,
             ),
         ]),
-    db
-      .prepare(
-        `INSERT OR IGNORE INTO workflow_waiters
-         (tenant_id, event_id, run_id, url, headers, step, timeout_message_id, deadline_ms, created_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
-      )
-      .bind(
-        waiter.tenant_id,
-        waiter.event_id,
-        waiter.run_id,
-        waiter.url,
-        waiter.headers,
-        waiter.step,
-        waiter.timeout_message_id,
-        waiter.deadline_ms,
-        waiter.created_at_ms,
-      ),
+    insertWaiter(db, "INSERT OR IGNORE", waiter),
   ]);
 }

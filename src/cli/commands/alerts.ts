@@ -1,15 +1,7 @@
 import type { Alert, AlertKind, AlertState } from "../../client/index";
 import { ALERT_KINDS, ALERT_STATES } from "../../core/alerts/alerts";
-import {
-  type Command,
-  collect,
-  filterFlag,
-  intFlag,
-  printJson,
-  printPage,
-  stringFlag,
-  UsageError,
-} from "../context";
+import { type Command, printJson } from "../context";
+import { oneOfFlag, PAGE_OPTIONS, pageParams, printList } from "../list-command";
 import { renderKeyValues } from "../render";
 
 const ALERT_COLUMNS = [
@@ -22,44 +14,20 @@ const ALERT_COLUMNS = [
   { header: "MESSAGE", value: (alert: Alert) => alert.message, maxWidth: 60 },
 ];
 
-/** The flag's value if it is one of `allowed`, else a usage error naming them. */
-function oneOf<T extends string>(
-  value: string | undefined,
-  flag: string,
-  allowed: readonly T[],
-): T | undefined {
-  if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value))
-    throw new UsageError(`--${flag} must be one of ${allowed.join(", ")}`);
-  return value as T;
-}
-
 const alertsList: Command = {
   path: ["alerts", "list"],
   args: "[--state open|acknowledged|resolved] [--kind <kind>] [--limit <n>] [--cursor <c>] [--all]",
   summary: "alerts, newest first (open ones with --state open)",
   details: [`kinds: ${ALERT_KINDS.join(", ")}`],
-  options: {
-    state: { type: "string" },
-    kind: { type: "string" },
-    limit: { type: "string" },
-    cursor: { type: "string" },
-    all: { type: "boolean" },
-  },
+  options: { state: { type: "string" }, kind: { type: "string" }, ...PAGE_OPTIONS },
   positionals: [0, 0],
   async run(ctx) {
     const params = {
-      state: oneOf<AlertState>(filterFlag(ctx.values, "state"), "state", ALERT_STATES),
-      kind: oneOf<AlertKind>(filterFlag(ctx.values, "kind"), "kind", ALERT_KINDS),
-      limit: intFlag(ctx.values, "limit", { min: 1, max: 200 }),
-      cursor: stringFlag(ctx.values, "cursor"),
+      state: oneOfFlag<AlertState>(ctx.values, "state", ALERT_STATES),
+      kind: oneOfFlag<AlertKind>(ctx.values, "kind", ALERT_KINDS),
+      ...pageParams(ctx.values),
     };
-    const alerts = ctx.client().alerts;
-    const page = ctx.values.all
-      ? { data: await collect(alerts.all(params)), next_cursor: null }
-      : await alerts.list(params);
-    printPage(ctx, page, ALERT_COLUMNS, "no alerts");
-    return 0;
+    return printList(ctx, ctx.client().alerts, params, ALERT_COLUMNS, "no alerts");
   },
 };
 

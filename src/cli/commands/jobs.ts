@@ -3,17 +3,16 @@ import { JOB_STATUSES } from "../../core/runs/run-state";
 import {
   type Command,
   type Context,
-  collect,
   filterFlag,
   intFlag,
   printJson,
-  printPage,
   stringFlag,
   UsageError,
 } from "../context";
 import { readJobFile } from "../job-file";
 import { hasSpecFlags, JOB_FLAG_OPTIONS, jobFromFlags } from "../job-flags";
 import { formatJobSchedules, renderJob, WIDE_JOB_COLUMNS } from "../job-view";
+import { oneOfFlag, PAGE_OPTIONS, pageParams, printList } from "../list-command";
 import { renderKeyValues } from "../render";
 import { backfill, update } from "./job-changes";
 
@@ -77,28 +76,17 @@ const list: Command = {
     wide: { type: "boolean" },
     status: { type: "string" },
     name: { type: "string" },
-    limit: { type: "string" },
-    cursor: { type: "string" },
-    all: { type: "boolean" },
+    ...PAGE_OPTIONS,
   },
   positionals: [0, 0],
   async run(ctx) {
-    const status = filterFlag(ctx.values, "status")?.toUpperCase();
-    if (status !== undefined && !STATUSES.includes(status as JobStatus)) {
-      throw new UsageError(`--status must be one of ${STATUSES.join(", ")}`);
-    }
     const params = {
-      status: status as JobStatus | undefined,
+      status: oneOfFlag(ctx.values, "status", STATUSES, (value) => value.toUpperCase()),
       name: filterFlag(ctx.values, "name"),
-      limit: intFlag(ctx.values, "limit", { min: 1, max: 200 }),
-      cursor: stringFlag(ctx.values, "cursor"),
+      ...pageParams(ctx.values),
     };
-    const jobs = ctx.client().jobs;
-    const page = ctx.values.all
-      ? { data: await collect(jobs.all(params)), next_cursor: null }
-      : await jobs.list(params);
-    printPage(ctx, page, ctx.values.wide ? WIDE_JOB_COLUMNS : JOB_COLUMNS, "no jobs");
-    return 0;
+    const columns = ctx.values.wide ? WIDE_JOB_COLUMNS : JOB_COLUMNS;
+    return printList(ctx, ctx.client().jobs, params, columns, "no jobs");
   },
 };
 

@@ -1,15 +1,7 @@
 import type { DeadLetter, Run, RunState } from "../../client/index";
 import { RUN_STATES } from "../../core/runs/run-state";
-import {
-  type Command,
-  collect,
-  filterFlag,
-  intFlag,
-  printJson,
-  printPage,
-  stringFlag,
-  UsageError,
-} from "../context";
+import { type Command, filterFlag, printJson } from "../context";
+import { oneOfFlag, PAGE_OPTIONS, pageParams, printList } from "../list-command";
 import { renderKeyValues } from "../render";
 
 const STATES: readonly RunState[] = RUN_STATES;
@@ -35,34 +27,16 @@ const DEAD_LETTER_COLUMNS = [
   { header: "REDRIVEN", value: (dl: DeadLetter) => dl.redriven_at },
 ];
 
-const pageOptions = {
-  limit: { type: "string" },
-  cursor: { type: "string" },
-  all: { type: "boolean" },
-} as const;
-
 const runsList: Command = {
   path: ["runs", "list"],
   args: "[--job <job-id>] [--state <STATE>] [--limit <n>] [--cursor <c>] [--all]",
   summary: "run history, newest first (one job's with --job)",
-  options: { job: { type: "string" }, state: { type: "string" }, ...pageOptions },
+  options: { job: { type: "string" }, state: { type: "string" }, ...PAGE_OPTIONS },
   positionals: [0, 0],
   async run(ctx) {
-    const state = filterFlag(ctx.values, "state")?.toUpperCase() as RunState | undefined;
-    if (state !== undefined && !STATES.includes(state))
-      throw new UsageError(`--state must be one of ${STATES.join(", ")}`);
-    const params = {
-      job_id: filterFlag(ctx.values, "job"),
-      state,
-      limit: intFlag(ctx.values, "limit", { min: 1, max: 200 }),
-      cursor: stringFlag(ctx.values, "cursor"),
-    };
-    const runs = ctx.client().runs;
-    const page = ctx.values.all
-      ? { data: await collect(runs.all(params)), next_cursor: null }
-      : await runs.list(params);
-    printPage(ctx, page, RUN_COLUMNS, "no runs");
-    return 0;
+    const state = oneOfFlag(ctx.values, "state", STATES, (value) => value.toUpperCase());
+    const params = { job_id: filterFlag(ctx.values, "job"), state, ...pageParams(ctx.values) };
+    return printList(ctx, ctx.client().runs, params, RUN_COLUMNS, "no runs");
   },
 };
 
@@ -112,20 +86,11 @@ const dlqList: Command = {
   path: ["dlq", "list"],
   args: "[--job <job-id>] [--limit <n>] [--cursor <c>] [--all]",
   summary: "dead letters, newest first",
-  options: { job: { type: "string" }, ...pageOptions },
+  options: { job: { type: "string" }, ...PAGE_OPTIONS },
   positionals: [0, 0],
   async run(ctx) {
-    const params = {
-      job_id: filterFlag(ctx.values, "job"),
-      limit: intFlag(ctx.values, "limit", { min: 1, max: 200 }),
-      cursor: stringFlag(ctx.values, "cursor"),
-    };
-    const deadLetters = ctx.client().deadLetters;
-    const page = ctx.values.all
-      ? { data: await collect(deadLetters.all(params)), next_cursor: null }
-      : await deadLetters.list(params);
-    printPage(ctx, page, DEAD_LETTER_COLUMNS, "no dead letters");
-    return 0;
+    const params = { job_id: filterFlag(ctx.values, "job"), ...pageParams(ctx.values) };
+    return printList(ctx, ctx.client().deadLetters, params, DEAD_LETTER_COLUMNS, "no dead letters");
   },
 };
 

@@ -1,7 +1,9 @@
 import { ALERT_KINDS, ALERT_STATES } from "../../core/alerts/alerts";
+import type { ListPageProps } from "../components";
 import {
   ActionForm,
   Badge,
+  ColumnHeads,
   Empty,
   JobRef,
   Notice,
@@ -11,8 +13,9 @@ import {
   TableWrap,
 } from "../components";
 import { BASE } from "../env";
+import { FilterForm, FilterSelect, StateFilter } from "../filters";
 import { Time } from "../format";
-import type { Alert, Problem } from "../types";
+import type { Alert } from "../types";
 
 export interface AlertFilters {
   kind: string;
@@ -89,50 +92,19 @@ function AlertTimeline({ alert }: { alert: Alert }) {
   );
 }
 
-function FilterSelect(props: {
-  id: string;
-  name: string;
-  label: string;
-  any: string;
-  values: readonly string[];
-  selected: string;
-}) {
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      <select id={props.id} name={props.name}>
-        <option value="">{props.any}</option>
-        {props.values.map((value) => (
-          <option value={value} selected={value === props.selected}>
-            {value.replaceAll("_", " ")}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
+/** `dead_lettered` as "dead lettered". */
+function spaced(value: string): string {
+  return value.replaceAll("_", " ");
 }
 
-export function AlertsPage(props: {
-  filters: AlertFilters;
-  alerts: Alert[];
-  jobNames: ReadonlyMap<string, string>;
-  nextCursor: string | null;
-  csrf: string;
-  problem?: Problem;
-  notice?: string;
-}) {
+export function AlertsPage(
+  props: ListPageProps & { filters: AlertFilters; alerts: Alert[]; jobNames: ReadonlyMap<string, string> },
+) {
   return (
     <>
       <Notice text={props.notice} />
-      <form method="get" action={`${BASE}/alerts`} class="filters" aria-label="Filter alerts">
-        <FilterSelect
-          id="filter-state"
-          name="state"
-          label="State"
-          any="Any state"
-          values={ALERT_STATES}
-          selected={props.filters.state}
-        />
+      <FilterForm path="/alerts" label="Filter alerts">
+        <StateFilter values={ALERT_STATES} selected={props.filters.state} optionText={spaced} />
         <FilterSelect
           id="filter-kind"
           name="kind"
@@ -140,26 +112,15 @@ export function AlertsPage(props: {
           any="Any kind"
           values={ALERT_KINDS}
           selected={props.filters.kind}
+          optionText={spaced}
         />
-        <div class="actions">
-          <button type="submit">Filter</button>
-        </div>
-      </form>
+      </FilterForm>
       {props.problem ? <ProblemBox problem={props.problem} /> : null}
       {props.alerts.length === 0 && !props.problem ? <Empty>No alerts.</Empty> : null}
       {props.alerts.length > 0 ? (
         <TableWrap label="Alerts">
           <table class="alerts">
-            <thead>
-              <tr>
-                <th scope="col">Status</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Message</th>
-                <th scope="col">Job</th>
-                <th scope="col">Run</th>
-                <th scope="col">When (UTC)</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={["Status", "Kind", "Message", "Job", "Run", "When (UTC)"]} />
             <tbody>
               {props.alerts.map((alert) => (
                 <tr data-alert-id={alert.id} data-alert-state={alert.state}>

@@ -1,12 +1,12 @@
 // The tenant's calendars: the list, and the form that creates or replaces one.
 
 import { describeRule } from "../calendar-form-data";
-import { ActionForm, Empty, Notice, ProblemBox, TableWrap } from "../components";
+import { ActionForm, ColumnHeads, Empty, Notice, ProblemBox, TableWrap } from "../components";
 import { BASE } from "../env";
 import { Time } from "../format";
 import type { FieldErrors, FormValues } from "../job-form-data";
 import type { Calendar, Problem } from "../types";
-import { TextArea, TextField, timeZones } from "./form-fields";
+import { TextArea, TextField, TimeZoneField } from "./form-fields";
 
 const calendarPath = (name: string) => `${BASE}/calendars/${encodeURIComponent(name)}`;
 
@@ -28,15 +28,7 @@ export function CalendarsPage(props: { calendars: Calendar[]; problem?: Problem;
       {props.calendars.length > 0 ? (
         <TableWrap label="Calendars">
           <table class="calendars">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Time zone</th>
-                <th scope="col">Rules</th>
-                <th scope="col">Revision</th>
-                <th scope="col">Updated (UTC)</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={["Name", "Time zone", "Rules", "Revision", "Updated (UTC)"]} />
             <tbody>
               {props.calendars.map((calendar) => (
                 <tr data-calendar={calendar.name}>
@@ -102,18 +94,13 @@ export function CalendarForm(props: CalendarFormProps) {
             />
           )}
           <TextField {...base} path="description" label="Description (optional)" />
-          <TextField
+          <TimeZoneField
             {...base}
             path="timezone"
             label="Time zone (IANA)"
             list="calendar-zones"
             placeholder="Europe/London"
           />
-          <datalist id="calendar-zones">
-            {timeZones().map((zone) => (
-              <option value={zone} />
-            ))}
-          </datalist>
           <TextArea
             {...base}
             path="rules"

@@ -1,7 +1,9 @@
+import type { ListPageProps } from "../components";
 import { Empty, JobRef, Notice, Pager, ProblemBox, RunLink, TableWrap } from "../components";
 import { BASE } from "../env";
+import { FilterForm, JobIdFilter } from "../filters";
 import { Time } from "../format";
-import type { DeadLetter, Problem } from "../types";
+import type { DeadLetter } from "../types";
 
 function bodyText(body: unknown): string {
   if (body === undefined || body === null) return "(none)";
@@ -53,27 +55,15 @@ function LetterDetail({ letter, columns }: { letter: DeadLetter; columns: number
 
 const COLUMNS = 8;
 
-export function DeadLettersPage(props: {
-  letters: DeadLetter[];
-  jobNames: ReadonlyMap<string, string>;
-  nextCursor: string | null;
-  jobId: string;
-  csrf: string;
-  problem?: Problem;
-  notice?: string;
-}) {
+export function DeadLettersPage(
+  props: ListPageProps & { letters: DeadLetter[]; jobNames: ReadonlyMap<string, string>; jobId: string },
+) {
   return (
     <>
       <Notice text={props.notice} />
-      <form method="get" action={`${BASE}/dead-letters`} class="filters" aria-label="Filter dead letters">
-        <div class="field">
-          <label for="filter-dl-job">Job ID</label>
-          <input id="filter-dl-job" name="job_id" type="search" value={props.jobId} autocomplete="off" />
-        </div>
-        <div class="actions">
-          <button type="submit">Filter</button>
-        </div>
-      </form>
+      <FilterForm path="/dead-letters" label="Filter dead letters">
+        <JobIdFilter id="filter-dl-job" value={props.jobId} />
+      </FilterForm>
       {props.problem ? <ProblemBox problem={props.problem} /> : null}
       {props.letters.length === 0 && !props.problem ? (
         <Empty>No dead letters. Every run found its target.</Empty>

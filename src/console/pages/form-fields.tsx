@@ -1,4 +1,5 @@
 // Labelled form controls that show the API's field errors inline (aria-invalid + aria-describedby).
+import type { Child } from "hono/jsx";
 import { FieldError, fieldId } from "../components";
 import type { FieldErrors, FormValues } from "../job-form-data";
 
@@ -19,11 +20,27 @@ function describedBy(path: string, errors: FieldErrors, hint?: string): string |
   return ids.filter(Boolean).join(" ") || undefined;
 }
 
-export function TextField(props: FieldProps) {
+/** What every field shows around its control: the label, then the hint and the field's errors. */
+function FieldFrame(props: FieldProps & { children?: Child }) {
   const { path, errors } = props;
   return (
     <div class="field">
       <label for={fieldId(path)}>{props.label}</label>
+      {props.children}
+      {props.hint ? (
+        <p class="hint" id={`${fieldId(path)}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      <FieldError path={path} errors={errors} />
+    </div>
+  );
+}
+
+export function TextField(props: FieldProps) {
+  const { path, errors } = props;
+  return (
+    <FieldFrame {...props}>
       <input
         id={fieldId(path)}
         name={path}
@@ -36,21 +53,14 @@ export function TextField(props: FieldProps) {
         aria-invalid={errors[path]?.length ? "true" : undefined}
         aria-describedby={describedBy(path, errors, props.hint)}
       />
-      {props.hint ? (
-        <p class="hint" id={`${fieldId(path)}-hint`}>
-          {props.hint}
-        </p>
-      ) : null}
-      <FieldError path={path} errors={errors} />
-    </div>
+    </FieldFrame>
   );
 }
 
 export function TextArea(props: FieldProps) {
   const { path, errors } = props;
   return (
-    <div class="field">
-      <label for={fieldId(path)}>{props.label}</label>
+    <FieldFrame {...props}>
       <textarea
         id={fieldId(path)}
         name={path}
@@ -61,21 +71,14 @@ export function TextArea(props: FieldProps) {
       >
         {props.values[path] ?? ""}
       </textarea>
-      {props.hint ? (
-        <p class="hint" id={`${fieldId(path)}-hint`}>
-          {props.hint}
-        </p>
-      ) : null}
-      <FieldError path={path} errors={errors} />
-    </div>
+    </FieldFrame>
   );
 }
 
 export function Select(props: FieldProps & { options: string[] }) {
   const { path, errors } = props;
   return (
-    <div class="field">
-      <label for={fieldId(path)}>{props.label}</label>
+    <FieldFrame {...props}>
       <select id={fieldId(path)} name={path} aria-describedby={describedBy(path, errors, props.hint)}>
         {props.options.map((option) => (
           <option value={option} selected={props.values[path] === option}>
@@ -83,17 +86,25 @@ export function Select(props: FieldProps & { options: string[] }) {
           </option>
         ))}
       </select>
-      {props.hint ? (
-        <p class="hint" id={`${fieldId(path)}-hint`}>
-          {props.hint}
-        </p>
-      ) : null}
-      <FieldError path={path} errors={errors} />
-    </div>
+    </FieldFrame>
   );
 }
 
-export function timeZones(): string[] {
+/** A time zone field offering every IANA zone this runtime knows (a datalist named by `list`). */
+export function TimeZoneField(props: FieldProps & { list: string }) {
+  return (
+    <>
+      <TextField {...props} />
+      <datalist id={props.list}>
+        {timeZones().map((zone) => (
+          <option value={zone} />
+        ))}
+      </datalist>
+    </>
+  );
+}
+
+function timeZones(): string[] {
   try {
     return ["UTC", ...Intl.supportedValuesOf("timeZone").filter((zone) => zone !== "UTC")];
   } catch {

@@ -2,7 +2,7 @@ import { FieldError, fieldId, ManagedBy } from "../components";
 import { BASE } from "../env";
 import { formatInZone, formatUtc } from "../format";
 import type { FieldErrors, FormValues } from "../job-form-data";
-import { Select, TextArea, TextField, timeZones } from "./form-fields";
+import { Select, TextArea, TextField, TimeZoneField } from "./form-fields";
 
 export function PreviewResult(props: {
   fireTimes?: string[];
@@ -153,18 +153,13 @@ export function JobForm(props: JobFormProps) {
             placeholder="*/5 * * * *"
             hint="5 fields, or 6 with seconds first; @daily-style nicknames."
           />
-          <TextField
+          <TimeZoneField
             {...base}
             path="schedule.timezone"
             label="Time zone (IANA)"
             list="time-zones"
             placeholder="Europe/Berlin"
           />
-          <datalist id="time-zones">
-            {timeZones().map((zone) => (
-              <option value={zone} />
-            ))}
-          </datalist>
         </div>
         <div class="kind-fields" data-kind="interval">
           <TextField

@@ -1,44 +1,34 @@
-import { Badge, Empty, Notice, Pager, ProblemBox, TableWrap } from "../components";
+import type { ListPageProps } from "../components";
+import { Badge, ColumnHeads, Empty, Notice, Pager, ProblemBox, TableWrap } from "../components";
 import { BASE } from "../env";
+import { FilterForm, FilterSelect, SearchFilter } from "../filters";
 import { describeSchedules, describeTarget, jobZone, Time, ZonedTime } from "../format";
-import { JOB_STATUSES, type Job, type Problem } from "../types";
+import { JOB_STATUSES, type Job } from "../types";
 import { BulkActions } from "./control";
 
-export function JobsPage(props: {
-  status: string;
-  name: string;
-  jobs: Job[];
-  nextCursor: string | null;
-  problem?: Problem;
-  notice?: string;
-  csrf: string;
-}) {
+export function JobsPage(props: ListPageProps & { status: string; name: string; jobs: Job[] }) {
   return (
     <>
       <Notice text={props.notice} />
-      <form method="get" action={`${BASE}/jobs`} class="filters" aria-label="Filter jobs">
-        <div class="field">
-          <label for="filter-status">Status</label>
-          <select id="filter-status" name="status">
-            <option value="">Any status</option>
-            {JOB_STATUSES.map((status) => (
-              <option value={status} selected={status === props.status}>
-                {status}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="filter-name">Name starts with</label>
-          <input id="filter-name" name="name" type="search" value={props.name} autocomplete="off" />
-        </div>
-        <div class="actions">
-          <button type="submit">Filter</button>
+      <FilterForm
+        path="/jobs"
+        label="Filter jobs"
+        actions={
           <a class="button secondary" href={`${BASE}/jobs/new`}>
             New job
           </a>
-        </div>
-      </form>
+        }
+      >
+        <FilterSelect
+          id="filter-status"
+          name="status"
+          label="Status"
+          any="Any status"
+          values={JOB_STATUSES}
+          selected={props.status}
+        />
+        <SearchFilter id="filter-name" name="name" label="Name starts with" value={props.name} />
+      </FilterForm>
       <BulkActions status={props.status} name={props.name} csrf={props.csrf} />
       {props.problem ? <ProblemBox problem={props.problem} /> : null}
       {props.jobs.length === 0 && !props.problem ? (
@@ -49,16 +39,7 @@ export function JobsPage(props: {
       {props.jobs.length > 0 ? (
         <TableWrap label="Jobs">
           <table class="jobs">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Schedule</th>
-                <th scope="col">Next fire</th>
-                <th scope="col">Target</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={["Name", "Status", "Schedule", "Next fire", "Target", "Updated"]} />
             <tbody>
               {props.jobs.map((job) => {
                 const next = job.next_fire_times?.[0];

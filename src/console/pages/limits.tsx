@@ -1,6 +1,7 @@
 // The tenant's limits and a flow-control key's state: what admission control is doing now.
-import { Empty, Notice, ProblemBox, TableWrap } from "../components";
+import { ColumnHeads, Empty, Notice, ProblemBox, TableWrap } from "../components";
 import { BASE } from "../env";
+import { FilterForm, SearchFilter } from "../filters";
 import { Time } from "../format";
 import type { Problem } from "../types";
 import { ThrottledHosts, type ThrottledHostView } from "./throttled-hosts";
@@ -39,14 +40,7 @@ function LimitsTable({ limits }: { limits: TenantLimitsView }) {
   return (
     <TableWrap label="Tenant limits">
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Limit</th>
-            <th scope="col">Value</th>
-            <th scope="col">Source</th>
-            <th scope="col">Over it</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={["Limit", "Value", "Source", "Over it"]} />
         <tbody>
           {LIMIT_ROWS.map(([name, label, effect]) => (
             <tr data-limit={name}>
@@ -81,14 +75,7 @@ function KeysTable({ keys }: { keys: FlowStateView[] }) {
   return (
     <TableWrap label="Flow-control keys">
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Waiting</th>
-            <th scope="col">In flight</th>
-            <th scope="col">Started this window</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={["Key", "Waiting", "In flight", "Started this window"]} />
         <tbody>
           {keys.map((key) => (
             <tr data-key-row={key.key}>
@@ -164,15 +151,9 @@ export function LimitsPage(props: {
       )}
       {props.limits?.dispatch ? <TenantDispatch dispatch={props.limits.dispatch} /> : null}
       <h2>Flow-control key</h2>
-      <form method="get" action={`${BASE}/limits`} class="filters" aria-label="Look up a flow-control key">
-        <div class="field">
-          <label for="flow-key">Key</label>
-          <input id="flow-key" name="key" type="search" value={props.flowKey} autocomplete="off" />
-        </div>
-        <div class="actions">
-          <button type="submit">Show</button>
-        </div>
-      </form>
+      <FilterForm path="/limits" label="Look up a flow-control key" submit="Show">
+        <SearchFilter id="flow-key" name="key" label="Key" value={props.flowKey} />
+      </FilterForm>
       {props.keys.length > 0 ? (
         <KeysTable keys={props.keys} />
       ) : (

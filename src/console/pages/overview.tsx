@@ -1,6 +1,6 @@
 import type { LatenessSummary } from "../../service/run-stats";
 import { BarList, LatenessChart, PerMinuteChart } from "../charts";
-import { Badge, Empty, JobRef, ProblemBox, RunLink, TableWrap } from "../components";
+import { Badge, ColumnHeads, Empty, JobRef, ProblemBox, RunLink, TableWrap } from "../components";
 
 import { BASE } from "../env";
 import { Time } from "../format";
@@ -115,16 +115,7 @@ export function OverviewPage(props: {
           ) : (
             <TableWrap label="Recent failures">
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Run</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Scheduled</th>
-                    <th scope="col">Attempt</th>
-                    <th scope="col">Target</th>
-                    <th scope="col">Error</th>
-                  </tr>
-                </thead>
+                <ColumnHeads names={["Run", "State", "Scheduled", "Attempt", "Target", "Error"]} />
                 <tbody>
                   {props.failures.map((run) => (
                     <tr>

@@ -1,4 +1,4 @@
-import { RunLink, TableWrap } from "../components";
+import { ColumnHeads, RunLink, TableWrap } from "../components";
 import { BASE } from "../env";
 import type { Problem } from "../types";
 
@@ -20,13 +20,7 @@ export function RedriveReport({ outcomes }: { outcomes: RedriveOutcome[] }) {
       </p>
       <TableWrap label="Redrive results">
         <table class="redrive-report">
-          <thead>
-            <tr>
-              <th scope="col">Dead letter</th>
-              <th scope="col">Result</th>
-              <th scope="col">Why</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={["Dead letter", "Result", "Why"]} />
           <tbody>
             {outcomes.map((outcome) => (
               <tr data-redrive-id={outcome.id} data-redrive-result={outcome.ok ? "redriven" : "failed"}>

@@ -1,5 +1,5 @@
 // One run: what it is, where it stands, and every state transition with its time and reason.
-import { ActionForm, Badge, JobRef } from "../components";
+import { ActionForm, Badge, ColumnHeads, JobRef } from "../components";
 import { BASE } from "../env";
 import { formatMs, Time } from "../format";
 import { LatenessCell } from "../run-wait-cells";
@@ -144,14 +144,7 @@ export function RunDetailPage({
         <p class="muted">Every transition, oldest first, as the scheduler recorded it. Times in UTC.</p>
         <div class="table-wrap" tabindex={0}>
           <table class="run-history">
-            <thead>
-              <tr>
-                <th scope="col">At</th>
-                <th scope="col">State</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">Reason</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={["At", "State", "Attempt", "Reason"]} />
             <tbody>
               {events.map((event) => (
                 <EventRow event={event as RunEvent & Record<string, unknown>} />

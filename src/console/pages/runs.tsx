@@ -1,3 +1,4 @@
+import type { ListPageProps } from "../components";
 import {
   ActionForm,
   Badge,
@@ -10,9 +11,10 @@ import {
   TableWrap,
 } from "../components";
 import { BASE } from "../env";
+import { FilterForm, JobIdFilter, StateFilter } from "../filters";
 import { Time } from "../format";
 import { LatenessCell, WaitingNote } from "../run-wait-cells";
-import { type Problem, RUN_STATES, type Run } from "../types";
+import { RUN_STATES, type Run } from "../types";
 
 const RETRYABLE = new Set(["FAILED", "DEAD_LETTERED"]);
 
@@ -97,39 +99,16 @@ export function RunsTable({
   );
 }
 
-export function RunsPage(props: {
-  state: string;
-  jobId: string;
-  runs: Run[];
-  jobNames: ReadonlyMap<string, string>;
-  nextCursor: string | null;
-  csrf: string;
-  problem?: Problem;
-  notice?: string;
-}) {
+export function RunsPage(
+  props: ListPageProps & { state: string; jobId: string; runs: Run[]; jobNames: ReadonlyMap<string, string> },
+) {
   return (
     <>
       <Notice text={props.notice} />
-      <form method="get" action={`${BASE}/runs`} class="filters" aria-label="Filter runs">
-        <div class="field">
-          <label for="filter-state">State</label>
-          <select id="filter-state" name="state">
-            <option value="">Any state</option>
-            {RUN_STATES.map((state) => (
-              <option value={state} selected={state === props.state}>
-                {state}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="filter-job">Job ID</label>
-          <input id="filter-job" name="job_id" type="search" value={props.jobId} autocomplete="off" />
-        </div>
-        <div class="actions">
-          <button type="submit">Filter</button>
-        </div>
-      </form>
+      <FilterForm path="/runs" label="Filter runs">
+        <StateFilter values={RUN_STATES} selected={props.state} />
+        <JobIdFilter id="filter-job" value={props.jobId} />
+      </FilterForm>
       {props.problem ? <ProblemBox problem={props.problem} /> : null}
       {props.runs.length ? (
         <RunsTable runs={props.runs} csrf={props.csrf} showJob={true} jobNames={props.jobNames} />

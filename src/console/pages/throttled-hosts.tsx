@@ -1,6 +1,6 @@
 // The destination hosts the tenant's calls are throttled at (they said "slow down"), on the
 // Limits page: each host's limit now, calls in flight, runs waiting, pause and last signal.
-import { Empty, TableWrap } from "../components";
+import { ColumnHeads, Empty, TableWrap } from "../components";
 import { Time } from "../format";
 
 export interface ThrottledHostView {
@@ -26,16 +26,9 @@ export function ThrottledHosts({ hosts }: { hosts: ThrottledHostView[] }) {
   return (
     <TableWrap label="Throttled hosts">
       <table data-field="throttled-hosts">
-        <thead>
-          <tr>
-            <th scope="col">Host</th>
-            <th scope="col">Limit (calls in flight)</th>
-            <th scope="col">In flight</th>
-            <th scope="col">Waiting</th>
-            <th scope="col">Paused until</th>
-            <th scope="col">Last signal</th>
-          </tr>
-        </thead>
+        <ColumnHeads
+          names={["Host", "Limit (calls in flight)", "In flight", "Waiting", "Paused until", "Last signal"]}
+        />
         <tbody>
           {hosts.map((host) => (
             <tr data-host-row={host.origin}>

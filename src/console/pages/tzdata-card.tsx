@@ -1,4 +1,4 @@
-import { TableWrap } from "../components";
+import { ColumnHeads, TableWrap } from "../components";
 import type { TzdataStatus } from "../types";
 
 /**
@@ -21,13 +21,7 @@ export function TzdataCard({ status }: { status: TzdataStatus }) {
       {behind.length === 0 ? null : (
         <TableWrap label="Shards re-deriving timers">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Shard</th>
-                <th scope="col">Timers computed with</th>
-                <th scope="col">Jobs re-derived</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={["Shard", "Timers computed with", "Jobs re-derived"]} />
             <tbody>
               {behind.map((shard) => (
                 <tr>

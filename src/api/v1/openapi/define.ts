@@ -65,6 +65,22 @@ export const BODY_ERRORS = [
   "payload_too_large",
   "unsupported_media_type",
 ] as const satisfies ErrorCode[];
+/** Why creating a job is refused: one job, or an item of a batch. */
+export const JOB_CREATE_ERRORS = [
+  ...TENANT_ERRORS,
+  ...BODY_ERRORS,
+  "idempotency_conflict",
+  "tenant_limit_exceeded",
+  "tenant_suspended",
+] as const satisfies ErrorCode[];
+/** Why a new attempt of a run is refused: a run's retry and a dead letter's redrive both start one. */
+export const NEW_ATTEMPT_ERRORS = [
+  "run_not_found",
+  "run_not_retryable",
+  "job_deleted",
+  "tenant_suspended",
+  "shard_unavailable",
+] as const satisfies ErrorCode[];
 
 type ProblemResponse = {
   description: string;

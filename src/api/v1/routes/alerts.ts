@@ -3,7 +3,7 @@ import { alertResource } from "../../../service/alert-bodies";
 import { actOnAlert, alertNotFound, listTenantAlerts } from "../../../service/alerts";
 import { requireForeignId } from "../../../service/ids";
 import { tenantScope } from "../../http/auth";
-import { decodeTimeCursor, encodeCursor, pageOf } from "../../http/cursor";
+import { timeOrderedPage } from "../list-route";
 import { alertPageSchema, alertSchema, listAlertsQuerySchema } from "../openapi/components";
 import {
   apiRouter,
@@ -35,16 +35,14 @@ defineRoute(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const rows = await listTenantAlerts(c.env, c.get("tenantId"), {
-      kind: query.kind,
-      state: query.state,
-      cursor: decodeTimeCursor(query.cursor),
-      limit: query.limit + 1,
-    });
-    const { page, nextCursor } = pageOf(rows, query.limit, (row) =>
-      encodeCursor([row.created_at_ms, row.id]),
+    const page = await timeOrderedPage(
+      query,
+      (window) =>
+        listTenantAlerts(c.env, c.get("tenantId"), { kind: query.kind, state: query.state, ...window }),
+      (row) => row.created_at_ms,
+      alertResource,
     );
-    return c.json({ data: page.map(alertResource), next_cursor: nextCursor });
+    return c.json(page);
   },
 );
 

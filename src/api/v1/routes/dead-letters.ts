@@ -3,13 +3,14 @@ import { listTenantDeadLetters } from "../../../service/dead-letters";
 import { requireForeignId } from "../../../service/ids";
 import { deadLetterNotFound, redriveDeadLetterById } from "../../../service/redrive";
 import { tenantScope } from "../../http/auth";
-import { decodeTimeCursor, encodeCursor, pageOf } from "../../http/cursor";
+import { timeOrderedPage } from "../list-route";
 import { deadLetterPageSchema, listDeadLettersQuerySchema, redriveResultSchema } from "../openapi/components";
 import {
   apiRouter,
   defineRoute,
   idParams,
   json,
+  NEW_ATTEMPT_ERRORS,
   problems,
   TENANT_ERRORS,
   tenantHeaders,
@@ -36,15 +37,13 @@ defineRoute(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const rows = await listTenantDeadLetters(c.env, c.get("tenantId"), {
-      jobId: query.job_id,
-      cursor: decodeTimeCursor(query.cursor),
-      limit: query.limit + 1,
-    });
-    const { page, nextCursor } = pageOf(rows, query.limit, (row) =>
-      encodeCursor([row.created_at_ms, row.id]),
+    const page = await timeOrderedPage(
+      query,
+      (window) => listTenantDeadLetters(c.env, c.get("tenantId"), { jobId: query.job_id, ...window }),
+      (row) => row.created_at_ms,
+      deadLetterResource,
     );
-    return c.json({ data: page.map(deadLetterResource), next_cursor: nextCursor });
+    return c.json(page);
   },
 );
 
@@ -60,16 +59,7 @@ defineRoute(
     request: { params: idParams("dl_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
     responses: {
       202: json(redriveResultSchema, "The new attempt is scheduled"),
-      ...problems(
-        ...TENANT_ERRORS,
-        "dead_letter_not_found",
-        "already_redriven",
-        "run_not_found",
-        "run_not_retryable",
-        "job_deleted",
-        "tenant_suspended",
-        "shard_unavailable",
-      ),
+      ...problems(...TENANT_ERRORS, "dead_letter_not_found", "already_redriven", ...NEW_ATTEMPT_ERRORS),
     },
   }),
   async (c) => {

@@ -6,13 +6,12 @@ import { toProblem } from "../../http/problem";
 import { batchResultSchema, jobBatchDocSchema, jobBatchSchema } from "../openapi/components";
 import {
   apiRouter,
-  BODY_ERRORS,
   createHeaders,
   defineRoute,
+  JOB_CREATE_ERRORS,
   json,
   jsonBody,
   problems,
-  TENANT_ERRORS,
 } from "../openapi/define";
 import { jobResource } from "../views/job-view";
 
@@ -29,13 +28,7 @@ defineRoute(
     request: { headers: createHeaders, body: jsonBody(jobBatchDocSchema) },
     responses: {
       200: json(batchResultSchema, "One result per item, in the request's order"),
-      ...problems(
-        ...TENANT_ERRORS,
-        ...BODY_ERRORS,
-        "idempotency_conflict",
-        "tenant_limit_exceeded",
-        "tenant_suspended",
-      ),
+      ...problems(...JOB_CREATE_ERRORS),
     },
   }),
   async (c) => {

@@ -15,10 +15,10 @@ import {
 } from "../openapi/components";
 import {
   apiRouter,
-  BODY_ERRORS,
   createHeaders,
   defineRoute,
   idParams,
+  JOB_CREATE_ERRORS,
   json,
   jsonBody,
   problems,
@@ -51,13 +51,7 @@ defineRoute(
         jobSchema,
         "The new job (ETag: its version; Location: its URL); a replay under the same Idempotency-Key answers the same",
       ),
-      ...problems(
-        ...TENANT_ERRORS,
-        ...BODY_ERRORS,
-        "idempotency_conflict",
-        "tenant_limit_exceeded",
-        "tenant_suspended",
-      ),
+      ...problems(...JOB_CREATE_ERRORS),
     },
   }),
   async (c) => {

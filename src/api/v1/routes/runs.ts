@@ -5,9 +5,9 @@ import { callShard, shardRefusal } from "../../../service/shard-calls";
 import { retryRunAttempt } from "../../../service/start-work";
 import type { HistoryRecord } from "../../../shard/history-protocol";
 import { tenantScope } from "../../http/auth";
-import { decodeTimeCursor, encodeCursor, pageOf } from "../../http/cursor";
 import { EdgecronError } from "../../http/problem";
 import { loadJob } from "../job-loader";
+import { type TimeWindow, timeOrderedPage } from "../list-route";
 import {
   listRunsQuerySchema,
   pageQuerySchema,
@@ -20,6 +20,7 @@ import {
   defineRoute,
   idParams,
   json,
+  NEW_ATTEMPT_ERRORS,
   problems,
   TENANT_ERRORS,
   tenantHeaders,
@@ -30,9 +31,12 @@ function runNotFound(id?: string): EdgecronError {
   return new EdgecronError("run_not_found", id === undefined ? "No such run" : `No run ${id}`);
 }
 
-function runsPage(rows: HistoryRecord[], limit: number, sortKey: (row: HistoryRecord) => number) {
-  const { page, nextCursor } = pageOf(rows, limit, (row) => encodeCursor([sortKey(row), row.id]));
-  return { data: page.map((row) => runResource(row)), next_cursor: nextCursor };
+/** A page of runs, newest scheduled instant first. */
+function runsPage(
+  query: { cursor?: string | undefined; limit: number },
+  list: (window: TimeWindow) => Promise<HistoryRecord[]>,
+) {
+  return timeOrderedPage(query, list, (row) => row.scheduled_at_ms, runResource);
 }
 
 export const runs = apiRouter();
@@ -55,16 +59,16 @@ defineRoute(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const cursor = decodeTimeCursor(query.cursor);
-    const rows = await callShard("list the runs", () =>
-      listTenantRunRecords(c.env, c.get("tenantId"), {
-        state: query.state,
-        jobId: query.job_id,
-        cursor,
-        limit: query.limit + 1,
-      }),
+    const page = await runsPage(query, (window) =>
+      callShard("list the runs", () =>
+        listTenantRunRecords(c.env, c.get("tenantId"), {
+          state: query.state,
+          jobId: query.job_id,
+          ...window,
+        }),
+      ),
     );
-    return c.json(runsPage(rows, query.limit, (row) => row.scheduled_at_ms));
+    return c.json(page);
   },
 );
 
@@ -102,14 +106,7 @@ defineRoute(
     request: { params: idParams("run_01JDXS3M0000000000000000AB"), headers: tenantHeaders },
     responses: {
       202: json(retryResultSchema, "The new attempt is scheduled"),
-      ...problems(
-        ...TENANT_ERRORS,
-        "run_not_found",
-        "run_not_retryable",
-        "job_deleted",
-        "tenant_suspended",
-        "shard_unavailable",
-      ),
+      ...problems(...TENANT_ERRORS, ...NEW_ATTEMPT_ERRORS),
     },
   }),
   async (c) => {
@@ -155,11 +152,9 @@ defineRoute(
   }),
   async (c) => {
     const job = await loadJob(c);
-    const query = c.req.valid("query");
-    const cursor = decodeTimeCursor(query.cursor);
-    const rows = await callShard("list the job's runs", () =>
-      listJobRunRecords(c.env, job, c.get("tenantId"), { cursor, limit: query.limit + 1 }),
+    const page = await runsPage(c.req.valid("query"), (window) =>
+      callShard("list the job's runs", () => listJobRunRecords(c.env, job, c.get("tenantId"), window)),
     );
-    return c.json(runsPage(rows, query.limit, (row) => row.scheduled_at_ms));
+    return c.json(page);
   },
 );
