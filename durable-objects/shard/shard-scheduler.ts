@@ -1,9 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { countAlarmSet, meteredEnv, meteredSql, rowsMeterOn } from "../../src/rows-meter";
 import { shardCount } from "../../src/shard/client";
-import type { ShardFaults, ShardTestCommand } from "../../src/shard/fault-switches";
 import type * as History from "../../src/shard/history-protocol";
 import type * as Protocol from "../../src/shard/protocol";
+import type { ShardFaults, ShardTestCommand } from "../../src/test-faults";
 import { runAlarmPass } from "./alarm-pass";
 import { windowLimits } from "./dispatch/budget";
 import { dispatchLeadMs } from "./dispatch/pass-settings";
@@ -28,7 +28,7 @@ import { markSlowCalls } from "./runs/slow-calls";
 import { migrateShardSchema } from "./schema";
 import { restoreShardState } from "./state/restore";
 import { ShardState } from "./state/shard-state";
-import { INERT_SEAM, loadTestSeam, type ShardTestSeam } from "./test-seam";
+import { INERT_SHARD_SEAM, loadShardTestSeam, type ShardTestSeam } from "./test-seam";
 import { tzdataProgress } from "./tzdata/timers-version";
 import { TzdataWatch } from "./tzdata/watch";
 import { alarmWasLost, earliestTimerMs, planAlarm } from "./wheel/alarm-plan";
@@ -58,7 +58,7 @@ export class ShardScheduler extends DurableObject<Env> {
   private readonly armed: ArmedAlarm;
   private readonly backlog = new BacklogPacer();
   private readonly tzdata: TzdataWatch;
-  private testSeam: ShardTestSeam = INERT_SEAM;
+  private testSeam: ShardTestSeam = INERT_SHARD_SEAM;
   /** While alarm() runs, getAlarm() reports none: the watchdog must not mistake that for a loss. */
   private alarmRunning = false;
 
@@ -78,7 +78,7 @@ export class ShardScheduler extends DurableObject<Env> {
       const row = this.sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'shard'").toArray()[0];
       this.shard = row?.value ?? -1;
       this.armed.atMs = await ctx.storage.getAlarm();
-      this.testSeam = await loadTestSeam(env, ctx.storage);
+      this.testSeam = await loadShardTestSeam(env, ctx.storage);
     });
   }
 

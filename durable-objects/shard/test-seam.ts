@@ -1,8 +1,9 @@
-// Test-only fault injection for a shard. The ShardScheduler consults it through one seam,
-// `ShardTestSeam`; unless the EDGECRON_TEST_HOOKS binding is "1" that seam is INERT_SEAM, which
-// reads nothing, stores nothing and injects nothing.
+// Where a shard's injected faults take effect (which faults exist: src/test-faults.ts). The
+// ShardScheduler consults them through one seam, `ShardTestSeam`; unless the EDGECRON_TEST_HOOKS
+// binding is "1" that seam is INERT_SHARD_SEAM, which reads nothing, stores nothing and injects
+// nothing.
 
-import type { ShardFaults, ShardTestCommand } from "../../src/shard/fault-switches";
+import type { ShardFaults, ShardTestCommand } from "../../src/test-faults";
 import { setTzdataOverride } from "../../src/tzdata";
 import type { TickSettings } from "./dispatch/pass-settings";
 import type { ArmedAlarm } from "./wheel/armed-alarm";
@@ -21,7 +22,7 @@ export interface ShardTestSeam {
   run(command: ShardTestCommand, alarm: ArmedAlarm): Promise<ShardFaults>;
 }
 
-export const INERT_SEAM: ShardTestSeam = {
+export const INERT_SHARD_SEAM: ShardTestSeam = {
   beforeRpc: async () => {},
   tickSettings: (settings) => settings,
   beforeFlush: () => {},
@@ -35,12 +36,12 @@ export const INERT_SEAM: ShardTestSeam = {
 const FAULTS_KEY = "faults";
 
 /** The seam for this shard: live (faults loaded from storage) only with test hooks enabled. */
-export async function loadTestSeam(env: Env, storage: DurableObjectStorage): Promise<ShardTestSeam> {
-  if (env.EDGECRON_TEST_HOOKS !== "1") return INERT_SEAM;
-  return new LiveTestSeam(storage, (await storage.get<ShardFaults>(FAULTS_KEY)) ?? {});
+export async function loadShardTestSeam(env: Env, storage: DurableObjectStorage): Promise<ShardTestSeam> {
+  if (env.EDGECRON_TEST_HOOKS !== "1") return INERT_SHARD_SEAM;
+  return new LiveShardTestSeam(storage, (await storage.get<ShardFaults>(FAULTS_KEY)) ?? {});
 }
 
-class LiveTestSeam implements ShardTestSeam {
+class LiveShardTestSeam implements ShardTestSeam {
   private alarmLostUntilMs = 0;
 
   constructor(

@@ -55,7 +55,7 @@ import { type CallSetup, callRun, callSetup } from "./run-calls";
 import { type Claimed, claimAtShard, type Reported } from "./shard-batches";
 import { SlowCallNotices } from "./slow-call-notices";
 import { exportTelemetry, recordAttempt, telemetryOf } from "./telemetry-export";
-import { type ConsumerTestSeam, consumerTestSeam } from "./test-faults";
+import { type ConsumerTestSeam, loadConsumerTestSeam } from "./test-seam";
 
 export { doneKey } from "./dispatch-outcomes";
 
@@ -121,7 +121,7 @@ export async function handleDispatchBatch(
   env: Env,
   ctx: ExecutionContext,
 ): Promise<void> {
-  const testSeam = await consumerTestSeam(env);
+  const testSeam = await loadConsumerTestSeam(env);
   const context: BatchContext = {
     env,
     ctx,

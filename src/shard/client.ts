@@ -5,8 +5,8 @@
 
 import { shardForJob } from "../core/load/placement";
 import { logEvent } from "../log";
+import type { ShardFaults } from "../test-faults";
 import type { TzdataOverride } from "../tzdata";
-import type { ShardFaults } from "./fault-switches";
 import type {
   FiredSinceQuery,
   HistoryRecord,

@@ -5,7 +5,8 @@
 // after each integration test and fails the test if one is armed.
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, expect } from "vitest";
-import { loseShardAlarm, shardCount } from "../../src/shard/client";
+import { loseShardAlarm } from "../../src/service/fault-injection";
+import { shardCount } from "../../src/shard/client";
 import { shardStub } from "./scheduling";
 
 export interface ArmedAlarm {

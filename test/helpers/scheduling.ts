@@ -8,9 +8,10 @@ import type { Secrets } from "../../src/client/verify";
 import { type JobCreate, type JobSpec, jobCreateSchema } from "../../src/core/jobs/job-spec";
 import { runIdFor } from "../../src/core/runs/run-id";
 import { attachCalendars } from "../../src/db/calendars";
-import { pushJobs, setShardFaults, shardName, shardOfJob } from "../../src/shard/client";
-import type { ShardFaults } from "../../src/shard/fault-switches";
+import { injectFaults } from "../../src/service/fault-injection";
+import { pushJobs, shardName, shardOfJob } from "../../src/shard/client";
 import type { ShardJob } from "../../src/shard/protocol";
+import type { ShardFaults } from "../../src/test-faults";
 import { deliveryVerifies } from "./signature";
 
 /** Deadline for waits on real queues, alarms and the target. */
@@ -104,7 +105,7 @@ export function stubFor(jobId: string) {
 
 /** Sets (`{}`: clears) the injected faults of the job's shard. */
 export async function setFaultsOf(jobId: string, faults: ShardFaults): Promise<void> {
-  await setShardFaults(env, shardOfJob(env, jobId), faults);
+  await injectFaults(env, shardOfJob(env, jobId), faults);
 }
 
 /**

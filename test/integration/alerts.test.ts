@@ -4,8 +4,9 @@
 
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
+import { loseShardAlarm } from "../../src/service/fault-injection";
 import { raiseAlerts } from "../../src/service/raise-alerts";
-import { loseShardAlarm, shardOfJob } from "../../src/shard/client";
+import { shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
 import {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { setShardFaults } from "../../src/shard/client";
+import { clearFaults, injectFaults } from "../../src/service/fault-injection";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey, jobBody } from "../helpers/api";
 import { countJobs, jobsDb } from "../helpers/job-databases";
@@ -112,9 +112,9 @@ describe("POST /v1/jobs", () => {
     const shards = Array.from({ length: Number(env.SHARD_COUNT) }, (_, shard) => shard);
     // Every RPC fails until cleared: a claim from an earlier test's run in the background must not
     // use up the fault meant for this push.
-    await Promise.all(shards.map((shard) => setShardFaults(env, shard, { failClaims: 1_000 })));
+    await Promise.all(shards.map((shard) => injectFaults(env, shard, { failClaims: 1_000 })));
     const res = await api<Job>("POST", "/v1/jobs", { token: t.key, body: jobBody() });
-    await Promise.all(shards.map((shard) => setShardFaults(env, shard, {})));
+    await Promise.all(shards.map((shard) => clearFaults(env, shard)));
     expect(res.status).toBe(201);
     const row = await jobsDb(res.body.id)
       .prepare("SELECT * FROM jobs WHERE id = ?")

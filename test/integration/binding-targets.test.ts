@@ -9,7 +9,7 @@ import type { JobCreate } from "../../src/core/jobs/job-spec";
 import { runIdempotencyKey } from "../../src/core/runs/run-idempotency";
 import { workflowInstanceId } from "../../src/core/targets/targets";
 import { callTarget } from "../../src/delivery/target-call";
-import { CONSUMER_FAULTS_KEY } from "../../src/delivery/test-faults";
+import { clearFaults, injectFaults } from "../../src/service/fault-injection";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
   historyOf,
@@ -180,7 +180,7 @@ describe("binding targets", () => {
 
     it("creates no second instance when a crash between call and report makes the run go again", async () => {
       const job = bindingJob("flowcrash", { type: "workflow", binding: "REPORT_FLOW" });
-      await env.DEDUP_KV.put(CONSUMER_FAULTS_KEY, JSON.stringify({ throwBeforeReport: true }));
+      await injectFaults(env, "consumer", { throwBeforeReport: true });
       let key: string;
       try {
         key = await fireOnce(job);
@@ -188,7 +188,7 @@ describe("binding targets", () => {
         // redelivers the message, whose claim the shard refuses (the run is already RUNNING).
         await vi.waitFor(async () => expect(await received("workflow", key)).toHaveLength(1), WAIT);
       } finally {
-        await env.DEDUP_KV.delete(CONSUMER_FAULTS_KEY);
+        await clearFaults(env, "consumer");
       }
       // The RUNNING lease expires: a failed attempt, retried at once under the same key.
       const stub = stubFor(job.jobId);

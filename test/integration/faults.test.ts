@@ -4,9 +4,9 @@
 
 import { createExecutionContext, createMessageBatch, env, runDurableObjectAlarm } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { CONSUMER_FAULTS_KEY } from "../../src/delivery/test-faults";
 import worker from "../../src/index";
-import { shardFaults, shardOfJob } from "../../src/shard/client";
+import { clearFaults, injectedFaults, injectFaults } from "../../src/service/fault-injection";
+import { shardOfJob } from "../../src/shard/client";
 import type { DispatchMessage } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import {
@@ -101,7 +101,7 @@ describe("fault injection", () => {
       };
       messages.push(body);
     }
-    await env.DEDUP_KV.put(CONSUMER_FAULTS_KEY, JSON.stringify({ throwAfterCalls: 1 }));
+    await injectFaults(env, "consumer", { throwAfterCalls: 1 });
     faultsInjected += 1;
     const batch = () =>
       createMessageBatch<DispatchMessage>(
@@ -109,7 +109,7 @@ describe("fault injection", () => {
         messages.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
       );
     await expect(worker.queue(batch(), env, createExecutionContext())).rejects.toThrow("fault injected");
-    await env.DEDUP_KV.delete(CONSUMER_FAULTS_KEY);
+    await clearFaults(env, "consumer");
     // The queue redelivers the batch: every run is already claimed, so nothing runs twice now.
     await worker.queue(batch(), env, createExecutionContext());
     const callsAfterCrash = (await Promise.all(jobs.map((job) => targetCalls(job.path)))).flat();
@@ -143,7 +143,7 @@ describe("fault injection", () => {
     await makeJobDue(job.jobId);
     await inShardTables(stub, (_sql, storage) => storage.setAlarm(Date.now()));
     await vi.waitFor(async () => expect((await historyOf(job.jobId))[0]?.state).toBe("SUCCEEDED"), WAIT);
-    expect((await shardFaults(env, shardOfJob(env, job.jobId))).failClaims).toBe(0);
+    expect((await injectedFaults(env, shardOfJob(env, job.jobId))).failClaims).toBe(0);
     expect(await targetCalls(job.path)).toHaveLength(1);
   });
 
@@ -209,5 +209,26 @@ describe("fault injection", () => {
       createExecutionContext(),
     );
     expect(res.status).toBe(404);
+  });
+
+  it("the test hooks door injects a shard's faults and the consumer's as the tests do", async () => {
+    const postFaults = (path: string, faults: object) =>
+      worker.fetch(
+        new Request(`http://edgecron.test/__test/${path}/faults`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${env.EDGECRON_ADMIN_TOKEN}` },
+          body: JSON.stringify(faults),
+        }),
+        env,
+        createExecutionContext(),
+      );
+    expect((await postFaults("shards/0", { rederiveBatchJobs: 7 })).status).toBe(200);
+    expect(await injectedFaults(env, 0)).toEqual({ rederiveBatchJobs: 7 });
+    expect((await postFaults("shards/0", {})).status).toBe(200);
+    expect(await injectedFaults(env, 0)).toEqual({});
+    expect((await postFaults("consumer", { throwAfterCalls: 1_000 })).status).toBe(200);
+    expect(await injectedFaults(env, "consumer")).toEqual({ throwAfterCalls: 1_000 });
+    await clearFaults(env, "consumer");
+    expect(await injectedFaults(env, "consumer")).toEqual({});
   });
 });

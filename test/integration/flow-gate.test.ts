@@ -5,7 +5,8 @@ import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { PARALLELISM_RECHECK_MS } from "../../src/core/load/flow-control";
 import { acquirePermits, flowKeyGate, gateState, releasePermits, renewPermits } from "../../src/gate/client";
-import { loseShardAlarm, shardOfJob } from "../../src/shard/client";
+import { loseShardAlarm } from "../../src/service/fault-injection";
+import { shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { jobIdsOnAnUnusedShard } from "../helpers/dead-letters";
 import {

@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { loseShardAlarm, retryRun, shardOfJob, triggerJob } from "../../src/shard/client";
+import { loseShardAlarm } from "../../src/service/fault-injection";
+import { retryRun, shardOfJob, triggerJob } from "../../src/shard/client";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import { jobsDb } from "../helpers/job-databases";
 import {

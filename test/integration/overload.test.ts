@@ -4,7 +4,7 @@
 
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { setShardFaults, shardFaults } from "../../src/shard/client";
+import { injectedFaults, injectFaults } from "../../src/service/fault-injection";
 import { disarmShardsAfterEach, maintenanceStub } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
 import { holdBudgetFull } from "../helpers/backlog";
@@ -155,7 +155,7 @@ describe("a pause or a delete whose push the shard did not take", () => {
     const t = await createTenantWithKey("overload-retry");
     const job = await createHourlyJob(t.key, "overload-retry");
     // The next RPC to the shard fails, as an overloaded shard refuses one.
-    await setShardFaults(env, job.shard, { failClaims: 1 });
+    await injectFaults(env, job.shard, { failClaims: 1 });
     expect((await api("DELETE", `/v1/jobs/${job.id}`, { token: t.key })).status).toBe(200);
     await vi.waitFor(async () => expect(await shardStatusOf(job.id)).toBe("DELETED"), WAIT);
     const row = await jobsDb(job.id)
@@ -174,9 +174,9 @@ describe("a pause or a delete whose push the shard did not take", () => {
         : api("POST", `/v1/jobs/${job.id}/${action}`, { token: t.key });
     // The push, its tries inside the request and every background re-send fail (3 + 3): the
     // shard still runs the job. With 4, the second background re-send landed now and then.
-    await setShardFaults(env, job.shard, { failClaims: 6 });
+    await injectFaults(env, job.shard, { failClaims: 6 });
     expect((await send()).status).toBe(200);
-    await vi.waitFor(async () => expect((await shardFaults(env, job.shard)).failClaims).toBe(0), WAIT);
+    await vi.waitFor(async () => expect((await injectedFaults(env, job.shard)).failClaims).toBe(0), WAIT);
     expect(await shardStatusOf(job.id)).toBe("ACTIVE");
 
     // The caller repeats the request (D1 already says it is done): the shard gets it now.

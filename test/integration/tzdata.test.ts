@@ -6,14 +6,8 @@ import { env, runDurableObjectAlarm, SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TzdataView } from "../../src/api/v1/views/tzdata-view";
 import { nextFireTimes } from "../../src/core/schedules/schedule";
-import {
-  loseShardAlarm,
-  pushJobs,
-  setShardFaults,
-  setShardTzdata,
-  shardOfJob,
-  shardTzdata,
-} from "../../src/shard/client";
+import { clearFaults, injectFaults, loseShardAlarm, setShardTzdata } from "../../src/service/fault-injection";
+import { pushJobs, shardOfJob, shardTzdata } from "../../src/shard/client";
 import type { TzdataProgress } from "../../src/shard/protocol";
 import { disarmShardsAfterEach } from "../helpers/alarms";
 import { api, createTenantWithKey } from "../helpers/api";
@@ -109,7 +103,7 @@ describe("a tz database change (simulated)", () => {
 
     // The deploy: Tokyo moves one hour ahead from six hours ago, so today's instant under the new
     // rules was half an hour ago, and tomorrow's comes 23 h after the old one.
-    await setShardFaults(env, shard, { rederiveBatchJobs: 5 });
+    await injectFaults(env, shard, { rederiveBatchJobs: 5 });
     await loseShardAlarm(env, shard, 10 * MINUTE_MS);
     await setShardTzdata(env, shard, {
       version: NEW_RULES,
@@ -192,7 +186,7 @@ describe("a tz database change (simulated)", () => {
     for (const timer of restored.filter((row) => jobIds.includes(row.job_id))) {
       expect(timer.next_scheduled_ms).toBe(oldNextMs);
     }
-    await setShardFaults(env, shard, {});
+    await clearFaults(env, shard);
     await loseShardAlarm(env, shard, 0);
   });
 
@@ -207,7 +201,7 @@ describe("a tz database change (simulated)", () => {
       env,
       jobIds.map((jobId) => snapshot(jobId, jobSpec)),
     );
-    await setShardFaults(env, shard, { rederiveBatchJobs: 3 });
+    await injectFaults(env, shard, { rederiveBatchJobs: 3 });
     await loseShardAlarm(env, shard, 10 * MINUTE_MS);
     const fromMs = nowMs - 6 * HOUR_MS;
     await setShardTzdata(env, shard, {
@@ -237,7 +231,7 @@ describe("a tz database change (simulated)", () => {
     }
     await setShardTzdata(env, shard, null);
     await rederiveToEnd(shard);
-    await setShardFaults(env, shard, {});
+    await clearFaults(env, shard);
     await loseShardAlarm(env, shard, 0);
   });
 

@@ -1,9 +1,9 @@
-// Test-only switches for fault injection and inspection. Mounted only when the EDGECRON_TEST_HOOKS
-// binding is "1" (vitest config, e2e harness) and still requires the admin token: never reachable
-// in a real deployment.
+// Test-only switches for fault injection and inspection (which faults exist: src/test-faults.ts).
+// Mounted only when the EDGECRON_TEST_HOOKS binding is "1" (vitest config, e2e harness) and still
+// requires the admin token: never reachable in a real deployment.
 import { Hono } from "hono";
-import { loseShardAlarm, setShardFaults } from "../../service/shard-test-switches";
-import type { ShardFaults } from "../../shard/fault-switches";
+import { injectFaults, loseShardAlarm } from "../../service/fault-injection";
+import type { ConsumerFaults, ShardFaults } from "../../test-faults";
 
 export const testHooks = new Hono<{ Bindings: Env }>();
 
@@ -31,6 +31,11 @@ testHooks.post("/__test/shards/:shard/delete-alarm", async (c) => {
 
 testHooks.post("/__test/shards/:shard/faults", async (c) => {
   const shard = Number(c.req.param("shard"));
-  await setShardFaults(c.env, shard, await c.req.json<ShardFaults>());
+  await injectFaults(c.env, shard, await c.req.json<ShardFaults>());
+  return c.json({ ok: true });
+});
+
+testHooks.post("/__test/consumer/faults", async (c) => {
+  await injectFaults(c.env, "consumer", await c.req.json<ConsumerFaults>());
   return c.json({ ok: true });
 });

@@ -1,14 +1,8 @@
-// Consumer-side fault injection for tests. The dispatch consumer consults it through one seam,
-// `ConsumerTestSeam`; unless the EDGECRON_TEST_HOOKS binding is "1" the seam is inert: nothing
-// is read (not even KV) and nothing can trigger.
-export interface ConsumerFaults {
-  /** Throw after this many target calls in a batch (a consumer crash mid-batch). */
-  throwAfterCalls?: number;
-  /** Throw after the target calls, before reporting them (a crash between call and report). */
-  throwBeforeReport?: boolean;
-}
-
-export const CONSUMER_FAULTS_KEY = "test:consumer-faults";
+// Where the dispatch consumer's injected faults take effect (which faults exist:
+// src/test-faults.ts). The consumer consults them through one seam, `ConsumerTestSeam`; unless the
+// EDGECRON_TEST_HOOKS binding is "1" that seam is INERT_CONSUMER_SEAM: nothing is read (not even
+// KV, this is the dispatch hot path) and nothing can trigger.
+import { CONSUMER_FAULTS_KEY, type ConsumerFaults } from "../test-faults";
 
 export interface ConsumerTestSeam {
   /** Before each target call, with the batch's count of calls so far (this one included). */
@@ -19,15 +13,20 @@ export interface ConsumerTestSeam {
   afterBatch(calls: number): void;
 }
 
-const INERT_SEAM: ConsumerTestSeam = { beforeCall: () => {}, beforeReport: () => {}, afterBatch: () => {} };
+export const INERT_CONSUMER_SEAM: ConsumerTestSeam = {
+  beforeCall: () => {},
+  beforeReport: () => {},
+  afterBatch: () => {},
+};
 
-export async function consumerTestSeam(env: Env): Promise<ConsumerTestSeam> {
-  if (env.EDGECRON_TEST_HOOKS !== "1") return INERT_SEAM;
+/** The seam for this batch: live (faults read from KV) only with test hooks enabled. */
+export async function loadConsumerTestSeam(env: Env): Promise<ConsumerTestSeam> {
+  if (env.EDGECRON_TEST_HOOKS !== "1") return INERT_CONSUMER_SEAM;
   const raw = await env.DEDUP_KV.get(CONSUMER_FAULTS_KEY);
   const { throwAfterCalls, throwBeforeReport } = raw
     ? (JSON.parse(raw) as ConsumerFaults)
     : ({} as ConsumerFaults);
-  if (throwAfterCalls === undefined && throwBeforeReport !== true) return INERT_SEAM;
+  if (throwAfterCalls === undefined && throwBeforeReport !== true) return INERT_CONSUMER_SEAM;
   return {
     beforeReport: () => {
       if (throwBeforeReport === true) throw new Error("fault injected: consumer crashed before reporting");
