@@ -65,7 +65,16 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
-      include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts"],
+      projects: [
+        // Unit files test pure code (no storage, no Worker): one workerd serves them all. A fresh
+        // workerd per file (the default, which integration files need for isolated storage) cost
+        // the 52 unit files 224 s instead of 57 s on the 2-core machine.
+        {
+          extends: true as const,
+          test: { name: "unit", include: ["test/unit/**/*.test.ts"], isolate: false },
+        },
+        { extends: true as const, test: { name: "integration", include: ["test/integration/**/*.test.ts"] } },
+      ],
       // Integration tests wait (with deadlines) on real queues, alarms and a real target.
       testTimeout: 30_000,
       // vitest's default on 2 cores is one file at a time (cores - 1). Two: most files spend
