@@ -14,14 +14,26 @@ export { ROOT };
 export const ADMIN_TOKEN = "e2e-admin-token";
 const DEV_SERVER = join(import.meta.dirname, "..", "..", "scripts", "dev-server.mjs");
 
+/**
+ * A port to start a server on, below Linux's ephemeral range (32768-60999). The kernel hands out
+ * that range as the source port of every outgoing connection: a port found free there (listen on
+ * 0) and closed again was taken by one of the thousands of connections a flood opens before
+ * wrangler bound it ("Address already in use", seen in CI). Another lane may still pick the same
+ * number: startScheduler tries again on a fresh port.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error("no free port between 20000 and 32000");
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createNetServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 }
 
@@ -101,6 +113,18 @@ export interface StartOptions {
 
 /** Prepares a migrated state dir and starts wrangler's dev server on it; resolves when it answers. */
 export async function startScheduler(options: StartOptions = {}): Promise<SchedulerProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSchedulerOnce(options);
+    } catch (error) {
+      // Another process took the port between freePort and wrangler's bind: a fresh one.
+      const portTaken = String(error).includes("Address already in use");
+      if (!portTaken || options.port !== undefined || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startSchedulerOnce(options: StartOptions): Promise<SchedulerProcess> {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "edgecron-e2e-"));
   const port = options.port ?? (await freePort());
   const envFile = join(stateDir, "dev.vars");
