@@ -301,3 +301,26 @@ describe("resolvedTargetProblem", () => {
     });
   });
 });
+
+describe("targetAddressProblem, asked again", () => {
+  it("answers each policy for the same URL as that policy decides", () => {
+    const url = "http://127.0.0.1:9000/hook";
+    for (let round = 0; round < 2; round++) {
+      expect(targetAddressProblem(url, { allowPrivate: false })).toMatch(/loopback/);
+      expect(targetAddressProblem(url, { allowPrivate: true })).toBeNull();
+      expect(
+        targetAddressProblem(url, {
+          allowPrivate: false,
+          allowedTargets: [{ host: "127.0.0.1", port: 9000 }],
+        }),
+      ).toBeNull();
+      expect(
+        targetAddressProblem(url, {
+          allowPrivate: false,
+          allowedTargets: [{ host: "127.0.0.1", port: 9001 }],
+        }),
+      ).toMatch(/loopback/);
+      expect(targetAddressProblem("ftp://127.0.0.1/", { allowPrivate: true })).toMatch(/http or https/);
+    }
+  });
+});

@@ -35,6 +35,30 @@ export class TargetRefusedError extends Error {
  * // -> "target resolves to a private address (127.0.0.1 is loopback, 127.0.0.0/8); refused"
  */
 export function targetAddressProblem(url: string, options: TargetPolicy): string | null {
+  const key = decisionKey(url, options);
+  const known = addressDecisions.get(key);
+  if (known !== undefined) return known;
+  const problem = decideAddressProblem(url, options);
+  if (addressDecisions.size >= ADDRESS_DECISION_LIMIT) addressDecisions.clear();
+  addressDecisions.set(key, problem);
+  return problem;
+}
+
+/**
+ * Decisions for the URLs called lately: every call checks its URL again, and parsing it was a
+ * visible share of a burst's CPU while a tenant's jobs call a handful of URLs. The decision
+ * depends on the URL and the policy only, so the key holds both.
+ */
+const ADDRESS_DECISION_LIMIT = 1_000;
+const addressDecisions = new Map<string, string | null>();
+
+function decisionKey(url: string, options: TargetPolicy): string {
+  const allowed = options.allowedTargets ?? [];
+  const list = allowed.length === 0 ? "" : allowed.map((entry) => `${entry.host}:${entry.port}`).join(",");
+  return `${options.allowPrivate ? 1 : 0} ${list} ${url}`;
+}
+
+function decideAddressProblem(url: string, options: TargetPolicy): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
