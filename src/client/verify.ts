@@ -156,7 +156,16 @@ function canonicalUrl(url: string): string {
 /** Lower-case hex SHA-256 of the raw body bytes (a string is taken as UTF-8). */
 export async function sha256Hex(body: string | ArrayBuffer | Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytesOf(body));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return hexOf(new Uint8Array(digest));
+}
+
+const HEX_OF_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
+/** Lower-case hex of the bytes, by table: the sender hashes and signs every call in hex. */
+export function hexOf(bytes: Uint8Array): string {
+  let hex = "";
+  for (const byte of bytes) hex += HEX_OF_BYTE[byte];
+  return hex;
 }
 
 /** `t=1764403200,v2=ab..,v2=cd..` -> timestamp and the v2 signatures as bytes; null if unusable. */
