@@ -25,10 +25,20 @@ export interface JournalEntry {
 /** A journal row stays under this (SQLite values are capped at 2 MB in a Durable Object). */
 const MAX_ENTRY_CHARS = 1_000_000;
 
-/** An entry split into parts of at most ~1 MB each (runs and jobs spread over them). */
-export function splitEntry(entry: JournalEntry): JournalEntry[] {
-  const size = JSON.stringify(entry).length;
-  if (size <= MAX_ENTRY_CHARS) return [entry];
+/**
+ * The entry's journal rows, numbered from `firstSeq`: one, or past ~1 MB parts of at most ~1 MB
+ * each (runs and jobs spread over them). The entry is serialized once when it fits: a commit per
+ * claim or report serialized it twice (to measure, then to write), a visible share of a burst.
+ */
+export function journalBodies(entry: JournalEntry, firstSeq: number): string[] {
+  const whole = JSON.stringify({ ...entry, seq: firstSeq });
+  if (whole.length <= MAX_ENTRY_CHARS) return [whole];
+  return splitEntry(entry, whole.length).map((part, index) =>
+    JSON.stringify({ ...part, seq: firstSeq + index }),
+  );
+}
+
+function splitEntry(entry: JournalEntry, size: number): JournalEntry[] {
   const parts = Math.ceil(size / MAX_ENTRY_CHARS) + 1;
   const slice = <T>(list: T[] | undefined, index: number): T[] => {
     if (list === undefined || list.length === 0) return [];

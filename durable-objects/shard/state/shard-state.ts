@@ -21,7 +21,7 @@ import {
   writeSnapshotSlot,
 } from "../store/snapshot";
 import { JobBook, type JobRecord, noteHistoryBucket } from "./job-book";
-import { splitEntry } from "./journal-entries";
+import { journalBodies } from "./journal-entries";
 import { replayJournal } from "./journal-replay";
 import { PendingChanges } from "./pending-changes";
 import { indexStateOf, RunBook } from "./run-book";
@@ -209,10 +209,8 @@ export class ShardState {
       return this.pageSeq;
     });
     const entry = this.changes.takeEntry(nowMs, this.fenceSeq, this.pageSeq, this.chunks);
-    for (const part of splitEntry(entry)) {
+    for (const body of journalBodies(entry, this.journalSeq + 1)) {
       this.journalSeq += 1;
-      part.seq = this.journalSeq;
-      const body = JSON.stringify(part);
       writeJournalEntry(this.sql, this.journalSeq, body);
       this.charsSinceCheckpoint += body.length;
     }
