@@ -145,6 +145,15 @@ export class RunBook {
     return runs;
   }
 
+  /**
+   * Whether the tenant's due runs (at any time) are filed under more than one priority; stale
+   * entries count, so a false is sure: the tenant's due order is then its runs' due order.
+   */
+  hasSeveralDuePriorities(tenantId: string): boolean {
+    const heaps = this.dueByTenant.get(tenantId);
+    return heaps !== undefined && heaps.filter((heap) => heap.rawSize > 0).length > 1;
+  }
+
   /** Runs with a due time (at any time), of one tenant or all: the share-wait and watchdog reads. */
   dueRuns(tenantId?: string): Run[] {
     if (tenantId === undefined) return this.dueAll.validEntries().map((entry) => entry.run);

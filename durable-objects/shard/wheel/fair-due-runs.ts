@@ -28,8 +28,10 @@ export function readDueRuns(state: ShardState, nowMs: number, limit: number): Ru
   if (oldest.length < limit) return fairOrder(byPriority(oldest), byTenant);
   const tenants = state.runs.tenantsWithWorkDue(nowMs).slice(0, MAX_TENANTS_PER_TICK);
   if (tenants.length <= 1) {
+    // One tenant under one priority (a lone tenant's burst): its due order is the oldest read.
     const tenantId = oldest[0]?.tenant_id;
-    return tenantId === undefined ? oldest : state.runs.tenantDue(tenantId, nowMs, limit);
+    if (tenantId === undefined || !state.runs.hasSeveralDuePriorities(tenantId)) return oldest;
+    return state.runs.tenantDue(tenantId, nowMs, limit);
   }
   const share = sharePerTenant(limit, tenants.length);
   const queues = tenants.map((tenant) => state.runs.tenantDue(tenant.tenantId, nowMs, share));
