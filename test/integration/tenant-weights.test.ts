@@ -4,6 +4,7 @@
 
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { setTenantWeight, tenantWeightReader } from "../../durable-objects/shard/flow/tenant-weights";
 import { jobStores } from "../../src/db/databases";
 import { pushJobs, shardOfJob } from "../../src/shard/client";
 import { disarmShardsAfterEach } from "../helpers/alarms";
@@ -146,5 +147,19 @@ describe("tenant weights", () => {
     expect(weights[heavy.tenantId]).toBe(4);
     expect(weights).not.toHaveProperty(light.tenantId);
     await clearShard(jobId);
+  });
+
+  it("are read by a shard once and seen again as soon as one is set (the shard keeps a copy)", async () => {
+    const [jobId] = jobIdsOnOneShard("weights-copy", 1);
+    const seen = await inShardTables(stubFor(jobId as string), (sql, _storage) => {
+      const weightOf = tenantWeightReader(sql);
+      const before = weightOf("ten_copy");
+      setTenantWeight(sql, "ten_copy", 5, 1_000);
+      const set = weightOf("ten_copy");
+      const other = tenantWeightReader(sql)("ten_copy");
+      setTenantWeight(sql, "ten_copy", 1, 2_000);
+      return { before, set, other, reset: weightOf("ten_copy") };
+    });
+    expect(seen).toEqual({ before: 1, set: 5, other: 5, reset: 1 });
   });
 });
