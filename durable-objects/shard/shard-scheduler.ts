@@ -358,12 +358,12 @@ export class ShardScheduler extends DurableObject<Env> {
     const nowMs = Date.now();
     if (this.testSeam.alarmHeld(nowMs)) return;
     const due = readDueTimes(this.state, this.leadMs());
-    const { backpressureUntilMs } = this.backlog;
     const plan = planAlarm({
       due,
       nowMs,
       busy: busy || this.tzdata.pending,
-      backpressureUntilMs,
+      backpressureUntilMs: this.backlog.backpressureUntilMs,
+      flushNotBeforeMs: this.backlog.flushNotBeforeMs(),
       armedAtMs: this.armed.atMs,
     });
     await this.armed.apply(plan);

@@ -15,6 +15,7 @@ import {
 const NOW_MS = Date.UTC(2026, 11, 1, 12, 0, 0);
 const NOTHING_DUE: DueTimes = {
   jobFireMs: null,
+  aheadFireMs: null,
   runDueMs: null,
   inFlightFlushAtMs: null,
   flushUrgent: false,
@@ -28,6 +29,7 @@ function inputs(due: Partial<DueTimes>, rest: Partial<Omit<AlarmInputs, "due">> 
     nowMs: NOW_MS,
     busy: false,
     backpressureUntilMs: 0,
+    flushNotBeforeMs: 0,
     armedAtMs: null,
     ...rest,
   };
@@ -99,6 +101,24 @@ describe("nextAlarmMs", () => {
       { runDueMs: NOW_MS - 10, flushUrgent: true },
       { backpressureUntilMs: NOW_MS + 1_000 },
       NOW_MS + FLUSH_DELAY_MS,
+    ],
+    [
+      "backpressure holds a send ahead until the pause ends",
+      { aheadFireMs: NOW_MS - 10 },
+      { backpressureUntilMs: NOW_MS + 1_000 },
+      NOW_MS + 1_000,
+    ],
+    [
+      "backpressure does not hold a job's instant",
+      { jobFireMs: NOW_MS + 300, runDueMs: NOW_MS - 10, aheadFireMs: NOW_MS - 10 },
+      { backpressureUntilMs: NOW_MS + 1_000 },
+      NOW_MS + 300,
+    ],
+    [
+      "a backlog's deferred write-behind holds a flush until then",
+      { runDueMs: NOW_MS - 10, flushUrgent: true },
+      { backpressureUntilMs: NOW_MS + 2_000, flushNotBeforeMs: NOW_MS + 800 },
+      NOW_MS + 800,
     ],
     [
       "backpressure does not move a later timer",

@@ -17,7 +17,8 @@ export function readDueTimes(state: ShardState, leadMs: number): DueTimes {
   let statusDirty = false;
   for (const job of state.jobs.dirtyStatuses()) if (job.status_dirty === 1) statusDirty = true;
   return {
-    jobFireMs: jobMs === null || aheadMs === null ? (jobMs ?? aheadMs) : Math.min(jobMs, aheadMs),
+    jobFireMs: jobMs,
+    aheadFireMs: aheadMs,
     runDueMs: state.runs.earliestDueMs(),
     inFlightFlushAtMs: null,
     flushUrgent: deadLetterNow || statusDirty,
