@@ -85,6 +85,8 @@ export interface SchedulerProcess {
   baseUrl: string;
   port: number;
   stateDir: string;
+  /** The process group of wrangler and its workerd children (the pid of the process spawned). */
+  processGroup: number;
   log: () => string;
   /** Graceful stop (SIGTERM to the process group). */
   stop: () => Promise<void>;
@@ -170,6 +172,7 @@ async function startSchedulerOnce(options: StartOptions): Promise<SchedulerProce
     baseUrl,
     port,
     stateDir,
+    processGroup: child.pid as number,
     log: () => output,
     stop: () => signalGroup("SIGTERM"),
     kill: () => signalGroup("SIGKILL"),
