@@ -5,10 +5,11 @@
 // connection lost": when that was a local queue's log of a batch, the queue never delivered again
 // (the crash test's hang after a restart; scripts/lib/loopback-keep-alive.mjs). Deterministic:
 // with the default, the connection held idle here is closed after about 5 s.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeState, type SchedulerProcess, startScheduler } from "./harness";
+import { writeTargetConfigs } from "./target-configs";
 
 /** Longer than Node's default keepAliveTimeout (5 s) and its timer's slack. */
 const IDLE_MS = 7_000;
@@ -54,15 +55,21 @@ function statusOfRequest(socket: Socket): Promise<string> {
   });
 }
 
-describe("e2e: the dev server's loopback keeps idle connections open", () => {
+describe.each([
+  ["scripts/dev-server.mjs (npm start)", () => []],
+  ["wrangler dev -c a -c b (npm run start:targets)", () => writeTargetConfigs("http://127.0.0.1:9/record")],
+])("e2e: the loopback of %s keeps idle connections open", (_server, configsOf: () => string[]) => {
   let server: SchedulerProcess;
+  let configs: string[] = [];
 
   beforeAll(async () => {
-    server = await startScheduler();
+    configs = configsOf();
+    server = await startScheduler(configs.length > 0 ? { configs } : {});
   });
   afterAll(async () => {
     await server?.stop();
     if (server) removeState(server.stateDir);
+    for (const config of configs) rmSync(config, { force: true });
   });
 
   it(`answers a second request on a connection left idle ${IDLE_MS} ms`, async () => {
