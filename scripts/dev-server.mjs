@@ -16,6 +16,11 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { unstable_startWorker } from "wrangler";
+import { keepIdleConnectionsOpen } from "./lib/loopback-keep-alive.mjs";
+
+// Before wrangler creates its loopback server: a connection Node closes after 5 s idle could stop
+// a local queue for good (see there).
+keepIdleConnectionsOpen();
 
 const root = join(import.meta.dirname, "..");
 const { values } = parseArgs({

@@ -20,7 +20,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseEnv } from "node:util";
 import { applyAllD1Migrations } from "./lib/d1-migrations.mjs";
 import { localSettings, requiredSecrets, targetPolicyLine } from "./lib/local-settings.mjs";
@@ -138,6 +138,9 @@ if (process.env.DISPATCH_LANE === "pool") serverArgs.push("--var", "DISPATCH_LAN
 // can do (its inspector on a free port, so it never clashes with another instance).
 const devArgs = withTargets
   ? [
+      // Its loopback keeps idle connections open, as scripts/dev-server.mjs's does (see there).
+      "--import",
+      pathToFileURL(join(root, "scripts", "lib", "loopback-keep-alive-preload.mjs")).href,
       wranglerCli,
       "dev",
       ...writeLocalTargetConfigs(root, { name: ".wrangler-local-targets.toml" }).flatMap((config) => [

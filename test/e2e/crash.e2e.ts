@@ -14,6 +14,7 @@ import {
   type TargetServer,
   waitUntil,
 } from "./harness";
+import { processSnapshot } from "./process-snapshot";
 
 const JOBS = Number(process.env.CRASH_JOBS ?? 2_000);
 const WINDOW_MS = 10_000;
@@ -46,6 +47,33 @@ interface Round {
    * call after the restart (fair share serves them beside the big tenant's backlog).
    */
   slowestRecallAfterRestartMs: number;
+}
+
+/**
+ * A stuck round's processes, before the round stops them (and before the API calls of the
+ * diagnosis, which a hung server may never answer): printed, and kept in CRASH_LOG_DIR.
+ */
+async function noteProcesses(server: SchedulerProcess, what: string): Promise<void> {
+  const snapshot = `[crash] stuck ${what}:\n${await processSnapshot(server.stateDir)}\n${queueBatchesLogged(
+    server.log(),
+  )}\n--- log tail ---\n${server.log().slice(-4_000)}`;
+  console.log(snapshot);
+  if (process.env.CRASH_LOG_DIR)
+    writeFileSync(`${process.env.CRASH_LOG_DIR}/crash-stuck-${Date.now()}.txt`, snapshot);
+}
+
+/**
+ * How many batches each local queue logged it delivered (wrangler's "QUEUE name acked/total" lines):
+ * a queue whose count stopped while runs wait for it no longer hands out batches (a local queue
+ * whose delivery loop broke, as when its log request to the dev server failed, logs nothing else).
+ */
+function queueBatchesLogged(log: string): string {
+  const batches = new Map<string, number>();
+  for (const match of log.matchAll(/QUEUE (\S+) \S*\d+\/\d+/g)) {
+    const queue = match[1] ?? "?";
+    batches.set(queue, (batches.get(queue) ?? 0) + 1);
+  }
+  return `local queue batches logged: ${[...batches].map(([queue, count]) => `${queue} ${count}`).join(", ") || "none"}`;
 }
 
 async function crashRound(target: TargetServer, killOffsetMs: number): Promise<Round> {
@@ -119,6 +147,7 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
         what: `the other tenant's ${OTHER_JOBS} one-shots to reach the target`,
       });
     } catch (error) {
+      await noteProcesses(server, "waiting for the calls");
       // What a stuck round looks like from outside, in the error itself (CI keeps only the end of
       // the output): the stats, the first dead letters, and the first few missing jobs with their runs.
       const stats = await api("GET", "/v1/stats");
@@ -155,6 +184,7 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
         { timeoutMs: 90_000, intervalMs: 1_000, what: "no run left in flight" },
       );
     } catch (error) {
+      await noteProcesses(server, "waiting for no run in flight");
       // Which runs stay in flight, with their events: what a stuck round looks like from outside.
       const stuck: unknown[] = [];
       for (const state of inFlightStates) {

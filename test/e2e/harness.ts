@@ -6,13 +6,17 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { inject } from "vitest";
 import { applyAllD1Migrations } from "../../scripts/lib/d1-migrations.mjs";
-import { migrationTarget, QUIET_ENV, ROOT, WRANGLER } from "./migration-target";
+import { migrationTarget, QUIET_ENV, ROOT } from "./migration-target";
 
 export { ROOT };
 export const ADMIN_TOKEN = "e2e-admin-token";
 const DEV_SERVER = join(import.meta.dirname, "..", "..", "scripts", "dev-server.mjs");
+const KEEP_ALIVE_PRELOAD = join(ROOT, "scripts", "lib", "loopback-keep-alive-preload.mjs");
+/** wrangler's CLI itself (what the .bin link runs), started by node with its own flags. */
+const WRANGLER_CLI = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
 /**
  * A port to start a server on, below Linux's ephemeral range (32768-60999). The kernel hands out
@@ -85,6 +89,8 @@ export interface SchedulerProcess {
   baseUrl: string;
   port: number;
   stateDir: string;
+  /** The process group of wrangler and its workerd children (the pid of the process spawned). */
+  processGroup: number;
   log: () => string;
   /** Graceful stop (SIGTERM to the process group). */
   stop: () => Promise<void>;
@@ -170,6 +176,7 @@ async function startSchedulerOnce(options: StartOptions): Promise<SchedulerProce
     baseUrl,
     port,
     stateDir,
+    processGroup: child.pid as number,
     log: () => output,
     stop: () => signalGroup("SIGTERM"),
     kill: () => signalGroup("SIGKILL"),
@@ -201,8 +208,12 @@ async function devServerCommand(
   ];
   if (!options.configs?.length) return [process.execPath, [DEV_SERVER, ...common]];
   return [
-    WRANGLER,
+    process.execPath,
     [
+      // Its loopback keeps idle connections open, as scripts/dev-server.mjs's does (see there).
+      "--import",
+      pathToFileURL(KEEP_ALIVE_PRELOAD).href,
+      WRANGLER_CLI,
       "dev",
       ...options.configs.flatMap((config) => ["-c", config]),
       ...common,
