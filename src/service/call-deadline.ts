@@ -1,10 +1,10 @@
 // A call a caller waits on has a deadline. A shard or a store that does not answer (seen locally
-// after a crash: one stats read held for five minutes, and a queue's batch waiting on its shard
-// that never ended, so the local queue, which hands out a batch only when the last one ended,
-// stopped) then costs the caller an error it recovers from: a view answers 503 to retry, a read
-// shared by several callers is dropped instead of handing every later caller the same hung
-// promise, and the dispatch consumer treats the shard as unreachable (the message comes again,
-// and the shard's leases are the backstop).
+// after a crash: one stats read held for five minutes) then costs the caller an error it recovers
+// from: a view answers 503 to retry, a read shared by several callers is dropped instead of
+// handing every later caller the same hung promise, and the dispatch consumer treats the shard as
+// unreachable (the message comes again, and the shard's leases are the backstop). A local queue
+// that stopped handing out batches after a crash was another cause, not a hung shard call: its log
+// request to the dev server failed on a closed idle connection (scripts/lib/loopback-keep-alive.mjs).
 
 /** Longest a view's read of one shard may take. */
 export const READ_DEADLINE_MS = 10_000;
