@@ -153,8 +153,12 @@ describe("a pass that runs late", () => {
     await patchRunsOf(jobId, { due_at_ms: Date.now() - 5_000 });
     await runDurableObjectAlarm(stubFor(jobId));
     const [retrying] = await liveRunsOf(jobId);
-    expect(retrying?.state).toBe("RETRYING");
-    expect(retrying?.events.at(-1)?.reason).toMatch(/attempt 1 of \d+ lost; retry now/);
+    // The retry is due at once, so the shard's own alarm may already have sent it again (CI saw
+    // DISPATCHED): what matters is that the attempt was given up, not graced a second time.
+    expect(["RETRYING", "DISPATCHED"]).toContain(retrying?.state);
+    expect(retrying?.events.map((event) => event.reason)).toContainEqual(
+      expect.stringMatching(/attempt 1 of \d+ lost; retry now/),
+    );
   });
 });
 
