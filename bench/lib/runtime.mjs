@@ -6,7 +6,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
+import { keepIdleConnectionsOpen } from "../../scripts/lib/loopback-keep-alive.mjs";
 import { INSPECTOR_PORT } from "./profile.mjs";
+
+// Miniflare's loopback server lives in this process too: a local queue whose log request meets a
+// connection Node closed after 5 s idle stops delivering for good (scripts/lib/loopback-keep-alive.mjs).
+keepIdleConnectionsOpen();
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const ADMIN_TOKEN = "bench-admin-token";
