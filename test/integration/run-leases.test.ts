@@ -204,10 +204,12 @@ describe("a shard that restarts", () => {
     const lapsedAtMs = Date.now();
     await runDurableObjectAlarm(stubFor(running.jobId));
     const [retrying] = await liveRunsOf(running.jobId);
-    expect(retrying?.state).toBe("RETRYING");
-    expect(retrying?.next_attempt_at_ms).toBeLessThanOrEqual(Date.now());
-    expect(retrying?.next_attempt_at_ms).toBeGreaterThanOrEqual(lapsedAtMs);
-    expect(retrying?.events.at(-1)?.reason).toMatch(/attempt 1 of \d+ lost; retry now/);
+    // The retry is due at once, so the shard's own alarm may already have sent it again (CI saw
+    // DISPATCHED): what matters is that the attempt was given up now, as lost, not failed.
+    expect(["RETRYING", "DISPATCHED"]).toContain(retrying?.state);
+    const givenUp = retrying?.events.find((event) => /attempt 1 of \d+ lost; retry now/.test(event.reason));
+    expect(givenUp?.at_ms).toBeGreaterThanOrEqual(lapsedAtMs);
+    expect(givenUp?.at_ms).toBeLessThanOrEqual(Date.now());
     await runDurableObjectAlarm(stubFor(running.jobId));
     await vi.waitFor(async () => expect(await targetCalls(`/ok/${running.jobId}`)).toHaveLength(1), WAIT);
   });
