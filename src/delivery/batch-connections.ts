@@ -123,8 +123,11 @@ export function cappedConnections(capacity: number): BatchConnections {
     turnAway();
   };
 
-  // Gives back every waiting run that can no longer expect a connection soon.
+  // Gives back every waiting run that can no longer expect a connection soon. With no tenant
+  // hanging and a connection not kept, every waiter may wait: the walk (run on every take and
+  // release, over a batch's few hundred waiters) is skipped.
   const turnAway = () => {
+    if (!slowCalls.any() && kept < capacity) return;
     for (let i = waiting.length - 1; i >= 0; i--) {
       const waiter = waiting[i] as Waiter;
       if (mayWait(waiter.tenantId)) continue;

@@ -13,6 +13,11 @@ export class TenantCounter {
     return this.#counts.has(tenantId);
   }
 
+  /** Whether any tenant has one in progress. */
+  any(): boolean {
+    return this.#counts.size > 0;
+  }
+
   /** One more of `tenantId`'s; the returned function ends it. */
   add(tenantId: string): () => void {
     this.#counts.set(tenantId, this.of(tenantId) + 1);
