@@ -161,8 +161,8 @@ export async function sha256Hex(body: string | ArrayBuffer | Uint8Array): Promis
 
 const HEX_OF_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
-/** Lower-case hex of the bytes, by table: the sender hashes and signs every call in hex. */
-export function hexOf(bytes: Uint8Array): string {
+/** Lower-case hex of the bytes, by table (the client imports nothing of the server's). */
+function hexOf(bytes: Uint8Array): string {
   let hex = "";
   for (const byte of bytes) hex += HEX_OF_BYTE[byte];
   return hex;

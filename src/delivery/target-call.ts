@@ -4,12 +4,11 @@
 
 import {
   canonicalSignatureString,
-  hexOf,
   SIGNATURE_SCHEME,
   type SignedRequestParts,
   sha256Hex,
 } from "../client/verify";
-import { hmacKeyCache } from "../core/common/encoding";
+import { hmacKeyCache, toHex } from "../core/common/encoding";
 import { isHopByHopHeader, serializeTargetBody } from "../core/jobs/job-spec";
 import { qstashHeaders } from "../core/qstash/delivery";
 import { qstashSignature } from "../core/qstash/jwt";
@@ -187,7 +186,7 @@ export async function signPayload(
     await hmacKey(secret),
     encoder.encode(canonicalSignatureString(timestampSec, request, bodySha256Hex)),
   );
-  return hexOf(new Uint8Array(mac));
+  return toHex(new Uint8Array(mac));
 }
 
 const encoder = new TextEncoder();

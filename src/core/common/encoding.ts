@@ -33,9 +33,17 @@ export function bytesOfBase64Url(text: string): Uint8Array | null {
   }
 }
 
-/** @example toHex(new Uint8Array([1, 171])) === "01ab" */
+const HEX_OF_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
+/**
+ * Lower-case hex, by table: every target call's signature is hex.
+ *
+ * @example toHex(new Uint8Array([1, 171])) === "01ab"
+ */
 export function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  let hex = "";
+  for (const byte of bytes) hex += HEX_OF_BYTE[byte];
+  return hex;
 }
 
 /** Lower-case hex SHA-256 of the UTF-8 bytes of `text`. */
