@@ -10,6 +10,7 @@ import {
   runInDurableObject,
 } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { expireLapsedLease } from "../../durable-objects/shard/runs/leases";
 import type { ShardScheduler } from "../../durable-objects/shard/shard-scheduler";
 import {
   LEASE_RENEW_EVERY_MS,
@@ -33,7 +34,7 @@ import {
   uniqueJobId,
   WAIT,
 } from "../helpers/scheduling";
-import { liveRunsOf, patchRunsOf } from "../helpers/shard-state";
+import { liveRunsOf, patchRunsOf, withShardState } from "../helpers/shard-state";
 
 disarmShardsAfterEach();
 
@@ -130,6 +131,28 @@ describe("a renewal", () => {
     const waiting = { runId: run.run_id, fence: run.fence, callStartedAtMs: null };
     expect(await renewLeases(env, job.shard, [waiting])).toBe(1);
     expect((await liveRunsOf(jobId))[0]?.due_at_ms).toBeGreaterThanOrEqual(renewedAtMs + RUNNING_LEASE_MS);
+  });
+});
+
+describe("a lease that lapses at its pass's very millisecond", () => {
+  it("sends the lost attempt's retry once, at once (not a whole lease later)", async () => {
+    const { job, jobId, run } = await dispatchedRun("lapse-same-ms", "/ok");
+    const [claim] = await claimRuns(env, job.shard, [{ runId: run.run_id, fence: run.fence, jobId }]);
+    expect(claim?.ok).toBe(true);
+    // The retry of a lost attempt is due "now": the lease's own millisecond, an older entry of the
+    // due index holds it too. CI saw the next pass read the run twice and fail its second hand-out.
+    await withShardState(stubFor(jobId), (state) => {
+      const live = state.runs.get(run.run_id);
+      if (live === undefined) throw new Error(`no run ${run.run_id}`);
+      const lapsedAtMs = Date.now() - 1;
+      state.holdLease(live, lapsedAtMs);
+      expireLapsedLease(state, live, lapsedAtMs);
+      expect(live.state).toBe("RETRYING");
+      expect(state.runs.oldestDue(Date.now(), 10).filter((due) => due === live)).toHaveLength(1);
+    });
+    await runDurableObjectAlarm(stubFor(jobId));
+    // Within WAIT (20 s), well short of the 30 s lease a failed hand-out would wait out.
+    await vi.waitFor(async () => expect(await targetCalls(`/ok/${jobId}`)).toHaveLength(1), WAIT);
   });
 });
 

@@ -36,7 +36,9 @@ export async function dispatchRuns(
   { queueBusy = false }: { queueBusy?: boolean } = {},
 ): Promise<{ dispatched: number; failed: number; sent: SentRun[] }> {
   const sent: DispatchRun[] = [];
-  const toSend = runs.filter((run) => run.state === "SCHEDULED");
+  // A run listed twice would be handed out once and then fail its second move (DISPATCHED ->
+  // ACQUIRED), failing the pass and leaving the run handed out but unsent until its lease lapses.
+  const toSend = [...new Set(runs)].filter((run) => run.state === "SCHEDULED");
   const newFences = toSend.filter((run) => !isResend(run)).length;
   let fenceCursor = newFences > 0 ? state.nextFences(newFences) : 0;
   for (const run of toSend) {

@@ -58,10 +58,15 @@ export class JobBook {
   private readonly otherTimers: LazyHeap<TimerEntry>;
   /** Jobs with a status to write to D1 (status_dirty 1) or waiting to (2). */
   private readonly statusDirty = new Set<JobRecord>();
+  /**
+   * Each job's latest timer entry: only it is current. Filing a timer again at the same instant
+   * (a resume, a touch) would otherwise leave two current entries, and a pass would read the job twice.
+   */
+  private readonly currentTimer = new Map<string, TimerEntry>();
   private readonly isCurrent = (entry: TimerEntry) =>
     entry.job.status === "ACTIVE" &&
     entry.job.next_fire_ms === entry.fireAtMs &&
-    this.byId.get(entry.job.job_id) === entry.job;
+    this.currentTimer.get(entry.job.job_id) === entry;
 
   constructor() {
     const before = (a: TimerEntry, b: TimerEntry) => a.fireAtMs < b.fireAtMs;
@@ -97,6 +102,7 @@ export class JobBook {
     const job = this.byId.get(jobId);
     if (job !== undefined) this.statusDirty.delete(job);
     this.byId.delete(jobId);
+    this.currentTimer.delete(jobId);
   }
 
   /** Jobs whose status the shard decided and D1 has not been told (../write-behind.ts). */
@@ -108,8 +114,11 @@ export class JobBook {
   fileTimer(job: JobRecord): void {
     if (job.status_dirty !== 0) this.statusDirty.add(job);
     else this.statusDirty.delete(job);
+    // A job that stops (or has no next instant) keeps its entry: it is stale by the checks above
+    // until it comes back, and current again if it comes back to the same instant.
     if (job.status !== "ACTIVE" || job.next_fire_ms === null) return;
     const entry = { job, fireAtMs: job.next_fire_ms };
+    this.currentTimer.set(job.job_id, entry);
     if (job.overlap === "allow") this.allowTimers.push(entry);
     else this.otherTimers.push(entry);
   }

@@ -38,8 +38,14 @@ export class RunBook {
   private readonly atGate = new Map<string, Set<Run>>();
   private readonly deadLetters = new Set<Run>();
   private readonly slowCalls = new Set<Run>();
+  /**
+   * Each run's latest due entry: only it is current. A due time that comes back to a value an
+   * older entry still holds (a lease lapsing at the very millisecond its retry is due again)
+   * would otherwise make both current, and the pass would read (and send) the run twice.
+   */
+  private readonly currentDue = new Map<string, DueEntry>();
   private readonly isCurrent = (entry: DueEntry) =>
-    entry.run.due_at_ms === entry.dueAtMs && this.byId.get(entry.run.run_id) === entry.run;
+    entry.run.due_at_ms === entry.dueAtMs && this.currentDue.get(entry.run.run_id) === entry;
 
   constructor() {
     this.dueAll = new LazyHeap<DueEntry>((a, b) => a.dueAtMs < b.dueAtMs, this.isCurrent);
@@ -84,6 +90,7 @@ export class RunBook {
     if (this.byId.get(run.run_id) !== run) return;
     const before = indexStateOf(run);
     this.byId.delete(run.run_id);
+    this.currentDue.delete(run.run_id);
     const ofJob = this.byJob.get(run.job_id);
     ofJob?.delete(run);
     if (ofJob !== undefined && ofJob.size === 0) this.byJob.delete(run.job_id);
@@ -181,8 +188,11 @@ export class RunBook {
     const state = indexStateOf(run);
     if (state.dueAtMs !== null && (before?.dueAtMs !== state.dueAtMs || before.priority !== state.priority)) {
       const entry = { run, dueAtMs: state.dueAtMs, priority: state.priority };
+      this.currentDue.set(run.run_id, entry);
       this.dueAll.push(entry);
       this.tenantHeap(run.tenant_id, state.priority).push(entry);
+    } else if (state.dueAtMs === null) {
+      this.currentDue.delete(run.run_id);
     }
     if (state.inWindow) this.countWindow(run.tenant_id, 1);
     if (state.gate !== null) {
