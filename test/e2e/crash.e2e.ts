@@ -76,6 +76,12 @@ function queueBatchesLogged(log: string): string {
   return `local queue batches logged: ${[...batches].map(([queue, count]) => `${queue} ${count}`).join(", ") || "none"}`;
 }
 
+/** The restarted server's failed alarm passes (a pass that throws leaves its runs to their leases). */
+function alarmFailures(log: string): string {
+  const failures = log.split("\n").filter((line) => line.includes('"shard.alarm_failed"'));
+  return `${failures.length} failed alarm passes${failures.length > 0 ? `, first: ${failures.slice(0, 2).join(" ")}` : ""}`;
+}
+
 async function crashRound(target: TargetServer, killOffsetMs: number): Promise<Round> {
   let server: SchedulerProcess = await startScheduler({ vars: VARS });
   const admin = apiClient(server.baseUrl, ADMIN_TOKEN);
@@ -166,7 +172,7 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
           .map((entry) => entry.i)
           .join(",")}); killed ${killedAtMs - windowStartMs} ms into the window, restarted after ${
           restartedAtMs - killedAtMs
-        } ms; stats ${JSON.stringify(stats.body)}; dead letters ${JSON.stringify(letters.body.data)}; stuck ${JSON.stringify(stuck)}`,
+        } ms; ${alarmFailures(server.log())}; stats ${JSON.stringify(stats.body)}; dead letters ${JSON.stringify(letters.body.data)}; stuck ${JSON.stringify(stuck)}`,
       );
     }
     const recoveryMs = Date.now() - restartedAtMs;
@@ -192,7 +198,7 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
         for (const run of page.body.data ?? []) stuck.push((await api("GET", `/v1/runs/${run.id}`)).body);
       }
       throw new Error(
-        `${(error as Error).message}; killed ${killedAtMs - windowStartMs} ms into the window; stuck ${JSON.stringify(stuck)}`,
+        `${(error as Error).message}; killed ${killedAtMs - windowStartMs} ms into the window; ${alarmFailures(server.log())}; stuck ${JSON.stringify(stuck)}`,
       );
     }
     const byKey = new Map<string, { times: number[]; runId: string }>();
