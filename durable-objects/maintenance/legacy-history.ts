@@ -6,7 +6,7 @@
 // nothing and changes nothing twice. When the table is empty every pass costs one query.
 import { deleteLegacyRuns, type LegacyRunRow, listLegacyRuns } from "../../src/db/runs";
 import { logEvent } from "../../src/log";
-import { importHistoryToShard } from "../../src/shard/client";
+import { importHistoryToShard } from "../../src/shard/history-client";
 
 /** Rows moved per pass (one D1 read, one D1 delete, one request per shard holding them). */
 export const LEGACY_RUNS_PER_PASS = 2_000;

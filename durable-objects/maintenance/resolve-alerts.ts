@@ -8,7 +8,7 @@ import { parseRunId, runIdFor } from "../../src/core/runs/run-id";
 import { listOpenMissedRunAlerts, resolveAlertsJobFired } from "../../src/db/alerts";
 import { logEvent } from "../../src/log";
 import { shardOfStoredJob } from "../../src/service/run-history";
-import { readFiredSince } from "../../src/shard/client";
+import { readFiredSince } from "../../src/shard/history-client";
 
 /** Open alerts looked at per pass; a backlog resolves over several passes. */
 const OPEN_ALERTS_PER_PASS = 200;

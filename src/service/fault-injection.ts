@@ -2,7 +2,7 @@
 // (its number) or the dispatch consumer. Which faults exist, where they are kept and where they
 // take effect: src/test-faults.ts. A shard refuses these unless EDGECRON_TEST_HOOKS is "1"; the
 // consumer's seam reads nothing unless it is.
-import { loseShardAlarm, setShardFaults, setShardTzdata, shardFaults } from "../shard/client";
+import { loseShardAlarm, setShardFaults, setShardTzdata, shardFaults } from "../shard/test-hook-client";
 import { CONSUMER_FAULTS_KEY, type ConsumerFaults, type FaultSite, type ShardFaults } from "../test-faults";
 
 // The shard's other test commands (a lost alarm, another tz database) go the same way.

@@ -8,14 +8,14 @@ import { parseRunId } from "../core/runs/run-id";
 import type { RunState } from "../core/runs/run-state";
 import { jobStores } from "../db/databases";
 import { findStoredJob } from "../db/job-store";
+import { shardOfJob } from "../shard/client";
 import {
   readHistoryRun,
   readHistoryStats,
   readJobHistory,
   readTenantHistory,
   readTenantHistoryPages,
-  shardOfJob,
-} from "../shard/client";
+} from "../shard/history-client";
 import type {
   HistoryCursor,
   HistoryRecord,

@@ -1,20 +1,11 @@
 // The only way the Worker talks to shards: every call to a ShardScheduler goes through a function
-// here. Functions take the env first and return plain results (types in ./protocol.ts); expected
-// failures are values, not exceptions. A job's calls always go to its stored shard (`ShardJob.shard`,
+// here, or in ./history-client.ts (run history) and ./test-hook-client.ts (test hooks). Functions
+// take the env first and return plain results (types in ./protocol.ts); expected failures are
+// values, not exceptions. A job's calls always go to its stored shard (`ShardJob.shard`,
 // D1 `jobs.shard`), never to a re-hash of its id: SHARD_COUNT may have changed since it was placed.
 
 import { shardForJob } from "../core/load/placement";
 import { logEvent } from "../log";
-import type { ShardFaults } from "../test-faults";
-import type { TzdataOverride } from "../tzdata";
-import type {
-  FiredSinceQuery,
-  HistoryRecord,
-  HistoryStats,
-  HistoryStatsQuery,
-  JobHistoryQuery,
-  TenantHistoryQuery,
-} from "./history-protocol";
 import type {
   BackfillResult,
   ClaimRequest,
@@ -50,7 +41,8 @@ export function shardName(shard: number): string {
   return `shard-${shard}`;
 }
 
-function shardStub(env: Env, shard: number) {
+/** The shard's stub: for this module and its siblings (./history-client.ts, ./test-hook-client.ts). */
+export function shardStub(env: Env, shard: number) {
   return env.SHARD_SCHEDULER.getByName(shardName(shard));
 }
 
@@ -227,68 +219,6 @@ export async function watchShard(
   return shardStub(env, shard).watchdog(shard, retention);
 }
 
-// --- run history: every run's record lives in its shard (see src/service/run-history.ts) ---
-
-/** One run's history record, by its job and instant (both in the run id). */
-export async function readHistoryRun(
-  env: Env,
-  shard: number,
-  tenantId: string,
-  run: { jobId: string; scheduledAtMs: number },
-): Promise<HistoryRecord | null> {
-  return shardStub(env, shard).historyRun(shard, tenantId, run.jobId, run.scheduledAtMs);
-}
-
-/** A job's runs, newest instant first: one shard holds them all. */
-export async function readJobHistory(
-  env: Env,
-  shard: number,
-  query: JobHistoryQuery,
-): Promise<HistoryRecord[]> {
-  return shardStub(env, shard).jobHistory(shard, query);
-}
-
-/** One shard's page of a tenant's runs, newest created first. */
-export async function readTenantHistory(
-  env: Env,
-  shard: number,
-  query: TenantHistoryQuery,
-): Promise<HistoryRecord[]> {
-  return shardStub(env, shard).tenantHistory(shard, query);
-}
-
-/** Several pages of a tenant's runs from one shard, in one request, in query order. */
-export async function readTenantHistoryPages(
-  env: Env,
-  shard: number,
-  queries: TenantHistoryQuery[],
-): Promise<HistoryRecord[][]> {
-  return shardStub(env, shard).tenantHistoryPages(shard, queries);
-}
-
-/** One shard's run counts by state, per-minute counts and recent lateness samples. */
-export async function readHistoryStats(
-  env: Env,
-  shard: number,
-  query: HistoryStatsQuery,
-): Promise<HistoryStats> {
-  return shardStub(env, shard).historyStats(shard, query);
-}
-
-/** Moves history records into the shard that owns them; a newer record there is kept. */
-export async function importHistoryToShard(
-  env: Env,
-  shard: number,
-  records: HistoryRecord[],
-): Promise<number> {
-  return shardStub(env, shard).importHistory(shard, records);
-}
-
-/** Which of the queries (by index) saw their job fire (a dispatched scheduled run) at or after their instant. */
-export async function readFiredSince(env: Env, shard: number, queries: FiredSinceQuery[]): Promise<number[]> {
-  return shardStub(env, shard).firedSince(shard, queries);
-}
-
 /**
  * A flow gate's parallelism permits came back: the shard moves up to `count` of its runs waiting
  * on that gate to now, so they ask again at once instead of at their next poll.
@@ -311,31 +241,6 @@ export async function noteHostThrottledOnShards(
   await Promise.allSettled(
     shards.map((shard) => shardStub(env, shard).noteHostThrottled(shard, host, throttled)),
   );
-}
-
-// --- test hooks: the shard refuses these unless the EDGECRON_TEST_HOOKS binding is "1" ---
-
-/** Replaces the shard's injected faults (`{}` clears them). */
-export async function setShardFaults(env: Env, shard: number, faults: ShardFaults): Promise<void> {
-  await shardStub(env, shard).testHook({ op: "set_faults", faults });
-}
-
-export async function shardFaults(env: Env, shard: number): Promise<ShardFaults> {
-  return shardStub(env, shard).testHook({ op: "get_faults" });
-}
-
-/** Simulates a deploy with another tz database (version and zone rules); null restores the real one. */
-export async function setShardTzdata(
-  env: Env,
-  shard: number,
-  override: TzdataOverride | null,
-): Promise<void> {
-  await shardStub(env, shard).testHook({ op: "set_tzdata", override });
-}
-
-/** Simulates a lost alarm that nothing re-arms for `lostForMs` (then the watchdog repairs it). */
-export async function loseShardAlarm(env: Env, shard: number, lostForMs: number): Promise<void> {
-  await shardStub(env, shard).testHook({ op: "lose_alarm", lostForMs });
 }
 
 /** A long-running target's completion (its token already verified): ends the attempt it names. */

@@ -93,10 +93,10 @@ describe("check-structure", () => {
     expect(output).not.toContain("durable-objects/shard/store/legacy-state.ts: line");
     expect(output).toContain("in no room (add it to one, or a room for it to ROOMS): src/stray.ts");
     expect(output).toContain(
-      "shard access outside src/shard/client.ts: src/delivery/consumer.ts: shardStub line 1",
+      "shard access outside src/shard/client.ts, src/shard/history-client.ts, src/shard/test-hook-client.ts: src/delivery/consumer.ts: shardStub line 1",
     );
     expect(output).toContain(
-      "shard access outside src/shard/client.ts: durable-objects/shard/raw.ts: SHARD_SCHEDULER line 1",
+      "shard access outside src/shard/client.ts, src/shard/history-client.ts, src/shard/test-hook-client.ts: durable-objects/shard/raw.ts: SHARD_SCHEDULER line 1",
     );
     expect(output).toContain(
       "flow gate access outside src/gate/client.ts: src/api/v1/raw-gate.ts: FLOW_GATE line 1",
