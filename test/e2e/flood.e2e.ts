@@ -1,5 +1,5 @@
 // A flood larger than the machine can start, through the local dev server over loopback: one
-// tenant's 1,600 every-second jobs beside another tenant's single every-second job. The victim's
+// tenant's 4,000 every-second jobs beside another tenant's single every-second job. The victim's
 // calls stay punctual (its tenant's share of every shard's dispatch window is kept for it), and
 // none of its instants is missed; before the window, its p95 was tens of seconds.
 import { describe, expect, it } from "vitest";
@@ -7,10 +7,11 @@ import { createTenantWithKey, type ReceivedCall, waitUntil } from "./harness";
 import { useScheduler } from "./scheduler-fixture";
 
 /**
- * Twice what this machine starts in a second (about 950 calls/s on a quiet run): at 800 the
- * scheduler, made leaner, kept up and even caught up, and the flood was no longer a flood.
+ * About twice what this machine starts in a second (some 2,000 calls/s on a quiet run of
+ * December 2026's machine, 950 on an earlier one): at 800, then at 1,600 on the faster machine,
+ * the scheduler kept up and even caught up, and the flood was no longer a flood.
  */
-const FLOOD_JOBS = 1_600;
+const FLOOD_JOBS = 4_000;
 const MEASURED_SECONDS = 12;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -34,15 +35,20 @@ describe("e2e: another tenant's flood", () => {
     const victim = await tenantApi("e2e-victim");
     const flooder = await tenantApi("e2e-flooder");
     const endAt = new Date(Date.now() + 120_000).toISOString();
-    for (let from = 0; from < FLOOD_JOBS; from += 400) {
-      const jobs = Array.from({ length: 400 }, (_, i) => ({
+    for (let from = 0; from < FLOOD_JOBS; from += 500) {
+      const jobs = Array.from({ length: 500 }, (_, i) => ({
         name: `flood-${from + i}`,
         schedule: { type: "interval", every: "1s" },
         target: { url: `${e2e.target.url}/flood/${from + i}` },
         end_at: endAt,
       }));
-      const created = await flooder<{ created: number }>("POST", "/v1/jobs/batch", { jobs });
-      expect(created.body.created).toBe(400);
+      let created = await flooder<{ created: number }>("POST", "/v1/jobs/batch", { jobs });
+      // The tenant's creates per second (2,000 locally): the rest of the flood waits its second.
+      while (created.status === 429) {
+        await sleep(1_000);
+        created = await flooder<{ created: number }>("POST", "/v1/jobs/batch", { jobs });
+      }
+      expect(created.body.created).toBe(500);
     }
     const floodCalls = () => e2e.target.calls.filter((call) => call.path.startsWith("/flood/")).length;
     await waitUntil(() => floodCalls() >= FLOOD_JOBS, { timeoutMs: 30_000, what: "the flood flowing" });
@@ -61,8 +67,11 @@ describe("e2e: another tenant's flood", () => {
     expect(job.status).toBe(201);
     const createMs = Date.now() - createStartMs;
     const floodBefore = floodCalls();
+    const floodFromMs = Date.now();
     await sleep(startMs + MEASURED_SECONDS * 1000 - Date.now());
     const floodDuring = floodCalls() - floodBefore;
+    // What the flood asked for in the same span: every job once a second.
+    const floodAsked = Math.round((FLOOD_JOBS * (Date.now() - floodFromMs)) / 1000);
     const victimCalls = () => e2e.target.calls.filter((call) => call.path === "/victim");
     // Late calls of the window still count: wait for them (bounded) before reading the lateness.
     await waitUntil(() => victimCalls().length >= MEASURED_SECONDS, {
@@ -71,10 +80,10 @@ describe("e2e: another tenant's flood", () => {
     }).catch(() => {});
     const lateness = latenessMs(victimCalls());
     console.log(
-      `[flood e2e] victim created in ${createMs} ms; lateness ms: ${lateness.join(", ")}; flood calls in the window ${floodDuring} (asked ${FLOOD_JOBS * MEASURED_SECONDS})`,
+      `[flood e2e] victim created in ${createMs} ms; lateness ms: ${lateness.join(", ")}; flood calls in the window ${floodDuring} (asked ${floodAsked})`,
     );
     // The machine cannot start the whole flood: it is a flood, not merely load.
-    expect(floodDuring).toBeLessThan(FLOOD_JOBS * MEASURED_SECONDS);
+    expect(floodDuring).toBeLessThan(floodAsked);
     expect(new Set(victimCalls().map((call) => call.headers["edgecron-scheduled-at"])).size).toBe(
       MEASURED_SECONDS,
     );
