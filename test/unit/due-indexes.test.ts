@@ -130,6 +130,13 @@ describe("the job book's timers", () => {
     expect(book.due(T0, 10).map((due) => due.job_id)).toEqual(["job_g"]);
   });
 
+  it("reads nothing of a record put in place of another, once the new one has stopped", () => {
+    const book = new JobBook();
+    book.put(activeJob("job_i", T0));
+    book.put({ ...activeJob("job_i", T0), status: "PAUSED" });
+    expect(book.due(T0, 10)).toEqual([]);
+  });
+
   it("forgets a removed job's timer", () => {
     const book = new JobBook();
     book.put(activeJob("job_h", T0));

@@ -95,6 +95,8 @@ export class JobBook {
   /** Adds or replaces a job; its timer is filed. */
   put(job: JobRecord): void {
     this.byId.set(job.job_id, job);
+    // A record put in place of another leaves none of the old one's entries current.
+    this.currentTimer.delete(job.job_id);
     this.fileTimer(job);
   }
 
