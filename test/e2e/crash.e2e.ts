@@ -41,6 +41,8 @@ interface Round {
   duplicatesNotInFlight: number;
   /** Calls received before their run's instant (Edgecron-Scheduled-At): must be 0. */
   early: number;
+  /** Duplicates whose run the restarted shard created anew (an instant fired twice): must be 0. */
+  refired: number;
   recoveryMs: number;
   /**
    * Another tenant's one-shots due before the kill and not answered before it: the latest first
@@ -249,6 +251,13 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
     }
     let duplicatesNotInFlight = 0;
     let duplicatesAfterTimeout = 0;
+    let refired = 0;
+    // In flight at the kill means created before it: a run the restart created again is an instant
+    // fired twice (a restored shard once read its checkpoint's record of jobs fired since).
+    for (const entry of duplicates.filter((dup) => inFlightAtKill(dup.times)).slice(0, 100)) {
+      const run = await api<{ created_at: string }>("GET", `/v1/runs/${entry.runId}`);
+      if (Date.parse(run.body.created_at) > killedAtMs) refired += 1;
+    }
     for (const entry of duplicates) {
       if (inFlightAtKill(entry.times)) continue;
       if (await timedOut(entry.runId, entry.times)) duplicatesAfterTimeout += 1;
@@ -262,6 +271,7 @@ async function crashRound(target: TargetServer, killOffsetMs: number): Promise<R
       duplicatesAfterTimeout,
       duplicatesNotInFlight,
       early,
+      refired,
       recoveryMs,
       slowestRecallAfterRestartMs,
     };
@@ -297,6 +307,7 @@ describe("e2e: SIGKILL mid-burst loses no job", () => {
       expect(round.lost).toBe(0);
       expect(round.duplicatesNotInFlight).toBe(0);
       expect(round.early).toBe(0);
+      expect(round.refired).toBe(0);
       expect(round.slowestRecallAfterRestartMs).toBeLessThanOrEqual(RECALL_WITHIN_MS);
     },
     // Above the sum of the round's waits (setup, 120 s, 30 s, 90 s), so a stuck round fails with
